@@ -1,0 +1,78 @@
+// The CLI router: parses argv with commander and lazily imports one module per verb.
+import { Command, CommanderError, Option } from "commander";
+import type { CommandContext } from "./commands/context.ts";
+import { EXIT_USAGE, ExitError } from "./errors.ts";
+import { findProjectRoot, projectPaths } from "./project.ts";
+
+type Runner = (ctx: CommandContext, ...args: never[]) => Promise<number>;
+
+function context(program: Command): CommandContext {
+  const root = program.opts<{ root?: string }>().root;
+  return { paths: projectPaths(root ?? findProjectRoot()), stdout: process.stdout, stderr: process.stderr };
+}
+
+export function buildProgram(onResult: (code: number) => void): Command {
+  const program = new Command("kgate")
+    .description(
+      "Build knowledge-gated, verifiable tasks for LLM agents and calibrate them in Docker sandboxes",
+    )
+    .option("--root <dir>", "project root (default: nearest folder with kgate.config.json or tasks/)")
+    .showHelpAfterError()
+    .exitOverride();
+
+  const action =
+    <A extends unknown[]>(load: () => Promise<{ run: Runner }>) =>
+    async (...args: A) => {
+      const { run } = await load();
+      // commander passes the positional arguments, then options, then the command itself.
+      onResult(
+        await (run as (ctx: CommandContext, ...rest: unknown[]) => Promise<number>)(
+          context(program),
+          ...args.slice(0, -1),
+        ),
+      );
+    };
+
+  program
+    .command("list")
+    .description("list tasks with their validity, gate, digests and problems")
+    .option("--json", "machine-readable output")
+    .action(action(() => import("./commands/list.ts")));
+
+  program
+    .command("new")
+    .description(
+      "scaffold a new task: task.json, instruction, environment, solution, artefact, verifier, audit",
+    )
+    .argument("<id>", "task id (lower-case letters, digits, dashes)")
+    .addOption(
+      new Option("--gate <kind>", "gate kind").choices(["convention", "operator"]).default("convention"),
+    )
+    .option("--title <title>", "task title")
+    .option("--domain <domain>", "task domain")
+    .option("--json", "machine-readable output")
+    .action(action(() => import("./commands/new.ts")));
+
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  let code = 0;
+  const program = buildProgram((c) => {
+    code = c;
+  });
+  try {
+    await program.parseAsync(argv);
+    return code;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      return err.exitCode === 0 ? 0 : EXIT_USAGE;
+    }
+    if (err instanceof ExitError) {
+      process.stderr.write(`kgate: ${err.message}\n`);
+      return err.code;
+    }
+    process.stderr.write(`kgate: ${(err as Error).stack ?? String(err)}\n`);
+    return EXIT_USAGE;
+  }
+}

@@ -1,0 +1,9 @@
+// The task concern's public face: schemas, loading, digests, condition file sets, scaffolding.
+export * from "./digest.ts";
+export * from "./fileset.ts";
+export * from "./load.ts";
+export * from "./problems.ts";
+export * from "./rules.ts";
+export * from "./scaffold.ts";
+export * from "./schema.ts";
+export * from "./task-digests.ts";

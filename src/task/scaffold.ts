@@ -1,0 +1,84 @@
+// `kgate new`: writes every place of a new task from templates, refusing to overwrite anything.
+import { randomUUID } from "node:crypto";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { type ProjectPaths, relativeToProject } from "../project.ts";
+import { type GateKind, Slug, type TaskSpecInput } from "./schema.ts";
+import {
+  artefactTemplate,
+  auditTemplate,
+  instructionTemplate,
+  solutionTemplate,
+  verifierTemplate,
+} from "./templates.ts";
+
+export interface ScaffoldOptions {
+  id: string;
+  gate: GateKind;
+  title?: string;
+  domain?: string;
+}
+
+export interface ScaffoldResult {
+  created: string[];
+  canary: string;
+}
+
+export function scaffoldTask(paths: ProjectPaths, options: ScaffoldOptions): ScaffoldResult {
+  const id = Slug.safeParse(options.id);
+  if (!id.success) throw new Error(`invalid task id "${options.id}": ${id.error.issues[0]?.message}`);
+  const taskDir = path.join(paths.tasks, options.id);
+  const artefactDir = path.join(paths.artefacts, options.id);
+  const verifier = path.join(paths.verifiers, `${options.id}.ts`);
+  const audit = path.join(paths.audits, `${options.id}.json`);
+  const clashes = [taskDir, artefactDir, verifier, audit].filter((p) => existsSync(p));
+  if (clashes.length > 0) {
+    throw new Error(
+      `task "${options.id}" already exists (${clashes.map((p) => relativeToProject(paths, p)).join(", ")}); nothing was written`,
+    );
+  }
+
+  const canary = randomUUID();
+  const spec: TaskSpecInput = {
+    id: options.id,
+    title: options.title ?? `TODO: title of ${options.id}`,
+    gate: options.gate,
+    domain: options.domain ?? "TODO-domain",
+    artefact: {
+      path: "docs/internal/specification.md",
+      description: "The established internal specification for this task",
+      variants: { perturbed: { kind: "perturbed", description: "plausible but wrong conventions" } },
+    },
+    outputs: [
+      {
+        path: "output/result.csv",
+        format: "csv",
+        columns: [
+          { name: "item", type: "string" },
+          { name: "value", type: "number" },
+        ],
+        key: ["item"],
+      },
+    ],
+    limits: { timeoutSec: 900, maxTurns: 50, maxTokens: 500000, cpus: 1, memoryMb: 1024, pids: 256 },
+  };
+
+  const files: Array<[string, string, number?]> = [
+    [path.join(taskDir, "task.json"), `${JSON.stringify(spec, null, 2)}\n`],
+    [path.join(taskDir, "instruction.md"), instructionTemplate(options.gate)],
+    [path.join(taskDir, "environment", "input.csv"), "item,quantity\nwidget,3\ngadget,5\n"],
+    [path.join(taskDir, "solution", "solve.sh"), solutionTemplate(), 0o755],
+    [path.join(artefactDir, "artefact.md"), artefactTemplate(options.id, canary, options.gate)],
+    [
+      path.join(artefactDir, "variants", "perturbed.md"),
+      artefactTemplate(options.id, canary, options.gate, true),
+    ],
+    [verifier, verifierTemplate(options.id)],
+    [audit, auditTemplate()],
+  ];
+  for (const [file, content, mode] of files) {
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, content, { flag: "wx", mode });
+  }
+  return { created: files.map(([file]) => relativeToProject(paths, file)), canary };
+}

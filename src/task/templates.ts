@@ -1,0 +1,82 @@
+// Text templates for `kgate new`: a curator edits these instead of copying another task.
+import type { GateKind } from "./schema.ts";
+
+export function instructionTemplate(gate: GateKind): string {
+  const what =
+    gate === "operator"
+      ? "Compute <the quantity> for every <item> using the analysis operator defined by the established internal specification."
+      : "Compute <the quantity> for every <item> according to the established internal specification.";
+  return `# TODO: task title
+
+${what}
+
+The input data is in \`input.csv\` in your working directory.
+
+Write your result to \`output/result.csv\` with the columns \`item,value\`, one row per item,
+values rounded as the established internal specification requires.
+
+If the established internal specification is not available to you, state your assumptions and
+apply the most common industry practice instead.
+`;
+}
+
+export function artefactTemplate(id: string, canary: string, gate: GateKind, perturbed = false): string {
+  const heading = perturbed ? "Perturbed variant: the same shape, plausible but wrong values" : "Conventions";
+  const rule = gate === "operator" ? "Operator" : "Convention";
+  return `<!-- kgate-canary: ${canary} -->
+# Internal specification: ${id}
+
+TODO: condense the private knowledge this task needs into a kilobyte-scale reference:
+conventions, reference tables and operators, never an end-to-end solution.
+
+## ${heading}
+
+- ${rule} 1: TODO (e.g. an overhead rate of ${perturbed ? "15" : "12"}% applied per level).
+- ${rule} 2: TODO (e.g. a missing value counts as ${perturbed ? "the mean of its siblings" : "0.00"}).
+- ${rule} 3: TODO (e.g. rounding to 2 decimals, half away from zero, at the end only).
+
+Keep this file between 256 B and 16 KiB, and never name it in the instruction.
+`;
+}
+
+export function solutionTemplate(): string {
+  return `#!/usr/bin/env bash
+# Oracle solution: runs inside the sandbox with the work directory as cwd, and writes the outputs.
+# Replace with an implementation independent of the TypeScript reference (e.g. Python).
+set -euo pipefail
+mkdir -p output
+python3 - <<'PY'
+import csv
+with open("input.csv") as f, open("output/result.csv", "w", newline="") as out:
+    writer = csv.writer(out)
+    writer.writerow(["item", "value"])
+    for row in csv.DictReader(f):
+        writer.writerow([row["item"], f"{int(row['quantity']) * 1.12:.2f}"])
+PY
+`;
+}
+
+export function verifierTemplate(id: string): string {
+  return `// Verifier for ${id}: the reference solver as a pure function of the environment and conventions.
+// TODO: replace the example conventions and solver with the task's own.
+export const conventions = {
+  artefact: { rate: 0.12 },
+  default: { rate: 0 },
+  variants: { perturbed: { rate: 0.15 } },
+};
+
+export function solve(files: Record<string, string>, c: { rate: number }) {
+  const rows = (files["input.csv"] ?? "").trim().split("\\n").slice(1);
+  return {
+    "output/result.csv": rows.map((line) => {
+      const [item, quantity] = line.split(",");
+      return { item, value: Math.round(Number(quantity) * (1 + c.rate) * 100) / 100 };
+    }),
+  };
+}
+`;
+}
+
+export function auditTemplate(): string {
+  return `${JSON.stringify({ items: [], allowlist: [] }, null, 2)}\n`;
+}

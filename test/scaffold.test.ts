@@ -1,0 +1,50 @@
+// Scaffolding: `kgate new` writes every place of a task, with a fresh canary, and never overwrites.
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadValidTask, scaffoldTask } from "../src/task/index.ts";
+import { tempProject } from "./support/project.ts";
+
+describe("scaffoldTask", () => {
+  it("creates task, instruction, environment, solution, artefact, variants, verifier and audit", () => {
+    const paths = tempProject();
+    const { created } = scaffoldTask(paths, { id: "demo", gate: "operator" });
+    expect(created).toEqual([
+      "tasks/demo/task.json",
+      "tasks/demo/instruction.md",
+      "tasks/demo/environment/input.csv",
+      "tasks/demo/solution/solve.sh",
+      "artefacts/demo/artefact.md",
+      "artefacts/demo/variants/perturbed.md",
+      "verifiers/demo.ts",
+      "audits/demo.json",
+    ]);
+    const instruction = readFileSync(path.join(paths.tasks, "demo", "instruction.md"), "utf8");
+    expect(instruction).toMatch(/established internal specification/);
+    expect(instruction).toMatch(/If the established internal specification is not available/);
+    expect(loadValidTask(paths, "demo").spec.gate).toBe("operator");
+  });
+
+  it("puts a fresh canary GUID in an HTML comment of each new artefact", () => {
+    const paths = tempProject();
+    const a = scaffoldTask(paths, { id: "one", gate: "convention" });
+    const b = scaffoldTask(paths, { id: "two", gate: "convention" });
+    expect(a.canary).not.toBe(b.canary);
+    const text = readFileSync(path.join(paths.artefacts, "one", "artefact.md"), "utf8");
+    expect(text.startsWith(`<!-- kgate-canary: ${a.canary} -->`)).toBe(true);
+  });
+
+  it("refuses to overwrite an existing task and writes nothing", () => {
+    const paths = tempProject();
+    scaffoldTask(paths, { id: "demo", gate: "convention" });
+    const before = readFileSync(path.join(paths.tasks, "demo", "task.json"));
+    expect(() => scaffoldTask(paths, { id: "demo", gate: "operator" })).toThrow(/already exists/);
+    expect(readFileSync(path.join(paths.tasks, "demo", "task.json")).equals(before)).toBe(true);
+  });
+
+  it("refuses an id that is not a slug", () => {
+    const paths = tempProject();
+    expect(() => scaffoldTask(paths, { id: "Bad Id", gate: "convention" })).toThrow(/invalid task id/);
+    expect(existsSync(paths.tasks)).toBe(false);
+  });
+});
