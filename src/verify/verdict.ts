@@ -1,0 +1,44 @@
+// The verdict of one trial: pass/fail, reward and partial score, per-criterion results, attribution.
+import { z } from "zod";
+
+export const CriterionResult = z.object({
+  name: z.string(),
+  passed: z.boolean(),
+  /** Why it failed (or what was checked), in words. */
+  detail: z.string().optional(),
+});
+
+/** Why a failed trial failed: ignorance, a perturbed convention, an unusable format, or anything else. */
+export const Attribution = z.union([
+  z.literal("default-convention"),
+  z.templateLiteral(["perturbed-convention:", z.string().min(1)]),
+  z.literal("format"),
+  z.literal("other"),
+]);
+
+export const Verdict = z.object({
+  status: z.enum(["pass", "fail", "unverified"]),
+  /** R = product of the criteria (1 only when all pass). */
+  reward: z.number().min(0).max(1),
+  /** Partial score sum(v_k)/K, reported beside the reward. */
+  score: z.number().min(0).max(1),
+  criteria: z.array(CriterionResult),
+  /** Set for failed verdicts only. */
+  attribution: Attribution.nullable(),
+  reason: z.string().optional(),
+  /** Readable expected-vs-actual diff, capped in size. */
+  diff: z.string().optional(),
+});
+
+export type CriterionResult = z.infer<typeof CriterionResult>;
+export type Attribution = z.infer<typeof Attribution>;
+export type Verdict = z.infer<typeof Verdict>;
+
+export const UNVERIFIED: Verdict = {
+  status: "unverified",
+  reward: 0,
+  score: 0,
+  criteria: [],
+  attribution: null,
+  reason: "no verifier ran",
+};
