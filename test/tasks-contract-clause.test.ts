@@ -18,6 +18,7 @@ import verifier from "../verifiers/contract-clause.ts";
 
 const ID = "contract-clause";
 const OUTPUT = "output/contract_risk.csv";
+const KEY = "contract_id";
 const paths = projectPaths(fileURLToPath(new URL("..", import.meta.url)));
 const task = loadValidTask(paths, ID);
 const { artefact, default: defaults, variants } = verifier.conventions;
@@ -63,14 +64,14 @@ function runOracle(condition: Condition): Record<string, unknown>[] {
 /** Rows equal by key: strings exactly, numbers within 1e-4. */
 function expectSameRows(actual: Record<string, unknown>[], expected: Record<string, unknown>[]): void {
   expect(actual.length).toBe(expected.length);
-  const byKey = new Map(actual.map((r) => [r.contract_id, r]));
+  const byKey = new Map(actual.map((r) => [r[KEY], r]));
   for (const want of expected) {
-    const got = byKey.get(want.contract_id);
-    expect(got, `row ${want.contract_id}`).toBeDefined();
+    const got = byKey.get(want[KEY]);
+    expect(got, `row ${want[KEY]}`).toBeDefined();
     for (const [column, value] of Object.entries(want)) {
       if (typeof value === "number")
         expect(Math.abs(Number(got?.[column]) - value)).toBeLessThanOrEqual(1e-4);
-      else expect(got?.[column], `${want.contract_id}.${column}`).toBe(value);
+      else expect(got?.[column], `${want[KEY]}.${column}`).toBe(value);
     }
   }
 }
@@ -175,13 +176,21 @@ describe("contract-clause gate on the committed data", () => {
     );
   });
 
-  it("exercises the private conventions: the DE alias, the floor, the caps and the escalation", () => {
-    const rows = solved(artefact) as Array<Record<string, unknown>>;
-    const germanDe = solved({ ...artefact, aliases: { ...artefact.aliases, de: "germany" } });
-    expect(germanDe).not.toEqual(rows);
-    expect(solved({ ...artefact, floorAtZero: false })).not.toEqual(rows);
-    expect(solved({ ...artefact, caps: null })).not.toEqual(rows);
-    expect(solved({ ...artefact, escalateAt: null })).not.toEqual(rows);
+  it("exercises every private convention: changing any one of them changes the answer", () => {
+    const rows = solved(artefact);
+    const changes: Partial<typeof artefact>[] = [
+      { maxHitsPerTerm: null },
+      { floorAtZero: false },
+      { caps: null },
+      { aliases: { ...artefact.aliases, de: "germany" } },
+      { multipliers: { ...artefact.multipliers, "england-wales": 1.1 } },
+      { otherMultiplier: 1.25 },
+      { tiers: { medium: 25, high: 40 } },
+      { escalateAt: null },
+    ];
+    for (const change of changes) {
+      expect(solved({ ...artefact, ...change }), JSON.stringify(change)).not.toEqual(rows);
+    }
   });
 });
 
