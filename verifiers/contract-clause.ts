@@ -117,7 +117,7 @@ function escapeRegExp(text: string): string {
 }
 
 /** Occurrences of a term as a whole phrase (not inside a longer word), case-insensitively. */
-export function countTerm(text: string, term: string): number {
+function countTerm(text: string, term: string): number {
   const pattern = new RegExp(`(?<![a-z0-9])${escapeRegExp(term.toLowerCase())}(?![a-z0-9])`, "g");
   return text.toLowerCase().match(pattern)?.length ?? 0;
 }

@@ -90,7 +90,7 @@ function toCents(text: string, where: string): number {
 }
 
 /** n / d rounded to an integer (d > 0): up = ceiling, half-up = nearest with halves away from zero. */
-export function divide(n: number, d: number, rounding: Rounding): number {
+function divide(n: number, d: number, rounding: Rounding): number {
   if (rounding === "up") return n >= 0 ? Math.floor((n + d - 1) / d) : -Math.floor(-n / d);
   const q = Math.floor((2 * Math.abs(n) + d) / (2 * d));
   return n < 0 ? -q : q;
