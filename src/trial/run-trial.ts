@@ -23,7 +23,7 @@ import { appendTrialRecord } from "./records.ts";
 import { FileTrajectory } from "./trajectory.ts";
 
 /** Verification as the trial runner calls it (the verify library provides the real one). */
-export type VerifyTrial = (task: LoadedTask, outputs: OutputForVerification[]) => Promise<Verdict>;
+export type VerifyTrial = (task: LoadedTask, outputs: readonly OutputForVerification[]) => Promise<Verdict>;
 
 export interface TrialOptions {
   paths: ProjectPaths;
@@ -78,7 +78,8 @@ async function agentPhase(
     limits.timeoutSec * 1000,
   );
   const onCancel = () => controller.abort(options.signal?.reason);
-  options.signal?.addEventListener("abort", onCancel, { once: true });
+  if (options.signal?.aborted) onCancel();
+  else options.signal?.addEventListener("abort", onCancel, { once: true });
   let graceTimer: NodeJS.Timeout | undefined;
   const abandoned = new Promise<never>((_, reject) => {
     controller.signal.addEventListener("abort", () => {
@@ -192,6 +193,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialRecord> {
       ),
     );
     sandbox = created;
+    options.signal?.throwIfAborted();
     step = "copyIn";
     const set = fileSet;
     await clock.run("copyIn", () =>
@@ -202,6 +204,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialRecord> {
         ),
       ),
     );
+    options.signal?.throwIfAborted();
   } catch (err) {
     const message = (err as Error).message;
     if (options.signal?.aborted) error = cancelled(options.signal.reason);
