@@ -219,10 +219,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialRecord> {
     error = outcome.error;
     try {
       files = await clock.run("copyOut", () =>
-        bounded("copyOut", timeouts.copyOut, async () => {
-          await box.stop();
-          return collectOutputs(box, task.spec.outputs);
-        }),
+        bounded("copyOut", timeouts.copyOut, () => collectOutputs(box, task.spec.outputs)),
       );
       saveOutputs(trialDir, files);
     } catch (err) {
