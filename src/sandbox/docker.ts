@@ -257,16 +257,6 @@ export class DockerClient {
     }
   }
 
-  async containerRunning(id: string): Promise<boolean> {
-    try {
-      const info = await this.docker.getContainer(id).inspect();
-      return info.State.Running === true;
-    } catch (err) {
-      if (statusOf(err) === 404) return false;
-      throw unavailable(err, "inspect");
-    }
-  }
-
   async listContainers(labels: string[]): Promise<ContainerSummary[]> {
     const list = await call("list", () =>
       this.docker.listContainers({ all: true, filters: JSON.stringify({ label: labels }) }),
