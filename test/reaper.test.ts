@@ -58,9 +58,10 @@ describe("the reaper", () => {
     await exited;
     expect(await containersOf(runId)).toHaveLength(2);
 
+    // Any kgate command that uses Docker reaps host-wide (one running in a parallel test file may
+    // get there first), so the check is that the containers are gone once this command ran.
     const next = kgate(["--root", paths.root, "run", "demo", "--agent", "noop"]);
     expect(next.code).toBe(0);
-    expect(next.stderr).toMatch(/removed 2 container\(s\) left by kgate processes that are gone/);
     expect(await containersOf(runId)).toEqual([]);
   }, 120_000);
 
@@ -73,8 +74,9 @@ describe("the reaper", () => {
     await exited;
     const reaped = kgate(["--root", paths.root, "sandbox", "reap", "--json"]);
     expect(reaped.code).toBe(0);
-    const removed = JSON.parse(reaped.stdout).removed as Array<{ run: string }>;
-    expect(removed.filter((c) => c.run === runId)).toHaveLength(2);
+    const removed = JSON.parse(reaped.stdout).removed as Array<{ id: string; run: string; trial: string }>;
+    for (const c of removed)
+      expect(c).toEqual({ id: expect.any(String), run: expect.any(String), trial: expect.any(String) });
     expect(await containersOf(runId)).toEqual([]);
   }, 120_000);
 
