@@ -79,6 +79,8 @@ describe("the built image", () => {
       // biome-ignore lint/suspicious/noTemplateCurlyInString: ${BASE} is a Dockerfile build argument
       'ARG BASE=debian:bookworm-slim\nFROM ${BASE}\nRUN echo project > /project-marker\nCMD ["sleep", "infinity"]\n',
     );
+    const stale = await docker.imageId(planImage(paths).tag);
+    if (stale) await docker.removeImage(stale);
     const lines: string[] = [];
     const tag = await ensureSandboxImage(paths, { onProgress: (l) => lines.push(l) });
     try {
