@@ -2,6 +2,7 @@
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { type ProjectPaths, relativeToProject } from "../project.ts";
 import { type GateKind, Slug, type TaskSpecInput } from "./schema.ts";
 import {
@@ -11,6 +12,15 @@ import {
   solutionTemplate,
   verifierTemplate,
 } from "./templates.ts";
+
+/** kgate's verification library, imported by every scaffolded verifier. */
+const VERIFY_INDEX = fileURLToPath(new URL("../verify/index.ts", import.meta.url));
+
+/** The import specifier of the verification library as seen from the project's verifiers/ folder. */
+export function verifyImportFrom(verifiersDir: string): string {
+  const relative = path.relative(verifiersDir, VERIFY_INDEX).split(path.sep).join("/");
+  return relative.startsWith(".") ? relative : `./${relative}`;
+}
 
 export interface ScaffoldOptions {
   id: string;
@@ -73,7 +83,7 @@ export function scaffoldTask(paths: ProjectPaths, options: ScaffoldOptions): Sca
       path.join(artefactDir, "variants", "perturbed.md"),
       artefactTemplate(options.id, canary, options.gate, true),
     ],
-    [verifier, verifierTemplate(options.id)],
+    [verifier, verifierTemplate(options.id, verifyImportFrom(paths.verifiers))],
     [audit, auditTemplate()],
   ];
   for (const [file, content, mode] of files) {

@@ -1,0 +1,257 @@
+// The one shape every comparison works on: rows of typed leaves by row id, with a rule per column.
+// CSV rows become rows (by key or by position), a JSON document becomes one row per leaf pointer.
+import type { CsvColumn, CsvOutput, JsonOutput, TextOutput } from "../task/index.ts";
+import type { CsvText } from "./csv.ts";
+import { EMPTY_ARRAY, EMPTY_OBJECT, type Leaf, type LeafRule, normaliseString } from "./leaf.ts";
+
+export interface Column extends LeafRule {
+  name: string;
+}
+
+export interface Table {
+  /** `rows`: CSV rows with named columns; `leaves`: one value per row id (JSON pointers, a text). */
+  kind: "rows" | "leaves";
+  columns: Column[];
+  /** Row id -> leaves aligned with `columns`. */
+  rows: Map<string, Leaf[]>;
+  /** How a row id reads in messages: `assembly=A-100`, `row 3`, `/papers[id=P1]/score`. */
+  label(rowId: string): string;
+}
+
+export type Built<T> = { ok: true; value: T } | { ok: false; reason: string };
+
+const KEY_SEP = "\u001f";
+const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+const BOOLEAN: Record<string, boolean> = { true: true, false: false, "1": true, "0": false };
+
+function ruleOf(output: CsvOutput, column: CsvColumn): Column {
+  return {
+    name: column.name,
+    tolerance: column.tolerance ?? output.compare.tolerance,
+    normalise: column.normalise ?? output.compare.normalise,
+  };
+}
+
+/** A CSV cell read as its column's type, or why it cannot be. */
+function cellFromText(text: string, column: CsvColumn, rule: Column): Built<Leaf> {
+  if (column.type === "string") return { ok: true, value: normaliseString(text, rule.normalise) };
+  const trimmed = text.trim();
+  if (column.type === "boolean") {
+    const value = BOOLEAN[trimmed.toLowerCase()];
+    return value === undefined
+      ? { ok: false, reason: `${JSON.stringify(text)} is not a boolean (true/false/1/0)` }
+      : { ok: true, value };
+  }
+  const value = NUMBER.test(trimmed) ? Number(trimmed) : Number.NaN;
+  if (!Number.isFinite(value)) return { ok: false, reason: `${JSON.stringify(text)} is not a finite number` };
+  if (column.type === "integer" && !Number.isInteger(value)) {
+    return { ok: false, reason: `${JSON.stringify(text)} is not an integer` };
+  }
+  return { ok: true, value };
+}
+
+/** A value from a reference solver, checked against its column's type. */
+function cellFromValue(value: unknown, column: CsvColumn, rule: Column): Built<Leaf> {
+  const bad = (what: string): Built<Leaf> => ({
+    ok: false,
+    reason: `${JSON.stringify(value) ?? String(value)} is not ${what}`,
+  });
+  if (column.type === "string") {
+    return typeof value === "string"
+      ? { ok: true, value: normaliseString(value, rule.normalise) }
+      : bad("a string");
+  }
+  if (column.type === "boolean") return typeof value === "boolean" ? { ok: true, value } : bad("a boolean");
+  if (typeof value !== "number" || !Number.isFinite(value)) return bad("a finite number");
+  if (column.type === "integer" && !Number.isInteger(value)) return bad("an integer");
+  return { ok: true, value };
+}
+
+function keyPart(leaf: Leaf): string {
+  return typeof leaf === "number" ? String(leaf === 0 ? 0 : leaf) : String(leaf);
+}
+
+/** Typed CSV rows: `cells(i)` gives row i's leaves in declared column order, or a reason naming it. */
+function csvRowsToTable(
+  output: CsvOutput,
+  count: number,
+  cells: (row: number) => Built<Leaf[]>,
+  where: (row: number) => string,
+): Built<{ table: Table; rows: Leaf[][] }> {
+  const rules = output.columns.map((c) => ruleOf(output, c));
+  const keyIdx = (output.key ?? []).map((k) => output.columns.findIndex((c) => c.name === k));
+  const valueIdx = output.columns.map((_, i) => i).filter((i) => !keyIdx.includes(i));
+  const rows = new Map<string, Leaf[]>();
+  const firstSeen = new Map<string, number>();
+  const typed: Leaf[][] = [];
+  for (let r = 0; r < count; r++) {
+    const row = cells(r);
+    if (!row.ok) return row;
+    typed.push(row.value);
+    const id = keyIdx.length > 0 ? keyIdx.map((i) => keyPart(row.value[i]!)).join(KEY_SEP) : String(r);
+    const seen = firstSeen.get(id);
+    if (seen !== undefined) {
+      return {
+        ok: false,
+        reason: `${where(r)}: duplicate key ${labelKey(output, id)} (first at ${where(seen)})`,
+      };
+    }
+    firstSeen.set(id, r);
+    rows.set(
+      id,
+      (keyIdx.length > 0 ? valueIdx : rules.map((_, i) => i)).map((i) => row.value[i]!),
+    );
+  }
+  const columns = keyIdx.length > 0 ? valueIdx.map((i) => rules[i]!) : rules;
+  const label =
+    keyIdx.length > 0 ? (id: string) => labelKey(output, id) : (id: string) => `row ${Number(id) + 1}`;
+  return { ok: true, value: { table: { kind: "rows", columns, rows, label }, rows: typed } };
+}
+
+function labelKey(output: CsvOutput, id: string): string {
+  const parts = id.split(KEY_SEP);
+  return (output.key ?? []).map((k, i) => `${k}=${parts[i]}`).join(", ");
+}
+
+/** The agent's CSV: header must hold exactly the declared columns (any order); cells typed per column. */
+export function tableFromCsv(output: CsvOutput, csv: CsvText): Built<{ table: Table; rows: Leaf[][] }> {
+  const declared = output.columns.map((c) => c.name);
+  const header = csv.header.map((h, i) => (i === 0 ? h.replace(/^\uFEFF/, "") : h));
+  const duplicate = header.find((h, i) => header.indexOf(h) !== i);
+  const missing = declared.filter((d) => !header.includes(d));
+  const unexpected = header.filter((h) => !declared.includes(h));
+  if (duplicate !== undefined || missing.length > 0 || unexpected.length > 0) {
+    const problems = [
+      missing.length > 0 ? `missing: ${missing.join(", ")}` : "",
+      unexpected.length > 0 ? `unexpected: ${unexpected.join(", ")}` : "",
+      duplicate !== undefined ? `duplicate: ${duplicate}` : "",
+    ].filter(Boolean);
+    return {
+      ok: false,
+      reason: `line 1: the columns are ${header.join(",")}; expected ${declared.join(",")} (${problems.join("; ")})`,
+    };
+  }
+  const positions = output.columns.map((c) => header.indexOf(c.name));
+  const rules = output.columns.map((c) => ruleOf(output, c));
+  return csvRowsToTable(
+    output,
+    csv.records.length,
+    (r) => {
+      const record = csv.records[r]!;
+      const leaves: Leaf[] = [];
+      for (let i = 0; i < positions.length; i++) {
+        const cell = cellFromText(record[positions[i]!]!, output.columns[i]!, rules[i]!);
+        if (!cell.ok)
+          return { ok: false, reason: `line ${csv.lines[r]}: ${output.columns[i]!.name}: ${cell.reason}` };
+        leaves.push(cell.value);
+      }
+      return { ok: true, value: leaves };
+    },
+    (r) => `line ${csv.lines[r]}`,
+  );
+}
+
+/** A reference solver's rows (objects keyed by column), checked like the agent's. */
+export function tableFromRows(output: CsvOutput, value: unknown): Built<{ table: Table; rows: Leaf[][] }> {
+  if (!Array.isArray(value)) return { ok: false, reason: "expected an array of row objects" };
+  const rules = output.columns.map((c) => ruleOf(output, c));
+  return csvRowsToTable(
+    output,
+    value.length,
+    (r) => {
+      const row = value[r] as Record<string, unknown> | null;
+      if (typeof row !== "object" || row === null)
+        return { ok: false, reason: `row ${r + 1}: not an object` };
+      const leaves: Leaf[] = [];
+      for (let i = 0; i < output.columns.length; i++) {
+        const column = output.columns[i]!;
+        const cell = cellFromValue(row[column.name], column, rules[i]!);
+        if (!cell.ok) return { ok: false, reason: `row ${r + 1}: ${column.name}: ${cell.reason}` };
+        leaves.push(cell.value);
+      }
+      return { ok: true, value: leaves };
+    },
+    (r) => `row ${r + 1}`,
+  );
+}
+
+function escapeSegment(segment: string): string {
+  return segment.replaceAll("~", "~0").replaceAll("/", "~1");
+}
+
+function matchesPattern(segments: readonly string[], pattern: readonly string[]): boolean {
+  return segments.length === pattern.length && pattern.every((p, i) => p === "*" || p === segments[i]);
+}
+
+/** A JSON document flattened to one row per leaf pointer; keyed arrays use `[field=value]` segments. */
+export function tableFromJson(output: JsonOutput, document: unknown): Built<Table> {
+  const rule: Column = {
+    name: "value",
+    tolerance: output.compare.tolerance,
+    normalise: output.compare.normalise,
+  };
+  const patterns = Object.entries(output.compare.keyedArrays).map(
+    ([pointer, fields]) => [pointer === "" ? [] : pointer.slice(1).split("/"), fields] as const,
+  );
+  const rows = new Map<string, Leaf[]>();
+  const walk = (value: unknown, segments: string[]): string | undefined => {
+    const pointer = segments.map((s) => `/${s}`).join("");
+    if (Array.isArray(value)) {
+      if (value.length === 0) rows.set(pointer, [EMPTY_ARRAY]);
+      const fields = patterns.find(([p]) => matchesPattern(segments, p))?.[1];
+      const seen = new Set<string>();
+      for (let i = 0; i < value.length; i++) {
+        let segment = String(i);
+        if (fields) {
+          const element = value[i] as Record<string, unknown> | null;
+          if (typeof element !== "object" || element === null || Array.isArray(element)) {
+            return `${pointer}/${i}: a keyed array element must be an object`;
+          }
+          const parts: string[] = [];
+          for (const field of fields) {
+            const key = element[field];
+            if (key === null || typeof key === "object" || key === undefined) {
+              return `${pointer}/${i}: key field "${field}" is missing or not a plain value`;
+            }
+            const text = typeof key === "string" ? normaliseString(key, rule.normalise) : String(key);
+            parts.push(`${field}=${text}`);
+          }
+          segment = escapeSegment(`[${parts.join(",")}]`);
+          if (seen.has(segment)) return `${pointer}/${i}: duplicate key ${parts.join(", ")}`;
+          seen.add(segment);
+        }
+        const problem = walk(value[i], [...segments, segment]);
+        if (problem) return problem;
+      }
+      return undefined;
+    }
+    if (typeof value === "object" && value !== null) {
+      const entries = Object.entries(value);
+      if (entries.length === 0) rows.set(pointer, [EMPTY_OBJECT]);
+      for (const [key, child] of entries) {
+        const problem = walk(child, [...segments, escapeSegment(key)]);
+        if (problem) return problem;
+      }
+      return undefined;
+    }
+    if (typeof value === "string") rows.set(pointer, [normaliseString(value, rule.normalise)]);
+    else if (typeof value === "number" || typeof value === "boolean" || value === null)
+      rows.set(pointer, [value]);
+    else return `${pointer || "(root)"}: ${typeof value} is not a JSON value`;
+    return undefined;
+  };
+  const problem = walk(document, []);
+  if (problem) return { ok: false, reason: problem };
+  return { ok: true, value: { kind: "leaves", columns: [rule], rows, label: (id) => id || "(root)" } };
+}
+
+/** A whole text as one leaf, after the output's normalisation. */
+export function tableFromText(output: TextOutput, text: string): Table {
+  const rule: Column = { name: "text", tolerance: { abs: 0, rel: 0 }, normalise: output.compare.normalise };
+  return {
+    kind: "leaves",
+    columns: [rule],
+    rows: new Map([["text", [normaliseString(text, rule.normalise)]]]),
+    label: () => "text",
+  };
+}
