@@ -53,6 +53,15 @@ export function buildProgram(onResult: (code: number) => void): Command {
     .option("--json", "machine-readable output")
     .action(action(() => import("./commands/new.ts")));
 
+  program
+    .command("check")
+    .description(
+      "pre-flight of tasks before any model call: schema, digests, verifier determinism, oracle and noop in the sandbox, the gate (default and perturbed answers fail, compressed passes), leak audit",
+    )
+    .argument("[task...]", "task ids (default: every task)")
+    .option("--json", "machine-readable output")
+    .action(action(() => import("./commands/check.ts")));
+
   return program;
 }
 

@@ -16,8 +16,11 @@ export type ConventionSet = "artefact" | "default" | `variant:${string}`;
 
 export type ExpectedOutputs = ReadonlyMap<string, ParsedOutput>;
 
+/** The environment as the solver sees it: frozen, so a solver that writes to it fails loudly. */
 export function readEnvironment(task: LoadedTask): EnvironmentFiles {
-  return Object.fromEntries(task.environment.map((f) => [f.path, readFileSync(f.absPath, "utf8")]));
+  return Object.freeze(
+    Object.fromEntries(task.environment.map((f) => [f.path, readFileSync(f.absPath, "utf8")])),
+  );
 }
 
 export function conventionsOf(loaded: LoadedVerifier, set: ConventionSet): unknown {

@@ -1,0 +1,131 @@
+// `kgate check` end to end through the real bin: the repository's tasks pass; a task whose gate does
+// not bite, a broken task and an unknown id are reported with the right lines and exit codes.
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { kgate } from "./support/cli.ts";
+import { tempProject } from "./support/project.ts";
+import { markupProject, markupVerifierSource } from "./support/verify-fixture.ts";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+
+interface CheckJson {
+  tasks: Array<{ id: string; ok: boolean; checks: Array<{ id: string; status: string; detail: string }> }>;
+  summary: { tasks: number; passed: number; failed: number; unavailable: number; skipped: number };
+}
+
+const statuses = (task: CheckJson["tasks"][number]) =>
+  Object.fromEntries(task.checks.map((c) => [c.id, c.status]));
+
+describe("kgate check", () => {
+  it("passes this repository's bom-costing and paper-index tasks (--json)", () => {
+    const result = kgate(["--root", ROOT, "check", "bom-costing", "paper-index", "--json"]);
+    expect(result.stderr).toMatch(/checking bom-costing/);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout) as CheckJson;
+    expect(report.tasks.map((t) => [t.id, t.ok])).toEqual([
+      ["bom-costing", true],
+      ["paper-index", true],
+    ]);
+    for (const task of report.tasks) {
+      expect(statuses(task)).toEqual({
+        schema: "pass",
+        digests: "pass",
+        verifier: "pass",
+        deterministic: "pass",
+        oracle: "unavailable",
+        noop: "unavailable",
+        default: "pass",
+        "variant:perturbed": "pass",
+        "variant:compressed": "pass",
+        "leak-audit": "unavailable",
+      });
+    }
+    expect(report.summary).toEqual({ tasks: 2, passed: 14, failed: 0, unavailable: 6, skipped: 0 });
+  });
+
+  it("prints one line per check and a summary", () => {
+    const project = markupProject();
+    const result = kgate(["--root", project.paths.root, "check"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^markup\n/);
+    expect(result.stdout).toMatch(
+      /^ {2}✓ default +the default-convention answer fails .*attributed to default-convention \(agreement 1\.00\)$/m,
+    );
+    expect(result.stdout).toMatch(/^ {2}✓ variant:compressed +compressed: its answer passes$/m);
+    expect(result.stdout).toMatch(/^ {2}- oracle +not available yet/m);
+    expect(result.stdout).toMatch(/^1 task\(s\): 7 passed, 0 failed, 3 not available, 0 skipped$/m);
+  });
+
+  it("fails, exit 1, when the default conventions give the artefact's answer", () => {
+    const project = markupProject({
+      verifier: (imp) => markupVerifierSource(imp).replace("default: { rate: 0 }", "default: { rate: 0.12 }"),
+    });
+    const result = kgate(["--root", project.paths.root, "check", "markup"]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(
+      /^ {2}✗ default +the default-convention answer passes: the default conventions give the artefact's answer, the gate does not bite$/m,
+    );
+  });
+
+  it("fails a perturbed variant that is attributed to something else, and a compressed one that fails", () => {
+    const project = markupProject({
+      verifier: (imp) =>
+        markupVerifierSource(imp)
+          .replace("perturbed: { rate: 0.15 }", "perturbed: { rate: 0 }")
+          .replace("compressed: { rate: 0.12 }", "compressed: { rate: 0.13 }"),
+    });
+    const report = JSON.parse(kgate(["--root", project.paths.root, "check", "--json"]).stdout) as CheckJson;
+    const checks = report.tasks[0]!.checks;
+    expect(checks.find((c) => c.id === "variant:perturbed")).toMatchObject({ status: "fail" });
+    expect(checks.find((c) => c.id === "variant:perturbed")!.detail).toMatch(
+      /attributed to default-convention .*\(must fail as perturbed-convention:perturbed\)$/,
+    );
+    expect(checks.find((c) => c.id === "variant:compressed")!.detail).toMatch(/\(must pass\)$/);
+  });
+
+  it("reports a task that does not load and skips what depends on it", () => {
+    const project = markupProject();
+    const file = path.join(project.paths.tasks, "markup", "task.json");
+    const spec = JSON.parse(readFileSync(file, "utf8"));
+    spec.outputs[0].key = ["sku"];
+    writeFileSync(file, JSON.stringify(spec));
+    const result = kgate(["--root", project.paths.root, "check", "--json"]);
+    expect(result.code).toBe(1);
+    const task = (JSON.parse(result.stdout) as CheckJson).tasks[0]!;
+    expect(task.checks[0]).toMatchObject({
+      id: "schema",
+      status: "fail",
+      detail: 'tasks/markup/task.json: outputs[0].key[0]: "sku" is not a declared column',
+    });
+    expect(new Set(task.checks.slice(1).map((c) => c.status))).toEqual(new Set(["skipped"]));
+  });
+
+  it("reports a verifier that does not load, naming the file", () => {
+    const project = markupProject({ verifier: () => "export default { solve() {} };\n" });
+    const result = kgate(["--root", project.paths.root, "check"]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(
+      /✗ verifier +verifiers\/markup\.ts: the default export is not a verifier: conventions/,
+    );
+    expect(result.stdout).toMatch(/· deterministic +the verifier does not load/);
+  });
+
+  it("passes a freshly scaffolded task (a project without package.json)", () => {
+    const paths = tempProject();
+    expect(kgate(["--root", paths.root, "new", "demo"]).code).toBe(0);
+    const result = kgate(["--root", paths.root, "check", "demo"]);
+    expect(result.stdout).toMatch(/✓ verifier +verifiers\/demo\.ts loads/);
+    expect(result.stdout).toMatch(
+      /✓ variant:perturbed +perturbed: its answer fails .*perturbed-convention:perturbed/,
+    );
+    expect(result.code).toBe(0);
+  });
+
+  it("exits 2 on an unknown task id", () => {
+    const project = markupProject();
+    const result = kgate(["--root", project.paths.root, "check", "nope"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/no task "nope" in .*tasks \(known: markup\)/);
+  });
+});
