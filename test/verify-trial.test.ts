@@ -98,7 +98,7 @@ describe("verifyTrial: malformed outputs are failed verdicts attributed to forma
     [
       "a duplicate key",
       collected("output/result.csv", "item,value\nbolt,2.8\nbolt,2.8\n"),
-      /line 3: duplicate key item=bolt \(first at line 2\)/,
+      /^output\/result\.csv line 3: duplicate key item=bolt$/,
     ],
     [
       "a ragged row",

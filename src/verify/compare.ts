@@ -19,7 +19,13 @@ function eachRow(
   b: Table,
   visit: (id: string, ra: Leaf[] | undefined, rb: Leaf[] | undefined) => void,
 ) {
-  for (const [id, row] of a.rows) visit(id, row, b.rows.get(id));
+  let shared = 0;
+  for (const [id, row] of a.rows) {
+    const other = b.rows.get(id);
+    if (other !== undefined) shared++;
+    visit(id, row, other);
+  }
+  if (shared === b.rows.size) return;
   for (const [id, row] of b.rows) if (!a.rows.has(id)) visit(id, undefined, row);
 }
 

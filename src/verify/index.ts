@@ -2,7 +2,7 @@
 export { ATTRIBUTION_THRESHOLD, type AttributionResult, attribute, type Candidate } from "./attribution.ts";
 export { type Agreement, agreement, compareTables, type TableComparison } from "./compare.ts";
 export * from "./contract.ts";
-export { type CsvParse, type CsvText, csvField, parseCsv } from "./csv.ts";
+export { type CsvParse, type CsvText, type CsvVisitor, csvField, parseCsv, readCsv } from "./csv.ts";
 export { DIFF_CAP } from "./diff.ts";
 export {
   EMPTY_ARRAY,

@@ -9,7 +9,6 @@ import {
   problemsFromZod,
 } from "../task/index.ts";
 import type { OutputForVerification } from "./contract.ts";
-import { parseCsv } from "./csv.ts";
 import type { Leaf } from "./leaf.ts";
 import {
   type Built,
@@ -103,9 +102,7 @@ export function parseActual(
     if (!json.ok) return { ok: false, reason: formatProblem(json.problem).slice(output.path.length + 2) };
     return fromDocument(output, json.value, hasRubric);
   }
-  const csv = parseCsv(text);
-  if (!csv.ok) return csv;
-  const built = tableFromCsv(output, csv.csv);
+  const built = tableFromCsv(output, text, hasRubric);
   if (!built.ok) return built;
   return {
     ok: true,
@@ -122,7 +119,7 @@ export function parseExpected(output: OutputSpec, answer: unknown, hasRubric: bo
     return { ok: true, value: { table: tableFromText(output, answer), value: answer } };
   }
   if (output.format === "json") return fromDocument(output, answer, hasRubric);
-  const built = tableFromRows(output, answer);
+  const built = tableFromRows(output, answer, hasRubric);
   if (!built.ok) return built;
   return {
     ok: true,

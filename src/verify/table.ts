@@ -1,7 +1,7 @@
 // The one shape every comparison works on: rows of typed leaves by row id, with a rule per column.
 // CSV rows become rows (by key or by position), a JSON document becomes one row per leaf pointer.
 import type { CsvColumn, CsvOutput, JsonOutput, TextOutput } from "../task/index.ts";
-import type { CsvText } from "./csv.ts";
+import { readCsv } from "./csv.ts";
 import { EMPTY_ARRAY, EMPTY_OBJECT, type Leaf, type LeafRule, normaliseString } from "./leaf.ts";
 
 export interface Column extends LeafRule {
@@ -71,108 +71,126 @@ function keyPart(leaf: Leaf): string {
   return typeof leaf === "number" ? String(leaf === 0 ? 0 : leaf) : String(leaf);
 }
 
-/** Typed CSV rows: `cells(i)` gives row i's leaves in declared column order, or a reason naming it. */
-function csvRowsToTable(
-  output: CsvOutput,
-  count: number,
-  cells: (row: number) => Built<Leaf[]>,
-  where: (row: number) => string,
-): Built<{ table: Table; rows: Leaf[][] }> {
-  const rules = output.columns.map((c) => ruleOf(output, c));
-  const keyIdx = (output.key ?? []).map((k) => output.columns.findIndex((c) => c.name === k));
-  const valueIdx = output.columns.map((_, i) => i).filter((i) => !keyIdx.includes(i));
-  const rows = new Map<string, Leaf[]>();
-  const firstSeen = new Map<string, number>();
-  const typed: Leaf[][] = [];
-  for (let r = 0; r < count; r++) {
-    const row = cells(r);
-    if (!row.ok) return row;
-    typed.push(row.value);
-    const id = keyIdx.length > 0 ? keyIdx.map((i) => keyPart(row.value[i]!)).join(KEY_SEP) : String(r);
-    const seen = firstSeen.get(id);
-    if (seen !== undefined) {
-      return {
-        ok: false,
-        reason: `${where(r)}: duplicate key ${labelKey(output, id)} (first at ${where(seen)})`,
-      };
-    }
-    firstSeen.set(id, r);
-    rows.set(
-      id,
-      (keyIdx.length > 0 ? valueIdx : rules.map((_, i) => i)).map((i) => row.value[i]!),
-    );
-  }
-  const columns = keyIdx.length > 0 ? valueIdx.map((i) => rules[i]!) : rules;
-  const label =
-    keyIdx.length > 0 ? (id: string) => labelKey(output, id) : (id: string) => `row ${Number(id) + 1}`;
-  return { ok: true, value: { table: { kind: "rows", columns, rows, label }, rows: typed } };
-}
-
 function labelKey(output: CsvOutput, id: string): string {
   const parts = id.split(KEY_SEP);
   return (output.key ?? []).map((k, i) => `${k}=${parts[i]}`).join(", ");
 }
 
-/** The agent's CSV: header must hold exactly the declared columns (any order); cells typed per column. */
-export function tableFromCsv(output: CsvOutput, csv: CsvText): Built<{ table: Table; rows: Leaf[][] }> {
-  const declared = output.columns.map((c) => c.name);
-  const header = csv.header.map((h, i) => (i === 0 ? h.replace(/^\uFEFF/, "") : h));
-  const duplicate = header.find((h, i) => header.indexOf(h) !== i);
-  const missing = declared.filter((d) => !header.includes(d));
-  const unexpected = header.filter((h) => !declared.includes(h));
-  if (duplicate !== undefined || missing.length > 0 || unexpected.length > 0) {
-    const problems = [
-      missing.length > 0 ? `missing: ${missing.join(", ")}` : "",
-      unexpected.length > 0 ? `unexpected: ${unexpected.join(", ")}` : "",
-      duplicate !== undefined ? `duplicate: ${duplicate}` : "",
-    ].filter(Boolean);
+/** Collects typed CSV rows (leaves in declared column order) into a table, by key or by position. */
+class CsvTableBuilder {
+  private readonly keyIdx: number[];
+  private readonly valueIdx: number[];
+  private readonly rows = new Map<string, Leaf[]>();
+  private readonly typed: Leaf[][] | undefined;
+
+  constructor(
+    private readonly output: CsvOutput,
+    keepRows: boolean,
+  ) {
+    this.keyIdx = (output.key ?? []).map((k) => output.columns.findIndex((c) => c.name === k));
+    this.valueIdx = output.columns.map((_, i) => i).filter((i) => !this.keyIdx.includes(i));
+    this.typed = keepRows ? [] : undefined;
+  }
+
+  /** Adds a row; returns a problem naming `where` for a duplicate key. */
+  add(leaves: Leaf[], where: string): string | undefined {
+    const { keyIdx, valueIdx } = this;
+    let id: string;
+    if (keyIdx.length === 0) id = String(this.rows.size);
+    else if (keyIdx.length === 1) id = keyPart(leaves[keyIdx[0]!]!);
+    else id = keyIdx.map((i) => keyPart(leaves[i]!)).join(KEY_SEP);
+    if (this.rows.has(id)) return `${where}: duplicate key ${labelKey(this.output, id)}`;
+    let values = leaves;
+    if (keyIdx.length > 0) {
+      values = new Array<Leaf>(valueIdx.length);
+      for (let v = 0; v < valueIdx.length; v++) values[v] = leaves[valueIdx[v]!]!;
+    }
+    this.rows.set(id, values);
+    this.typed?.push(leaves);
+    return undefined;
+  }
+
+  finish(): { table: Table; rows: Leaf[][] } {
+    const { output } = this;
+    const rules = output.columns.map((c) => ruleOf(output, c));
+    const keyed = this.keyIdx.length > 0;
     return {
-      ok: false,
-      reason: `line 1: the columns are ${header.join(",")}; expected ${declared.join(",")} (${problems.join("; ")})`,
+      table: {
+        kind: "rows",
+        columns: keyed ? this.valueIdx.map((i) => rules[i]!) : rules,
+        rows: this.rows,
+        label: keyed ? (id) => labelKey(output, id) : (id) => `row ${Number(id) + 1}`,
+      },
+      rows: this.typed ?? [],
     };
   }
-  const positions = output.columns.map((c) => header.indexOf(c.name));
+}
+
+/**
+ * The agent's CSV text: the header must hold exactly the declared columns (any order), every cell
+ * is typed per its column. `keepRows`: also return the typed rows (for rubric criteria).
+ */
+export function tableFromCsv(
+  output: CsvOutput,
+  text: string,
+  keepRows = false,
+): Built<{ table: Table; rows: Leaf[][] }> {
+  const declared = output.columns.map((c) => c.name);
   const rules = output.columns.map((c) => ruleOf(output, c));
-  return csvRowsToTable(
-    output,
-    csv.records.length,
-    (r) => {
-      const record = csv.records[r]!;
-      const leaves: Leaf[] = [];
-      for (let i = 0; i < positions.length; i++) {
-        const cell = cellFromText(record[positions[i]!]!, output.columns[i]!, rules[i]!);
-        if (!cell.ok)
-          return { ok: false, reason: `line ${csv.lines[r]}: ${output.columns[i]!.name}: ${cell.reason}` };
-        leaves.push(cell.value);
+  const builder = new CsvTableBuilder(output, keepRows);
+  let positions: number[] = [];
+  const problem = readCsv(text, {
+    header(header) {
+      const duplicate = header.find((h, i) => header.indexOf(h) !== i);
+      const missing = declared.filter((d) => !header.includes(d));
+      const unexpected = header.filter((h) => !declared.includes(h));
+      if (duplicate !== undefined || missing.length > 0 || unexpected.length > 0) {
+        const problems = [
+          missing.length > 0 ? `missing: ${missing.join(", ")}` : "",
+          unexpected.length > 0 ? `unexpected: ${unexpected.join(", ")}` : "",
+          duplicate !== undefined ? `duplicate: ${duplicate}` : "",
+        ].filter(Boolean);
+        return `line 1: the columns are ${header.join(",")}; expected ${declared.join(",")} (${problems.join("; ")})`;
       }
-      return { ok: true, value: leaves };
+      positions = output.columns.map((c) => header.indexOf(c.name));
+      return undefined;
     },
-    (r) => `line ${csv.lines[r]}`,
-  );
+    record(fields, line) {
+      const leaves = new Array<Leaf>(positions.length);
+      for (let i = 0; i < positions.length; i++) {
+        const cell = cellFromText(fields[positions[i]!]!, output.columns[i]!, rules[i]!);
+        if (!cell.ok) return `line ${line}: ${output.columns[i]!.name}: ${cell.reason}`;
+        leaves[i] = cell.value;
+      }
+      return builder.add(leaves, `line ${line}`);
+    },
+  });
+  return problem ? { ok: false, reason: problem } : { ok: true, value: builder.finish() };
 }
 
 /** A reference solver's rows (objects keyed by column), checked like the agent's. */
-export function tableFromRows(output: CsvOutput, value: unknown): Built<{ table: Table; rows: Leaf[][] }> {
+export function tableFromRows(
+  output: CsvOutput,
+  value: unknown,
+  keepRows = false,
+): Built<{ table: Table; rows: Leaf[][] }> {
   if (!Array.isArray(value)) return { ok: false, reason: "expected an array of row objects" };
   const rules = output.columns.map((c) => ruleOf(output, c));
-  return csvRowsToTable(
-    output,
-    value.length,
-    (r) => {
-      const row = value[r] as Record<string, unknown> | null;
-      if (typeof row !== "object" || row === null)
-        return { ok: false, reason: `row ${r + 1}: not an object` };
-      const leaves: Leaf[] = [];
-      for (let i = 0; i < output.columns.length; i++) {
-        const column = output.columns[i]!;
-        const cell = cellFromValue(row[column.name], column, rules[i]!);
-        if (!cell.ok) return { ok: false, reason: `row ${r + 1}: ${column.name}: ${cell.reason}` };
-        leaves.push(cell.value);
-      }
-      return { ok: true, value: leaves };
-    },
-    (r) => `row ${r + 1}`,
-  );
+  const builder = new CsvTableBuilder(output, keepRows);
+  for (let r = 0; r < value.length; r++) {
+    const row = value[r] as Record<string, unknown> | null;
+    if (typeof row !== "object" || row === null) return { ok: false, reason: `row ${r + 1}: not an object` };
+    const leaves = new Array<Leaf>(output.columns.length);
+    for (let i = 0; i < output.columns.length; i++) {
+      const column = output.columns[i]!;
+      const cell = cellFromValue(row[column.name], column, rules[i]!);
+      if (!cell.ok) return { ok: false, reason: `row ${r + 1}: ${column.name}: ${cell.reason}` };
+      leaves[i] = cell.value;
+    }
+    const problem = builder.add(leaves, `row ${r + 1}`);
+    if (problem) return { ok: false, reason: problem };
+  }
+  return { ok: true, value: builder.finish() };
 }
 
 function escapeSegment(segment: string): string {
