@@ -1,8 +1,6 @@
 // paper-index: Brandes betweenness on a hand-checked citation graph under each normalisation, the
 // committed data and its gate, and the Python oracle (host python3) against the TypeScript reference.
-import { spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { projectPaths } from "../src/project.ts";
@@ -10,6 +8,7 @@ import { loadValidTask } from "../src/task/index.ts";
 import { verifyTrial } from "../src/verify/index.ts";
 import { checkGate, generate } from "../tasks/paper-index/generate.ts";
 import verifier, { centrality } from "../verifiers/paper-index.ts";
+import { runOracleOnHost } from "./support/oracle-host.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 
@@ -98,24 +97,32 @@ describe("paper-index data", () => {
   });
 });
 
-describe("paper-index oracle", () => {
-  it("the Python solution (direct path counting) passes the TypeScript reference (Brandes)", async () => {
-    const task = loadValidTask(projectPaths(ROOT), "paper-index");
-    const work = mkdtempSync(path.join(tmpdir(), "kgate-oracle-"));
-    try {
-      cpSync(path.join(task.dir, "environment"), work, { recursive: true });
-      const run = spawnSync("python3", [path.join(task.solutionDir, "solve.py")], {
-        cwd: work,
-        encoding: "utf8",
-      });
-      expect(run.stderr).toBe("");
-      const bytes = readFileSync(path.join(work, "output/centrality.json"));
-      const verdict = await verifyTrial(task, [
-        { path: "output/centrality.json", status: "collected", bytes },
-      ]);
-      expect(verdict.status).toBe("pass");
-    } finally {
-      rmSync(work, { recursive: true, force: true });
-    }
+describe("paper-index oracle (Python, on the host, reading the specification it is given)", () => {
+  const task = loadValidTask(projectPaths(ROOT), "paper-index");
+
+  it("passes under +A", async () => {
+    const run = runOracleOnHost(task, "+A");
+    expect(run.stderr).toBe("");
+    expect((await verifyTrial(task, run.outputs)).status).toBe("pass");
+  });
+
+  it("placed over the perturbed variant, computes exactly the perturbed conventions' answer", async () => {
+    const run = runOracleOnHost(task, "variant:perturbed");
+    const verdict = await verifyTrial(task, run.outputs);
+    expect(verdict.attribution).toBe("perturbed-convention:perturbed");
+    expect(verdict.agreement?.["perturbed-convention:perturbed"]).toBe(1);
+  });
+
+  it("placed over the compressed variant, still passes", async () => {
+    expect((await verifyTrial(task, runOracleOnHost(task, "variant:compressed").outputs)).status).toBe(
+      "pass",
+    );
+  });
+
+  it("stops without the specification (-A)", () => {
+    const run = runOracleOnHost(task, "-A");
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toMatch(/is not present/);
+    expect(run.outputs[0]?.status).toBe("missing");
   });
 });

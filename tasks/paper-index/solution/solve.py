@@ -2,13 +2,42 @@
 
 Instead of Brandes' accumulation it counts shortest paths directly: v lies on a shortest s-t path
 exactly when dist(s, v) + dist(v, t) = dist(s, t), and then carries sigma_sv * sigma_vt / sigma_st
-of the pair. Exact fractions; the Python standard library only. Writes output/centrality.json.
+of the pair. It reads the graph direction and the normalisation from the specification placed in
+the sandbox (so placed over a variant it computes that variant's answer; without it, it stops).
+Exact fractions; the Python standard library only. Writes output/centrality.json.
 """
 import csv
 import json
 import os
+import re
+import sys
 from collections import deque
 from fractions import Fraction
+
+SPEC = "docs/index/citation-centrality.md"
+
+
+def fail(message):
+    sys.exit(f"oracle: {message}")
+
+
+def read_spec():
+    if not os.path.exists(SPEC):
+        fail(f"{SPEC} is not present (the oracle runs with the specification)")
+    text = re.sub(r"\s+", " ", open(SPEC, encoding="utf-8").read()).replace("*", "")
+    direction = re.search(r"\b(directed|undirected)(?:,| link)", text)
+    formula = re.search(r"B\(v\) / \(\(n - 1\) ?x? ?\(n - 2\)( / 2)?\)", text)
+    decimals = re.search(r"rounded to (\d+) decimals", text)
+    if not (direction and formula and decimals and "weakly connected component" in text):
+        fail("cannot read the link direction, the normalisation or the reporting precision")
+    return {
+        "directed": direction.group(1) == "directed",
+        "unordered": formula.group(1) is not None,
+        "decimals": int(decimals.group(1)),
+    }
+
+
+spec = read_spec()
 
 with open("papers.csv", newline="") as f:
     papers = [row["paper_id"] for row in csv.DictReader(f)]
@@ -19,10 +48,12 @@ with open("citations.csv", newline="") as f:
         citing, cited = row["citing"], row["cited"]
         if citing != cited and citing in known and cited in known:
             links[citing].add(cited)
+            if not spec["directed"]:
+                links[cited].add(citing)
 
 
 def shortest_paths(source):
-    """Distance and number of shortest directed paths from source to every reachable paper."""
+    """Distance and number of shortest paths (along the links) from source to every reachable paper."""
     dist, count = {source: 0}, {source: 1}
     queue = deque([source])
     while queue:
@@ -72,8 +103,11 @@ for p in papers:
 result = []
 for p in papers:
     n = field_size[p]
-    score = raw[p] / ((n - 1) * (n - 2)) if n >= 3 else Fraction(0)
-    result.append({"paper_id": p, "betweenness": round(float(score), 6)})
+    # Summing over ordered (s, t) counts each pair of an undirected graph from both ends.
+    value = raw[p] if spec["directed"] else raw[p] / 2
+    pairs = (n - 1) * (n - 2) // (2 if spec["unordered"] else 1)
+    score = value / pairs if pairs > 0 else Fraction(0)
+    result.append({"paper_id": p, "betweenness": round(float(score), spec["decimals"])})
 
 os.makedirs("output", exist_ok=True)
 with open("output/centrality.json", "w") as out:
