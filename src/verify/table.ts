@@ -32,39 +32,36 @@ function ruleOf(output: CsvOutput, column: CsvColumn): Column {
   };
 }
 
-/** A CSV cell read as its column's type, or why it cannot be. */
-function cellFromText(text: string, column: CsvColumn, rule: Column): Built<Leaf> {
-  if (column.type === "string") return { ok: true, value: normaliseString(text, rule.normalise) };
+/** A CSV cell read as its column's type; undefined when it cannot be (cellProblem says why). */
+function cellFromText(text: string, column: CsvColumn, rule: Column): Leaf | undefined {
+  if (column.type === "string") return normaliseString(text, rule.normalise);
   const trimmed = text.trim();
-  if (column.type === "boolean") {
-    const value = BOOLEAN[trimmed.toLowerCase()];
-    return value === undefined
-      ? { ok: false, reason: `${JSON.stringify(text)} is not a boolean (true/false/1/0)` }
-      : { ok: true, value };
-  }
-  const value = NUMBER.test(trimmed) ? Number(trimmed) : Number.NaN;
-  if (!Number.isFinite(value)) return { ok: false, reason: `${JSON.stringify(text)} is not a finite number` };
-  if (column.type === "integer" && !Number.isInteger(value)) {
-    return { ok: false, reason: `${JSON.stringify(text)} is not an integer` };
-  }
-  return { ok: true, value };
+  if (column.type === "boolean") return BOOLEAN[trimmed.toLowerCase()];
+  if (!NUMBER.test(trimmed)) return undefined;
+  const value = Number(trimmed);
+  if (!Number.isFinite(value) || (column.type === "integer" && !Number.isInteger(value))) return undefined;
+  return value;
 }
 
-/** A value from a reference solver, checked against its column's type. */
-function cellFromValue(value: unknown, column: CsvColumn, rule: Column): Built<Leaf> {
-  const bad = (what: string): Built<Leaf> => ({
-    ok: false,
-    reason: `${JSON.stringify(value) ?? String(value)} is not ${what}`,
-  });
-  if (column.type === "string") {
-    return typeof value === "string"
-      ? { ok: true, value: normaliseString(value, rule.normalise) }
-      : bad("a string");
-  }
-  if (column.type === "boolean") return typeof value === "boolean" ? { ok: true, value } : bad("a boolean");
-  if (typeof value !== "number" || !Number.isFinite(value)) return bad("a finite number");
-  if (column.type === "integer" && !Number.isInteger(value)) return bad("an integer");
-  return { ok: true, value };
+/** A value from a reference solver, checked against its column's type; undefined when it is not one. */
+function cellFromValue(value: unknown, column: CsvColumn, rule: Column): Leaf | undefined {
+  if (column.type === "string")
+    return typeof value === "string" ? normaliseString(value, rule.normalise) : undefined;
+  if (column.type === "boolean") return typeof value === "boolean" ? value : undefined;
+  if (typeof value !== "number" || !Number.isFinite(value)) return undefined;
+  return column.type === "integer" && !Number.isInteger(value) ? undefined : value;
+}
+
+const WHAT: Record<CsvColumn["type"], string> = {
+  string: "a string",
+  boolean: "a boolean (true/false/1/0)",
+  number: "a finite number",
+  integer: "an integer",
+};
+
+/** Why a cell (text from a file, or a solver's value) is not of its column's type. */
+function cellProblem(value: unknown, column: CsvColumn): string {
+  return `${JSON.stringify(value) ?? String(value)} is not ${WHAT[column.type]}`;
 }
 
 function keyPart(leaf: Leaf): string {
@@ -138,6 +135,7 @@ export function tableFromCsv(
   const declared = output.columns.map((c) => c.name);
   const rules = output.columns.map((c) => ruleOf(output, c));
   const builder = new CsvTableBuilder(output, keepRows);
+  const scratch = !keepRows && output.key ? new Array<Leaf>(output.columns.length) : undefined;
   let positions: number[] = [];
   const problem = readCsv(text, {
     header(header) {
@@ -156,11 +154,14 @@ export function tableFromCsv(
       return undefined;
     },
     record(fields, line) {
-      const leaves = new Array<Leaf>(positions.length);
+      // A keyed table copies its value columns out, so without kept rows one scratch array serves.
+      const leaves = scratch ?? new Array<Leaf>(positions.length);
       for (let i = 0; i < positions.length; i++) {
-        const cell = cellFromText(fields[positions[i]!]!, output.columns[i]!, rules[i]!);
-        if (!cell.ok) return `line ${line}: ${output.columns[i]!.name}: ${cell.reason}`;
-        leaves[i] = cell.value;
+        const text = fields[positions[i]!]!;
+        const cell = cellFromText(text, output.columns[i]!, rules[i]!);
+        if (cell === undefined)
+          return `line ${line}: ${output.columns[i]!.name}: ${cellProblem(text, output.columns[i]!)}`;
+        leaves[i] = cell;
       }
       return builder.add(leaves, `line ${line}`);
     },
@@ -184,8 +185,13 @@ export function tableFromRows(
     for (let i = 0; i < output.columns.length; i++) {
       const column = output.columns[i]!;
       const cell = cellFromValue(row[column.name], column, rules[i]!);
-      if (!cell.ok) return { ok: false, reason: `row ${r + 1}: ${column.name}: ${cell.reason}` };
-      leaves[i] = cell.value;
+      if (cell === undefined) {
+        return {
+          ok: false,
+          reason: `row ${r + 1}: ${column.name}: ${cellProblem(row[column.name], column)}`,
+        };
+      }
+      leaves[i] = cell;
     }
     const problem = builder.add(leaves, `row ${r + 1}`);
     if (problem) return { ok: false, reason: problem };
