@@ -7,6 +7,7 @@ import { projectPaths } from "../src/project.ts";
 import { listTaskIds } from "../src/task/index.ts";
 import { kgate } from "./support/cli.ts";
 import { tempProject } from "./support/project.ts";
+import { sandboxImage } from "./support/sandbox.ts";
 import { markupProject, markupVerifierSource } from "./support/verify-fixture.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -20,10 +21,11 @@ const statuses = (task: CheckJson["tasks"][number]) =>
   Object.fromEntries(task.checks.map((c) => [c.id, c.status]));
 
 describe("kgate check", () => {
-  it("passes every task of this repository (--json)", () => {
+  it("passes every task of this repository, oracle and noop in the real sandbox (--json)", () => {
+    sandboxImage(); // built (or found) by the global setup; the CLI finds it by its digest tag
     const ids = listTaskIds(projectPaths(ROOT));
     expect(ids).toEqual(expect.arrayContaining(["bom-costing", "paper-index"]));
-    const result = kgate(["--root", ROOT, "check", "--json"]);
+    const result = kgate(["--root", ROOT, "check", "--json"], { timeoutMs: 540_000 });
     expect(result.stderr).toMatch(/checking bom-costing/);
     const report = JSON.parse(result.stdout) as CheckJson;
     expect(report.tasks.map((t) => [t.id, t.ok])).toEqual(ids.map((id) => [id, true]));
@@ -33,8 +35,8 @@ describe("kgate check", () => {
         digests: "pass",
         verifier: "pass",
         deterministic: "pass",
-        oracle: "unavailable",
-        noop: "unavailable",
+        oracle: "pass",
+        noop: "pass",
         default: "pass",
         "variant:perturbed": "pass",
         "variant:compressed": "pass",
@@ -43,24 +45,26 @@ describe("kgate check", () => {
     }
     expect(report.summary).toEqual({
       tasks: ids.length,
-      passed: 7 * ids.length,
+      passed: 9 * ids.length,
       failed: 0,
-      unavailable: 3 * ids.length,
+      unavailable: ids.length,
       skipped: 0,
     });
     expect(result.code).toBe(0);
-  });
+    const oracle = report.tasks[0]!.checks.find((c) => c.id === "oracle")!;
+    expect(oracle.detail).toMatch(/^passes in \d+\.\d s$/);
+  }, 600_000);
 
   it("prints one line per check and a summary", () => {
     const project = markupProject();
-    const result = kgate(["--root", project.paths.root, "check"]);
+    const result = kgate(["--root", project.paths.root, "check", "--no-sandbox"]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^markup\n/);
     expect(result.stdout).toMatch(
       /^ {2}✓ default +the default-convention answer fails .*attributed to default-convention \(agreement 1\.00\)$/m,
     );
     expect(result.stdout).toMatch(/^ {2}✓ variant:compressed +compressed: its answer passes$/m);
-    expect(result.stdout).toMatch(/^ {2}- oracle +not available yet/m);
+    expect(result.stdout).toMatch(/^ {2}- oracle +not run \(--no-sandbox\)$/m);
     expect(result.stdout).toMatch(/^1 task\(s\): 7 passed, 0 failed, 3 not available, 0 skipped$/m);
   });
 
@@ -68,7 +72,7 @@ describe("kgate check", () => {
     const project = markupProject({
       verifier: (imp) => markupVerifierSource(imp).replace("default: { rate: 0 }", "default: { rate: 0.12 }"),
     });
-    const result = kgate(["--root", project.paths.root, "check", "markup"]);
+    const result = kgate(["--root", project.paths.root, "check", "markup", "--no-sandbox"]);
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(
       /^ {2}✗ default +the default-convention answer passes: the default conventions give the artefact's answer, the gate does not bite$/m,
@@ -82,7 +86,9 @@ describe("kgate check", () => {
           .replace("perturbed: { rate: 0.15 }", "perturbed: { rate: 0 }")
           .replace("compressed: { rate: 0.12 }", "compressed: { rate: 0.13 }"),
     });
-    const report = JSON.parse(kgate(["--root", project.paths.root, "check", "--json"]).stdout) as CheckJson;
+    const report = JSON.parse(
+      kgate(["--root", project.paths.root, "check", "--json", "--no-sandbox"]).stdout,
+    ) as CheckJson;
     const checks = report.tasks[0]!.checks;
     expect(checks.find((c) => c.id === "variant:perturbed")).toMatchObject({ status: "fail" });
     expect(checks.find((c) => c.id === "variant:perturbed")!.detail).toMatch(
@@ -97,7 +103,7 @@ describe("kgate check", () => {
     const spec = JSON.parse(readFileSync(file, "utf8"));
     spec.outputs[0].key = ["sku"];
     writeFileSync(file, JSON.stringify(spec));
-    const result = kgate(["--root", project.paths.root, "check", "--json"]);
+    const result = kgate(["--root", project.paths.root, "check", "--json", "--no-sandbox"]);
     expect(result.code).toBe(1);
     const task = (JSON.parse(result.stdout) as CheckJson).tasks[0]!;
     expect(task.checks[0]).toMatchObject({
@@ -110,7 +116,7 @@ describe("kgate check", () => {
 
   it("reports a verifier that does not load, naming the file", () => {
     const project = markupProject({ verifier: () => "export default { solve() {} };\n" });
-    const result = kgate(["--root", project.paths.root, "check"]);
+    const result = kgate(["--root", project.paths.root, "check", "--no-sandbox"]);
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(
       /✗ verifier +verifiers\/markup\.ts: the default export is not a verifier: conventions/,
@@ -118,16 +124,31 @@ describe("kgate check", () => {
     expect(result.stdout).toMatch(/· deterministic +the verifier does not load/);
   });
 
-  it("passes a freshly scaffolded task (a project without package.json)", () => {
+  it("passes a freshly scaffolded task, its oracle in the sandbox (a project without package.json)", () => {
+    sandboxImage();
     const paths = tempProject();
     expect(kgate(["--root", paths.root, "new", "demo"]).code).toBe(0);
-    const result = kgate(["--root", paths.root, "check", "demo"]);
+    const result = kgate(["--root", paths.root, "check", "demo"], { timeoutMs: 240_000 });
     expect(result.stdout).toMatch(/✓ verifier +verifiers\/demo\.ts loads/);
+    expect(result.stdout).toMatch(/✓ oracle +passes in /);
+    expect(result.stdout).toMatch(/✓ noop +fails, attributed to format in /);
     expect(result.stdout).toMatch(
       /✓ variant:perturbed +perturbed: its answer fails .*perturbed-convention:perturbed/,
     );
     expect(result.code).toBe(0);
-  });
+  }, 300_000);
+
+  it("fails the oracle check when the solution fails in the sandbox, naming the record", () => {
+    sandboxImage();
+    const paths = tempProject();
+    kgate(["--root", paths.root, "new", "demo"]);
+    writeFileSync(path.join(paths.tasks, "demo", "solution", "solve.sh"), "echo 'no luck' >&2\nexit 3\n");
+    const result = kgate(["--root", paths.root, "check", "demo"], { timeoutMs: 240_000 });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(
+      /✗ oracle +verdict fail: output\/result\.csv was not produced \([^)]*\) \(solution-failed: the solution exited with 3: no luck\) \(runs\/check-[\w-]+\/trials\.jsonl demo\.with-A\.oracle\.0\)/,
+    );
+  }, 300_000);
 
   it("exits 2 on an unknown task id", () => {
     const project = markupProject();

@@ -1,7 +1,8 @@
 // Runs the steps of `kgate check` over tasks in a fixed order; a step whose prerequisite is missing
 // is skipped, never run on a half-loaded task.
 import type { ProjectPaths } from "../project.ts";
-import { auditStep, noopStep, oracleStep } from "./pending-steps.ts";
+import { auditStep } from "./pending-steps.ts";
+import { noopStep, oracleStep, type SandboxSession } from "./sandbox-steps.ts";
 import { digestStep, schemaStep } from "./static-steps.ts";
 import type { CheckContext, CheckResult, CheckStep } from "./types.ts";
 import { defaultStep, deterministicStep, variantStep, verifierStep } from "./verifier-steps.ts";
@@ -28,6 +29,8 @@ export interface TaskCheck {
 
 export interface CheckOptions {
   progress?: (line: string) => void;
+  /** Runs the oracle and noop trials (see sandboxSession); without one they are `unavailable`. */
+  sandbox?: SandboxSession;
   /** Steps to run (default: STEPS). */
   steps?: readonly CheckStep[];
 }
@@ -37,7 +40,12 @@ export async function checkTask(
   id: string,
   options: CheckOptions = {},
 ): Promise<TaskCheck> {
-  const context: CheckContext = { paths, id, progress: options.progress ?? (() => {}) };
+  const context: CheckContext = {
+    paths,
+    id,
+    sandbox: options.sandbox,
+    progress: options.progress ?? (() => {}),
+  };
   const checks: CheckResult[] = [];
   context.progress(`checking ${id}`);
   for (const step of options.steps ?? STEPS) {

@@ -2,6 +2,7 @@
 import type { ProjectPaths } from "../project.ts";
 import type { LoadedTask } from "../task/index.ts";
 import type { LoadedVerifier } from "../verify/index.ts";
+import type { SandboxSession } from "./sandbox-steps.ts";
 
 /**
  * `pass` / `fail`: the check ran; `unavailable`: the machinery it needs has not landed or is off;
@@ -24,6 +25,8 @@ export interface CheckContext {
   id: string;
   task?: LoadedTask;
   verifier?: LoadedVerifier;
+  /** Where the sandbox steps run their trials; undefined with --no-sandbox. */
+  sandbox?: SandboxSession;
   /** Progress lines (stderr in the CLI). */
   progress(line: string): void;
 }

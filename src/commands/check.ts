@@ -1,9 +1,23 @@
 // `kgate check [task...]`: the curator's pre-flight, one line per check, a summary, exit 1 on a failure.
 import pc from "picocolors";
-import { type CheckResult, checkTask, summarise, type TaskCheck } from "../check/index.ts";
+import {
+  type CheckResult,
+  checkTask,
+  type SandboxSession,
+  sandboxSession,
+  summarise,
+  type TaskCheck,
+} from "../check/index.ts";
 import { EXIT_FAILED, EXIT_OK, UsageError } from "../errors.ts";
+import { InterruptedError, reapDeadRuns, removeOnInterrupt } from "../sandbox/index.ts";
 import { listTaskIds } from "../task/index.ts";
 import type { CommandContext } from "./context.ts";
+
+export interface CheckCommandOptions {
+  json?: boolean;
+  /** false with --no-sandbox: the oracle and noop trials are not run. */
+  sandbox?: boolean;
+}
 
 const MARK: Record<CheckResult["status"], string> = {
   pass: pc.green("✓"),
@@ -24,7 +38,7 @@ function printTask(ctx: CommandContext, result: TaskCheck): void {
 export async function run(
   ctx: CommandContext,
   tasks: string[],
-  options: { json?: boolean },
+  options: CheckCommandOptions,
 ): Promise<number> {
   const known = listTaskIds(ctx.paths);
   const unknown = tasks.filter((t) => !known.includes(t));
@@ -34,17 +48,36 @@ export async function run(
     );
   }
   const ids = tasks.length > 0 ? [...new Set(tasks)] : known;
+  const log = (line: string) => ctx.stderr.write(`${pc.dim(line)}\n`);
+
+  const controller = new AbortController();
+  let session: SandboxSession | undefined;
+  let dispose = () => {};
+  if (options.sandbox !== false && ids.length > 0) {
+    // Leftovers of dead kgate processes go first; a daemon that does not answer is reported by the steps.
+    const reaped = await reapDeadRuns().catch(() => ({ removed: [] }));
+    if (reaped.removed.length > 0)
+      log(`removed ${reaped.removed.length} container(s) left by kgate processes that are gone`);
+    session = sandboxSession(ctx.paths, { signal: controller.signal, progress: log });
+    dispose = removeOnInterrupt(session.runId, controller, log);
+  }
+
   const results: TaskCheck[] = [];
-  for (const id of ids) {
-    const result = await checkTask(ctx.paths, id, {
-      progress: (line) => ctx.stderr.write(`${pc.dim(line)}\n`),
-    });
-    results.push(result);
-    if (!options.json) printTask(ctx, result);
+  try {
+    for (const id of ids) {
+      if (controller.signal.aborted) break;
+      const result = await checkTask(ctx.paths, id, { progress: log, sandbox: session });
+      results.push(result);
+      if (!options.json) printTask(ctx, result);
+    }
+  } finally {
+    dispose();
   }
   const summary = summarise(results);
   if (options.json) {
-    ctx.stdout.write(`${JSON.stringify({ root: ctx.paths.root, tasks: results, summary }, null, 2)}\n`);
+    ctx.stdout.write(
+      `${JSON.stringify({ root: ctx.paths.root, runId: session?.runId ?? null, tasks: results, summary }, null, 2)}\n`,
+    );
   } else if (ids.length === 0) {
     ctx.stdout.write(`no tasks in ${ctx.paths.tasks} (create one with: kgate new <id>)\n`);
   } else {
@@ -53,5 +86,7 @@ export async function run(
       `${summary.tasks} task(s): ${summary.passed} passed, ${failed}, ${summary.unavailable} not available, ${summary.skipped} skipped\n`,
     );
   }
+  const reason = controller.signal.reason;
+  if (reason instanceof InterruptedError) return reason.exitCode;
   return summary.failed > 0 ? EXIT_FAILED : EXIT_OK;
 }
