@@ -13,20 +13,24 @@ export interface TableComparison {
   sample: string[];
 }
 
-/** Calls `visit` for every row id on either side: the first table's rows first, then the second's extras. */
-function eachRow(
-  a: Table,
-  b: Table,
-  visit: (id: string, ra: Leaf[] | undefined, rb: Leaf[] | undefined) => void,
-) {
+/**
+ * Calls `visit` for every row id on either side, with its row number in each table (-1 where the
+ * table lacks it): the first table's rows first, then the second's extras.
+ */
+function eachRow(a: Table, b: Table, visit: (id: string, ra: number, rb: number) => void) {
   let shared = 0;
-  for (const [id, row] of a.rows) {
-    const other = b.rows.get(id);
-    if (other !== undefined) shared++;
-    visit(id, row, other);
+  for (const [id, ra] of a.index) {
+    const rb = b.index.get(id);
+    if (rb !== undefined) shared++;
+    visit(id, ra, rb ?? -1);
   }
-  if (shared === b.rows.size) return;
-  for (const [id, row] of b.rows) if (!a.rows.has(id)) visit(id, undefined, row);
+  if (shared === b.index.size) return;
+  for (const [id, rb] of b.index) if (!a.index.has(id)) visit(id, -1, rb);
+}
+
+/** The leaf of column c at row number r (-1: no such row). */
+function at(table: Table, c: number, r: number): Leaf | undefined {
+  return r < 0 ? undefined : table.values[c]![r];
 }
 
 export function compareTables(expected: Table, actual: Table, keep = 20): TableComparison {
@@ -36,7 +40,7 @@ export function compareTables(expected: Table, actual: Table, keep = 20): TableC
     let rowDiffers = false;
     for (let c = 0; c < columns.length; c++) {
       result.compared++;
-      if (!leavesMatch(a?.[c], e?.[c], columns[c]!)) {
+      if (!leavesMatch(at(actual, c, a), at(expected, c, e), columns[c]!)) {
         result.differing++;
         rowDiffers = true;
       }
@@ -64,11 +68,12 @@ export function agreement(reference: Table, candidate: Table, actual: Table): Ag
   const result: Agreement = { discriminating: 0, agreeing: 0 };
   const columns = reference.columns;
   eachRow(reference, candidate, (id, r, c) => {
-    const a = actual.rows.get(id);
+    const a = actual.index.get(id) ?? -1;
     for (let k = 0; k < columns.length; k++) {
-      if (leavesMatch(c?.[k], r?.[k], columns[k]!)) continue;
+      const expected = at(candidate, k, c);
+      if (leavesMatch(expected, at(reference, k, r), columns[k]!)) continue;
       result.discriminating++;
-      if (leavesMatch(a?.[k], c?.[k], columns[k]!)) result.agreeing++;
+      if (leavesMatch(at(actual, k, a), expected, columns[k]!)) result.agreeing++;
     }
   });
   return result;
@@ -76,19 +81,19 @@ export function agreement(reference: Table, candidate: Table, actual: Table): Ag
 
 /** One line per row: `label: col=value, col=value`; used on both sides of a diff. */
 export function rowLine(table: Table, id: string): string | undefined {
-  const row = table.rows.get(id);
-  if (!row) return undefined;
-  if (table.kind === "leaves") return `${table.label(id)}: ${showLeaf(row[0])}`;
-  return `${table.label(id)}: ${table.columns.map((c, i) => `${c.name}=${showLeaf(row[i])}`).join(", ")}`;
+  const r = table.index.get(id);
+  if (r === undefined) return undefined;
+  if (table.kind === "leaves") return `${table.label(id)}: ${showLeaf(at(table, 0, r))}`;
+  return `${table.label(id)}: ${table.columns.map((c, i) => `${c.name}=${showLeaf(at(table, i, r))}`).join(", ")}`;
 }
 
 /** The first differing value of a row, in words. */
 export function describeFirstDifference(expected: Table, actual: Table, id: string): string {
-  const e = expected.rows.get(id);
-  const a = actual.rows.get(id);
-  if (!a) return `${expected.label(id)}: missing`;
-  if (!e) return `${actual.label(id)}: not expected`;
-  const c = expected.columns.findIndex((col, i) => !leavesMatch(a[i], e[i], col));
+  const e = expected.index.get(id);
+  const a = actual.index.get(id);
+  if (a === undefined) return `${expected.label(id)}: missing`;
+  if (e === undefined) return `${actual.label(id)}: not expected`;
+  const c = expected.columns.findIndex((col, i) => !leavesMatch(at(actual, i, a), at(expected, i, e), col));
   const column = expected.kind === "leaves" ? "" : ` ${expected.columns[c]?.name}`;
-  return `${expected.label(id)}${column}: expected ${showLeaf(e[c])}, got ${showLeaf(a[c])}`;
+  return `${expected.label(id)}${column}: expected ${showLeaf(at(expected, c, e))}, got ${showLeaf(at(actual, c, a))}`;
 }

@@ -27,6 +27,6 @@ export {
 } from "./reference.ts";
 export { renderAnswers, renderOutput } from "./render.ts";
 export { rewardAndScore, runCriterion } from "./rubric.ts";
-export { type Table, tableFromCsv, tableFromJson, tableFromRows, tableFromText } from "./table.ts";
+export { leafAt, type Table, tableFromCsv, tableFromJson, tableFromRows, tableFromText } from "./table.ts";
 export * from "./verdict.ts";
 export { verifyTrial, verifyWith } from "./verify.ts";

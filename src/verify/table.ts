@@ -1,5 +1,6 @@
 // The one shape every comparison works on: rows of typed leaves by row id, with a rule per column.
 // CSV rows become rows (by key or by position), a JSON document becomes one row per leaf pointer.
+// Stored by column (an all-number column is an unboxed double array), rows found through an index.
 import type { CsvColumn, CsvOutput, JsonOutput, TextOutput } from "../task/index.ts";
 import { readCsv } from "./csv.ts";
 import { EMPTY_ARRAY, EMPTY_OBJECT, type Leaf, type LeafRule, normaliseString } from "./leaf.ts";
@@ -12,8 +13,10 @@ export interface Table {
   /** `rows`: CSV rows with named columns; `leaves`: one value per row id (JSON pointers, a text). */
   kind: "rows" | "leaves";
   columns: Column[];
-  /** Row id -> leaves aligned with `columns`. */
-  rows: Map<string, Leaf[]>;
+  /** Row id -> row number, in row order. */
+  index: Map<string, number>;
+  /** values[c][row]: the leaf of column c in a row. */
+  values: Leaf[][];
   /** How a row id reads in messages: `assembly=A-100`, `row 3`, `/papers[id=P1]/score`. */
   label(rowId: string): string;
 }
@@ -77,7 +80,8 @@ function labelKey(output: CsvOutput, id: string): string {
 class CsvTableBuilder {
   private readonly keyIdx: number[];
   private readonly valueIdx: number[];
-  private readonly rows = new Map<string, Leaf[]>();
+  private readonly index = new Map<string, number>();
+  private readonly values: Leaf[][];
   private readonly typed: Leaf[][] | undefined;
 
   constructor(
@@ -86,6 +90,7 @@ class CsvTableBuilder {
   ) {
     this.keyIdx = (output.key ?? []).map((k) => output.columns.findIndex((c) => c.name === k));
     this.valueIdx = output.columns.map((_, i) => i).filter((i) => !this.keyIdx.includes(i));
+    this.values = (this.keyIdx.length > 0 ? this.valueIdx : output.columns).map(() => []);
     this.typed = keepRows ? [] : undefined;
   }
 
@@ -93,16 +98,15 @@ class CsvTableBuilder {
   add(leaves: Leaf[], where: string): string | undefined {
     const { keyIdx, valueIdx } = this;
     let id: string;
-    if (keyIdx.length === 0) id = String(this.rows.size);
+    const row = this.index.size;
+    if (keyIdx.length === 0) id = String(row);
     else if (keyIdx.length === 1) id = keyPart(leaves[keyIdx[0]!]!);
     else id = keyIdx.map((i) => keyPart(leaves[i]!)).join(KEY_SEP);
-    if (this.rows.has(id)) return `${where}: duplicate key ${labelKey(this.output, id)}`;
-    let values = leaves;
-    if (keyIdx.length > 0) {
-      values = new Array<Leaf>(valueIdx.length);
-      for (let v = 0; v < valueIdx.length; v++) values[v] = leaves[valueIdx[v]!]!;
-    }
-    this.rows.set(id, values);
+    if (this.index.has(id)) return `${where}: duplicate key ${labelKey(this.output, id)}`;
+    this.index.set(id, row);
+    const { values } = this;
+    if (keyIdx.length > 0) for (let v = 0; v < valueIdx.length; v++) values[v]!.push(leaves[valueIdx[v]!]!);
+    else for (let c = 0; c < leaves.length; c++) values[c]!.push(leaves[c]!);
     this.typed?.push(leaves);
     return undefined;
   }
@@ -115,7 +119,8 @@ class CsvTableBuilder {
       table: {
         kind: "rows",
         columns: keyed ? this.valueIdx.map((i) => rules[i]!) : rules,
-        rows: this.rows,
+        index: this.index,
+        values: this.values,
         label: keyed ? (id) => labelKey(output, id) : (id) => `row ${Number(id) + 1}`,
       },
       rows: this.typed ?? [],
@@ -135,7 +140,7 @@ export function tableFromCsv(
   const declared = output.columns.map((c) => c.name);
   const rules = output.columns.map((c) => ruleOf(output, c));
   const builder = new CsvTableBuilder(output, keepRows);
-  const scratch = !keepRows && output.key ? new Array<Leaf>(output.columns.length) : undefined;
+  const scratch = keepRows ? undefined : new Array<Leaf>(output.columns.length);
   let positions: number[] = [];
   const problem = readCsv(text, {
     header(header) {
@@ -154,7 +159,7 @@ export function tableFromCsv(
       return undefined;
     },
     record(fields, line) {
-      // A keyed table copies its value columns out, so without kept rows one scratch array serves.
+      // The builder copies the leaves into its columns, so without kept rows one scratch array serves.
       const leaves = scratch ?? new Array<Leaf>(positions.length);
       for (let i = 0; i < positions.length; i++) {
         const text = fields[positions[i]!]!;
@@ -217,11 +222,16 @@ export function tableFromJson(output: JsonOutput, document: unknown): Built<Tabl
   const patterns = Object.entries(output.compare.keyedArrays).map(
     ([pointer, fields]) => [pointer === "" ? [] : pointer.slice(1).split("/"), fields] as const,
   );
-  const rows = new Map<string, Leaf[]>();
+  const index = new Map<string, number>();
+  const leaves: Leaf[] = [];
+  const put = (pointer: string, leaf: Leaf) => {
+    index.set(pointer, leaves.length);
+    leaves.push(leaf);
+  };
   const walk = (value: unknown, segments: string[]): string | undefined => {
     const pointer = segments.map((s) => `/${s}`).join("");
     if (Array.isArray(value)) {
-      if (value.length === 0) rows.set(pointer, [EMPTY_ARRAY]);
+      if (value.length === 0) put(pointer, EMPTY_ARRAY);
       const fields = patterns.find(([p]) => matchesPattern(segments, p))?.[1];
       const seen = new Set<string>();
       for (let i = 0; i < value.length; i++) {
@@ -251,22 +261,24 @@ export function tableFromJson(output: JsonOutput, document: unknown): Built<Tabl
     }
     if (typeof value === "object" && value !== null) {
       const entries = Object.entries(value);
-      if (entries.length === 0) rows.set(pointer, [EMPTY_OBJECT]);
+      if (entries.length === 0) put(pointer, EMPTY_OBJECT);
       for (const [key, child] of entries) {
         const problem = walk(child, [...segments, escapeSegment(key)]);
         if (problem) return problem;
       }
       return undefined;
     }
-    if (typeof value === "string") rows.set(pointer, [normaliseString(value, rule.normalise)]);
-    else if (typeof value === "number" || typeof value === "boolean" || value === null)
-      rows.set(pointer, [value]);
+    if (typeof value === "string") put(pointer, normaliseString(value, rule.normalise));
+    else if (typeof value === "number" || typeof value === "boolean" || value === null) put(pointer, value);
     else return `${pointer || "(root)"}: ${typeof value} is not a JSON value`;
     return undefined;
   };
   const problem = walk(document, []);
   if (problem) return { ok: false, reason: problem };
-  return { ok: true, value: { kind: "leaves", columns: [rule], rows, label: (id) => id || "(root)" } };
+  return {
+    ok: true,
+    value: { kind: "leaves", columns: [rule], index, values: [leaves], label: (id) => id || "(root)" },
+  };
 }
 
 /** A whole text as one leaf, after the output's normalisation. */
@@ -275,7 +287,14 @@ export function tableFromText(output: TextOutput, text: string): Table {
   return {
     kind: "leaves",
     columns: [rule],
-    rows: new Map([["text", [normaliseString(text, rule.normalise)]]]),
+    index: new Map([["text", 0]]),
+    values: [[normaliseString(text, rule.normalise)]],
     label: () => "text",
   };
+}
+
+/** The leaf of column `c` in row `id`, or undefined when the table has no such row. */
+export function leafAt(table: Table, id: string, c: number): Leaf | undefined {
+  const row = table.index.get(id);
+  return row === undefined ? undefined : table.values[c]![row];
 }

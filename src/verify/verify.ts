@@ -8,6 +8,7 @@ import { type LoadedVerifier, loadVerifier } from "./load.ts";
 import { type ParsedOutput, parseActual } from "./parse.ts";
 import { expectedOutputs } from "./reference.ts";
 import { rewardAndScore, runCriterion } from "./rubric.ts";
+import { leafAt } from "./table.ts";
 import type { CriterionResult, Verdict } from "./verdict.ts";
 
 /**
@@ -46,8 +47,8 @@ function referenceCriterion(
     return { name: path, passed: true, detail: `all ${comparison.compared} value(s) match the reference` };
   }
   const first = describeFirstDifference(expected.table, actual.table, comparison.sample[0]!);
-  const text = expected.table.rows.get("text")?.[0];
-  const got = actual.table.rows.get("text")?.[0];
+  const text = leafAt(expected.table, "text", 0);
+  const got = leafAt(actual.table, "text", 0);
   diffs.push(
     output.format === "text" && typeof text === "string" && typeof got === "string"
       ? textDiff(path, text, got)
