@@ -207,3 +207,23 @@ describe("verifyTrial: diffs", () => {
     );
   });
 });
+
+describe("verifyTrial: messages stay bounded", () => {
+  it("clips a format reason and long strings whatever the agent wrote", async () => {
+    const header = Array.from({ length: 5000 }, (_, i) => `column${i}`).join(",");
+    const wide = await verdictOf(
+      withOutput(markupOutputs(HAND.artefact), collected("output/result.csv", `${header}\n`)),
+    );
+    expect(wide.attribution).toBe("format");
+    expect(wide.reason!.length).toBeLessThanOrEqual(500);
+    expect(wide.reason).toMatch(/^output\/result\.csv line 1: the columns are column0,column1,.*…$/);
+    const long = await verdictOf(
+      withOutput(
+        markupOutputs(HAND.artefact),
+        collected("output/result.csv", `item,value\n${"x".repeat(10_000)},1\n`),
+      ),
+    );
+    expect(long.criteria[0]!.detail!.length).toBeLessThan(400);
+    expect(long.diff).toMatch(/\n\+item=x{194}…: value=1\n/);
+  });
+});

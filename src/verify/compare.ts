@@ -1,5 +1,5 @@
 // Compares two tables value by value, and measures how far an output agrees with a candidate answer.
-import { type Leaf, leavesMatch, showLeaf } from "./leaf.ts";
+import { clip, type Leaf, leavesMatch, showLeaf } from "./leaf.ts";
 import type { Table } from "./table.ts";
 
 export interface TableComparison {
@@ -83,17 +83,18 @@ export function agreement(reference: Table, candidate: Table, actual: Table): Ag
 export function rowLine(table: Table, id: string): string | undefined {
   const r = table.index.get(id);
   if (r === undefined) return undefined;
-  if (table.kind === "leaves") return `${table.label(id)}: ${showLeaf(at(table, 0, r))}`;
-  return `${table.label(id)}: ${table.columns.map((c, i) => `${c.name}=${showLeaf(at(table, i, r))}`).join(", ")}`;
+  const label = clip(table.label(id), 200);
+  if (table.kind === "leaves") return `${label}: ${showLeaf(at(table, 0, r))}`;
+  return `${label}: ${table.columns.map((c, i) => `${c.name}=${showLeaf(at(table, i, r))}`).join(", ")}`;
 }
 
 /** The first differing value of a row, in words. */
 export function describeFirstDifference(expected: Table, actual: Table, id: string): string {
   const e = expected.index.get(id);
   const a = actual.index.get(id);
-  if (a === undefined) return `${expected.label(id)}: missing`;
-  if (e === undefined) return `${actual.label(id)}: not expected`;
+  if (a === undefined) return `${clip(expected.label(id), 200)}: missing`;
+  if (e === undefined) return `${clip(actual.label(id), 200)}: not expected`;
   const c = expected.columns.findIndex((col, i) => !leavesMatch(at(actual, i, a), at(expected, i, e), col));
   const column = expected.kind === "leaves" ? "" : ` ${expected.columns[c]?.name}`;
-  return `${expected.label(id)}${column}: expected ${showLeaf(at(expected, c, e))}, got ${showLeaf(at(actual, c, a))}`;
+  return `${clip(expected.label(id), 200)}${column}: expected ${showLeaf(at(expected, c, e))}, got ${showLeaf(at(actual, c, a))}`;
 }

@@ -53,12 +53,17 @@ export function leavesMatch(actual: Leaf | undefined, expected: Leaf | undefined
   return actual === expected;
 }
 
-/** A leaf as it reads in a diff or a message. */
+/** Text cut to `max` characters, marking the cut: messages stay readable whatever the agent wrote. */
+export function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/** A leaf as it reads in a diff or a message (long strings clipped to 200 characters). */
 export function showLeaf(leaf: Leaf | undefined): string {
   if (leaf === undefined) return "(absent)";
   if (leaf === EMPTY_ARRAY) return "[]";
   if (leaf === EMPTY_OBJECT) return "{}";
   if (typeof leaf === "number") return Object.is(leaf, -0) ? "-0" : String(leaf);
-  if (typeof leaf === "string") return JSON.stringify(leaf);
+  if (typeof leaf === "string") return JSON.stringify(clip(leaf, 200));
   return String(leaf);
 }

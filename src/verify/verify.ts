@@ -4,11 +4,16 @@ import { attribute, type Candidate } from "./attribution.ts";
 import { compareTables, describeFirstDifference } from "./compare.ts";
 import type { OutputForVerification } from "./contract.ts";
 import { capDiff, tableDiff, textDiff } from "./diff.ts";
+import { clip } from "./leaf.ts";
 import { type LoadedVerifier, loadVerifier } from "./load.ts";
 import { type ParsedOutput, parseActual } from "./parse.ts";
 import { expectedOutputs } from "./reference.ts";
 import { rewardAndScore, runCriterion } from "./rubric.ts";
 import { leafAt } from "./table.ts";
+
+/** Characters kept of one output's format reason (a garbage header could otherwise fill the record). */
+const REASON_CAP = 500;
+
 import type { CriterionResult, Verdict } from "./verdict.ts";
 
 /**
@@ -79,7 +84,7 @@ export function verifyWith(
     const expected = reference.get(output.path)!;
     const parsed = parseActual(output, byPath.get(output.path), rubric !== undefined);
     if (!parsed.ok) {
-      const reason = `${output.path} ${parsed.reason}`;
+      const reason = clip(`${output.path} ${parsed.reason}`, REASON_CAP);
       formatReasons.push(reason);
       if (expected.table) criteria.push({ name: output.path, passed: false, detail: reason });
       for (const c of rubric?.criteria ?? []) {
