@@ -10,11 +10,10 @@ import { type ParsedOutput, parseActual } from "./parse.ts";
 import { expectedOutputs } from "./reference.ts";
 import { rewardAndScore, runCriterion } from "./rubric.ts";
 import { leafAt } from "./table.ts";
+import type { CriterionResult, Verdict } from "./verdict.ts";
 
 /** Characters kept of one output's format reason (a garbage header could otherwise fill the record). */
 const REASON_CAP = 500;
-
-import type { CriterionResult, Verdict } from "./verdict.ts";
 
 /**
  * Verifies one trial's outputs. Never throws: malformed outputs give a failed verdict attributed to
