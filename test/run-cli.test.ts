@@ -35,6 +35,7 @@ describe("kgate run", () => {
     expect(records).toHaveLength(3);
     for (const r of records) {
       expect(r.error).toBeNull();
+      expect(r.verdict.status).toBe("pass");
       expect(r.outputs).toEqual([
         expect.objectContaining({ path: "output/result.csv", status: "collected" }),
       ]);
@@ -60,7 +61,7 @@ describe("kgate run", () => {
       "r1",
     ]);
     expect(first.code).toBe(0);
-    expect(first.stdout).toMatch(/demo\.without-A\.noop\.0\s+finish\s+outputs 0\/1\s+unverified/);
+    expect(first.stdout).toMatch(/demo\.without-A\.noop\.0\s+finish\s+outputs 0\/1\s+fail/);
     const second = kgate([
       "--root",
       paths.root,

@@ -8,6 +8,7 @@ import { relativeToProject } from "../project.ts";
 import { ensureSandboxImage, InterruptedError, reapDeadRuns, removeOnInterrupt } from "../sandbox/index.ts";
 import { type Condition, type LoadedTask, loadValidTask, parseCondition } from "../task/index.ts";
 import { newRunId, runDirOf, runTrials, type TrialRecord, trialsFileOf } from "../trial/index.ts";
+import { verifyTrial } from "../verify/index.ts";
 import type { CommandContext } from "./context.ts";
 
 export interface RunOptions {
@@ -88,6 +89,7 @@ export async function run(ctx: CommandContext, taskId: string, options: RunOptio
       n,
       concurrency,
       retries,
+      verify: verifyTrial,
       signal: controller.signal,
       onRecord: (r) => log(`${pc.dim("trial")} ${r.trialId}  ${summary(r)}`),
     });
