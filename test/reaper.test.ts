@@ -1,11 +1,12 @@
 // Nothing is left behind: a kgate killed with SIGKILL leaves containers that the next kgate command
 // removes; SIGTERM (like Ctrl-C) removes the run's containers before the process exits.
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { DockerClient, LABEL_RUN } from "../src/sandbox/index.ts";
 import { readTrialRecords, runDirOf } from "../src/trial/index.ts";
 import { KGATE_BIN, kgate } from "./support/cli.ts";
-import { demoTask } from "./support/sandbox.ts";
+import { demoTask, sandboxImage } from "./support/sandbox.ts";
 
 const docker = new DockerClient();
 const containersOf = (runId: string) => docker.listContainers([`${LABEL_RUN}=${runId}`]);
@@ -77,6 +78,21 @@ describe("the reaper", () => {
     const removed = JSON.parse(reaped.stdout).removed as Array<{ id: string; run: string; trial: string }>;
     for (const c of removed)
       expect(c).toEqual({ id: expect.any(String), run: expect.any(String), trial: expect.any(String) });
+    expect(await containersOf(runId)).toEqual([]);
+  }, 120_000);
+
+  it("the first sandbox any kgate process creates sweeps the containers of dead runs first", async () => {
+    const { paths } = sleepingTask();
+    const runId = `test-sweep-${process.pid}`;
+    const { child, exited } = startRun(paths.root, runId);
+    await waitForRunning(runId, 2);
+    child.kill("SIGKILL");
+    await exited;
+    const script = path.resolve(import.meta.dirname, "support/one-sandbox.ts");
+    const other = spawnSync(process.execPath, ["--import", "tsx", script, sandboxImage()], {
+      encoding: "utf8",
+    });
+    expect(other.status, other.stderr).toBe(0);
     expect(await containersOf(runId)).toEqual([]);
   }, 120_000);
 

@@ -5,7 +5,12 @@ import pc from "picocolors";
 import { resolveAgent } from "../agents/index.ts";
 import { EXIT_FAILED, EXIT_OK, UsageError } from "../errors.ts";
 import { relativeToProject } from "../project.ts";
-import { ensureSandboxImage, InterruptedError, reapDeadRuns, removeOnInterrupt } from "../sandbox/index.ts";
+import {
+  ensureSandboxImage,
+  InterruptedError,
+  reapDeadRunsOnce,
+  removeOnInterrupt,
+} from "../sandbox/index.ts";
 import { type Condition, type LoadedTask, loadValidTask, parseCondition } from "../task/index.ts";
 import { newRunId, runDirOf, runTrials, type TrialRecord, trialsFileOf } from "../trial/index.ts";
 import { verifyTrial } from "../verify/index.ts";
@@ -59,7 +64,7 @@ export async function run(ctx: CommandContext, taskId: string, options: RunOptio
 
   let image: string;
   try {
-    const reaped = await reapDeadRuns();
+    const reaped = await reapDeadRunsOnce();
     if (reaped.removed.length)
       log(`removed ${reaped.removed.length} container(s) left by kgate processes that are gone`);
     image = await ensureSandboxImage(ctx.paths, {

@@ -7,6 +7,7 @@ import type { Limits } from "../task/index.ts";
 import { type PackFile, packFiles, readSingleEntry } from "./archive.ts";
 import { CappedSink } from "./capture.ts";
 import { DockerClient, isDirectoryMode, isSymlinkMode, type PathStat } from "./docker.ts";
+import { reapDeadRunsOnce } from "./reaper.ts";
 import { type ExecOptions, type ExecResult, type Sandbox, SandboxFileError } from "./types.ts";
 
 export const SANDBOX_UID = 1000;
@@ -57,6 +58,8 @@ export class DockerSandbox implements Sandbox {
   /** Creates and starts a hardened container; a failed start removes what was created. */
   static async create(options: ContainerOptions): Promise<DockerSandbox> {
     const docker = options.docker ?? new DockerClient();
+    // A failed sweep must not stop a trial: the next command sweeps again.
+    await reapDeadRunsOnce(docker).catch(() => null);
     const req = options.requirements ?? {};
     const volumes = [SANDBOX_HOME, ...(req.writable ?? [])];
     const memoryMb = options.limits.memoryMb;
