@@ -77,8 +77,9 @@ export class ModelCallError extends Error {
     readonly failure: FailureClass,
     message: string,
     readonly attempts: number,
+    cause?: unknown,
   ) {
-    super(message);
+    super(message, { cause });
   }
 
   toTrialError(): TrialError {

@@ -64,7 +64,7 @@ export async function withRetry<T>(
       const retry = attempt;
       if (!failure.retryable || retry > policy.maxRetries) {
         const spent = failure.retryable ? ` (after ${attempt} attempts)` : "";
-        throw new ModelCallError(failure, `${errorMessage(err)}${spent}`, attempt);
+        throw new ModelCallError(failure, `${errorMessage(err)}${spent}`, attempt, err);
       }
       const delayMs = backoffDelay(policy, retry, random, failure.retryAfterMs);
       options.onRetry?.({ retry, of: policy.maxRetries, delayMs, failure, message: errorMessage(err) });
