@@ -5,7 +5,6 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { BuiltinAgent } from "../src/agents/builtin.ts";
 import type { AgentConfigInput } from "../src/agents/config.ts";
-import { deriveTrajectoryFacts } from "../src/agents/trajectory.ts";
 import { agentConfig, conditionFiles, runContext, scaffoldedTask } from "./support/agent-context.ts";
 import { DirSandbox } from "./support/dir-sandbox.ts";
 import {
@@ -95,13 +94,8 @@ describe.each<Provider>(["anthropic", "openai-compatible"])("built-in loop over 
       "tool-result",
       "note",
     ]);
-    const facts = deriveTrajectoryFacts(ctx.trajectory.events, {
-      condition: "+A",
-      artefactPaths: [task.spec.artefact.path],
-      artefactText: task.artefact.bytes.toString("utf8"),
-      canary: task.artefact.canary ?? null,
-    });
-    expect(facts).toEqual({ artefactOpened: true, canaryLeak: null });
+    expect(result.artefactListed).toBe(true);
+    expect(result.artefactOpened).toBe(true);
   });
 
   it("under -A lists no reference, sends the byte-identical instruction and applies the default", async () => {
@@ -126,14 +120,7 @@ describe.each<Provider>(["anthropic", "openai-compatible"])("built-in loop over 
         ? (first.messages as Array<{ content: string }>)[0]!.content
         : (first.messages as Array<{ content: string }>)[1]!.content;
     expect(userText).toBe(task.instruction.toString("utf8"));
-    const facts = deriveTrajectoryFacts(ctx.trajectory.events, {
-      condition: "-A",
-      artefactPaths: [task.spec.artefact.path],
-      artefactText: null,
-      canary: task.artefact.canary ?? null,
-      outputs: [readFileSync(path.join(sandbox.workdir, "output/result.csv"))],
-    });
-    expect(facts).toEqual({ artefactOpened: null, canaryLeak: false });
+    expect(result.artefactOpened).toBeNull();
   });
 });
 

@@ -1,9 +1,11 @@
 // The built-in harness as an Agent: one configuration, the tool loop, the provider through its SDK.
 import { ZERO_USAGE } from "../trial/record.ts";
+import { openedFrom, placedArtefact } from "./artefact.ts";
 import { type ResolvedAgentConfig, resolveApiKey } from "./load-config.ts";
 import { runToolLoop } from "./loop.ts";
 import { buildSystemPrompt } from "./prompt.ts";
 import { type ChatModel, createChatModel } from "./providers/index.ts";
+import { TrajectoryRecorder } from "./trajectory.ts";
 import type { Agent, AgentResult, AgentRunContext, SandboxRequirements } from "./types.ts";
 
 export class MissingKeyError extends Error {
@@ -48,7 +50,9 @@ export class BuiltinAgent implements Agent {
     return {};
   }
 
-  async run(ctx: AgentRunContext): Promise<AgentResult> {
+  async run(outer: AgentRunContext): Promise<AgentResult> {
+    const recorder = new TrajectoryRecorder(outer.trajectory);
+    const ctx = { ...outer, trajectory: recorder };
     const c = this.config;
     const system = buildSystemPrompt(c.systemPrompt, ctx.sandbox.workdir, ctx.artefact);
     const limits = {
@@ -97,6 +101,7 @@ export class BuiltinAgent implements Agent {
       stopReason: result.stopReason,
       usage: result.usage,
       artefactListed: ctx.artefact !== null,
+      artefactOpened: openedFrom(recorder.events, placedArtefact(ctx)),
       ...(result.error ? { error: result.error } : {}),
     };
   }

@@ -1,22 +1,20 @@
-// Trajectories: a sink that timestamps events (kept in memory, appended to a JSONL file), a reader,
-// and the facts derived from them: did the agent open the artefact (+A)? did its canary leak (-A)?
-import { appendFileSync, readFileSync } from "node:fs";
-import type { Condition } from "../task/index.ts";
+// Trajectories as agents see them: an in-memory recorder in front of the trial's sink, a reader of
+// trajectory files, and a fact derived from the events: did the agent open the artefact (+A)?
+import { readFileSync } from "node:fs";
 import type { TrajectoryEvent, TrajectorySink } from "./types.ts";
 
+/** Keeps every event in memory (with its timestamp) and passes it on to another sink, if any. */
 export class TrajectoryRecorder implements TrajectorySink {
   readonly events: TrajectoryEvent[] = [];
 
-  /** `file`: a JSONL file each event is appended to as it happens (a crash keeps what came before). */
   constructor(
-    private readonly file?: string,
+    private readonly next?: TrajectorySink,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
   append(event: Omit<TrajectoryEvent, "at">): void {
-    const full = { at: this.now().toISOString(), ...event } as TrajectoryEvent;
-    this.events.push(full);
-    if (this.file) appendFileSync(this.file, `${JSON.stringify(full)}\n`);
+    this.events.push({ at: this.now().toISOString(), ...event } as TrajectoryEvent);
+    this.next?.append(event);
   }
 }
 
@@ -45,20 +43,12 @@ export function readTrajectory(file: string): TrajectoryEvent[] {
   return events;
 }
 
-export interface FactInputs {
-  condition: Condition;
+export interface ArtefactTrace {
   /** The artefact's path in the sandbox and any other place it was delivered (a skill folder). */
-  artefactPaths: string[];
-  /** The text placed under +A / variant (to recognise its lines in tool results). */
-  artefactText: string | null;
+  paths: string[];
+  /** The text placed under +A / variant, to recognise its lines in tool results. */
+  text: string;
   canary: string | null;
-  /** Bytes of the collected outputs, searched for the canary under -A. */
-  outputs?: Buffer[];
-}
-
-export interface TrajectoryFacts {
-  artefactOpened: boolean | null;
-  canaryLeak: boolean | null;
 }
 
 /** Lines of the artefact long enough to be recognised, not common boilerplate. */
@@ -66,27 +56,17 @@ function distinctiveLines(text: string): string[] {
   return [...new Set(text.split("\n").map((l) => l.trim()))].filter((l) => l.length >= 40);
 }
 
-function contentOf(event: TrajectoryEvent): string {
-  const { at: _at, ...rest } = event;
-  return JSON.stringify(rest);
-}
-
-export function deriveTrajectoryFacts(
-  events: readonly TrajectoryEvent[],
-  input: FactInputs,
-): TrajectoryFacts {
-  const canary = input.canary?.toLowerCase() ?? null;
-  if (input.condition === "-A") {
-    if (!canary) return { artefactOpened: null, canaryLeak: null };
-    const inEvents = events.some((e) => contentOf(e).toLowerCase().includes(canary));
-    const inOutputs = (input.outputs ?? []).some((b) => b.toString("utf8").toLowerCase().includes(canary));
-    return { artefactOpened: null, canaryLeak: inEvents || inOutputs };
-  }
-  const lines = input.artefactText ? distinctiveLines(input.artefactText) : [];
-  const opened = events.some((e) => {
+/**
+ * Did the agent open the artefact? True when a tool call names one of its paths, or a tool result
+ * shows its canary or one of its distinctive lines (read by cat, grep, a skill loader, ...).
+ */
+export function artefactOpened(events: readonly TrajectoryEvent[], trace: ArtefactTrace): boolean {
+  const canary = trace.canary?.toLowerCase() ?? null;
+  const lines = distinctiveLines(trace.text);
+  return events.some((e) => {
     if (e.type === "tool-call") {
       const text = JSON.stringify(e.input ?? e);
-      return input.artefactPaths.some((p) => text.includes(p));
+      return trace.paths.some((p) => text.includes(p));
     }
     if (e.type === "tool-result") {
       const text = typeof e.output === "string" ? e.output : JSON.stringify(e.output ?? "");
@@ -95,5 +75,4 @@ export function deriveTrajectoryFacts(
     }
     return false;
   });
-  return { artefactOpened: opened, canaryLeak: null };
 }

@@ -36,6 +36,8 @@ export interface AgentResult {
   error?: TrialError;
   /** Did the harness list the artefact as an available reference (or install it as a skill)? */
   artefactListed?: boolean;
+  /** Under +A / variant: whether the agent read the artefact, when the harness can tell. */
+  artefactOpened?: boolean | null;
 }
 
 /** What the container needs for this agent beyond the default sandbox image. */
