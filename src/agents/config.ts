@@ -109,6 +109,18 @@ export const AgentConfig = z
         message: "harness claude-code speaks the Anthropic Messages API: provider must be anthropic",
       });
     }
+    const modes: Record<string, string[]> = {
+      "claude-code": ["default", "replace", "append"],
+      codex: ["default", "append"],
+    };
+    const allowed = modes[c.harness];
+    if (allowed && !allowed.includes(c.systemPrompt.mode)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["systemPrompt", "mode"],
+        message: `harness ${c.harness} supports the system prompt modes ${allowed.join(", ")}`,
+      });
+    }
     if (c.harness === "codex" && c.provider === "anthropic") {
       ctx.addIssue({
         code: "custom",
