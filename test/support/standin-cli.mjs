@@ -35,7 +35,11 @@ async function call(messages, system) {
         {
           name: "bash",
           description: "run a command",
-          input_schema: { type: "object", properties: { command: { type: "string" } }, required: ["command"] },
+          input_schema: {
+            type: "object",
+            properties: { command: { type: "string" } },
+            required: ["command"],
+          },
         },
       ],
     }),
@@ -49,13 +53,17 @@ async function call(messages, system) {
     if (!data) continue;
     const event = JSON.parse(data.slice(5));
     if (event.type === "content_block_start") content[event.index] = { ...event.content_block, json: "" };
-    if (event.type === "content_block_delta" && event.delta.type === "text_delta") content[event.index].text += event.delta.text;
-    if (event.type === "content_block_delta" && event.delta.type === "input_json_delta") content[event.index].json += event.delta.partial_json;
+    if (event.type === "content_block_delta" && event.delta.type === "text_delta")
+      content[event.index].text += event.delta.text;
+    if (event.type === "content_block_delta" && event.delta.type === "input_json_delta")
+      content[event.index].json += event.delta.partial_json;
     if (event.type === "message_delta") stop = event.delta.stop_reason;
   }
   return {
     stop,
-    content: content.map(({ json, ...b }) => (b.type === "tool_use" ? { ...b, input: JSON.parse(json || "{}") } : b)),
+    content: content.map(({ json, ...b }) =>
+      b.type === "tool_use" ? { ...b, input: JSON.parse(json || "{}") } : b,
+    ),
   };
 }
 
@@ -77,7 +85,10 @@ try {
         let output;
         let isError = false;
         try {
-          output = execFileSync("bash", ["-c", String(u.input.command)], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+          output = execFileSync("bash", ["-c", String(u.input.command)], {
+            encoding: "utf8",
+            stdio: ["ignore", "pipe", "pipe"],
+          });
         } catch (err) {
           output = `${err.stdout ?? ""}${err.stderr ?? ""}exit ${err.status}`;
           isError = true;
@@ -90,6 +101,8 @@ try {
   process.stdout.write(`${JSON.stringify({ type: "result", subtype, num_turns: turns })}\n`);
 } catch (err) {
   process.stderr.write(`standin: ${err.message}\n`);
-  process.stdout.write(`${JSON.stringify({ type: "result", subtype: "error_during_execution", num_turns: turns })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ type: "result", subtype: "error_during_execution", num_turns: turns })}\n`,
+  );
   process.exit(1);
 }
