@@ -13,7 +13,8 @@ if (!socketPath || !Number.isInteger(port) || (separator !== undefined && separa
   process.exit(2);
 }
 
-const server = net.createServer((client) => {
+const server = net.createServer({ noDelay: true }, (client) => {
+  client.setNoDelay(true);
   const upstream = net.connect(socketPath);
   client.pipe(upstream).pipe(client);
   const close = () => {
