@@ -47,6 +47,11 @@ export interface SandboxRequirements {
   /** Host unix sockets or folders mounted read-only (e.g. a model relay socket). */
   binds?: string[];
   env?: Record<string, string>;
+  /**
+   * Extra writable folders (anonymous volumes seeded from the image, removed with the container);
+   * the root filesystem is read-only, and /home/agent (with the work directory) and /tmp are writable.
+   */
+  writable?: string[];
 }
 
 export interface Agent {
