@@ -165,6 +165,19 @@ describe("stop reasons", () => {
     expect(result.stopReason).toBe("timeout");
   });
 
+  it("abandons a running bash command when the runner aborts", async () => {
+    const agent = await agentFor(
+      [{ toolCalls: [{ name: "bash", input: { command: "sleep 30" } }] }],
+      "anthropic",
+    );
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error("runner timeout")), 300);
+    const started = Date.now();
+    const result = await agent.run(runContext(new DirSandbox(), { signal: controller.signal }));
+    expect(result.stopReason).toBe("timeout");
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
   it("treats a reply without tool calls as finishing, and nudges a reply cut off at max tokens", async () => {
     const agent = await agentFor(
       [{ text: "half an ans", truncated: true }, { text: "wer. Done." }],

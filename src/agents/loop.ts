@@ -129,7 +129,7 @@ export async function runToolLoop(o: LoopOptions): Promise<LoopResult> {
           input: call.input,
         });
         const toolStarted = Date.now();
-        const outcome = await runTool(o.sandbox, call, { ...o.tools, remainingSec });
+        const outcome = await runTool(o.sandbox, call, { ...o.tools, remainingSec, signal: abort.signal });
         finished ||= outcome.finished === true;
         const output = capText(outcome.output, o.tools.outputCapBytes + 1024).text;
         results.push({ id: call.id, name: call.name, output, isError: outcome.isError });

@@ -57,6 +57,8 @@ export interface ToolLimits {
   outputCapBytes: number;
   /** Seconds left in the agent phase: no tool call may outlive it. */
   remainingSec: () => number;
+  /** Aborted on the agent timeout: a running command is abandoned. */
+  signal?: AbortSignal;
 }
 
 export interface ToolOutcome {
@@ -94,6 +96,7 @@ async function bash(
   const r = await sandbox.exec(["bash", "-c", command], {
     timeoutSec,
     maxOutputBytes: limits.outputCapBytes,
+    signal: limits.signal,
   });
   const mark = (truncated: boolean) =>
     truncated ? `\n[... truncated at ${limits.outputCapBytes} bytes]` : "";

@@ -54,8 +54,15 @@ export class DirSandbox implements Sandbox {
       child.stdout.on("data", (c: Buffer) => out.push(c));
       child.stderr.on("data", (c: Buffer) => err.push(c));
       child.on("error", reject);
+      const onAbort = () => {
+        child.kill("SIGKILL");
+        reject(options.signal?.reason);
+      };
+      if (options.signal?.aborted) return onAbort();
+      options.signal?.addEventListener("abort", onAbort, { once: true });
       child.stdin.end(options.stdin ?? "");
       child.on("close", (code, signal) => {
+        options.signal?.removeEventListener("abort", onAbort);
         const stdout = Buffer.concat(out);
         const stderr = Buffer.concat(err);
         const exitCode = code ?? (signal ? 128 : 1);

@@ -165,6 +165,7 @@ export class InstalledAgent implements Agent {
           stdin: ctx.instruction,
           timeoutSec: limits.timeoutSec,
           maxOutputBytes: STDOUT_TAIL,
+          signal: ctx.signal,
         },
       );
     } catch (err) {
