@@ -25,7 +25,12 @@ afterEach(async () => {
 
 type Provider = "anthropic" | "openai-compatible";
 
-async function agentFor(script: Script, provider: Provider, overrides: Partial<AgentConfigInput> = {}) {
+async function agentFor(
+  script: Script,
+  provider: Provider,
+  overrides: Partial<AgentConfigInput> = {},
+  log?: (line: string) => void,
+) {
   server = await startModelServer(script, { requireKey: "sk-loop" });
   const config = agentConfig("under-test", {
     harness: "builtin",
@@ -37,7 +42,7 @@ async function agentFor(script: Script, provider: Provider, overrides: Partial<A
     pricing: { inputPerMTok: 3, outputPerMTok: 15 },
     ...overrides,
   });
-  return new BuiltinAgent(config, { env: { KGATE_TEST_KEY: "sk-loop" } });
+  return new BuiltinAgent(config, { env: { KGATE_TEST_KEY: "sk-loop" }, log });
 }
 
 /**
@@ -219,9 +224,12 @@ describe("tools", () => {
 
 describe("provider failures", () => {
   it("retries a 429 storm with back-off, logs each retry, then succeeds", async () => {
+    const logged: string[] = [];
     const agent = await agentFor(
       [{ status: 429 }, { status: 429 }, { status: 429 }, { toolCalls: [{ name: "finish", input: {} }] }],
       "anthropic",
+      {},
+      (line) => logged.push(line),
     );
     const ctx = runContext(new DirSandbox());
     const result = await agent.run(ctx);
@@ -233,6 +241,8 @@ describe("provider failures", () => {
       [2, "rate-limit", 429],
       [3, "rate-limit", 429],
     ]);
+    expect(logged).toHaveLength(3);
+    expect(logged[0]).toMatch(/^rate-limit \(429\), retry 1\/3 in \d+ ms$/);
   });
 
   it("turns a persistent 500 into an infra error, not an agent failure", async () => {

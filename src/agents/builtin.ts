@@ -18,6 +18,8 @@ export interface BuiltinAgentOptions {
   random?: () => number;
   /** Overrides the model client (tests of the loop with another provider object). */
   model?: ChatModel;
+  /** Progress lines (retries) for the operator. */
+  log?: (line: string) => void;
 }
 
 export class BuiltinAgent implements Agent {
@@ -96,6 +98,7 @@ export class BuiltinAgent implements Agent {
       signal: ctx.signal,
       trajectory: ctx.trajectory,
       random: this.options.random,
+      log: this.options.log,
     });
     return {
       stopReason: result.stopReason,

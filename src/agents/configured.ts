@@ -19,7 +19,7 @@ export function createConfiguredAgent(
   config: ResolvedAgentConfig,
   options: ConfiguredAgentOptions = {},
 ): Agent {
-  if (config.harness === "builtin") return new BuiltinAgent(config, { env: options.env });
+  if (config.harness === "builtin") return new BuiltinAgent(config, { env: options.env, log: options.log });
   const adapter = ADAPTERS[config.harness];
   if (!adapter) throw new Error(`no adapter for harness "${config.harness}"`);
   return new InstalledAgent(config, {

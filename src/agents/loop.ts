@@ -26,6 +26,8 @@ export interface LoopOptions {
   signal: AbortSignal;
   trajectory: TrajectorySink;
   random?: () => number;
+  /** Progress lines (retries) for the operator. */
+  log?: (line: string) => void;
 }
 
 export interface LoopResult extends AgentResult {
@@ -86,7 +88,10 @@ export async function runToolLoop(o: LoopOptions): Promise<LoopResult> {
         {
           signal: abort.signal,
           random: o.random,
-          onRetry: (n) =>
+          onRetry: (n) => {
+            o.log?.(
+              `${n.failure.kind} (${n.failure.status ?? "no status"}), retry ${n.retry}/${n.of} in ${n.delayMs} ms`,
+            );
             o.trajectory.append({
               type: "note",
               kind: "retry",
@@ -96,7 +101,8 @@ export async function runToolLoop(o: LoopOptions): Promise<LoopResult> {
               failure: n.failure.kind,
               status: n.failure.status ?? null,
               message: n.message,
-            }),
+            });
+          },
         },
       );
       turns += 1;
