@@ -1,17 +1,21 @@
-// An installed harness end to end in Docker: the stand-in CLI runs inside a sandbox with no network
-// and reaches the loopback model only through forwarder -> unix socket -> relay (which injects the
-// key and counts tokens). The real trial runner writes records and trajectories.
+// Installed harnesses in Docker. The harness image: built once from the sandbox image (cached by
+// digest), Claude Code and Codex CLI at their pinned versions start offline. Then the relay path end
+// to end: the stand-in CLI runs inside a sandbox with no network and reaches the loopback model only
+// through forwarder -> unix socket -> relay (which injects the key and counts tokens); the real trial
+// runner writes records and trajectories. One file, so the image is built once per suite.
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   type AgentConfigInput,
   ensureHarnessImage,
+  INSTALLED_HARNESSES,
   InstalledAgent,
+  planHarnessImage,
   readTrajectory,
 } from "../src/agents/index.ts";
 import { projectPaths } from "../src/project.ts";
-import { containerLabels, DockerSandbox } from "../src/sandbox/index.ts";
+import { containerLabels, DockerClient, DockerSandbox, ensureSandboxImage } from "../src/sandbox/index.ts";
 import type { Condition, LoadedTask } from "../src/task/index.ts";
 import { runTrials } from "../src/trial/index.ts";
 import { agentConfig, runContext, scaffoldedTask } from "./support/agent-context.ts";
@@ -26,6 +30,57 @@ import {
 import { standin } from "./support/standin.ts";
 
 const repo = projectPaths(path.resolve(import.meta.dirname, ".."));
+
+let image: string;
+let probe: DockerSandbox;
+
+beforeAll(async () => {
+  image = await ensureHarnessImage(repo, {
+    onProgress: (line) => process.stderr.write(`[harness image] ${line}\n`),
+  });
+  probe = await DockerSandbox.create({
+    image,
+    limits: { cpus: 1, memoryMb: 512, pids: 128 },
+    labels: containerLabels({ runId: "test-harness-image", trialId: "version", taskId: "none" }),
+  });
+}, 900_000);
+
+afterAll(async () => {
+  await probe?.remove();
+});
+
+describe("harness image", () => {
+  it("is tagged by the digest of sandbox/harness, the pinned versions and the sandbox image", async () => {
+    const plan = planHarnessImage(repo, await ensureSandboxImage(repo));
+    expect(image).toBe(plan.tag);
+    expect(plan.packages).toBe("@anthropic-ai/claude-code@2.1.332 @openai/codex@0.171.0");
+    expect(planHarnessImage(repo, "kgate-sandbox:other").tag).not.toBe(plan.tag);
+    expect(await new DockerClient().imageId(image)).not.toBeNull();
+    expect(await ensureHarnessImage(repo)).toBe(image);
+  });
+
+  it("runs `claude --version` and `codex --version` offline, as the non-root sandbox user", async () => {
+    const claude = await probe.exec(["claude", "--version"], { timeoutSec: 60 });
+    expect(claude.stdout).toContain(`${INSTALLED_HARNESSES["claude-code"].version} (Claude Code)`);
+    const codex = await probe.exec(["codex", "--version"], { timeoutSec: 60 });
+    expect(codex.stdout).toContain(`codex-cli ${INSTALLED_HARNESSES.codex.version}`);
+    const who = await probe.exec(["sh", "-c", "id -u; ls /opt/kgate"]);
+    expect(who.stdout).toBe("1000\nrelay-forwarder.mjs\n");
+  });
+
+  it("has no network: the registry the image was built from is unreachable at run time", async () => {
+    const reach = await probe.exec(
+      [
+        "node",
+        "-e",
+        "fetch('https://registry.npmjs.org/').then(() => console.log('reached'), () => console.log('offline'))",
+      ],
+      { timeoutSec: 30 },
+    );
+    expect(reach.stdout.trim()).toBe("offline");
+  });
+});
+
 const UPSTREAM_KEY = "sk-ant-upstream-never-in-the-container";
 let server: ModelServer | undefined;
 afterEach(async () => {
