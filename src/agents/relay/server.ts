@@ -207,6 +207,12 @@ export class Relay {
       }
     }
     const started = Date.now();
+    // the harness hanging up (or the session closing) abandons the upstream call and its retries
+    const hangUp = new AbortController();
+    res.on("close", () => {
+      if (!res.writableFinished) hangUp.abort(new Error("the harness closed the connection"));
+    });
+    const signal = AbortSignal.any([session.abort.signal, hangUp.signal]);
     let upstream: Response;
     try {
       upstream = await withRetry(
@@ -215,7 +221,7 @@ export class Relay {
             method: req.method,
             headers: this.upstreamHeaders(req),
             body: req.method === "GET" || req.method === "HEAD" ? undefined : new Uint8Array(body),
-            signal: session.abort.signal,
+            signal,
           });
           if (r.status === 429 || r.status >= 500 || r.status === 408) {
             throw new UpstreamStatusError(r.status, r.headers, await r.text());
@@ -224,7 +230,7 @@ export class Relay {
         },
         this.options.retry,
         {
-          signal: session.abort.signal,
+          signal,
           random: this.options.random,
           classify: (err) =>
             err instanceof UpstreamStatusError
@@ -248,7 +254,7 @@ export class Relay {
         },
       );
     } catch (err) {
-      if (session.abort.signal.aborted) return this.refuse(res, 503, "session closed");
+      if (signal.aborted) return this.refuse(res, 503, "session closed");
       const failure =
         err instanceof ModelCallError
           ? err.toTrialError()
@@ -282,13 +288,24 @@ export class Relay {
     const sse = (upstream.headers.get("content-type") ?? "").includes("text/event-stream");
     const stream = api && sse ? new StreamAccumulator(api) : null;
     const chunks: Buffer[] = [];
-    if (upstream.body) {
-      for await (const chunk of upstream.body) {
+    try {
+      for await (const chunk of upstream.body ?? []) {
         const buf = Buffer.from(chunk as Uint8Array);
         res.write(buf);
         if (stream) stream.push(buf);
         else if (api) chunks.push(buf);
       }
+    } catch (err) {
+      // cut off mid-stream: the provider bills what it streamed, so count that much
+      const partial = stream?.result();
+      if (partial) {
+        session.recordReply(partial, {
+          model: typeof meta.model === "string" ? meta.model : null,
+          durationMs: Date.now() - meta.started,
+          offersTools: meta.offersTools,
+        });
+      }
+      throw err;
     }
     res.end();
     if (!api) return;
