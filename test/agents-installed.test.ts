@@ -8,7 +8,9 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   type AgentConfigInput,
+  claudeCode,
   ensureHarnessImage,
+  type HarnessAdapter,
   INSTALLED_HARNESSES,
   InstalledAgent,
   planHarnessImage,
@@ -20,9 +22,9 @@ import type { Condition, LoadedTask } from "../src/task/index.ts";
 import { runTrials } from "../src/trial/index.ts";
 import { agentConfig, runContext, scaffoldedTask } from "./support/agent-context.ts";
 import {
-  lastToolResults,
   type ModelServer,
   type Script,
+  type ScriptStep,
   type SeenRequest,
   startModelServer,
   turnIndex,
@@ -88,47 +90,55 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function standinAgent(script: Script, overrides: Partial<AgentConfigInput> = {}) {
-  server = await startModelServer(script, { requireKey: UPSTREAM_KEY });
-  const config = agentConfig("standin", {
-    harness: "claude-code",
-    provider: "anthropic",
-    model: "claude-standin",
-    baseUrl: server.anthropicUrl,
-    apiKeyEnv: "KGATE_TEST_UPSTREAM_KEY",
-    retry: { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 20 },
-    pricing: { inputPerMTok: 5, outputPerMTok: 25 },
-    ...overrides,
-  });
-  return new InstalledAgent(config, {
-    adapter: standin,
-    env: { KGATE_TEST_UPSTREAM_KEY: UPSTREAM_KEY },
-    ensureImage: () => ensureHarnessImage(repo),
+function installedAgent(
+  script: Script,
+  adapter: HarnessAdapter,
+  overrides: Partial<AgentConfigInput> = {},
+): Promise<InstalledAgent> {
+  return startModelServer(script, { requireKey: UPSTREAM_KEY }).then((started) => {
+    server = started;
+    const config = agentConfig(adapter.name, {
+      harness: "claude-code",
+      provider: "anthropic",
+      model: "claude-scripted",
+      baseUrl: started.anthropicUrl,
+      apiKeyEnv: "KGATE_TEST_UPSTREAM_KEY",
+      retry: { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 20 },
+      pricing: { inputPerMTok: 5, outputPerMTok: 25 },
+      ...overrides,
+    });
+    return new InstalledAgent(config, {
+      adapter,
+      env: { KGATE_TEST_UPSTREAM_KEY: UPSTREAM_KEY },
+      ensureImage: () => ensureHarnessImage(repo),
+    });
   });
 }
 
 /**
- * A scripted model for the demo task: open the skill the harness lists (if any), apply the 12%
- * rate when the specification was read and no overhead otherwise, write the output, stop.
+ * A scripted model driving the real Claude Code on the demo task: load the skill Claude Code lists
+ * (its Skill tool), else look around; apply the 12% rate if the specification's text reached the
+ * conversation, no overhead otherwise; write the output with Bash; stop. Side calls without tools
+ * (Claude Code makes some) get a plain answer.
  */
-function demoPolicy(request: SeenRequest) {
+function claudeCodePolicy(request: SeenRequest): ScriptStep {
+  if (!Array.isArray(request.body.tools) || request.body.tools.length === 0) return { text: "ok" };
   const turn = turnIndex(request);
   if (turn === 0) {
-    const skill = /\((\.claude\/skills\/[^)]+)\)/.exec(String(request.body.system))?.[1];
-    return {
-      toolCalls: [{ name: "bash", input: { command: `cat ${skill ?? "docs/internal/specification.md"}` } }],
-    };
+    const skill = /- (\S+): The established internal specification/.exec(JSON.stringify(request.body))?.[1];
+    if (skill) return { toolCalls: [{ name: "Skill", input: { skill } }] };
+    return { toolCalls: [{ name: "Bash", input: { command: "ls -la", description: "look around" } }] };
   }
   if (turn === 1) {
-    const rate = /overhead rate of 12%/.test(lastToolResults(request).join("")) ? 1.12 : 1;
+    const rate = /overhead rate of 12%/.test(JSON.stringify(request.body.messages)) ? 1.12 : 1;
     const command = `mkdir -p output && awk -F, 'NR==1{print "item,value"; next}{printf "%s,%.2f\\n", $1, $2*${rate}}' input.csv > output/result.csv`;
-    return { toolCalls: [{ name: "bash", input: { command } }] };
+    return { toolCalls: [{ name: "Bash", input: { command, description: "write the result" } }] };
   }
   return { text: "Wrote output/result.csv." };
 }
 
-async function trial(task: LoadedTask, condition: Condition) {
-  const agent = await standinAgent(demoPolicy);
+async function claudeCodeTrial(task: LoadedTask, condition: Condition) {
+  const agent = await installedAgent(claudeCodePolicy, claudeCode);
   const paths = projectPaths(path.dirname(path.dirname(task.dir)));
   const runDir = path.join(paths.runs, "installed-test");
   const [record] = await runTrials({
@@ -145,40 +155,52 @@ async function trial(task: LoadedTask, condition: Condition) {
   return { record: record!, runDir, output: () => readFileSync(outputs, "utf8") };
 }
 
-describe("installed harness through the relay (Docker)", () => {
-  it("under +A the harness finds the skill, reads it and applies the artefact's convention", async () => {
+describe("the real Claude Code through the relay (Docker, scripted loopback model)", () => {
+  it("under +A Claude Code lists the skill, loads it, and the artefact's convention is applied", async () => {
     const task = scaffoldedTask();
-    const { record, runDir, output } = await trial(task, "+A");
+    const { record, runDir, output } = await claudeCodeTrial(task, "+A");
     expect(record.error).toBeNull();
     expect(record.stopReason).toBe("finish");
     expect(output()).toBe("item,value\nwidget,3.36\ngadget,5.60\n");
-    expect(record.usage.modelCalls).toBe(3);
+    expect(record.agent).toMatchObject({
+      name: "claude-code",
+      harness: "claude-code",
+      model: "claude-scripted",
+    });
+    expect(record.usage.modelCalls).toBeGreaterThanOrEqual(3);
+    expect(record.usage.inputTokens).toBeGreaterThan(1000);
     expect(record.usage.costUsd).toBeGreaterThan(0);
     expect(record.artefactListed).toBe(true);
     expect(record.artefactOpened).toBe(true);
-    expect(record.agent).toMatchObject({ name: "standin", harness: "claude-code", model: "claude-standin" });
     const events = readTrajectory(path.join(runDir, record.trajectory!));
-    expect(events.filter((e) => e.type === "model")).toHaveLength(3);
-    expect(events.find((e) => e.type === "tool-call")?.input).toEqual({
-      command: "cat .claude/skills/specification/SKILL.md",
+    expect(events.find((e) => e.type === "tool-call")).toMatchObject({
+      name: "Skill",
+      input: { skill: "specification" },
     });
-    expect(events.find((e) => e.kind === "artefact-delivered")).toMatchObject({ as: "skill" });
+    expect(
+      events.some((e) => e.kind === "harness-context" && String(e.text).includes("overhead rate of 12%")),
+    ).toBe(true);
+    expect(events.find((e) => e.kind === "harness-exit")).toMatchObject({ exitCode: 0, subtype: "success" });
     expect(server!.requests.every((r) => r.headers["x-api-key"] === UPSTREAM_KEY)).toBe(true);
   });
 
-  it("under -A nothing of the artefact exists: the default convention, no listing, no leak", async () => {
+  it("under -A nothing of the artefact exists: no skill, the default convention, no leak", async () => {
     const task = scaffoldedTask();
-    const { record, output } = await trial(task, "-A");
+    const { record, output } = await claudeCodeTrial(task, "-A");
     expect(record.error).toBeNull();
     expect(output()).toBe("item,value\nwidget,3.00\ngadget,5.00\n");
     expect(record.artefactListed).toBe(false);
     expect(record.artefactOpened).toBeNull();
     expect(record.canaryLeak).toBe(false);
-    expect(String(server!.requests[0]!.body.system)).not.toContain("Skills");
+    expect(JSON.stringify(server!.requests[0]!.body)).not.toContain(
+      "The established internal specification for this task",
+    );
   });
+});
 
+describe("an installed harness through the relay: failures and limits (Docker, stand-in CLI)", () => {
   it("a persistent upstream 500 ends as an infra error, and the key never enters the container", async () => {
-    const agent = await standinAgent([{ status: 500, message: "upstream down" }]);
+    const agent = await installedAgent([{ status: 500, message: "upstream down" }], standin);
     const requirements = await agent.prepare();
     const task = scaffoldedTask();
     const sandbox = await DockerSandbox.create({
@@ -215,7 +237,7 @@ describe("installed harness through the relay (Docker)", () => {
       toolCalls: [{ name: "bash", input: { command: "echo busy" } }],
       usage: { input: 600, output: 100 },
     };
-    const budgeted = await standinAgent([busy], { tokenBudget: 1000 });
+    const budgeted = await installedAgent([busy], standin, { tokenBudget: 1000 });
     const requirements = await budgeted.prepare();
     const sandbox = await DockerSandbox.create({
       image: "unused-when-requirements-name-one",
@@ -231,7 +253,7 @@ describe("installed harness through the relay (Docker)", () => {
       await budgeted.dispose();
       await server!.close();
 
-      const slow = await standinAgent([{ text: "late", delayMs: 30_000 }], { timeoutSec: 2 });
+      const slow = await installedAgent([{ text: "late", delayMs: 30_000 }], standin, { timeoutSec: 2 });
       await slow.prepare();
       const started = Date.now();
       const late = await slow.run(runContext(sandbox, { task, condition: "-A" }));

@@ -88,13 +88,15 @@ describe("relay: Anthropic Messages", () => {
     expect(session.turns).toBe(1);
     const events = trajectory.events.map((e) => [e.type, e.name ?? e.kind ?? null]);
     expect(events).toEqual([
+      ["note", "harness-context"],
       ["model", null],
       ["tool-call", "bash"],
     ]);
-    expect(trajectory.events[1]!.input).toEqual({ command: "ls" });
+    expect(trajectory.events[0]!.text).toBe("go");
+    expect(trajectory.events[2]!.input).toEqual({ command: "ls" });
   });
 
-  it("records the tool results the harness sends back, once each", async () => {
+  it("records the tool results and the new user-turn text the harness sends back, once each", async () => {
     const { session, trajectory, base } = await setup([{ text: "ok" }], "anthropic");
     const client = new Anthropic({ apiKey: session.token, baseURL: base, maxRetries: 0 });
     const messages: Anthropic.MessageParam[] = [
@@ -105,12 +107,20 @@ describe("relay: Anthropic Messages", () => {
       },
       { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_9", content: "contents of x" }] },
     ];
-    await client.messages.create({ model: "m", max_tokens: 10, messages });
-    await client.messages.create({ model: "m", max_tokens: 10, messages });
+    await client.messages.create({ model: "m", max_tokens: 10, tools: [tool], messages });
+    messages.push({ role: "assistant", content: "noted" }, { role: "user", content: "skill body: RATE=12" });
+    await client.messages.create({ model: "m", max_tokens: 10, tools: [tool], messages });
+    await client.messages.create({
+      model: "m",
+      max_tokens: 10,
+      messages: [{ role: "user", content: "side" }],
+    });
     const results = trajectory.events.filter((e) => e.type === "tool-result");
     expect(results).toEqual([
       expect.objectContaining({ id: "toolu_9", output: "contents of x", isError: false }),
     ]);
+    const context = trajectory.events.filter((e) => e.kind === "harness-context").map((e) => e.text);
+    expect(context).toEqual(["go", "skill body: RATE=12"]);
   });
 
   it("refuses unknown tokens and paths that are not model endpoints", async () => {

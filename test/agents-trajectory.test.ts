@@ -33,6 +33,22 @@ describe("artefactOpened", () => {
     expect(openedFrom([result(`match: ${line.trim()}`)], placed)).toBe(true);
   });
 
+  it("is true when Claude Code's Skill tool loads the skill, or its content is injected after that", () => {
+    const skill: TrajectoryEvent = {
+      at,
+      type: "tool-call",
+      name: "Skill",
+      input: { skill: "specification" },
+    };
+    expect(openedFrom([skill], placed, [".claude/skills/specification"])).toBe(true);
+    expect(
+      openedFrom([{ ...skill, input: { skill: "dataviz" } }], placed, [".claude/skills/specification"]),
+    ).toBe(false);
+    const injected: TrajectoryEvent = { at, type: "note", kind: "harness-context", text: placed.text };
+    expect(openedFrom([injected], placed)).toBe(true);
+    expect(openedFrom([{ ...injected, kind: "start" }], placed)).toBe(false);
+  });
+
   it("is false when the agent never looked, and null under -A", () => {
     expect(openedFrom([call({ command: "ls" }), result("input.csv\ndocs")], placed)).toBe(false);
     expect(placedArtefact(runContext(new DirSandbox(), { task, condition: "-A" }))).toBeNull();

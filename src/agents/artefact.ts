@@ -54,11 +54,12 @@ export function skillFile(artefact: PlacedArtefact): string {
 export function openedFrom(
   events: readonly TrajectoryEvent[],
   artefact: PlacedArtefact | null,
-  extraPaths: string[] = [],
+  skillDirs: string[] = [],
 ): boolean | null {
   if (!artefact) return null;
   return artefactOpened(events, {
-    paths: [artefact.path, ...extraPaths],
+    paths: [artefact.path, ...skillDirs],
+    skills: skillDirs.length ? [skillName(artefact.path)] : [],
     text: artefact.text,
     canary: artefact.canary,
   });

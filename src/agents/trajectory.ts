@@ -46,6 +46,8 @@ export function readTrajectory(file: string): TrajectoryEvent[] {
 export interface ArtefactTrace {
   /** The artefact's path in the sandbox and any other place it was delivered (a skill folder). */
   paths: string[];
+  /** Skill names it was installed under (a `Skill` tool call naming one loads it). */
+  skills?: string[];
   /** The text placed under +A / variant, to recognise its lines in tool results. */
   text: string;
   canary: string | null;
@@ -57,19 +59,23 @@ function distinctiveLines(text: string): string[] {
 }
 
 /**
- * Did the agent open the artefact? True when a tool call names one of its paths, or a tool result
- * shows its canary or one of its distinctive lines (read by cat, grep, a skill loader, ...).
+ * Did the agent open the artefact? True when a tool call names one of its paths or loads its skill,
+ * or a tool result (or content the harness injected after a skill load) shows its canary or one of
+ * its distinctive lines (read by cat, grep, a skill loader, ...).
  */
 export function artefactOpened(events: readonly TrajectoryEvent[], trace: ArtefactTrace): boolean {
   const canary = trace.canary?.toLowerCase() ?? null;
   const lines = distinctiveLines(trace.text);
   return events.some((e) => {
     if (e.type === "tool-call") {
+      const input = (e.input ?? {}) as Record<string, unknown>;
+      if (e.name === "Skill" && trace.skills?.includes(String(input.skill))) return true;
       const text = JSON.stringify(e.input ?? e);
       return trace.paths.some((p) => text.includes(p));
     }
-    if (e.type === "tool-result") {
-      const text = typeof e.output === "string" ? e.output : JSON.stringify(e.output ?? "");
+    const shown = e.type === "tool-result" ? e.output : e.kind === "harness-context" ? e.text : undefined;
+    if (shown !== undefined) {
+      const text = typeof shown === "string" ? shown : JSON.stringify(shown);
       if (canary && text.toLowerCase().includes(canary)) return true;
       return lines.some((l) => text.includes(l));
     }

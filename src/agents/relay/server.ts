@@ -10,7 +10,14 @@ import type { ProviderName, RetryPolicy } from "../config.ts";
 import { classifyError, classifyStatus, errorMessage, ModelCallError, retryAfterMs } from "../errors.ts";
 import { withRetry } from "../retry.ts";
 import { RelaySession, type RelaySessionOptions } from "./session.ts";
-import { replyOfJson, StreamAccumulator, systemOf, toolResultsOf, type WireApi } from "./wire.ts";
+import {
+  replyOfJson,
+  StreamAccumulator,
+  systemOf,
+  toolResultsOf,
+  userTextsOf,
+  type WireApi,
+} from "./wire.ts";
 
 export interface RelayOptions {
   provider: ProviderName;
@@ -200,7 +207,8 @@ export class Relay {
           `${limit === "max-turns" ? "turn limit" : "token budget"} of this trial reached`,
         );
       }
-      session.recordRequest(systemOf(api, json), toolResultsOf(api, json));
+      if (offersTools)
+        session.recordRequest(systemOf(api, json), userTextsOf(api, json), toolResultsOf(api, json));
       if (api === "openai-chat" && json.stream === true) {
         json.stream_options = { ...(json.stream_options as object | undefined), include_usage: true };
         body = Buffer.from(JSON.stringify(json));

@@ -34,6 +34,7 @@ export class RelaySession {
   agentFailure: TrialError | null = null;
   private readonly meter: UsageMeter;
   private readonly seenResults = new Set<string>();
+  private readonly seenTexts = new Set<string>();
   private systemRecorded = false;
   closed = false;
 
@@ -52,11 +53,22 @@ export class RelaySession {
     return null;
   }
 
-  recordRequest(system: string, results: ToolResultSeen[]): void {
+  /** Records what is new in an agent-turn request: system prompt (once), user-turn text, tool results. */
+  recordRequest(system: string, userTexts: string[], results: ToolResultSeen[]): void {
     const t = this.options.trajectory;
     if (!this.systemRecorded && system) {
       this.systemRecorded = true;
       t.append({ type: "note", kind: "harness-system-prompt", system: capText(system, SYSTEM_CAP).text });
+    }
+    for (const text of userTexts) {
+      if (this.seenTexts.has(text)) continue;
+      this.seenTexts.add(text);
+      t.append({
+        type: "note",
+        kind: "harness-context",
+        turn: this.turns,
+        text: capText(text, TOOL_OUTPUT_CAP).text,
+      });
     }
     for (const r of results) {
       if (this.seenResults.has(r.id)) continue;

@@ -70,6 +70,31 @@ export function toolResultsOf(api: WireApi, body: Json): ToolResultSeen[] {
   return out;
 }
 
+/**
+ * Text the harness put into user turns (the instruction, reminders, a loaded skill's content), in
+ * order; tool results are not included (see toolResultsOf).
+ */
+export function userTextsOf(api: WireApi, body: Json): string[] {
+  if (api === "openai-responses") {
+    if (typeof body.input === "string") return [body.input];
+    return arr(body.input)
+      .map(obj)
+      .filter((i) => i.role === "user")
+      .map((i) => textOfContent(i.content));
+  }
+  return arr(body.messages)
+    .map(obj)
+    .filter((m) => m.role === "user")
+    .flatMap((m) =>
+      typeof m.content === "string"
+        ? [m.content]
+        : arr(m.content)
+            .map(obj)
+            .filter((b) => b.type === "text")
+            .map((b) => String(b.text)),
+    );
+}
+
 /** The system prompt of a request, as text. */
 export function systemOf(api: WireApi, body: Json): string {
   if (api === "anthropic") return textOfContent(body.system);
