@@ -77,7 +77,11 @@ export function formatRelay(cases: readonly RelayCase[]): string {
   return `model relay overhead (baseline: the same calls direct, same run)\n${lines.join("\n")}\n`;
 }
 
+/** Called by bench/run.ts. */
+export default async function main(): Promise<void> {
+  process.stdout.write(formatRelay(await benchRelay()));
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  const calls = Number(process.argv[2] ?? 200);
-  process.stdout.write(formatRelay(await benchRelay(calls)));
+  process.stdout.write(formatRelay(await benchRelay(Number(process.argv[2] ?? 200))));
 }
