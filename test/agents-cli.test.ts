@@ -1,5 +1,6 @@
 // `kgate agents` and `kgate show`: through the real bin once each, and in-process for the variants
 // (JSON output, bad configuration, unknown runs and trials, run tables).
+import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { PassThrough } from "node:stream";
@@ -9,9 +10,11 @@ import { run as agents } from "../src/commands/agents.ts";
 import type { CommandContext } from "../src/commands/context.ts";
 import { run as show } from "../src/commands/show.ts";
 import type { ProjectPaths } from "../src/project.ts";
+import { scaffoldTask } from "../src/task/index.ts";
 import { appendTrialRecord, TrialRecord } from "../src/trial/index.ts";
 import { UNVERIFIED } from "../src/verify/verdict.ts";
-import { kgate } from "./support/cli.ts";
+import { KGATE_BIN, kgate } from "./support/cli.ts";
+import { startModelServer } from "./support/model-server.ts";
 import { tempProject, writeJson } from "./support/project.ts";
 
 function capture(paths: ProjectPaths): CommandContext & { out: () => string; err: () => string } {
@@ -212,5 +215,80 @@ describe("kgate show", () => {
     await expect(show(capture(project), "r1/nope", {})).rejects.toThrow(
       /run "r1" has no trial "nope" \(trials: demo\.with-A\.loop\.0\)/,
     );
+  });
+});
+
+function kgateAsync(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }) {
+  const child = spawn(process.execPath, [KGATE_BIN, ...args], {
+    cwd: options.cwd,
+    env: { ...process.env, NO_COLOR: "1", ...options.env },
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (c) => {
+    stdout += c;
+  });
+  child.stderr.on("data", (c) => {
+    stderr += c;
+  });
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.on("close", (code) => resolve({ code, stdout, stderr })),
+  );
+}
+
+describe("kgate run with a configured agent", () => {
+  it("runs the built-in harness named in kgate.config.json, then kgate show prints the trial", async () => {
+    const server = await startModelServer(
+      [
+        {
+          toolCalls: [
+            { name: "bash", input: { command: "mkdir -p output && echo item,value > output/result.csv" } },
+          ],
+        },
+        { status: 429 },
+        { text: "done", toolCalls: [{ name: "finish", input: {} }] },
+      ],
+      { requireKey: "sk-cli" },
+    );
+    try {
+      const project = tempProject();
+      scaffoldTask(project, { id: "demo", gate: "convention" });
+      writeJson(project.config, {
+        agents: {
+          scripted: {
+            harness: "builtin",
+            provider: "openai-compatible",
+            model: "qwen-scripted",
+            baseUrl: server.openaiUrl,
+            apiKeyEnv: "KGATE_CLI_RUN_KEY",
+            retry: { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 10 },
+          },
+        },
+      });
+      const ran = await kgateAsync(["run", "demo", "--agent", "scripted", "--condition", "-A", "--json"], {
+        cwd: project.root,
+        env: { KGATE_CLI_RUN_KEY: "sk-cli" },
+      });
+      expect(ran.stderr).toMatch(/scripted: rate-limit \(429\), retry 1\/2 in \d+ ms/);
+      expect(ran.code).toBe(0);
+      const { runId, records } = JSON.parse(ran.stdout);
+      expect(records[0]).toMatchObject({
+        agent: { name: "scripted", harness: "builtin", model: "qwen-scripted" },
+        stopReason: "finish",
+        usage: { modelCalls: 2 },
+        error: null,
+        artefactListed: false,
+      });
+      const shown = await kgateAsync(["show", `${runId}/${records[0].trialId}`], {
+        cwd: project.root,
+        env: {},
+      });
+      expect(shown.code).toBe(0);
+      expect(shown.stdout).toMatch(/agent\s+scripted\s+builtin\s+qwen-scripted/);
+      expect(shown.stdout).toMatch(/retry\s+rate-limit \(429\), retry 1\/2/);
+      expect(shown.stdout).toMatch(/→ finish/);
+    } finally {
+      await server.close();
+    }
   });
 });
