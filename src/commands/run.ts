@@ -57,10 +57,12 @@ export async function run(ctx: CommandContext, taskId: string, options: RunOptio
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
-  const agent = await resolveAgent(ctx.paths, options.agent).catch((err: Error) => {
+  const log = (line: string) => ctx.stderr.write(`${line}\n`);
+  const agent = await resolveAgent(ctx.paths, options.agent, {
+    log: (line) => log(`${pc.dim(`${options.agent}:`)} ${line}`),
+  }).catch((err: Error) => {
     throw new UsageError(err.message);
   });
-  const log = (line: string) => ctx.stderr.write(`${line}\n`);
 
   let image: string;
   try {

@@ -56,6 +56,7 @@ interface AgentOutcome {
   usage: Usage;
   error: TrialError | null;
   artefactOpened: boolean | null;
+  artefactListed: boolean | null;
 }
 
 function cancelled(reason: unknown): TrialError {
@@ -108,9 +109,10 @@ async function agentPhase(
       usage: result.usage,
       error: result.error ?? null,
       artefactOpened: condition === "-A" ? null : (result.artefactOpened ?? null),
+      artefactListed: result.artefactListed ?? null,
     };
   } catch (err) {
-    const base = { usage: ZERO_USAGE, artefactOpened: null };
+    const base = { usage: ZERO_USAGE, artefactOpened: null, artefactListed: null };
     const reason = controller.signal.aborted ? controller.signal.reason : undefined;
     if (reason instanceof AgentTimeoutError) {
       trajectory.append({ type: "error", text: reason.message });
@@ -166,7 +168,13 @@ export async function runTrial(options: TrialOptions): Promise<TrialRecord> {
   let fileSet: ConditionFileSet | null = null;
   let trajectory: FileTrajectory | null = null;
   let sandbox: DockerSandbox | null = null;
-  let outcome: AgentOutcome = { stopReason: "error", usage: ZERO_USAGE, error: null, artefactOpened: null };
+  let outcome: AgentOutcome = {
+    stopReason: "error",
+    usage: ZERO_USAGE,
+    error: null,
+    artefactOpened: null,
+    artefactListed: null,
+  };
   let files: OutputFile[] = [];
 
   let step: "setup" | "image" | "create" | "copyIn" = "setup";
@@ -277,6 +285,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialRecord> {
     verdict,
     error,
     trajectory: trajectory ? path.relative(runDir, trajectory.file).split(path.sep).join("/") : null,
+    artefactListed: outcome.artefactListed,
     artefactOpened: outcome.artefactOpened,
     canaryLeak: canaryLeak(task, condition, trajectory, files),
   } satisfies TrialRecord);

@@ -13,6 +13,12 @@ export const RETRYABLE_KINDS = new Set([
   "sandbox-timeout",
   "harness",
   "provider",
+  // model providers and installed harnesses (src/agents/errors.ts): transient ones only
+  "rate-limit",
+  "provider-outage",
+  "provider-unreachable",
+  "harness-exit",
+  "relay",
 ]);
 
 export interface RunTrialsOptions extends Omit<TrialOptions, "index" | "attempt" | "requirements"> {
