@@ -23,7 +23,7 @@ import { appendTrialRecord } from "./records.ts";
 import { FileTrajectory } from "./trajectory.ts";
 
 /** Verification as the trial runner calls it (the verify library provides the real one). */
-export type VerifyTrial = (task: LoadedTask, outputs: OutputForVerification[]) => Promise<Verdict>;
+export type VerifyTrial = (task: LoadedTask, outputs: readonly OutputForVerification[]) => Promise<Verdict>;
 
 export interface TrialOptions {
   paths: ProjectPaths;
@@ -79,7 +79,8 @@ async function agentPhase(
     limits.timeoutSec * 1000,
   );
   const onCancel = () => controller.abort(options.signal?.reason);
-  options.signal?.addEventListener("abort", onCancel, { once: true });
+  if (options.signal?.aborted) onCancel();
+  else options.signal?.addEventListener("abort", onCancel, { once: true });
   let graceTimer: NodeJS.Timeout | undefined;
   const abandoned = new Promise<never>((_, reject) => {
     controller.signal.addEventListener("abort", () => {
@@ -200,6 +201,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialRecord> {
       ),
     );
     sandbox = created;
+    options.signal?.throwIfAborted();
     step = "copyIn";
     const set = fileSet;
     await clock.run("copyIn", () =>
@@ -210,6 +212,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialRecord> {
         ),
       ),
     );
+    options.signal?.throwIfAborted();
   } catch (err) {
     const message = (err as Error).message;
     if (options.signal?.aborted) error = cancelled(options.signal.reason);
@@ -224,10 +227,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialRecord> {
     error = outcome.error;
     try {
       files = await clock.run("copyOut", () =>
-        bounded("copyOut", timeouts.copyOut, async () => {
-          await box.stop();
-          return collectOutputs(box, task.spec.outputs);
-        }),
+        bounded("copyOut", timeouts.copyOut, () => collectOutputs(box, task.spec.outputs)),
       );
       saveOutputs(trialDir, files);
     } catch (err) {
