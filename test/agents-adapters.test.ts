@@ -42,6 +42,8 @@ describe("Claude Code adapter", () => {
       "--max-turns",
       "7",
       "--dangerously-skip-permissions",
+      "--disallowedTools",
+      "WebSearch,WebFetch",
     ]);
     expect(env).toMatchObject({
       ANTHROPIC_BASE_URL: "http://127.0.0.1:4100",
@@ -89,13 +91,10 @@ describe("Codex adapter", () => {
     ]);
     expect(argv).toContain('model_providers.kgate.base_url="http://127.0.0.1:4100/v1"');
     expect(argv).toContain('model_providers.kgate.env_key="KGATE_RELAY_TOKEN"');
+    expect(argv).toContain('web_search="disabled"');
     expect(argv).toContain('developer_instructions="say \\"hi\\""');
     expect(argv.at(-1)).toBe("-");
-    expect(env).toEqual({
-      HOME: "/home/agent",
-      CODEX_HOME: "/home/agent/.codex",
-      KGATE_RELAY_TOKEN: "kgate-relay-abc",
-    });
+    expect(env).toEqual({ HOME: "/home/agent", KGATE_RELAY_TOKEN: "kgate-relay-abc" });
     expect(codex.skillsDir).toBe(".agents/skills");
   });
 

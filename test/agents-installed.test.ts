@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   type AgentConfigInput,
   claudeCode,
+  codex,
   ensureHarnessImage,
   type HarnessAdapter,
   INSTALLED_HARNESSES,
@@ -97,11 +98,12 @@ function installedAgent(
 ): Promise<InstalledAgent> {
   return startModelServer(script, { requireKey: UPSTREAM_KEY }).then((started) => {
     server = started;
+    const openai = adapter.name === "codex";
     const config = agentConfig(adapter.name, {
-      harness: "claude-code",
-      provider: "anthropic",
-      model: "claude-scripted",
-      baseUrl: started.anthropicUrl,
+      harness: openai ? "codex" : "claude-code",
+      provider: openai ? "openai" : "anthropic",
+      model: "scripted",
+      baseUrl: openai ? started.openaiUrl : started.anthropicUrl,
       apiKeyEnv: "KGATE_TEST_UPSTREAM_KEY",
       retry: { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 20 },
       pricing: { inputPerMTok: 5, outputPerMTok: 25 },
@@ -137,8 +139,27 @@ function claudeCodePolicy(request: SeenRequest): ScriptStep {
   return { text: "Wrote output/result.csv." };
 }
 
-async function claudeCodeTrial(task: LoadedTask, condition: Condition) {
-  const agent = await installedAgent(claudeCodePolicy, claudeCode);
+/**
+ * The same scripted model for the real Codex CLI (Responses API): read the skill file Codex lists
+ * with its exec_command tool, decide the rate from what came back, write the output, stop.
+ */
+function codexPolicy(request: SeenRequest): ScriptStep {
+  const turn = turnIndex(request);
+  if (turn === 0) {
+    const listed = /- (\S+): The established internal specification/.exec(JSON.stringify(request.body))?.[1];
+    const cmd = listed ? `cat .agents/skills/${listed}/SKILL.md` : "ls -la";
+    return { toolCalls: [{ name: "exec_command", input: { cmd } }] };
+  }
+  if (turn === 1) {
+    const rate = /overhead rate of 12%/.test(JSON.stringify(request.body.input)) ? 1.12 : 1;
+    const cmd = `mkdir -p output && awk -F, 'NR==1{print "item,value"; next}{printf "%s,%.2f\\n", $1, $2*${rate}}' input.csv > output/result.csv`;
+    return { toolCalls: [{ name: "exec_command", input: { cmd } }] };
+  }
+  return { text: "Wrote output/result.csv." };
+}
+
+async function installedTrial(task: LoadedTask, condition: Condition, adapter: HarnessAdapter = claudeCode) {
+  const agent = await installedAgent(adapter === codex ? codexPolicy : claudeCodePolicy, adapter);
   const paths = projectPaths(path.dirname(path.dirname(task.dir)));
   const runDir = path.join(paths.runs, "installed-test");
   const [record] = await runTrials({
@@ -158,15 +179,11 @@ async function claudeCodeTrial(task: LoadedTask, condition: Condition) {
 describe("the real Claude Code through the relay (Docker, scripted loopback model)", () => {
   it("under +A Claude Code lists the skill, loads it, and the artefact's convention is applied", async () => {
     const task = scaffoldedTask();
-    const { record, runDir, output } = await claudeCodeTrial(task, "+A");
+    const { record, runDir, output } = await installedTrial(task, "+A");
     expect(record.error).toBeNull();
     expect(record.stopReason).toBe("finish");
     expect(output()).toBe("item,value\nwidget,3.36\ngadget,5.60\n");
-    expect(record.agent).toMatchObject({
-      name: "claude-code",
-      harness: "claude-code",
-      model: "claude-scripted",
-    });
+    expect(record.agent).toMatchObject({ name: "claude-code", harness: "claude-code", model: "scripted" });
     expect(record.usage.modelCalls).toBeGreaterThanOrEqual(3);
     expect(record.usage.inputTokens).toBeGreaterThan(1000);
     expect(record.usage.costUsd).toBeGreaterThan(0);
@@ -186,7 +203,7 @@ describe("the real Claude Code through the relay (Docker, scripted loopback mode
 
   it("under -A nothing of the artefact exists: no skill, the default convention, no leak", async () => {
     const task = scaffoldedTask();
-    const { record, output } = await claudeCodeTrial(task, "-A");
+    const { record, output } = await installedTrial(task, "-A");
     expect(record.error).toBeNull();
     expect(output()).toBe("item,value\nwidget,3.00\ngadget,5.00\n");
     expect(record.artefactListed).toBe(false);
@@ -195,6 +212,26 @@ describe("the real Claude Code through the relay (Docker, scripted loopback mode
     expect(JSON.stringify(server!.requests[0]!.body)).not.toContain(
       "The established internal specification for this task",
     );
+  });
+});
+
+describe("the real Codex CLI through the relay (Docker, scripted loopback model, Responses API)", () => {
+  it("under +A Codex lists the skill in .agents/skills, reads it, and the artefact's convention is applied", async () => {
+    const task = scaffoldedTask();
+    const { record, runDir, output } = await installedTrial(task, "+A", codex);
+    expect(record.error).toBeNull();
+    expect(record.stopReason).toBe("finish");
+    expect(output()).toBe("item,value\nwidget,3.36\ngadget,5.60\n");
+    expect(record.agent).toMatchObject({ name: "codex", harness: "codex", model: "scripted" });
+    expect(record.usage.modelCalls).toBe(3);
+    expect(record.artefactOpened).toBe(true);
+    const events = readTrajectory(path.join(runDir, record.trajectory!));
+    expect(events.find((e) => e.type === "tool-call")).toMatchObject({
+      name: "exec_command",
+      input: { cmd: "cat .agents/skills/specification/SKILL.md" },
+    });
+    expect(server!.requests.every((r) => r.headers.authorization === `Bearer ${UPSTREAM_KEY}`)).toBe(true);
+    expect(JSON.stringify(server!.requests[0]!.body.tools)).not.toContain("web_search");
   });
 });
 
@@ -231,38 +268,43 @@ describe("an installed harness through the relay: failures and limits (Docker, s
     }
   });
 
-  it("stops on the token budget (the relay refuses) and on the wall clock (the exec times out)", async () => {
-    const task = scaffoldedTask();
+  it("stops on the token budget: the relay refuses the next call", async () => {
     const busy = {
       toolCalls: [{ name: "bash", input: { command: "echo busy" } }],
       usage: { input: 600, output: 100 },
     };
-    const budgeted = await installedAgent([busy], standin, { tokenBudget: 1000 });
-    const requirements = await budgeted.prepare();
-    const sandbox = await DockerSandbox.create({
-      image: "unused-when-requirements-name-one",
-      limits: task.spec.limits,
-      labels: containerLabels({ runId: "installed-test", trialId: "limits", taskId: task.id }),
-      requirements,
-    });
-    try {
-      const spent = await budgeted.run(runContext(sandbox, { task, condition: "-A" }));
-      expect(spent.stopReason).toBe("token-budget");
-      expect(spent.usage.modelCalls).toBe(2);
-      expect(server!.requests).toHaveLength(2);
-      await budgeted.dispose();
-      await server!.close();
+    const agent = await installedAgent([busy], standin, { tokenBudget: 1000 });
+    const result = await runInOwnContainer(agent, "budget");
+    expect(result.stopReason).toBe("token-budget");
+    expect(result.error).toBeUndefined();
+    expect(result.usage.modelCalls).toBe(2);
+    expect(server!.requests).toHaveLength(2);
+  });
 
-      const slow = await installedAgent([{ text: "late", delayMs: 30_000 }], standin, { timeoutSec: 2 });
-      await slow.prepare();
-      const started = Date.now();
-      const late = await slow.run(runContext(sandbox, { task, condition: "-A" }));
-      expect(late.stopReason).toBe("timeout");
-      expect(late.error).toBeUndefined();
-      expect(Date.now() - started).toBeLessThan(15_000);
-      await slow.dispose();
-    } finally {
-      await sandbox.remove();
-    }
+  it("stops on the wall clock: the harness is ended inside the container", async () => {
+    const agent = await installedAgent([{ text: "late", delayMs: 30_000 }], standin, { timeoutSec: 2 });
+    const started = Date.now();
+    const result = await runInOwnContainer(agent, "timeout");
+    expect(result.error).toBeUndefined();
+    expect(result.stopReason).toBe("timeout");
+    expect(Date.now() - started).toBeLessThan(20_000);
   });
 });
+
+/** Prepares the agent, runs it once under -A in a container made for it, and cleans up. */
+async function runInOwnContainer(agent: InstalledAgent, name: string) {
+  const task = scaffoldedTask();
+  const requirements = await agent.prepare();
+  const sandbox = await DockerSandbox.create({
+    image: "unused-when-requirements-name-one",
+    limits: task.spec.limits,
+    labels: containerLabels({ runId: "installed-test", trialId: name, taskId: task.id }),
+    requirements,
+  });
+  try {
+    return await agent.run(runContext(sandbox, { task, condition: "-A" }));
+  } finally {
+    await sandbox.remove();
+    await agent.dispose();
+  }
+}

@@ -136,6 +136,26 @@ describe("relay: Anthropic Messages", () => {
     expect(server!.requests).toHaveLength(0);
   });
 
+  it("refuses calls that offer the provider's hosted web tools (the sandbox has no web access)", async () => {
+    const { session, trajectory, base } = await setup([{ text: "never" }], "anthropic");
+    const response = await fetch(`${base}/v1/messages`, {
+      method: "POST",
+      headers: { "x-api-key": session.token, "content-type": "application/json" },
+      body: JSON.stringify({
+        model: "m",
+        max_tokens: 5,
+        messages: [{ role: "user", content: "x" }],
+        tools: [{ type: "web_search_20250305", name: "web_search" }],
+      }),
+    });
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain("hosted tool web_search_20250305 refused");
+    expect(server!.requests).toHaveLength(0);
+    expect(trajectory.events).toEqual([
+      expect.objectContaining({ kind: "relay-refused", hostedTool: "web_search_20250305" }),
+    ]);
+  });
+
   it("retries a 429 storm upstream so the harness sees one success", async () => {
     const { session, trajectory, base } = await setup(
       [

@@ -234,11 +234,28 @@ export function responsesEvents(r: ResolvedReply): Array<[string, unknown]> {
       { type: "response.created", response: { ...response, status: "in_progress", output: [], usage: null } },
     ],
   ];
-  if (r.text)
+  response.output.forEach((item, index) => {
+    const i = item as { type: string; content?: Array<{ text: string }> };
     events.push([
-      "response.output_text.delta",
-      { type: "response.output_text.delta", output_index: 0, delta: r.text },
+      "response.output_item.added",
+      { type: "response.output_item.added", output_index: index, item: { ...i, status: "in_progress" } },
     ]);
+    if (i.type === "message") {
+      events.push([
+        "response.output_text.delta",
+        {
+          type: "response.output_text.delta",
+          output_index: index,
+          content_index: 0,
+          delta: i.content?.[0]?.text ?? "",
+        },
+      ]);
+    }
+    events.push([
+      "response.output_item.done",
+      { type: "response.output_item.done", output_index: index, item },
+    ]);
+  });
   events.push(["response.completed", { type: "response.completed", response }]);
   return events;
 }

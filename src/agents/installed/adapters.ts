@@ -75,6 +75,9 @@ export const claudeCode: HarnessAdapter = {
       "--max-turns",
       String(i.maxTurns),
       "--dangerously-skip-permissions",
+      // the provider's hosted web search (and fetches that would fail anyway) reach outside the sandbox
+      "--disallowedTools",
+      "WebSearch,WebFetch",
     ];
     if (i.systemPrompt.mode === "replace") argv.push("--system-prompt", i.systemPrompt.text!);
     if (i.systemPrompt.mode === "append") argv.push("--append-system-prompt", i.systemPrompt.text!);
@@ -123,6 +126,8 @@ export const codex: HarnessAdapter = {
       ["model_providers.kgate.env_key", toml("KGATE_RELAY_TOKEN")],
       ["model_providers.kgate.wire_api", toml("responses")],
       ["check_for_update_on_startup", "false"],
+      // the provider's hosted web search would reach outside the sandbox
+      ["web_search", toml("disabled")],
     ];
     if (i.systemPrompt.mode === "append") config.push(["developer_instructions", toml(i.systemPrompt.text!)]);
     return {
@@ -137,7 +142,7 @@ export const codex: HarnessAdapter = {
         ...config.flatMap(([k, v]) => ["-c", `${k}=${v}`]),
         "-",
       ],
-      env: { HOME: i.home, CODEX_HOME: `${i.home}/.codex`, KGATE_RELAY_TOKEN: i.token },
+      env: { HOME: i.home, KGATE_RELAY_TOKEN: i.token },
     };
   },
   report(tail) {

@@ -55,6 +55,8 @@ const DROP_HEADERS = new Set([
   "proxy-authorization",
 ]);
 const MAX_BODY = 64 * 1024 * 1024;
+/** Provider-side tools that would fetch from the web on the agent's behalf, around the sandbox. */
+const HOSTED_WEB_TOOL = /^(web_search|web_fetch)/;
 
 class UpstreamStatusError extends Error {
   constructor(
@@ -194,7 +196,13 @@ export class Relay {
       }
     }
     const api = route.api;
-    const offersTools = Array.isArray(json?.tools) && (json.tools as unknown[]).length > 0;
+    const tools = Array.isArray(json?.tools) ? (json.tools as Array<{ type?: unknown }>) : [];
+    const offersTools = tools.length > 0;
+    const hosted = tools.find((t) => typeof t?.type === "string" && HOSTED_WEB_TOOL.test(t.type));
+    if (hosted) {
+      session.options.trajectory.append({ type: "note", kind: "relay-refused", hostedTool: hosted.type });
+      return this.refuse(res, 400, `hosted tool ${String(hosted.type)} refused: trials have no web access`);
+    }
     if (api && json) {
       const limit = session.refusal(offersTools);
       if (limit) {
