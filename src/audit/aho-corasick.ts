@@ -1,0 +1,133 @@
+// Aho-Corasick automaton: every literal pattern found in one pass over a text, as a dense DFA.
+// The scan folds ASCII case, treats a run of whitespace as one space and skips Markdown emphasis
+// characters (* and `), so "Compounded\n  **per** level" matches the pattern "compounded per level".
+
+export type MatchCallback = (pattern: number, start: number, end: number) => void;
+
+const SKIP_STAR = 42;
+const SKIP_BACKTICK = 96;
+
+function isSpace(c: number): boolean {
+  return c === 32 || (c >= 9 && c <= 13);
+}
+
+export class AhoCorasick {
+  readonly patterns: readonly string[];
+  private readonly asciiClass = new Uint16Array(128);
+  private readonly otherClass = new Map<number, number>();
+  private readonly classes: number;
+  private readonly delta: Int32Array;
+  private readonly outStart: Int32Array;
+  private readonly outList: Int32Array;
+  private readonly mask: number;
+
+  /** `patterns` must already be normalised (normalisePattern): lower-case, single spaces, trimmed. */
+  constructor(patterns: readonly string[]) {
+    this.patterns = patterns;
+    let classes = 1;
+    for (const p of patterns) {
+      for (let i = 0; i < p.length; i++) {
+        const c = p.charCodeAt(i);
+        if (c < 128) {
+          if (this.asciiClass[c] === 0) this.asciiClass[c] = classes++;
+        } else if (!this.otherClass.has(c)) this.otherClass.set(c, classes++);
+      }
+    }
+    this.classes = classes;
+    // Trie.
+    const next: Array<Map<number, number>> = [new Map()];
+    const outputs: number[][] = [[]];
+    patterns.forEach((p, index) => {
+      let state = 0;
+      for (let i = 0; i < p.length; i++) {
+        const cls = this.classOf(p.charCodeAt(i));
+        let to = next[state]!.get(cls);
+        if (to === undefined) {
+          to = next.length;
+          next.push(new Map());
+          outputs.push([]);
+          next[state]!.set(cls, to);
+        }
+        state = to;
+      }
+      if (p.length > 0) outputs[state]!.push(index);
+    });
+    // Failure links by breadth-first search, folded into a complete transition table.
+    const states = next.length;
+    const delta = new Int32Array(states * classes);
+    const fail = new Int32Array(states);
+    const queue: number[] = [];
+    for (const [cls, to] of next[0]!) {
+      delta[cls] = to;
+      queue.push(to);
+    }
+    for (let head = 0; head < queue.length; head++) {
+      const state = queue[head]!;
+      outputs[state]!.push(...outputs[fail[state]!]!);
+      for (let cls = 0; cls < classes; cls++) {
+        const to = next[state]!.get(cls);
+        if (to === undefined) {
+          delta[state * classes + cls] = delta[fail[state]! * classes + cls]!;
+        } else {
+          fail[to] = delta[fail[state]! * classes + cls]!;
+          delta[state * classes + cls] = to;
+          queue.push(to);
+        }
+      }
+    }
+    this.delta = delta;
+    this.outStart = new Int32Array(states + 1);
+    const flat: number[] = [];
+    for (let s = 0; s < states; s++) {
+      this.outStart[s] = flat.length;
+      flat.push(...outputs[s]!);
+    }
+    this.outStart[states] = flat.length;
+    this.outList = Int32Array.from(flat);
+    const longest = Math.max(1, ...patterns.map((p) => p.length));
+    this.mask = 2 ** Math.ceil(Math.log2(longest + 1)) - 1;
+  }
+
+  private classOf(c: number): number {
+    return c < 128 ? this.asciiClass[c]! : (this.otherClass.get(c) ?? 0);
+  }
+
+  /** Calls `onMatch(pattern, start, end)` with text offsets (end exclusive) for every occurrence. */
+  scan(text: string, onMatch: MatchCallback, from = 0, to = text.length): void {
+    if (this.patterns.length === 0) return;
+    const { delta, classes, outStart, outList, asciiClass, otherClass, mask, patterns } = this;
+    const positions = new Int32Array(mask + 1);
+    let state = 0;
+    let k = 0;
+    let prevSpace = false;
+    for (let i = from; i < to; i++) {
+      let c = text.charCodeAt(i);
+      let cls: number;
+      if (c < 128) {
+        if (isSpace(c)) {
+          if (prevSpace) continue;
+          prevSpace = true;
+          c = 32;
+        } else if (c === SKIP_STAR || c === SKIP_BACKTICK) {
+          continue;
+        } else {
+          prevSpace = false;
+          if (c >= 65 && c <= 90) c |= 32;
+        }
+        cls = asciiClass[c]!;
+      } else {
+        prevSpace = false;
+        cls = otherClass.get(c) ?? 0;
+      }
+      positions[k & mask] = i;
+      k++;
+      state = delta[state * classes + cls]!;
+      const first = outStart[state]!;
+      const last = outStart[state + 1]!;
+      for (let o = first; o < last; o++) {
+        const pattern = outList[o]!;
+        onMatch(pattern, positions[(k - patterns[pattern]!.length) & mask]!, i + 1);
+      }
+    }
+  }
+}
