@@ -11,6 +11,30 @@ function isSpace(c: number): boolean {
   return c === 32 || (c >= 9 && c <= 13);
 }
 
+/**
+ * Where a match of `length` normalised characters ending at text[end] starts: walks back over the
+ * text applying the same whitespace collapsing and skipping as the scan (matches are rare).
+ */
+function startOf(text: string, end: number, length: number, from: number): number {
+  let remaining = length;
+  let i = end;
+  let start = end;
+  while (i >= from && remaining > 0) {
+    const c = text.charCodeAt(i);
+    if (c === SKIP_STAR || c === SKIP_BACKTICK) {
+      i--;
+      continue;
+    }
+    if (isSpace(c)) {
+      while (i - 1 >= from && (isSpace(text.charCodeAt(i - 1)) || text.charCodeAt(i - 1) === SKIP_STAR)) i--;
+    }
+    start = i;
+    remaining--;
+    i--;
+  }
+  return start;
+}
+
 export class AhoCorasick {
   readonly patterns: readonly string[];
   private readonly asciiClass = new Uint16Array(128);
@@ -19,7 +43,7 @@ export class AhoCorasick {
   private readonly delta: Int32Array;
   private readonly outStart: Int32Array;
   private readonly outList: Int32Array;
-  private readonly mask: number;
+  private readonly hasOutput: Uint8Array;
 
   /** `patterns` must already be normalised (normalisePattern): lower-case, single spaces, trimmed. */
   constructor(patterns: readonly string[]) {
@@ -29,7 +53,12 @@ export class AhoCorasick {
       for (let i = 0; i < p.length; i++) {
         const c = p.charCodeAt(i);
         if (c < 128) {
-          if (this.asciiClass[c] === 0) this.asciiClass[c] = classes++;
+          if (this.asciiClass[c] === 0) {
+            this.asciiClass[c] = classes;
+            // Upper-case ASCII letters share the class of their lower-case letter.
+            if (c >= 97 && c <= 122) this.asciiClass[c - 32] = classes;
+            classes++;
+          }
         } else if (!this.otherClass.has(c)) this.otherClass.set(c, classes++);
       }
     }
@@ -84,8 +113,9 @@ export class AhoCorasick {
     }
     this.outStart[states] = flat.length;
     this.outList = Int32Array.from(flat);
-    const longest = Math.max(1, ...patterns.map((p) => p.length));
-    this.mask = 2 ** Math.ceil(Math.log2(longest + 1)) - 1;
+    this.hasOutput = Uint8Array.from({ length: states }, (_, s) =>
+      this.outStart[s + 1]! > this.outStart[s]! ? 1 : 0,
+    );
   }
 
   private classOf(c: number): number {
@@ -95,16 +125,14 @@ export class AhoCorasick {
   /** Calls `onMatch(pattern, start, end)` with text offsets (end exclusive) for every occurrence. */
   scan(text: string, onMatch: MatchCallback, from = 0, to = text.length): void {
     if (this.patterns.length === 0) return;
-    const { delta, classes, outStart, outList, asciiClass, otherClass, mask, patterns } = this;
-    const positions = new Int32Array(mask + 1);
+    const { delta, classes, outStart, outList, asciiClass, otherClass, hasOutput, patterns } = this;
     let state = 0;
-    let k = 0;
     let prevSpace = false;
     for (let i = from; i < to; i++) {
       let c = text.charCodeAt(i);
       let cls: number;
       if (c < 128) {
-        if (isSpace(c)) {
+        if (c <= 32 && (c === 32 || (c >= 9 && c <= 13))) {
           if (prevSpace) continue;
           prevSpace = true;
           c = 32;
@@ -112,21 +140,17 @@ export class AhoCorasick {
           continue;
         } else {
           prevSpace = false;
-          if (c >= 65 && c <= 90) c |= 32;
         }
         cls = asciiClass[c]!;
       } else {
         prevSpace = false;
         cls = otherClass.get(c) ?? 0;
       }
-      positions[k & mask] = i;
-      k++;
       state = delta[state * classes + cls]!;
-      const first = outStart[state]!;
-      const last = outStart[state + 1]!;
-      for (let o = first; o < last; o++) {
+      if (hasOutput[state] === 0) continue;
+      for (let o = outStart[state]!; o < outStart[state + 1]!; o++) {
         const pattern = outList[o]!;
-        onMatch(pattern, positions[(k - patterns[pattern]!.length) & mask]!, i + 1);
+        onMatch(pattern, startOf(text, i, patterns[pattern]!.length, from), i + 1);
       }
     }
   }

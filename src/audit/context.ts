@@ -33,12 +33,12 @@ export function findKeyword(text: string, keywords: readonly string[]): string |
 }
 
 const OPERATOR_BEFORE =
-  /(?:multipl\w*(?:\s+by)?|divid\w*(?:\s+by)?|(?:^|\s)times|(?:^|\s)x|[×÷^/]|(?<!\*)\*)\s*$/;
+  /(?:(?:multipl|divid)\w*\b[^.;:\n]{0,30}\bby|(?:^|\s)times|(?:^|\s)x|[×÷^/]|(?<!\*)\*)\s*$/;
 const OPERATOR_AFTER = /^\s*(?:[×÷^]|\*(?!\*)|\/(?!\d)|times\b|x\b)/;
 
 /** An arithmetic operator right before or after view[vStart, vEnd) ("× 1.12", "divide by 235", "1.12 * cost"). */
 export function operatorNear(text: string, vStart: number, vEnd: number): boolean {
-  const before = text.slice(Math.max(0, vStart - 24), vStart).toLowerCase();
+  const before = text.slice(Math.max(0, vStart - 48), vStart).toLowerCase();
   const after = text.slice(vEnd, vEnd + 12).toLowerCase();
   return OPERATOR_BEFORE.test(before) || OPERATOR_AFTER.test(after);
 }

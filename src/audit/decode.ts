@@ -88,7 +88,8 @@ function decodeEntity(entity: string): string | undefined {
   return ENTITIES[body.toLowerCase()];
 }
 
-const PERCENT_RUN = /(?:%[0-9a-f]{2})+/gi;
+/** A token (no spaces or quotes) holding percent escapes is decoded whole, so "12%25" reads "12%". */
+const PERCENT_TOKEN = /[^\s"'<>]*%[0-9a-f]{2}[^\s"'<>]*/gi;
 const ENTITY_RUN = /(?:&(?:#\d{1,7}|#x[0-9a-f]{1,6}|[a-z]{2,8});)+/gi;
 const ENTITY = /&(?:#\d{1,7}|#x[0-9a-f]{1,6}|[a-z]{2,8});/gi;
 
@@ -119,7 +120,7 @@ export function inlineWrappers(view: TextView, focus?: [number, number]): Decode
     out.push({ ...child, focus: focusTo > focusFrom ? [fa, Math.max(fb, fa + 1)] : [fa, fa] });
   };
   if (text.includes("%")) {
-    for (const m of text.matchAll(PERCENT_RUN)) {
+    for (const m of text.matchAll(PERCENT_TOKEN)) {
       const decoded = decodePercent(m[0]);
       if (decoded !== m[0]) add(m.index, m.index + m[0].length, decoded, "percent-encoding");
     }

@@ -70,6 +70,8 @@ export function unitAfter(text: string, at: number): [NumberUnit, number] | unde
   while (k < text.length && isBlank(text.charCodeAt(k))) k++;
   const c = text.charCodeAt(k);
   if (c === 37 || c === 0xff05) return ["percent", k + 1];
+  const l = c | 32;
+  if (l !== 112 && l !== 98) return undefined; // every unit word starts with p or b
   if (wordAt(text, k, "percent")) return ["percent", k + 7];
   if (wordAt(text, k, "pct")) return ["percent", k + 3];
   if (wordAt(text, k, "per")) {
