@@ -33,8 +33,8 @@ export function findKeyword(text: string, keywords: readonly string[]): string |
 }
 
 const OPERATOR_BEFORE =
-  /(?:(?:multipl|divid)\w*\b[^.;:\n]{0,30}\bby|(?:^|\s)times|(?:^|\s)x|[×÷^/]|(?<!\*)\*)\s*$/;
-const OPERATOR_AFTER = /^\s*(?:[×÷^]|\*(?!\*)|\/(?!\d)|times\b|x\b)/;
+  /(?:(?:multipl|divid)\w*\b[^.;:\n]{0,30}\bby *|(?:^|[ (])(?:times|x) *|[×÷^/] *|(?<!\*)\* *)$/;
+const OPERATOR_AFTER = /^ *(?:[×÷^]|\*(?!\*)|\/(?!\d)|times\b|x\b)/;
 
 /** An arithmetic operator right before or after view[vStart, vEnd) ("× 1.12", "divide by 235", "1.12 * cost"). */
 export function operatorNear(text: string, vStart: number, vEnd: number): boolean {

@@ -71,6 +71,7 @@ export class NumberWordReader {
   private count = 0;
   private start = -1;
   private end = -1;
+  private lastWordEnd = -1;
   private lastKind: Kind | null = null;
   private readonly lit: NumberLiteral = {
     value: 0,
@@ -103,7 +104,7 @@ export class NumberWordReader {
       if (this.count > 0) this.flush();
       return;
     }
-    if (this.count > 0 && !isGap(this.text, this.end, start)) this.flush();
+    if (this.count > 0 && !isGap(this.text, this.lastWordEnd, start)) this.flush();
     if (
       this.count === 0 &&
       (entry.kind === "and" || entry.kind === "point" || entry.kind === "hundred" || entry.kind === "scale")
@@ -145,6 +146,7 @@ export class NumberWordReader {
     if (this.count === 0) this.start = start;
     this.count++;
     if (entry.kind !== "and" && entry.kind !== "point") this.end = end;
+    this.lastWordEnd = end;
     this.lastKind = entry.kind;
   }
 

@@ -92,9 +92,10 @@ export function unitAfter(text: string, at: number): [NumberUnit, number] | unde
 
 /** Applies a unit to a literal's value and precision. */
 export function applyUnit(lit: NumberLiteral, unit: NumberUnit, end: number): void {
-  const scale = unit === "percent" ? 0.01 : unit === "bp" ? 0.0001 : 1;
-  lit.value *= scale;
-  lit.halfUnit *= scale;
+  // Dividing keeps "1200 bp" exactly 0.12 (multiplying by 0.0001 would not).
+  const divisor = unit === "percent" ? 100 : unit === "bp" ? 10_000 : 1;
+  lit.value /= divisor;
+  lit.halfUnit /= divisor;
   lit.unit = unit;
   lit.end = end;
 }
