@@ -12,7 +12,9 @@ let esbuild;
 try {
   esbuild = await import("esbuild");
 } catch {
-  process.stderr.write("kgate build: esbuild is not installed; `kgate` will run from the sources through tsx\n");
+  process.stderr.write(
+    "kgate build: esbuild is not installed; `kgate` will run from the sources through tsx\n",
+  );
   process.exit(0);
 }
 
@@ -34,6 +36,8 @@ await esbuild.build({
   target: "node20",
   external,
   // Bundled CommonJS code calls require(); give the ES module one.
-  banner: { js: "import { createRequire as __kgateRequire } from 'node:module'; const require = __kgateRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __kgateRequire } from 'node:module'; const require = __kgateRequire(import.meta.url);",
+  },
   logLevel: "warning",
 });

@@ -108,7 +108,7 @@ describe("ShingleSet", () => {
 
   function runs(set: ShingleSet, text: string) {
     const reader = set.reader(text);
-    forEachWord(text, reader.word);
+    forEachWord(text, (h, s, e) => reader.word(h, s, e));
     return reader.finish().map((r) => [text.slice(r.start, r.end), r.words]);
   }
 

@@ -88,8 +88,8 @@ function decodeEntity(entity: string): string | undefined {
   return ENTITIES[body.toLowerCase()];
 }
 
-/** A token (no spaces or quotes) holding percent escapes is decoded whole, so "12%25" reads "12%". */
-const PERCENT_TOKEN = /[^\s"'<>]*%[0-9a-f]{2}[^\s"'<>]*/gi;
+const PERCENT_ESCAPE = /%[0-9a-f]{2}/gi;
+const TOKEN_CHAR = /[^\s"'<>]/;
 const ENTITY_RUN = /(?:&(?:#\d{1,7}|#x[0-9a-f]{1,6}|[a-z]{2,8});)+/gi;
 const ENTITY = /&(?:#\d{1,7}|#x[0-9a-f]{1,6}|[a-z]{2,8});/gi;
 
@@ -120,9 +120,17 @@ export function inlineWrappers(view: TextView, focus?: [number, number]): Decode
     out.push({ ...child, focus: focusTo > focusFrom ? [fa, Math.max(fb, fa + 1)] : [fa, fa] });
   };
   if (text.includes("%")) {
-    for (const m of text.matchAll(PERCENT_TOKEN)) {
-      const decoded = decodePercent(m[0]);
-      if (decoded !== m[0]) add(m.index, m.index + m[0].length, decoded, "percent-encoding");
+    // A token (no spaces or quotes) holding percent escapes is decoded whole: "12%25" reads "12%".
+    let tokenEnd = -1;
+    for (const m of text.matchAll(PERCENT_ESCAPE)) {
+      if (m.index < tokenEnd) continue;
+      let a = m.index;
+      while (a > 0 && TOKEN_CHAR.test(text[a - 1]!)) a--;
+      tokenEnd = m.index;
+      while (tokenEnd < text.length && TOKEN_CHAR.test(text[tokenEnd]!)) tokenEnd++;
+      const token = text.slice(a, tokenEnd);
+      const decoded = decodePercent(token);
+      if (decoded !== token) add(a, tokenEnd, decoded, "percent-encoding");
     }
   }
   if (text.includes("&")) {

@@ -94,17 +94,28 @@ export class JsonPathWalker {
     const text = this.text;
     let i = this.pos;
     while (i < text.length) {
-      const c = text[i]!;
+      const c = text.charCodeAt(i);
+      // Only quotes and structure characters matter.
+      if (c !== 34 && c !== 123 && c !== 125 && c !== 91 && c !== 93 && c !== 58 && c !== 44) {
+        if (offset <= i) {
+          this.pos = i;
+          return this.path(false);
+        }
+        i++;
+        continue;
+      }
       const top = this.stack.at(-1);
-      if (c === '"') {
-        let j = i + 1;
-        while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+      if (c === 34) {
+        let j = text.indexOf('"', i + 1);
+        while (j > 0 && isEscaped(text, j)) j = text.indexOf('"', j + 1);
+        if (j < 0) j = text.length;
         const isKey = top !== undefined && !top.array && top.expectKey;
         if (isKey) {
+          const raw = text.slice(i + 1, j);
           try {
-            top.key = JSON.parse(text.slice(i, j + 1)) as string;
+            top.key = raw.includes("\\") ? (JSON.parse(`"${raw}"`) as string) : raw;
           } catch {
-            top.key = text.slice(i + 1, j);
+            top.key = raw;
           }
         }
         if (offset <= j) {
@@ -118,16 +129,22 @@ export class JsonPathWalker {
         this.pos = i;
         return this.path(false);
       }
-      if (c === "{" || c === "[") this.stack.push({ array: c === "[", expectKey: c === "{" });
-      else if (c === "}" || c === "]") this.stack.pop();
-      else if (c === ":" && top && !top.array) top.expectKey = false;
-      else if (c === "," && top && !top.array) top.expectKey = true;
-      else if (c === "\n" && this.stack.length === 0) this.stack = [];
+      if (c === 123 || c === 91) this.stack.push({ array: c === 91, expectKey: c === 123 });
+      else if (c === 125 || c === 93) this.stack.pop();
+      else if (c === 58 && top && !top.array) top.expectKey = false;
+      else if (c === 44 && top && !top.array) top.expectKey = true;
       i++;
     }
     this.pos = i;
     return this.path(false);
   }
+}
+
+/** True when the quote at text[at] is escaped by an odd number of backslashes. */
+function isEscaped(text: string, at: number): boolean {
+  let n = 0;
+  for (let k = at - 1; k >= 0 && text.charCodeAt(k) === 92; k--) n++;
+  return n % 2 === 1;
 }
 
 export function jsonDocument(file: string, fileText: string, ascii: boolean, lines: boolean): AuditDocument {

@@ -1,7 +1,7 @@
 // Extraction: a file's bytes (and its name) -> the documents the matchers read, by file format.
 import { isAscii } from "node:buffer";
 import path from "node:path";
-import { type AuditDocument, cellSpans, lineStarts, textLocator, unquote } from "./document.ts";
+import { type AuditDocument, cellSpans, floorIndex, lineStarts, textLocator, unquote } from "./document.ts";
 import { jsonDocument } from "./extract-json.ts";
 import { xlsxDocument } from "./extract-xlsx.ts";
 import { isAsciiText } from "./normalise.ts";
@@ -46,8 +46,7 @@ function tableDocument(file: string, text: string, ascii: boolean, delimiter: st
       starts ??= lineStarts(text);
       const lineEnd = (i: number) => (i + 1 < starts!.length ? starts![i + 1]! - 1 : text.length);
       header ??= cellSpans(text.slice(0, lineEnd(0)), delimiter).map(([a, b]) => unquote(text.slice(a, b)));
-      let line = 0;
-      while (line + 1 < starts.length && starts[line + 1]! <= offset) line++;
+      const line = floorIndex(starts, offset);
       const lineText = text.slice(starts[line], lineEnd(line));
       const within = offset - starts[line]!;
       const column = cellSpans(lineText, delimiter).findIndex(([, b]) => within <= b);

@@ -5,9 +5,9 @@ import type { AuditDocument } from "./document.ts";
 import type { FormKind } from "./forms.ts";
 import { docOffset, normalise, type TextView } from "./normalise.ts";
 import { NumberWordReader } from "./number-words.ts";
-import { type NumberLiteral, scanNumbers } from "./numbers.ts";
+import { type NumberLiteral, newLiteral, readNumber, startsNumber } from "./numbers.ts";
 import type { RuleSet } from "./rules.ts";
-import { forEachWord, isWordCode } from "./words.ts";
+import { isWordCode } from "./words.ts";
 
 export const MAX_DECODE_DEPTH = 2;
 /** Bare numbers with at least this many significant digits are unlikely by chance. */
@@ -90,12 +90,45 @@ function scanView(
       });
     });
   };
-  if (rules.forms.size > 0) scanNumbers(text, onNumber, { delimiter: doc.delimiter });
-
   const shingles = rules.shingles?.reader(text);
-  const numberWords = rules.forms.size > 0 ? new NumberWordReader(text, onNumber) : undefined;
+  const numbers = rules.forms.size > 0;
+  const numberWords = numbers ? new NumberWordReader(text, onNumber) : undefined;
+  const lit = newLiteral();
+  const delimiter = doc.delimiter?.charCodeAt(0) ?? -1;
+  let numbersUntil = 0;
   const blobs: Array<[number, number]> = [];
-  forEachWord(text, (hash, start, end) => {
+  // One pass over the words (inlined: it is the hot loop) feeds numbers (a word starting with a
+  // digit, or x1.12, or .5), prose shingles, spelled-out numbers and base64 candidates.
+  const length = text.length;
+  let i = 0;
+  while (i < length) {
+    let c = text.charCodeAt(i);
+    if (c < 128 ? !((c >= 48 && c <= 57) || ((c | 32) >= 97 && (c | 32) <= 122)) : !isWordCode(c)) {
+      i++;
+      continue;
+    }
+    const start = i;
+    let hash = 0x811c9dc5;
+    do {
+      if (c >= 65 && c <= 90) c |= 32;
+      hash = Math.imul(hash ^ c, 0x01000193);
+      i++;
+      if (i >= length) break;
+      c = text.charCodeAt(i);
+    } while (c < 128 ? (c >= 48 && c <= 57) || ((c | 32) >= 97 && (c | 32) <= 122) : isWordCode(c));
+    const end = i;
+    if (numbers && start >= numbersUntil) {
+      const first = text.charCodeAt(start);
+      let at = -1;
+      if (first >= 48 && first <= 57)
+        at =
+          start > 0 && text.charCodeAt(start - 1) === 46 && startsNumber(text, start - 1) ? start - 1 : start;
+      else if ((first | 32) === 120 && end - start > 1 && startsNumber(text, start + 1)) at = start + 1;
+      if (at >= 0) {
+        numbersUntil = readNumber(text, at, lit, delimiter);
+        if (lit.end >= 0) onNumber(lit);
+      }
+    }
     shingles?.word(hash, start, end);
     numberWords?.word(hash, start, end);
     if (
@@ -104,7 +137,7 @@ function scanView(
     ) {
       blobs.push([start, end]);
     }
-  });
+  }
   numberWords?.finish();
   for (const run of shingles?.finish() ?? []) {
     push(rules.proseItem, run.start, run.end, {

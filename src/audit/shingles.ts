@@ -50,54 +50,77 @@ export class ShingleSet {
   }
 
   /** A consumer for the word stream of `text`; `finish()` returns the copied runs. */
-  reader(text: string): {
-    word: (hash: number, start: number, end: number) => void;
-    finish: () => ShingleRun[];
-  } {
-    const k = this.k;
-    const ring = new Int32Array(k);
-    const starts = new Int32Array(k);
-    const ends = new Int32Array(k);
-    const runs: ShingleRun[] = [];
-    let count = 0;
-    let h = 0;
-    let run: ShingleRun | null = null;
-    let runLastWord = -1;
-    const verify = (candidates: number[]): boolean => {
-      const first = count - k;
-      return candidates.some((start) => {
-        for (let j = 0; j < k; j++) {
-          const slot = (first + j) % k;
-          const word = text.slice(starts[slot]!, ends[slot]!).toLowerCase();
-          if (word !== this.words[start + j]) return false;
-        }
-        return true;
-      });
+  reader(text: string): ShingleReader {
+    return new ShingleReader(this, text);
+  }
+
+  /** Internal: whether a window hash may be a shingle (a bit filter in front of the map). */
+  mayHave(h: number): boolean {
+    const bit = h >>> (32 - FILTER_BITS);
+    return (this.filter[bit >>> 5]! & (1 << (bit & 31))) !== 0;
+  }
+
+  /** Internal: the artefact windows with this hash whose words equal `words`. */
+  verify(h: number, words: (j: number) => string): boolean {
+    const candidates = this.windows.get(h);
+    if (!candidates) return false;
+    return candidates.some((start) => {
+      for (let j = 0; j < this.k; j++) if (words(j) !== this.words[start + j]) return false;
+      return true;
+    });
+  }
+
+  rollHash(h: number, out: number, incoming: number): number {
+    return this.roll(h, out, incoming);
+  }
+}
+
+export class ShingleReader {
+  private readonly ring: Int32Array;
+  private readonly starts: Int32Array;
+  private readonly ends: Int32Array;
+  private readonly runs: ShingleRun[] = [];
+  private count = 0;
+  private h = 0;
+  private run: ShingleRun | null = null;
+  private runLastWord = -1;
+
+  constructor(
+    private readonly set: ShingleSet,
+    private readonly text: string,
+  ) {
+    this.ring = new Int32Array(set.k);
+    this.starts = new Int32Array(set.k);
+    this.ends = new Int32Array(set.k);
+  }
+
+  word(hash: number, start: number, end: number): void {
+    const k = this.set.k;
+    const slot = this.count % k;
+    this.h = this.set.rollHash(this.h, this.count >= k ? this.ring[slot]! : 0, hash);
+    this.ring[slot] = hash;
+    this.starts[slot] = start;
+    this.ends[slot] = end;
+    this.count++;
+    if (this.count < k || !this.set.mayHave(this.h)) return;
+    const first = this.count - k;
+    const words = (j: number) => {
+      const s = (first + j) % k;
+      return this.text.slice(this.starts[s]!, this.ends[s]!).toLowerCase();
     };
-    return {
-      word: (hash, start, end) => {
-        const slot = count % k;
-        h = this.roll(h, count >= k ? ring[slot]! : 0, hash);
-        ring[slot] = hash;
-        starts[slot] = start;
-        ends[slot] = end;
-        count++;
-        if (count < k) return;
-        const bit = h >>> (32 - FILTER_BITS);
-        if ((this.filter[bit >>> 5]! & (1 << (bit & 31))) === 0) return;
-        const candidates = this.windows.get(h);
-        if (!candidates || !verify(candidates)) return;
-        const firstStart = starts[(count - k) % k]!;
-        if (run && runLastWord >= count - k) {
-          run.end = end;
-          run.words += count - 1 - runLastWord;
-        } else {
-          run = { start: firstStart, end, words: k };
-          runs.push(run);
-        }
-        runLastWord = count - 1;
-      },
-      finish: () => runs,
-    };
+    if (!this.set.verify(this.h, words)) return;
+    const firstStart = this.starts[first % k]!;
+    if (this.run && this.runLastWord >= first) {
+      this.run.end = end;
+      this.run.words += this.count - 1 - this.runLastWord;
+    } else {
+      this.run = { start: firstStart, end, words: k };
+      this.runs.push(this.run);
+    }
+    this.runLastWord = this.count - 1;
+  }
+
+  finish(): ShingleRun[] {
+    return this.runs;
   }
 }
