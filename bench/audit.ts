@@ -59,26 +59,37 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)]!;
 }
 
-/** Median wall time (ms) of a command run as its own process; checks its exit code. */
-function time(
-  cmd: string,
-  args: string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv; ok?: number[] } = {},
-): number {
-  const times: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    const start = performance.now();
-    const r = spawnSync(cmd, args, {
-      cwd: options.cwd,
-      env: { ...process.env, ...options.env },
-      maxBuffer: 1 << 30,
+interface Probe {
+  cmd: string;
+  args: string[];
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  ok?: number[];
+}
+
+/**
+ * Median wall times (ms) of commands run as their own processes, interleaved round by round so a
+ * baseline and what it is compared with see the same machine load; checks exit codes.
+ */
+function timeAll(probes: Probe[], runs = RUNS): number[] {
+  const times: number[][] = probes.map(() => []);
+  for (let round = 0; round < runs; round++) {
+    probes.forEach((p, k) => {
+      const start = performance.now();
+      const r = spawnSync(p.cmd, p.args, {
+        cwd: p.cwd,
+        env: { ...process.env, ...p.env },
+        maxBuffer: 1 << 30,
+      });
+      times[k]!.push(performance.now() - start);
+      if (!(p.ok ?? [0]).includes(r.status ?? -1)) {
+        throw new Error(
+          `${p.cmd} ${p.args.join(" ")} exited ${r.status}: ${r.stderr?.toString().slice(0, 400)}`,
+        );
+      }
     });
-    times.push(performance.now() - start);
-    if (!(options.ok ?? [0]).includes(r.status ?? -1)) {
-      throw new Error(`${cmd} ${args.join(" ")} exited ${r.status}: ${r.stderr?.toString().slice(0, 400)}`);
-    }
   }
-  return median(times);
+  return times.map(median);
 }
 
 function row(label: string, ms: number, baseline: number, baselineLabel: string): string {
@@ -182,56 +193,70 @@ function corpusProject(): { root: string; env: string } {
 }
 
 export default async function bench(): Promise<void> {
-  const kgate = (args: string[], env?: NodeJS.ProcessEnv, cwd?: string) =>
-    time(process.execPath, [BIN, ...args], { cwd, env, ok: [0, 1] });
-  const nodeBare = time(process.execPath, ["-e", "0"]);
+  const node: Probe = { cmd: process.execPath, args: ["-e", "0"] };
+  const kgate = (args: string[], env?: NodeJS.ProcessEnv, cwd?: string): Probe => ({
+    cmd: process.execPath,
+    args: [BIN, ...args],
+    cwd,
+    env,
+    ok: [0, 1],
+  });
 
   // (a) whole library.
-  const library = kgate(["--root", ROOT, "audit"]);
-  const libraryTsx = kgate(["--root", ROOT, "audit"], { KGATE_NO_BUNDLE: "1" });
+  const [nodeA, library, libraryTsx] = timeAll([
+    node,
+    kgate(["--root", ROOT, "audit"]),
+    kgate(["--root", ROOT, "audit"], { KGATE_NO_BUNDLE: "1" }),
+  ]);
   const tasks = JSON.parse(
     spawnSync(process.execPath, [BIN, "--root", ROOT, "audit", "--json"], { encoding: "utf8" }).stdout,
   ).tasks.length as number;
   console.log(`\n(a) \`kgate audit\` of the task library (${tasks} tasks in ${ROOT}), median of ${RUNS}`);
   console.log("| what | wall time | ratio |\n|---|---|---|");
-  console.log(row("`node -e 0` (baseline)", nodeBare, nodeBare, "node"));
-  console.log(row("`kgate audit` (bundle)", library, nodeBare, "node"));
-  console.log(row("`kgate audit` (tsx, KGATE_NO_BUNDLE=1)", libraryTsx, nodeBare, "node"));
+  console.log(row("`node -e 0` (baseline)", nodeA!, nodeA!, "node"));
+  console.log(row("`kgate audit` (bundle)", library!, nodeA!, "node"));
+  console.log(row("`kgate audit` (tsx, KGATE_NO_BUNDLE=1)", libraryTsx!, nodeA!, "node"));
 
   // (b) pre-commit path.
   const repo = stagedRepo();
-  const gitDiff = time("git", ["diff", "--cached", "--name-only"], { cwd: repo });
-  const staged = kgate(["audit", "--staged"], undefined, repo);
-  const stagedTsx = kgate(["audit", "--staged"], { KGATE_NO_BUNDLE: "1" }, repo);
+  const [nodeB, gitDiff, staged, stagedTsx] = timeAll([
+    node,
+    { cmd: "git", args: ["diff", "--cached", "--name-only"], cwd: repo },
+    kgate(["audit", "--staged"], undefined, repo),
+    kgate(["audit", "--staged"], { KGATE_NO_BUNDLE: "1" }, repo),
+  ]);
   console.log(`\n(b) \`kgate audit --staged\`, 200 tasks, one staged change, median of ${RUNS}`);
   console.log("| what | wall time | ratio |\n|---|---|---|");
-  console.log(row("`node -e 0` (baseline)", nodeBare, nodeBare, "node"));
-  console.log(row("`git diff --cached --name-only`", gitDiff, nodeBare, "node"));
-  console.log(row("`kgate audit --staged` (bundle)", staged, nodeBare, "node"));
-  console.log(row("`kgate audit --staged` (tsx)", stagedTsx, nodeBare, "node"));
+  console.log(row("`node -e 0` (baseline)", nodeB!, nodeB!, "node"));
+  console.log(row("`git diff --cached --name-only`", gitDiff!, nodeB!, "node"));
+  console.log(row("`kgate audit --staged` (bundle)", staged!, nodeB!, "node"));
+  console.log(row("`kgate audit --staged` (tsx)", stagedTsx!, nodeB!, "node"));
   rmSync(repo, { recursive: true, force: true });
 
   // (c) throughput.
   const { root, env } = corpusProject();
   const lits = path.join(root, "literals.txt");
   writeFileSync(lits, `${GREP_LITERALS.join("\n")}\n`);
-  const grep = time("grep", ["-r", "-F", "-c", "-f", lits, env], { ok: [0, 1] });
-  const grepI = time("grep", ["-r", "-F", "-i", "-c", "-f", lits, env], { ok: [0, 1] });
   const hasRg = spawnSync("rg", ["--version"]).status === 0;
-  const rg = hasRg ? time("rg", ["-F", "-c", "-f", lits, env], { ok: [0, 1] }) : undefined;
-  const audit = kgate(["--root", root, "audit", "corpus", "--json"]);
+  const probes: Probe[] = [
+    { cmd: "grep", args: ["-r", "-F", "-c", "-f", lits, env], ok: [0, 1] },
+    { cmd: "grep", args: ["-r", "-F", "-i", "-c", "-f", lits, env], ok: [0, 1] },
+    kgate(["--root", root, "audit", "corpus", "--json"]),
+    ...(hasRg ? [{ cmd: "rg", args: ["-F", "-c", "-f", lits, env], ok: [0, 1] }] : []),
+  ];
+  const [grep, grepI, audit, rg] = timeAll(probes, 3);
   const mb = CORPUS_MB;
   console.log(
-    `\n(c) ~${mb} MB environment corpus (${Math.round(mb)} files: CSV, Markdown, JSON), median of ${RUNS}`,
+    `\n(c) ~${mb} MB environment corpus (${Math.round(mb)} files: CSV, Markdown, JSON), median of 3`,
   );
   console.log("| what | wall time | throughput | ratio to grep -F |\n|---|---|---|---|");
   const tp = (ms: number) => `${(mb / (ms / 1000)).toFixed(0)} MB/s`;
   const r = (label: string, ms: number) =>
-    `| ${label} | ${ms.toFixed(0)} ms | ${tp(ms)} | ${(ms / grep).toFixed(2)}x |`;
-  console.log(r("`grep -r -F -c -f literals` (baseline)", grep));
-  console.log(r("`grep -r -F -i -c -f literals`", grepI));
+    `| ${label} | ${ms.toFixed(0)} ms | ${tp(ms)} | ${(ms / grep!).toFixed(2)}x |`;
+  console.log(r("`grep -r -F -c -f literals` (baseline)", grep!));
+  console.log(r("`grep -r -F -i -c -f literals`", grepI!));
   if (rg !== undefined) console.log(r("`rg -F -c -f literals`", rg));
-  console.log(r("`kgate audit` (numbers, decoding, shingles, xlsx-free)", audit));
+  console.log(r("`kgate audit` (all matchers, number forms, decoding, shingles)", audit!));
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await bench();
