@@ -1,8 +1,7 @@
 // Numeric literals and spelled-out numbers: exact values, units, precision, and what is not a number.
 import { describe, expect, it } from "vitest";
-import { NumberWordReader } from "../src/audit/number-words.ts";
+import { readNumberWords } from "../src/audit/number-words.ts";
 import { type NumberLiteral, scanNumbers } from "../src/audit/numbers.ts";
-import { forEachWord } from "../src/audit/words.ts";
 
 function numbers(text: string, delimiter?: string): Array<Partial<NumberLiteral> & { text: string }> {
   const out: Array<Partial<NumberLiteral> & { text: string }> = [];
@@ -12,11 +11,9 @@ function numbers(text: string, delimiter?: string): Array<Partial<NumberLiteral>
 
 function words(text: string): Array<{ value: number; unit: string; text: string }> {
   const out: Array<{ value: number; unit: string; text: string }> = [];
-  const reader = new NumberWordReader(text, (lit) =>
+  readNumberWords(text, (lit) =>
     out.push({ value: lit.value, unit: lit.unit, text: text.slice(lit.start, lit.end) }),
   );
-  forEachWord(text, (h, s, e) => reader.word(h, s, e));
-  reader.finish();
   return out;
 }
 
@@ -74,7 +71,7 @@ describe("scanNumbers", () => {
   });
 });
 
-describe("NumberWordReader", () => {
+describe("readNumberWords", () => {
   it.each([
     ["twelve percent", 0.12, "percent"],
     ["two hundred thirty-five", 235, "none"],

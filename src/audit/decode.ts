@@ -46,6 +46,20 @@ function printable(text: string): boolean {
   return good / text.length >= 0.95;
 }
 
+/** Blob candidates: the long runs the character pass found, and shorter runs padded with "=". */
+export function base64Candidates(
+  text: string,
+  longRuns: ReadonlyArray<[number, number]>,
+): Array<[number, number]> {
+  const out: Array<[number, number]> = [...longRuns];
+  for (let eq = text.indexOf("="); eq >= 0; eq = text.indexOf("=", eq + 1)) {
+    let a = eq;
+    while (a > 0 && BASE64_CHAR.test(text[a - 1]!)) a--;
+    if (eq - a >= 4 && eq - a < 12) out.push([a, eq]);
+  }
+  return out.sort((x, y) => x[0] - y[0]);
+}
+
 /** The base64 blob around text[start, end), widened over base64 characters and padding. */
 export function base64Span(text: string, start: number, end: number): [number, number] | undefined {
   let a = start;

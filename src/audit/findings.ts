@@ -4,6 +4,7 @@ import { createHash } from "node:crypto";
 import { contextWindow, findKeyword, operatorNear } from "./context.ts";
 import type { AuditDocument, Location } from "./document.ts";
 import type { FormKind } from "./forms.ts";
+import type { TextView } from "./normalise.ts";
 import type { RuleId, RuleSet } from "./rules.ts";
 import type { Hit } from "./scan.ts";
 import { forEachWord } from "./words.ts";
@@ -29,6 +30,10 @@ export interface Finding {
   /** Content fingerprint (rule, item, path, normalised value, context; no line numbers). */
   fingerprint: string;
   suppressed?: { reason: string; expires?: string };
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 export function fingerprint(parts: readonly string[]): string {
@@ -81,6 +86,23 @@ function viaSuffix(via: readonly string[]): string {
 export function findingsFromHits(task: string, doc: AuditDocument, rules: RuleSet, hits: Hit[]): Finding[] {
   const findings: Finding[] = [];
   const counted = new Map<string, Finding>();
+  // Whether an item's keywords occur anywhere in a view: when not, no window or header can hold one
+  // (headers and key paths are text of the document itself), which spares the structure lookups.
+  const present = new Map<TextView, Map<number, boolean>>();
+  const mayHaveKeyword = (hit: Hit, index: number, keywords: readonly string[]) => {
+    if (hit.view.via.length > 0) return true;
+    let perItem = present.get(hit.view);
+    if (!perItem) {
+      perItem = new Map();
+      present.set(hit.view, perItem);
+    }
+    let found = perItem.get(index);
+    if (found === undefined) {
+      found = new RegExp(keywords.map(escapeRegExp).join("|"), "i").test(hit.view.text);
+      perItem.set(index, found);
+    }
+    return found;
+  };
   const seen = new Set<string>();
   // Longest first at each start, so a match inside a longer one of the same item is dropped.
   hits.sort((x, y) => x.start - y.start || y.end - x.end);
@@ -95,11 +117,15 @@ export function findingsFromHits(task: string, doc: AuditDocument, rules: RuleSe
     const itemKey = `${hit.item}:${via}`;
     if ((reach.get(itemKey) ?? -1) >= hit.end) continue;
     reach.set(itemKey, hit.end);
-    const structure = doc.structure(hit.start);
+    let structure: string | undefined | null = null;
+    const structureOf = () => {
+      if (structure === null) structure = doc.structure(hit.start);
+      return structure;
+    };
     let keyword: string | undefined;
-    if (item.context.length > 0) {
-      const window = `${contextWindow(doc, hit.view, hit.vStart, hit.vEnd)} ${structure?.toLowerCase() ?? ""}`;
-      keyword = findKeyword(window, item.context);
+    if (item.context.length > 0 && mayHaveKeyword(hit, hit.item, item.context)) {
+      keyword = findKeyword(contextWindow(doc, hit.view, hit.vStart, hit.vEnd), item.context);
+      keyword ??= findKeyword(structureOf()?.toLowerCase() ?? "", item.context);
     }
     const isNumber = item.rule === "gated-number";
     const operator = isNumber && !hit.explicit && operatorNear(hit.view.text, hit.vStart, hit.vEnd);
@@ -153,7 +179,7 @@ export function findingsFromHits(task: string, doc: AuditDocument, rules: RuleSe
       via: hit.view.via,
       message: message + viaSuffix(hit.view.via),
       match: hit.matched,
-      fingerprint: fingerprint([item.rule, item.id, doc.file, hit.value, structure ?? nearbyWords(hit)]),
+      fingerprint: fingerprint([item.rule, item.id, doc.file, hit.value, structureOf() ?? nearbyWords(hit)]),
     });
   }
   for (const f of counted.values()) {

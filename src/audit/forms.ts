@@ -9,6 +9,8 @@ export interface Form {
   /** Index of the item in the compiled rule set. */
   item: number;
   kind: FormKind;
+  /** "kind:value", the normalised value findings are fingerprinted with. */
+  key: string;
 }
 
 export interface GatedNumber {
@@ -22,7 +24,7 @@ export interface GatedNumber {
 export const ROUNDING_MIN_SIG = 3;
 
 export function formsOf(n: GatedNumber): Form[] {
-  const forms: Form[] = [{ value: n.value, item: n.item, kind: "value" }];
+  const forms: Array<Omit<Form, "key">> = [{ value: n.value, item: n.item, kind: "value" }];
   if (n.as === "rate") {
     forms.push({ value: n.value * 100, item: n.item, kind: "percent" });
     forms.push({ value: 1 + n.value, item: n.item, kind: "multiplier" });
@@ -32,7 +34,11 @@ export function formsOf(n: GatedNumber): Form[] {
   }
   for (const e of n.equivalents) forms.push({ value: e, item: n.item, kind: "equivalent" });
   // Round away binary noise (1 + 0.12 = 1.1200000000000001) so comparisons stay exact.
-  return forms.map((f) => ({ ...f, value: Number(f.value.toPrecision(15)) }));
+  return forms.map((f) => ({
+    ...f,
+    value: Number(f.value.toPrecision(15)),
+    key: `${f.kind}:${Number(f.value.toPrecision(12))}`,
+  }));
 }
 
 function tolerance(value: number): number {

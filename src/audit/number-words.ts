@@ -27,7 +27,7 @@ const SMALL = [
 ];
 const TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"];
 
-type Kind = "small" | "tens" | "hundred" | "scale" | "point" | "and";
+type Kind = "small" | "tens" | "hundred" | "scale" | "point";
 interface Entry {
   word: string;
   kind: Kind;
@@ -47,15 +47,27 @@ add("hundred", "hundred", 100);
 add("thousand", "scale", 1000);
 add("million", "scale", 1_000_000);
 add("point", "point", 0);
-add("and", "and", 0);
 
+/** Words of one spelled-out number are separated by spaces or hyphens, and maybe "and". */
+const GAP = /^[\s-]+(?:and[\s-]+)?$/i;
 function isGap(text: string, from: number, to: number): boolean {
-  if (to - from > 3 || to <= from) return false;
-  for (let k = from; k < to; k++) {
-    const c = text.charCodeAt(k);
-    if (c !== 32 && c !== 45 && c !== 9 && c !== 10 && c !== 13) return false;
+  return to > from && to - from <= 8 && GAP.test(text.slice(from, to));
+}
+
+/** Where number words may be: one native search, so only those words reach the reader. */
+export const NUMBER_WORD = new RegExp(
+  `(?<![a-z0-9])(?:${[...SMALL, ...TENS, "hundred", "thousand", "million", "point"].sort((a, b) => b.length - a.length).join("|")})(?![a-z0-9])`,
+  "gi",
+);
+
+/** Feeds every number word of `text` to a reader and finishes it. */
+export function readNumberWords(text: string, onNumber: (lit: NumberLiteral) => void): void {
+  const reader = new NumberWordReader(text, onNumber);
+  NUMBER_WORD.lastIndex = 0;
+  for (let m = NUMBER_WORD.exec(text); m !== null; m = NUMBER_WORD.exec(text)) {
+    reader.word(wordHash(m[0]), m.index, m.index + m[0].length);
   }
-  return true;
+  reader.finish();
 }
 
 function sigDigits(value: number): number {
@@ -105,10 +117,7 @@ export class NumberWordReader {
       return;
     }
     if (this.count > 0 && !isGap(this.text, this.lastWordEnd, start)) this.flush();
-    if (
-      this.count === 0 &&
-      (entry.kind === "and" || entry.kind === "point" || entry.kind === "hundred" || entry.kind === "scale")
-    ) {
+    if (this.count === 0 && (entry.kind === "point" || entry.kind === "hundred" || entry.kind === "scale")) {
       return;
     }
     if (this.inDecimals) {
@@ -139,13 +148,11 @@ export class NumberWordReader {
         case "point":
           this.inDecimals = true;
           break;
-        case "and":
-          break;
       }
     }
     if (this.count === 0) this.start = start;
     this.count++;
-    if (entry.kind !== "and" && entry.kind !== "point") this.end = end;
+    if (entry.kind !== "point") this.end = end;
     this.lastWordEnd = end;
     this.lastKind = entry.kind;
   }

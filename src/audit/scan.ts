@@ -1,18 +1,19 @@
 // Runs every matcher over a document: literals (one Aho-Corasick pass), numbers (one pass), words
 // (prose shingles and spelled-out numbers, one pass), then the same on decoded wrappers, two deep.
-import { base64Span, type DecodedView, decodeBase64, inlineWrappers } from "./decode.ts";
+
+import { charPass } from "./charpass.ts";
+import { base64Candidates, base64Span, type DecodedView, decodeBase64, inlineWrappers } from "./decode.ts";
 import type { AuditDocument } from "./document.ts";
 import type { FormKind } from "./forms.ts";
 import { docOffset, normalise, type TextView } from "./normalise.ts";
-import { NumberWordReader } from "./number-words.ts";
-import { type NumberLiteral, newLiteral, readNumber, startsNumber } from "./numbers.ts";
+import { readNumberWords } from "./number-words.ts";
+import type { NumberLiteral } from "./numbers.ts";
 import type { RuleSet } from "./rules.ts";
 import { isWordCode } from "./words.ts";
 
 export const MAX_DECODE_DEPTH = 2;
 /** Bare numbers with at least this many significant digits are unlikely by chance. */
 export const DISTINCTIVE_SIG = 5;
-const BASE64_MIN_WORD = 12;
 
 export interface Hit {
   item: number;
@@ -36,10 +37,6 @@ export interface Hit {
 
 function isBoundary(text: string, at: number): boolean {
   return at < 0 || at >= text.length || !isWordCode(text.charCodeAt(at));
-}
-
-function formValue(value: number): string {
-  return String(Number(value.toPrecision(12)));
 }
 
 export function scanDocument(doc: AuditDocument, rules: RuleSet): Hit[] {
@@ -82,7 +79,7 @@ function scanView(
   const onNumber = (lit: NumberLiteral) => {
     rules.forms.match(lit, (form) => {
       push(form.item, lit.start, lit.end, {
-        value: `${form.kind}:${formValue(form.value)}`,
+        value: form.key,
         form: form.kind,
         explicit: lit.unit !== "none" || lit.sci || lit.times,
         distinctive: lit.sig >= DISTINCTIVE_SIG && !lit.words,
@@ -90,56 +87,12 @@ function scanView(
       });
     });
   };
-  const shingles = rules.shingles?.reader(text);
-  const numbers = rules.forms.size > 0;
-  const numberWords = numbers ? new NumberWordReader(text, onNumber) : undefined;
-  const lit = newLiteral();
-  const delimiter = doc.delimiter?.charCodeAt(0) ?? -1;
-  let numbersUntil = 0;
-  const blobs: Array<[number, number]> = [];
-  // One pass over the words (inlined: it is the hot loop) feeds numbers (a word starting with a
-  // digit, or x1.12, or .5), prose shingles, spelled-out numbers and base64 candidates.
-  const length = text.length;
-  let i = 0;
-  while (i < length) {
-    let c = text.charCodeAt(i);
-    if (c < 128 ? !((c >= 48 && c <= 57) || ((c | 32) >= 97 && (c | 32) <= 122)) : !isWordCode(c)) {
-      i++;
-      continue;
-    }
-    const start = i;
-    let hash = 0x811c9dc5;
-    do {
-      if (c >= 65 && c <= 90) c |= 32;
-      hash = Math.imul(hash ^ c, 0x01000193);
-      i++;
-      if (i >= length) break;
-      c = text.charCodeAt(i);
-    } while (c < 128 ? (c >= 48 && c <= 57) || ((c | 32) >= 97 && (c | 32) <= 122) : isWordCode(c));
-    const end = i;
-    if (numbers && start >= numbersUntil) {
-      const first = text.charCodeAt(start);
-      let at = -1;
-      if (first >= 48 && first <= 57)
-        at =
-          start > 0 && text.charCodeAt(start - 1) === 46 && startsNumber(text, start - 1) ? start - 1 : start;
-      else if ((first | 32) === 120 && end - start > 1 && startsNumber(text, start + 1)) at = start + 1;
-      if (at >= 0) {
-        numbersUntil = readNumber(text, at, lit, delimiter);
-        if (lit.end >= 0) onNumber(lit);
-      }
-    }
-    shingles?.word(hash, start, end);
-    numberWords?.word(hash, start, end);
-    if (
-      depth < MAX_DECODE_DEPTH &&
-      (end - start >= BASE64_MIN_WORD || (end - start >= 4 && text.charCodeAt(end) === 61))
-    ) {
-      blobs.push([start, end]);
-    }
-  }
-  numberWords?.finish();
-  for (const run of shingles?.finish() ?? []) {
+  const runs: Array<[number, number]> = [];
+  charPass(text, doc.delimiter?.charCodeAt(0) ?? -1, rules.forms.size > 0 ? onNumber : undefined, (a, b) => {
+    runs.push([a, b]);
+  });
+  if (rules.forms.size > 0) readNumberWords(text, onNumber);
+  for (const run of rules.shingles?.scan(text) ?? []) {
     push(rules.proseItem, run.start, run.end, {
       value: `${run.words} words`,
       explicit: false,
@@ -150,7 +103,7 @@ function scanView(
 
   if (depth >= MAX_DECODE_DEPTH) return;
   let decodedUntil = -1;
-  for (const [start, end] of blobs) {
+  for (const [start, end] of base64Candidates(text, runs)) {
     if (start < decodedUntil) continue;
     const span = base64Span(text, start, end);
     if (!span || (focus && (span[1] <= focus[0] || span[0] >= focus[1]))) continue;

@@ -1,7 +1,7 @@
 // Prose shingles: every run of k consecutive words of the artefact, hashed; a scanned text that
 // repeats such a run copies the artefact's prose. Hits are verified word by word, so hash
 // collisions never make a finding.
-import { wordsOf } from "./words.ts";
+import { forEachWord, isWordCode, wordsOf } from "./words.ts";
 
 const BASE = 0x9e3779b1;
 const FILTER_BITS = 21;
@@ -17,6 +17,8 @@ export class ShingleSet {
   private readonly filter = new Uint32Array(1 << (FILTER_BITS - 5));
   private readonly words: string[];
   private readonly topPower: number;
+  /** Each window's longest word: a copied window holds its anchor, found by one native search. */
+  private readonly anchors: RegExp;
 
   constructor(
     artefactText: string,
@@ -24,6 +26,15 @@ export class ShingleSet {
   ) {
     const words = wordsOf(artefactText);
     this.words = words.map((w) => w.word);
+    const anchors = new Set<string>();
+    for (let i = 0; i + k <= words.length; i++) {
+      let longest = words[i]!.word;
+      for (let j = i + 1; j < i + k; j++)
+        if (words[j]!.word.length > longest.length) longest = words[j]!.word;
+      anchors.add(longest);
+    }
+    const alternatives = [...anchors].sort((x, y) => y.length - x.length).join("|");
+    this.anchors = new RegExp(`(?<![a-z0-9])(?:${alternatives || "(?!)"})(?![a-z0-9])`, "gi");
     let power = 1;
     for (let i = 1; i < k; i++) power = Math.imul(power, BASE);
     this.topPower = power;
@@ -43,6 +54,27 @@ export class ShingleSet {
 
   get size(): number {
     return this.windows.size;
+  }
+
+  /** Copied runs in `text`: windows are hashed only around occurrences of anchor words. */
+  scan(text: string): ShingleRun[] {
+    const regions: Array<[number, number]> = [];
+    const re = this.anchors;
+    re.lastIndex = 0;
+    for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+      const a = wordsBack(text, m.index, this.k - 1);
+      const b = wordsForward(text, m.index + m[0].length, this.k - 1);
+      const last = regions.at(-1);
+      if (last && a <= last[1]) last[1] = Math.max(last[1], b);
+      else regions.push([a, b]);
+    }
+    const runs: ShingleRun[] = [];
+    for (const [a, b] of regions) {
+      const reader = new ShingleReader(this, text);
+      forEachWord(text, (h, s, e) => reader.word(h, s, e), a, b);
+      runs.push(...reader.finish());
+    }
+    return runs;
   }
 
   private roll(h: number, out: number, incoming: number): number {
@@ -123,4 +155,28 @@ export class ShingleReader {
   finish(): ShingleRun[] {
     return this.runs;
   }
+}
+
+function isWordAt(text: string, i: number): boolean {
+  return i >= 0 && i < text.length && isWordCode(text.charCodeAt(i));
+}
+
+/** The start of the n-th word before `pos` (or of the text). */
+function wordsBack(text: string, pos: number, n: number): number {
+  let i = pos;
+  for (let w = 0; w < n && i > 0; w++) {
+    while (i > 0 && !isWordAt(text, i - 1)) i--;
+    while (i > 0 && isWordAt(text, i - 1)) i--;
+  }
+  return i;
+}
+
+/** The end of the n-th word after `pos` (or of the text). */
+function wordsForward(text: string, pos: number, n: number): number {
+  let i = pos;
+  for (let w = 0; w < n && i < text.length; w++) {
+    while (i < text.length && !isWordAt(text, i)) i++;
+    while (i < text.length && isWordAt(text, i)) i++;
+  }
+  return i;
 }
