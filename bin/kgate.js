@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-const FAST_VERBS = new Set([undefined, "help", "audit", "hook", "list", "new"]);
+const FAST_VERBS = new Set([undefined, "help", "audit", "hook"]);
 const bundle = new URL("../dist/cli.js", import.meta.url);
 const sources = fileURLToPath(new URL("../src", import.meta.url));
 
