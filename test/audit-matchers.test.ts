@@ -2,8 +2,9 @@
 // displayed roundings, prose shingles, and the decoding of wrappers.
 import { describe, expect, it } from "vitest";
 import { AhoCorasick } from "../src/audit/aho-corasick.ts";
+import { charPass } from "../src/audit/charpass.ts";
 import { decodeBase64, inlineWrappers } from "../src/audit/decode.ts";
-import { FormIndex } from "../src/audit/forms.ts";
+import { FormIndex, leadingCode } from "../src/audit/forms.ts";
 import { docOffset, normalise, normalisePattern } from "../src/audit/normalise.ts";
 import { type NumberLiteral, scanNumbers } from "../src/audit/numbers.ts";
 import { ShingleSet } from "../src/audit/shingles.ts";
@@ -99,6 +100,60 @@ describe("FormIndex", () => {
 
   it("does not read a percent-marked literal as the bare percent form", () => {
     expect(kinds("0.12%")).toEqual([]);
+  });
+});
+
+describe("the leading-digit prefilter of the character pass", () => {
+  it("computes leading codes", () => {
+    expect([0.12, 12, 1200, 1, -1, 0.0042553, 0].map(leadingCode)).toEqual([12, 12, 12, 10, 10, 42, 0]);
+  });
+
+  it("skips only numbers that cannot show a form: the same matches as reading every number", () => {
+    const index = new FormIndex([
+      { item: 0, value: 0.12, as: "rate", equivalents: [] },
+      { item: 1, value: 235, as: "quantity", equivalents: [0.0999] },
+    ]);
+    let seed = 7;
+    const rnd = () => {
+      seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff;
+      return seed / 0x7fffffff;
+    };
+    const samples = [
+      "0.12",
+      "12%",
+      "1,200 bp",
+      "3/25",
+      "1/235",
+      "0.00426",
+      "2.35e2",
+      "0.100",
+      "1.12x",
+      "88%",
+      "235",
+    ];
+    const parts: string[] = [];
+    for (let i = 0; i < 3000; i++) {
+      parts.push(
+        rnd() < 0.2
+          ? samples[Math.floor(rnd() * samples.length)]!
+          : (rnd() * 10 ** Math.floor(rnd() * 5)).toFixed(Math.floor(rnd() * 4)),
+      );
+    }
+    const text = parts.join(rnd() < 0.5 ? " " : ", ");
+    const found = (codes?: Uint8Array) => {
+      const out: string[] = [];
+      charPass(
+        text,
+        -1,
+        (lit) => index.match(lit, (f) => out.push(`${lit.start}:${f.key}`)),
+        () => {},
+        codes,
+      );
+      return out;
+    };
+    const all = found();
+    expect(all.length).toBeGreaterThan(100);
+    expect(found(index.codes)).toEqual(all);
   });
 });
 

@@ -45,13 +45,29 @@ function tolerance(value: number): number {
   return 1e-9 * Math.max(1, Math.abs(value));
 }
 
+/** The first two significant digits of |value| as 10-99 (a lone digit d is d0), or 0 for zero. */
+export function leadingCode(value: number): number {
+  const digits = Math.abs(value)
+    .toExponential(14)
+    .replace(/\.|e.*$/g, "");
+  return value === 0 ? 0 : Number(digits.slice(0, 2));
+}
+
 export class FormIndex {
   private readonly values: Float64Array;
   private readonly forms: Form[];
+  /**
+   * Leading-digit codes (see leadingCode) a literal needs to show some form, exactly or as any
+   * displayed rounding: a prefilter that lets the character pass skip most numbers unread.
+   */
+  readonly codes = new Uint8Array(100);
 
   constructor(numbers: readonly GatedNumber[]) {
     this.forms = numbers.flatMap(formsOf).sort((a, b) => a.value - b.value);
     this.values = Float64Array.from(this.forms.map((f) => f.value));
+    for (const f of this.forms) {
+      for (let n = 1; n <= 15; n++) this.codes[leadingCode(Number(f.value.toPrecision(n)))] = 1;
+    }
   }
 
   get size(): number {

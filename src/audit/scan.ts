@@ -88,9 +88,8 @@ function scanView(
     });
   };
   const runs: Array<[number, number]> = [];
-  charPass(text, doc.delimiter?.charCodeAt(0) ?? -1, rules.forms.size > 0 ? onNumber : undefined, (a, b) => {
-    runs.push([a, b]);
-  });
+  const numbers = rules.forms.size > 0 ? onNumber : undefined;
+  charPass(text, doc.delimiter?.charCodeAt(0) ?? -1, numbers, (a, b) => runs.push([a, b]), rules.forms.codes);
   if (rules.forms.size > 0) readNumberWords(text, onNumber);
   for (const run of rules.shingles?.scan(text) ?? []) {
     push(rules.proseItem, run.start, run.end, {
