@@ -66,6 +66,7 @@ export class FormIndex {
     this.forms = numbers.flatMap(formsOf).sort((a, b) => a.value - b.value);
     this.values = Float64Array.from(this.forms.map((f) => f.value));
     for (const f of this.forms) {
+      // The exact value and every rounding of it: "0.100" (three digits written) rounds 0.0999 to one.
       for (let n = 1; n <= 15; n++) this.codes[leadingCode(Number(f.value.toPrecision(n)))] = 1;
     }
   }
