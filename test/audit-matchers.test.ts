@@ -8,7 +8,6 @@ import { FormIndex, leadingCode } from "../src/audit/forms.ts";
 import { docOffset, normalise, normalisePattern } from "../src/audit/normalise.ts";
 import { type NumberLiteral, scanNumbers } from "../src/audit/numbers.ts";
 import { ShingleSet } from "../src/audit/shingles.ts";
-import { forEachWord } from "../src/audit/words.ts";
 
 function matches(patterns: string[], text: string): Array<[string, string]> {
   const ac = new AhoCorasick(patterns.map(normalisePattern));
@@ -162,9 +161,7 @@ describe("ShingleSet", () => {
     "A leaf part without a price is costed at zero under the fill rule and flagged for review.";
 
   function runs(set: ShingleSet, text: string) {
-    const reader = set.reader(text);
-    forEachWord(text, (h, s, e) => reader.word(h, s, e));
-    return reader.finish().map((r) => [text.slice(r.start, r.end), r.words]);
+    return set.scan(text).map((r) => [text.slice(r.start, r.end), r.words]);
   }
 
   it("reports a copied run of k or more words once, with its full extent", () => {

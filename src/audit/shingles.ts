@@ -81,11 +81,6 @@ export class ShingleSet {
     return (Math.imul(h - Math.imul(out, this.topPower), BASE) + incoming) | 0;
   }
 
-  /** A consumer for the word stream of `text`; `finish()` returns the copied runs. */
-  reader(text: string): ShingleReader {
-    return new ShingleReader(this, text);
-  }
-
   /** Internal: whether a window hash may be a shingle (a bit filter in front of the map). */
   mayHave(h: number): boolean {
     const bit = h >>> (32 - FILTER_BITS);
