@@ -1,8 +1,10 @@
 #!/usr/bin/env node
-// Entry point of the `kgate` command. It runs the prebuilt bundle dist/cli.js (made by
-// `npm run build`, which `npm ci` runs as `prepare`) while the bundle is newer than every file in
-// src/, and the TypeScript sources through tsx otherwise. tsx is registered for every verb that may
-// import TypeScript at run time (verifiers/<id>.ts); only the verbs in FAST_VERBS skip it.
+// Entry point of the `kgate` command. The verbs in FAST_VERBS run from the prebuilt bundle
+// dist/cli.js (made by `npm run build`, which `npm ci` runs as `prepare`) while it is newer than
+// every file in src/. Every other verb, or a stale or missing bundle, runs the TypeScript sources
+// through tsx: those verbs import TypeScript at run time (verifiers/<id>.ts) and find files next
+// to their sources (the sandbox image). Both tsx hooks are registered: task verifiers live in the
+// user's project, which may be an ES module or a CommonJS package scope.
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
@@ -33,10 +35,12 @@ function verbOf(args) {
   return undefined;
 }
 
-const fast = bundleIsFresh();
-if (!fast || !FAST_VERBS.has(verbOf(process.argv.slice(2)))) {
+const fast = FAST_VERBS.has(verbOf(process.argv.slice(2))) && bundleIsFresh();
+if (!fast) {
   const { register } = await import("tsx/esm/api");
+  const { register: registerCommonJs } = await import("tsx/cjs/api");
   register();
+  registerCommonJs();
 }
 const { main } = await import(fast ? bundle.href : "../src/cli.ts");
 process.exitCode = await main(process.argv);
