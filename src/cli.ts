@@ -1,5 +1,5 @@
 // The CLI router: parses argv with commander and lazily imports one module per verb.
-import { Command, CommanderError, Option } from "commander";
+import { Argument, Command, CommanderError, Option } from "commander";
 import type { CommandContext } from "./commands/context.ts";
 import { EXIT_USAGE, ExitError } from "./errors.ts";
 import { findProjectRoot, projectPaths } from "./project.ts";
@@ -109,6 +109,26 @@ export function buildProgram(onResult: (code: number) => void): Command {
     .option("--no-sandbox", "skip the oracle and noop trials (no Docker needed)")
     .option("--json", "machine-readable output")
     .action(action(() => import("./commands/check.ts")));
+
+  program
+    .command("audit")
+    .description(
+      "static leak audit: does an instruction or environment give the gated knowledge away? (exit 1 on an error finding)",
+    )
+    .argument("[task...]", "task ids (default: every task)")
+    .addOption(
+      new Option("--format <format>", "output format").choices(["text", "json", "sarif"]).default("text"),
+    )
+    .option("--json", "machine-readable output (same as --format json)")
+    .option("--staged", "audit the staged content (git index) of every task the staged change touches")
+    .option("--show", "reveal matched values (hidden by default: they are the secrets)")
+    .action(action(() => import("./commands/audit.ts")));
+
+  program
+    .command("hook")
+    .description("install or remove a git pre-commit hook that runs `kgate audit --staged` (husky-aware)")
+    .addArgument(new Argument("<action>", "what to do").choices(["install", "uninstall"]))
+    .action(action(() => import("./commands/hook.ts")));
 
   return program;
 }
