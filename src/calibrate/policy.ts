@@ -59,7 +59,7 @@ export function wantedTrials(plan: Plan, tally: Tally, task: string): WantedTria
   for (const t of cells) {
     if (firstRound(plan, t).length > 0) continue;
     const result = sequentialResult(plan, t);
-    if (!result || result.verdict !== "undecided" || t.runs >= plan.sequential.cap) continue;
+    if (result?.verdict !== "undecided" || t.runs >= plan.sequential.cap) continue;
     wanted.push({ cell: t.cell, index: nextIndex(t) });
   }
   return wanted;

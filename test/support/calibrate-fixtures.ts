@@ -3,7 +3,14 @@
 import { createHash } from "node:crypto";
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { AgentInfo, TrialJob, TrialRunner } from "../../src/calibrate/index.ts";
+import {
+  type AgentInfo,
+  type Plan,
+  type PlannedCell,
+  type TrialJob,
+  type TrialRunner,
+  trialIdOf,
+} from "../../src/calibrate/index.ts";
 import type { ProjectPaths } from "../../src/project.ts";
 import { type LoadedTask, loadTask, scaffoldTask } from "../../src/task/index.ts";
 import { type TrialRecord, TrialRecord as TrialRecordSchema } from "../../src/trial/record.ts";
@@ -169,4 +176,58 @@ export function fakeRunner(o: FakeRunnerOptions): TrialRunner {
       o.onEnd?.(job);
     }
   };
+}
+
+/** The job the engine would build for a planned cell's trial. */
+export function jobFor(
+  plan: Plan,
+  tasks: ReadonlyMap<string, LoadedTask>,
+  cell: PlannedCell,
+  index: number,
+  attempt = 1,
+  runDir = "/nonexistent",
+): TrialJob {
+  const agent = plan.agents.find((a) => a.name === cell.agent)!;
+  return {
+    runId: plan.runId,
+    runDir,
+    trialId: trialIdOf(cell, index, attempt),
+    task: tasks.get(cell.task)!,
+    cell,
+    agent,
+    index,
+    attempt,
+  };
+}
+
+/**
+ * Records from outcome strings per cell label and task: P pass, F fail, I infra, U unverified,
+ * D fail on the default convention, X fail on the perturbed convention, M format failure.
+ */
+export function recordsFromScript(
+  plan: Plan,
+  tasks: ReadonlyMap<string, LoadedTask>,
+  script: Record<string, Record<string, string>>,
+): TrialRecord[] {
+  const out: TrialRecord[] = [];
+  for (const cell of plan.cells) {
+    const letters = script[cell.task]?.[cell.label] ?? "";
+    [...letters].forEach((letter, index) => {
+      const job = jobFor(plan, tasks, cell, index);
+      const variant = cell.condition.startsWith("variant:") ? cell.condition.slice(8) : "perturbed";
+      const options: Record<string, RecordOptions> = {
+        P: { outcome: "pass" },
+        F: { outcome: "fail", attribution: "other" },
+        D: { outcome: "fail", attribution: "default-convention" },
+        X: { outcome: "fail", attribution: `perturbed-convention:${variant}` },
+        M: { outcome: "fail", attribution: "format" },
+        I: { outcome: "infra" },
+        U: { outcome: "unverified" },
+      };
+      const o = options[letter];
+      if (!o) throw new Error(`unknown outcome letter ${letter}`);
+      out.push(recordFor(job, o));
+    });
+  }
+  return out;
 }
