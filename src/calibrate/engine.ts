@@ -140,13 +140,15 @@ export async function runCalibration(o: EngineOptions): Promise<EngineResult> {
         .filter(({ cell, index }) => (sessionAttempts.get(slotKey(cell, index)) ?? 0) < budget)
         .sort((a, b) => a.index - b.index);
       // Past the first round a cell runs one trial at a time, so no trial is wasted once it is decided.
-      const launched = new Set<string>();
+      const growing = new Set<string>();
+      let started = 0;
       for (const { cell, index } of wanted) {
-        if (index >= plan.n && (cellBusy(cell) || launched.has(cell.key))) continue;
-        launched.add(cell.key);
+        if (index >= plan.n && (cellBusy(cell) || growing.has(cell.key))) continue;
+        growing.add(cell.key);
         launch(cell, index);
+        started += 1;
       }
-      const remaining = inFlight.size + wanted.length - launched.size;
+      const remaining = inFlight.size + wanted.length - started;
       if (remaining !== lastRemaining) o.events?.planned?.(remaining);
       lastRemaining = remaining;
     }
