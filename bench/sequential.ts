@@ -58,7 +58,13 @@ function plan(mode: "fixed" | "sequential", n: number, alpha = 0.05, cap = 20): 
     require: s.require,
     control: s.control,
   }));
-  const digests = { task: "t", instruction: "i", environment: "e", artefact: "a", variants: { perturbed: "p" } };
+  const digests = {
+    task: "t",
+    instruction: "i",
+    environment: "e",
+    artefact: "a",
+    variants: { perturbed: "p" },
+  };
   return {
     planVersion: 1,
     runId: "sim",
@@ -68,7 +74,13 @@ function plan(mode: "fixed" | "sequential", n: number, alpha = 0.05, cap = 20): 
     sequential,
     infraRetries: 0,
     tasks: [{ id: "t", title: "t", gate: "convention", digests, notes: [] }],
-    agents: ["frontier", "mid"].map((name) => ({ name, digest: name, harness: "sim", model: null, provider: "sim" })),
+    agents: ["frontier", "mid"].map((name) => ({
+      name,
+      digest: name,
+      harness: "sim",
+      model: null,
+      provider: "sim",
+    })),
     specs: SPECS,
     cells,
   };
@@ -88,7 +100,14 @@ const TEMPLATE: TrialRecord = {
   startedAt: new Date(0).toISOString(),
   finishedAt: new Date(0).toISOString(),
   phases: {},
-  usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, modelCalls: 0, costUsd: null },
+  usage: {
+    inputTokens: 0,
+    outputTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    modelCalls: 0,
+    costUsd: null,
+  },
   stopReason: "finish",
   outputs: [],
   verdict: { status: "fail", reward: 0, score: 0, criteria: [], attribution: "other" },
@@ -157,7 +176,13 @@ function evaluate(method: string, p: Plan, tasks: Record<string, number>[], seed
     else wrong += 1;
   }
   const n = tasks.length;
-  return { method, trialsPerTask: trials / n, correct: correct / n, wrong: wrong / n, undecided: undecided / n };
+  return {
+    method,
+    trialsPerTask: trials / n,
+    correct: correct / n,
+    wrong: wrong / n,
+    undecided: undecided / n,
+  };
 }
 
 export interface SequentialBench {
@@ -187,7 +212,12 @@ export async function benchSequential(taskCount = 2000, seed = 20261130): Promis
     [0.01, 60],
   ] as const) {
     if (matched) break;
-    const result = evaluate(`sequential (${alpha}, cap ${cap})`, plan("sequential", 5, alpha, cap), tasks, seed + 1);
+    const result = evaluate(
+      `sequential (${alpha}, cap ${cap})`,
+      plan("sequential", 5, alpha, cap),
+      tasks,
+      seed + 1,
+    );
     results.push(result);
     if (1 - result.correct <= 1 - fixed20.correct) matched = result;
   }

@@ -53,6 +53,14 @@ export function buildProgram(onResult: (code: number) => void): Command {
     .option("--json", "machine-readable output")
     .action(action(() => import("./commands/new.ts")));
 
+  program
+    .command("report")
+    .description("Table 1, chart and HTML page of a calibration run, from its plan and records")
+    .argument("<run>", "run id (a folder of runs/) or a run directory")
+    .option("--out <dir>", "write the report files here instead of the run directory")
+    .option("--json", "print the summary as JSON instead of the Markdown table")
+    .action(action(() => import("./commands/report.ts")));
+
   return program;
 }
 

@@ -37,7 +37,12 @@ async function calibrateWith(stream: Capture, live: boolean) {
   const runDir = path.join(paths.runs, "run-p");
   mkdirSync(runDir, { recursive: true });
   let clock = 0;
-  const progress = new Progress(plan, tallyRecords(plan, []), { stream, live, intervalMs: 1, now: () => (clock += 1000) });
+  const progress = new Progress(plan, tallyRecords(plan, []), {
+    stream,
+    live,
+    intervalMs: 1,
+    now: () => (clock += 1000),
+  });
   await runCalibration({
     plan,
     runDir,
@@ -69,6 +74,8 @@ describe("progress", () => {
     const last = stream.text.split(/\x1b\[\d+F\x1b\[J/).at(-1)!;
     expect(last).toContain("calibrating");
     expect(last).toMatch(/alpha {2}frontier\+A .*2.*\/2/);
-    expect(last).toMatch(/trials 8\/8 · .*pass 3.* · .*fail 5.* · .*infra 0.* · running 0 · tokens 9\.6k · \$0\.08/);
+    expect(last).toMatch(
+      /trials 8\/8 · .*pass 3.* · .*fail 5.* · .*infra 0.* · running 0 · tokens 9\.6k · \$0\.08/,
+    );
   });
 });

@@ -7,6 +7,7 @@ export * from "./overrides.ts";
 export * from "./plan.ts";
 export * from "./policy.ts";
 export * from "./progress.ts";
+export * from "./reports.ts";
 export * from "./requirement.ts";
 export * from "./rule.ts";
 export * from "./rundir.ts";
