@@ -1,0 +1,218 @@
+// Task contract-clause: the reference solver on a hand-checked case, the gate on the committed data,
+// the generator's determinism and the Python oracle's agreement with the solver.
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { projectPaths } from "../src/project.ts";
+import {
+  type Condition,
+  conditionFileSet,
+  type LoadedTask,
+  loadTask,
+  loadValidTask,
+} from "../src/task/index.ts";
+import verifier from "../verifiers/contract-clause.ts";
+
+const ID = "contract-clause";
+const OUTPUT = "output/contract_risk.csv";
+const KEY = "contract_id";
+const paths = projectPaths(fileURLToPath(new URL("..", import.meta.url)));
+const task = loadValidTask(paths, ID);
+const { artefact, default: defaults, variants } = verifier.conventions;
+
+const temps: string[] = [];
+afterAll(() => {
+  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
+});
+function tempDir(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), `kgate-${ID}-`));
+  temps.push(dir);
+  return dir;
+}
+
+function environmentOf(t: LoadedTask): Record<string, string> {
+  return Object.fromEntries(t.environment.map((f) => [f.path, readFileSync(f.absPath, "utf8")]));
+}
+
+/** Runs the oracle in a fresh copy of the condition's file set and parses its CSV output by the declared types. */
+function runOracle(condition: Condition): Record<string, unknown>[] {
+  const work = tempDir();
+  for (const file of conditionFileSet(task, condition).files) {
+    mkdirSync(path.dirname(path.join(work, file.path)), { recursive: true });
+    writeFileSync(path.join(work, file.path), file.read());
+  }
+  execFileSync("bash", ["-c", task.spec.solution.command], {
+    cwd: work,
+    env: { ...process.env, KGATE_SOLUTION_DIR: task.solutionDir },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const output = task.spec.outputs.find((o) => o.path === OUTPUT);
+  if (output?.format !== "csv") throw new Error(`${OUTPUT} is not a declared csv output`);
+  const [header, ...lines] = readFileSync(path.join(work, OUTPUT), "utf8").trimEnd().split("\n");
+  expect(header).toBe(output.columns.map((c) => c.name).join(","));
+  return lines.map((line) => {
+    const cells = line.split(",");
+    return Object.fromEntries(
+      output.columns.map((c, i) => [c.name, c.type === "string" ? cells[i] : Number(cells[i])]),
+    );
+  });
+}
+
+/** Rows equal by key: strings exactly, numbers within 1e-4. */
+function expectSameRows(actual: Record<string, unknown>[], expected: Record<string, unknown>[]): void {
+  expect(actual.length).toBe(expected.length);
+  const byKey = new Map(actual.map((r) => [r[KEY], r]));
+  for (const want of expected) {
+    const got = byKey.get(want[KEY]);
+    expect(got, `row ${want[KEY]}`).toBeDefined();
+    for (const [column, value] of Object.entries(want)) {
+      if (typeof value === "number")
+        expect(Math.abs(Number(got?.[column]) - value)).toBeLessThanOrEqual(1e-4);
+      else expect(got?.[column], `${want[KEY]}.${column}`).toBe(value);
+    }
+  }
+}
+
+const committed = environmentOf(task);
+const solved = (c: typeof artefact) => verifier.solve(committed, c)[OUTPUT];
+
+describe("contract-clause reference solver", () => {
+  const lexicon =
+    "term,weight\nunlimited liability,6\nindemnify,4\npenalty,3\nexclusive,3\nmutual,-2\ncapped at,-3\n";
+  const contracts = [
+    "contract_id,counterparty,governing_law,effective_date",
+    "K1,Alpha,DE,2025-01-01",
+    "K2,Beta,Brazil,2025-01-01",
+    "K3,Gamma,UK,2025-01-01",
+  ].join("\n");
+  const clause = (contract_id: string, clause_no: number, type: string, text: string) =>
+    JSON.stringify({ contract_id, clause_no, type, text });
+  const env = {
+    "risk_lexicon.csv": lexicon,
+    "contracts.csv": `${contracts}\n`,
+    "clauses.jsonl": [
+      clause(
+        "K1",
+        1,
+        "liability",
+        "Unlimited liability applies. A penalty applies. Another penalty applies.",
+      ),
+      clause(
+        "K1",
+        2,
+        "indemnity",
+        "The Supplier shall indemnify. Duties are mutual. The sum is capped at cost.",
+      ),
+      clause(
+        "K2",
+        1,
+        "liability",
+        "Unlimited liability applies. A penalty applies. The Vendor shall indemnify.",
+      ),
+      clause("K2", 2, "general", "A penalty applies. Delivery is made exclusively by road."),
+      clause(
+        "K3",
+        1,
+        "liability",
+        "Unlimited liability is accepted. The Supplier shall indemnify. A penalty applies.",
+      ),
+      clause("K3", 2, "indemnity", "The Supplier shall indemnify. Unlimited liability follows."),
+    ].join("\n"),
+  };
+
+  it("scores a hand-checked case under the artefact's conventions", () => {
+    // K1 (DE = Delaware, x0.95): clause 1 = 6 + 3 (penalty counts once) = 9, under the liability cap 12
+    //   -> 9 x 0.95 = 8.55; clause 2 = 4 - 2 - 3 = -1 -> floor 0. Total 8.55 < 20 -> low; max 8.55 < 10.
+    // K2 (Brazil is unlisted, x1.30): clause 1 = 6 + 3 + 4 = 13 -> cap 12 -> 15.60; clause 2 = 3
+    //   ("exclusively" is not "exclusive"), general cap 4 -> 3.90. Total 19.50 -> low, max 15.60 >= 10 -> medium.
+    // K3 (UK = England and Wales, x1.15): clause 1 = 13 -> cap 12 -> 13.80; clause 2 = 4 + 6 = 10,
+    //   indemnity cap 10 -> 11.50. Total 25.30 -> medium, max 13.80 >= 10 -> high.
+    expect(verifier.solve(env, artefact)[OUTPUT]).toEqual([
+      { contract_id: "K1", risk_score: 8.55, max_clause_score: 8.55, risk_tier: "low" },
+      { contract_id: "K2", risk_score: 19.5, max_clause_score: 15.6, risk_tier: "medium" },
+      { contract_id: "K3", risk_score: 25.3, max_clause_score: 13.8, risk_tier: "high" },
+    ]);
+  });
+
+  it("scores the same case under the default conventions (every hit, no floor, caps or multipliers)", () => {
+    // K1: clause 1 = 6 + 3 + 3 = 12; clause 2 = -1. Total 11 < 15 -> low.
+    // K2: 13 and 3 -> 16, 15 <= 16 < 30 -> medium. K3: 13 and 10 -> 23 -> medium; no escalation.
+    expect(verifier.solve(env, defaults)[OUTPUT]).toEqual([
+      { contract_id: "K1", risk_score: 11, max_clause_score: 12, risk_tier: "low" },
+      { contract_id: "K2", risk_score: 16, max_clause_score: 13, risk_tier: "medium" },
+      { contract_id: "K3", risk_score: 23, max_clause_score: 13, risk_tier: "medium" },
+    ]);
+  });
+
+  it("names a missing environment file", () => {
+    expect(() => verifier.solve({ "contracts.csv": contracts }, artefact)).toThrow(
+      /risk_lexicon\.csv is missing/,
+    );
+  });
+});
+
+describe("contract-clause gate on the committed data", () => {
+  it("is a valid task without warnings", () => {
+    const result = loadTask(paths, ID);
+    expect(result.ok && result.warnings).toEqual([]);
+  });
+
+  it("gives a different answer under the default and under the perturbed conventions", () => {
+    const a = JSON.stringify(solved(artefact));
+    const d = JSON.stringify(solved(defaults));
+    const p = JSON.stringify(solved(variants.perturbed!));
+    expect(new Set([a, d, p]).size).toBe(3);
+  });
+
+  it("declares the compressed variant with the artefact's conventions in about a quarter of the bytes", () => {
+    expect(variants.compressed).toEqual(artefact);
+    const compressed = task.variants.find((v) => v.name === "compressed")!;
+    expect(compressed.bytes.length * 3).toBeLessThan(task.artefact.bytes.length);
+    expect(compressed.bytes.toString("utf8").split("\n")[0]).toBe(
+      `<!-- kgate-canary: ${task.artefact.canary} -->`,
+    );
+  });
+
+  it("exercises every private convention: changing any one of them changes the answer", () => {
+    const rows = solved(artefact);
+    const changes: Partial<typeof artefact>[] = [
+      { maxHitsPerTerm: null },
+      { floorAtZero: false },
+      { caps: null },
+      { aliases: { ...artefact.aliases, de: "germany" } },
+      { multipliers: { ...artefact.multipliers, "england-wales": 1.1 } },
+      { otherMultiplier: 1.25 },
+      { tiers: { medium: 25, high: 40 } },
+      { escalateAt: null },
+    ];
+    for (const change of changes) {
+      expect(solved({ ...artefact, ...change }), JSON.stringify(change)).not.toEqual(rows);
+    }
+  });
+});
+
+describe("contract-clause generator and oracle", () => {
+  it("regenerates byte-identical environment files", () => {
+    const out = tempDir();
+    execFileSync("python3", [path.join(task.dir, "generate.py"), out]);
+    expect(readdirSync(out).sort()).toEqual(task.environment.map((f) => f.path));
+    for (const f of task.environment) {
+      expect(readFileSync(path.join(out, f.path)).equals(readFileSync(f.absPath)), f.path).toBe(true);
+    }
+  });
+
+  it("the Python oracle under +A writes what the reference solver expects", () => {
+    expectSameRows(runOracle("+A"), solved(artefact) as Record<string, unknown>[]);
+  });
+
+  it("the Python oracle reading the perturbed variant writes the perturbed conventions' answer", () => {
+    expectSameRows(runOracle("variant:perturbed"), solved(variants.perturbed!) as Record<string, unknown>[]);
+  });
+
+  it("the Python oracle refuses to run without the specification", () => {
+    expect(() => runOracle("-A")).toThrow(/is not present/);
+  });
+});
