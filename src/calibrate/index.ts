@@ -13,6 +13,7 @@ export * from "./rule.ts";
 export * from "./rundir.ts";
 export * from "./scheduler.ts";
 export * from "./sequential.ts";
+export * from "./session.ts";
 export * from "./stats.ts";
 export * from "./summarise.ts";
 export * from "./tally.ts";
