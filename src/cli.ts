@@ -54,6 +54,35 @@ export function buildProgram(onResult: (code: number) => void): Command {
     .action(action(() => import("./commands/new.ts")));
 
   program
+    .command("run")
+    .description("run N trials of one task under one condition with one agent; one record per trial")
+    .argument("<task>", "task id")
+    .requiredOption("--agent <name>", "agent configuration (built in: oracle, noop)")
+    .option("--condition <condition>", "+A, -A or variant:<name>", "+A")
+    .option("-n <count>", "number of trials", "1")
+    .option("--concurrency <count>", "trials in flight at once", "1")
+    .option("--retries <count>", "extra attempts after a transient infrastructure error", "1")
+    .option("--run-id <id>", "append to this run (default: a new run id)")
+    .option("--json", "machine-readable output")
+    .action(action(() => import("./commands/run.ts")));
+
+  const sandbox = program
+    .command("sandbox")
+    .description("the Docker sandbox: build the image, diagnose, clean up");
+  const sandboxVerb = (name: "build" | "doctor" | "reap", description: string) =>
+    sandbox
+      .command(name)
+      .description(description)
+      .option("--json", "machine-readable output")
+      .action(action(() => import("./commands/sandbox.ts").then((m) => ({ run: m[name] }))));
+  sandboxVerb("build", "build the sandbox image now (it is otherwise built on first use and cached)");
+  sandboxVerb(
+    "doctor",
+    "check the Docker daemon, permissions, image and base, and say how to fix what is missing",
+  );
+  sandboxVerb("reap", "remove containers left behind by kgate processes that are gone");
+
+  program
     .command("report")
     .description("Table 1, chart and HTML page of a calibration run, from its plan and records")
     .argument("<run>", "run id (a folder of runs/) or a run directory")

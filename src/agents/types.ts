@@ -34,6 +34,8 @@ export interface AgentResult {
   usage: Usage;
   /** Set when the agent could not complete; infra errors are retried and never counted. */
   error?: TrialError;
+  /** Under +A / variant: whether the agent read the artefact, when the harness can tell. */
+  artefactOpened?: boolean;
 }
 
 /** What the container needs for this agent beyond the default sandbox image. */
@@ -43,6 +45,11 @@ export interface SandboxRequirements {
   /** Host unix sockets or folders mounted read-only (e.g. a model relay socket). */
   binds?: string[];
   env?: Record<string, string>;
+  /**
+   * Extra writable folders (anonymous volumes seeded from the image, removed with the container);
+   * the root filesystem is read-only, and /home/agent (with the work directory) and /tmp are writable.
+   */
+  writable?: string[];
 }
 
 export interface Agent {

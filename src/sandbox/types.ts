@@ -10,6 +10,8 @@ export interface ExecOptions {
   /** Bytes kept of stdout and of stderr each; the rest is dropped and the truncation marked. */
   maxOutputBytes?: number;
   stdin?: string | Buffer;
+  /** Abandons the command: exec rejects with the signal's reason (the process is ended with the sandbox). */
+  signal?: AbortSignal;
 }
 
 export interface ExecResult {
@@ -29,8 +31,8 @@ export interface Sandbox {
   exec(argv: string[], options?: ExecOptions): Promise<ExecResult>;
   /** Reads a file (relative paths are relative to the work directory). Throws SandboxFileError. */
   readFile(path: string, options?: { maxBytes?: number }): Promise<Buffer>;
-  /** Writes a file, creating parent folders, owned by the sandbox user. */
-  writeFile(path: string, content: string | Buffer): Promise<void>;
+  /** Writes a file, creating parent folders, owned by the sandbox user (mode 0644 unless given). */
+  writeFile(path: string, content: string | Buffer, options?: { mode?: number }): Promise<void>;
 }
 
 /** The sandbox itself failed (daemon gone, container vanished, API error): an infrastructure error. */

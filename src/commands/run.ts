@@ -1,0 +1,112 @@
+// `kgate run <task> --agent <name> --condition <c> [-n N] [--concurrency C]`: N trials of one cell,
+// one TrialRecord each in runs/<run-id>/trials.jsonl; Ctrl-C removes the run's containers.
+import path from "node:path";
+import pc from "picocolors";
+import { resolveAgent } from "../agents/index.ts";
+import { EXIT_FAILED, EXIT_OK, UsageError } from "../errors.ts";
+import { relativeToProject } from "../project.ts";
+import { ensureSandboxImage, InterruptedError, reapDeadRuns, removeOnInterrupt } from "../sandbox/index.ts";
+import { type Condition, type LoadedTask, loadValidTask, parseCondition } from "../task/index.ts";
+import { newRunId, runDirOf, runTrials, type TrialRecord, trialsFileOf } from "../trial/index.ts";
+import type { CommandContext } from "./context.ts";
+
+export interface RunOptions {
+  agent: string;
+  condition: string;
+  n: string;
+  concurrency: string;
+  retries: string;
+  runId?: string;
+  json?: boolean;
+}
+
+function positiveInt(name: string, text: string, min: number): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min)
+    throw new UsageError(`${name} must be an integer >= ${min}, got "${text}"`);
+  return value;
+}
+
+function seconds(record: TrialRecord): string {
+  return `${((Date.parse(record.finishedAt) - Date.parse(record.startedAt)) / 1000).toFixed(1)} s`;
+}
+
+function summary(record: TrialRecord): string {
+  const collected = record.outputs.filter((o) => o.status === "collected").length;
+  const error = record.error
+    ? `${record.error.class}/${record.error.kind}: ${record.error.message.split("\n")[0]}`
+    : "-";
+  return `${record.stopReason.padEnd(7)} outputs ${collected}/${record.outputs.length}  ${record.verdict.status.padEnd(10)} ${seconds(record).padStart(7)}  ${error}`;
+}
+
+export async function run(ctx: CommandContext, taskId: string, options: RunOptions): Promise<number> {
+  const n = positiveInt("-n", options.n, 1);
+  const concurrency = positiveInt("--concurrency", options.concurrency, 1);
+  const retries = positiveInt("--retries", options.retries, 0);
+  let condition: Condition;
+  let task: LoadedTask;
+  try {
+    condition = parseCondition(options.condition);
+    task = loadValidTask(ctx.paths, taskId);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const agent = await resolveAgent(ctx.paths, options.agent).catch((err: Error) => {
+    throw new UsageError(err.message);
+  });
+  const log = (line: string) => ctx.stderr.write(`${line}\n`);
+
+  let image: string;
+  try {
+    const reaped = await reapDeadRuns();
+    if (reaped.removed.length)
+      log(`removed ${reaped.removed.length} container(s) left by kgate processes that are gone`);
+    image = await ensureSandboxImage(ctx.paths, {
+      onProgress: (line) => log(`${pc.dim("sandbox:")} ${line}`),
+    });
+  } catch (err) {
+    throw new UsageError(`${(err as Error).message}\n(run \`kgate sandbox doctor\` to see what is missing)`);
+  }
+
+  const runId = options.runId ?? newRunId();
+  const runDir = runDirOf(ctx.paths, runId);
+  const controller = new AbortController();
+  const dispose = removeOnInterrupt(runId, controller, log);
+  log(
+    `run ${runId}: ${n} trial(s) of ${task.id} ${condition} with ${agent.name}, concurrency ${concurrency}`,
+  );
+  let records: TrialRecord[];
+  try {
+    records = await runTrials({
+      paths: ctx.paths,
+      task,
+      condition,
+      agent,
+      runId,
+      runDir,
+      image,
+      n,
+      concurrency,
+      retries,
+      signal: controller.signal,
+      onRecord: (r) => log(`${pc.dim("trial")} ${r.trialId}  ${summary(r)}`),
+    });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  } finally {
+    dispose();
+  }
+
+  const file = relativeToProject(ctx.paths, trialsFileOf(runDir));
+  if (options.json) {
+    ctx.stdout.write(
+      `${JSON.stringify({ runId, runDir, trialsFile: path.resolve(trialsFileOf(runDir)), records }, null, 2)}\n`,
+    );
+  } else {
+    ctx.stdout.write(`run ${runId}: ${records.length} trial(s) recorded in ${file}\n`);
+    for (const r of records) ctx.stdout.write(`  ${r.trialId}  ${summary(r)}\n`);
+  }
+  const reason = controller.signal.reason;
+  if (reason instanceof InterruptedError) return reason.exitCode;
+  return records.some((r) => r.error?.class === "infra") ? EXIT_FAILED : EXIT_OK;
+}

@@ -1,0 +1,213 @@
+// One hardened container per trial, behind the Sandbox interface: create/start, exec with timeout
+// and output caps, read and write files through tar archives, kill and remove.
+import path from "node:path";
+import type { Readable } from "node:stream";
+import type { SandboxRequirements } from "../agents/types.ts";
+import type { Limits } from "../task/index.ts";
+import { type PackFile, packFiles, readSingleEntry } from "./archive.ts";
+import { CappedSink } from "./capture.ts";
+import { DockerClient, isDirectoryMode, isSymlinkMode, type PathStat } from "./docker.ts";
+import { type ExecOptions, type ExecResult, type Sandbox, SandboxFileError } from "./types.ts";
+
+export const SANDBOX_UID = 1000;
+export const SANDBOX_GID = 1000;
+export const SANDBOX_HOME = "/home/agent";
+export const SANDBOX_WORKDIR = "/home/agent/work";
+export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
+export const DEFAULT_MAX_READ_BYTES = 16 * 1024 * 1024;
+/** Seconds between timeout's TERM and KILL, and the host-side slack on top of both. */
+const KILL_AFTER_SEC = 5;
+const HOST_SLACK_SEC = 15;
+
+export interface ContainerOptions {
+  image: string;
+  limits: Pick<Limits, "cpus" | "memoryMb" | "pids">;
+  /** Off unless the task asks for it (task.json `network`). */
+  network?: boolean;
+  labels: Record<string, string>;
+  requirements?: SandboxRequirements;
+  docker?: DockerClient;
+}
+
+function resolveIn(base: string, p: string): string {
+  return p.startsWith("/") ? path.posix.normalize(p) : path.posix.join(base, p);
+}
+
+function isUnder(root: string, p: string): boolean {
+  return p === root || p.startsWith(`${root}/`);
+}
+
+export class DockerSandbox implements Sandbox {
+  readonly workdir = SANDBOX_WORKDIR;
+
+  private constructor(
+    readonly id: string,
+    private readonly docker: DockerClient,
+    /** Folders that are volumes (writable through the archive API). */
+    readonly writableRoots: readonly string[],
+    private readonly env: Record<string, string>,
+  ) {}
+
+  /** Creates and starts a hardened container; a failed start removes what was created. */
+  static async create(options: ContainerOptions): Promise<DockerSandbox> {
+    const docker = options.docker ?? new DockerClient();
+    const req = options.requirements ?? {};
+    const volumes = [SANDBOX_HOME, ...(req.writable ?? [])];
+    const memoryMb = options.limits.memoryMb;
+    const id = await docker.createContainer({
+      image: req.image ?? options.image,
+      cmd: ["sleep", "infinity"],
+      user: `${SANDBOX_UID}:${SANDBOX_GID}`,
+      workdir: SANDBOX_WORKDIR,
+      env: req.env ?? {},
+      labels: options.labels,
+      network: options.network ?? false,
+      memoryBytes: memoryMb * 1024 * 1024,
+      nanoCpus: Math.round(options.limits.cpus * 1e9),
+      pids: options.limits.pids,
+      readOnlyRoot: true,
+      volumes,
+      tmpfs: { "/tmp": `rw,nosuid,nodev,size=${Math.max(16, Math.floor(memoryMb / 2))}m,mode=1777` },
+      binds: req.binds ?? [],
+    });
+    try {
+      await docker.startContainer(id);
+    } catch (err) {
+      await docker.removeContainer(id).catch(() => {});
+      throw err;
+    }
+    return new DockerSandbox(id, docker, volumes, req.env ?? {});
+  }
+
+  async exec(argv: string[], options: ExecOptions = {}): Promise<ExecResult> {
+    if (argv.length === 0) throw new Error("exec needs a command");
+    const cap = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+    const stdout = new CappedSink(cap);
+    const stderr = new CappedSink(cap);
+    const timeoutSec = options.timeoutSec;
+    const command =
+      timeoutSec === undefined ? argv : ["timeout", "-k", `${KILL_AFTER_SEC}s`, `${timeoutSec}s`, ...argv];
+    const host = new AbortController();
+    const hostTimer =
+      timeoutSec === undefined
+        ? undefined
+        : setTimeout(() => host.abort(), (timeoutSec + KILL_AFTER_SEC + HOST_SLACK_SEC) * 1000);
+    const signals = options.signal ? [host.signal, options.signal] : [host.signal];
+    const started = performance.now();
+    let exitCode: number | null;
+    try {
+      exitCode = await this.docker.exec(
+        this.id,
+        {
+          argv: command,
+          user: `${SANDBOX_UID}:${SANDBOX_GID}`,
+          cwd: resolveIn(this.workdir, options.cwd ?? "."),
+          env: { ...this.env, ...options.env },
+          stdin: typeof options.stdin === "string" ? Buffer.from(options.stdin) : options.stdin,
+        },
+        { stdout, stderr },
+        AbortSignal.any(signals),
+      );
+    } finally {
+      clearTimeout(hostTimer);
+    }
+    options.signal?.throwIfAborted();
+    const durationMs = performance.now() - started;
+    const hostTimedOut = host.signal.aborted;
+    const code = hostTimedOut ? 124 : (exitCode ?? -1);
+    const timedOut =
+      hostTimedOut ||
+      (timeoutSec !== undefined && (code === 124 || code === 137) && durationMs >= timeoutSec * 1000 - 50);
+    return {
+      exitCode: code,
+      stdout: stdout.text(),
+      stderr: hostTimedOut
+        ? `${stderr.text()}\n[kgate: the command did not end; host-side timeout]`
+        : stderr.text(),
+      stdoutTruncated: stdout.truncated,
+      stderrTruncated: stderr.truncated,
+      timedOut,
+      durationMs,
+    };
+  }
+
+  /** Absolute path in the container; relative paths may not leave the work directory. */
+  private resolve(p: string): string {
+    const abs = resolveIn(this.workdir, p);
+    if (!p.startsWith("/") && !isUnder(this.workdir, abs)) {
+      throw new SandboxFileError(p, "outside-workdir", `${p} leaves the work directory ${this.workdir}`);
+    }
+    return abs;
+  }
+
+  /** Stats a path; null when missing. */
+  stat(p: string): Promise<PathStat | null> {
+    return this.docker.statPath(this.id, this.resolve(p));
+  }
+
+  /** A tar stream of one path (null when missing), for callers that check the entry themselves. */
+  archive(p: string): Promise<Readable | null> {
+    return this.docker.getArchive(this.id, this.resolve(p));
+  }
+
+  async readFile(p: string, options: { maxBytes?: number } = {}): Promise<Buffer> {
+    const maxBytes = options.maxBytes ?? DEFAULT_MAX_READ_BYTES;
+    let abs = this.resolve(p);
+    let stat = await this.docker.statPath(this.id, abs);
+    if (stat && isSymlinkMode(stat.mode) && stat.linkTarget) {
+      abs = stat.linkTarget;
+      stat = await this.docker.statPath(this.id, abs);
+    }
+    if (!stat) throw new SandboxFileError(p, "missing", `${p} does not exist in the sandbox`);
+    if (isDirectoryMode(stat.mode) || isSymlinkMode(stat.mode)) {
+      throw new SandboxFileError(p, "not-a-file", `${p} is not a regular file`);
+    }
+    if (stat.size > maxBytes) {
+      throw new SandboxFileError(p, "too-large", `${p} is ${stat.size} bytes, over the limit of ${maxBytes}`);
+    }
+    const archive = await this.docker.getArchive(this.id, abs);
+    if (!archive) throw new SandboxFileError(p, "missing", `${p} does not exist in the sandbox`);
+    const entry = await readSingleEntry(archive, maxBytes);
+    if (entry.kind === "file") return entry.bytes;
+    if (entry.kind === "too-large") {
+      throw new SandboxFileError(
+        p,
+        "too-large",
+        `${p} is ${entry.size} bytes, over the limit of ${maxBytes}`,
+      );
+    }
+    throw new SandboxFileError(p, "not-a-file", `${p} is not a regular file`);
+  }
+
+  async writeFile(p: string, content: string | Buffer, options: { mode?: number } = {}): Promise<void> {
+    const abs = this.resolve(p);
+    const root = this.writableRoots.find((r) => isUnder(r, abs) && r !== abs);
+    if (!root) {
+      throw new SandboxFileError(
+        p,
+        "outside-workdir",
+        `${p} is not in a writable location of the sandbox (${this.writableRoots.join(", ")})`,
+      );
+    }
+    const bytes = typeof content === "string" ? Buffer.from(content) : content;
+    await this.putFiles(root, [{ path: path.posix.relative(root, abs), bytes, mode: options.mode }]);
+  }
+
+  /** Copies files (with their parent folders) into a folder of the container, owned by the sandbox user. */
+  async putFiles(dir: string, files: readonly PackFile[]): Promise<void> {
+    await this.docker.putArchive(this.id, dir, packFiles(files, { uid: SANDBOX_UID, gid: SANDBOX_GID }));
+  }
+
+  /** Stops every process (SIGKILL); files stay readable until the container is removed. */
+  async stop(): Promise<void> {
+    await this.docker.killContainer(this.id);
+  }
+
+  async remove(): Promise<void> {
+    await this.docker.removeContainer(this.id);
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.remove();
+  }
+}

@@ -1,0 +1,376 @@
+// The one file that talks to the Docker Engine API (through dockerode): a narrow client for the rest
+// of src/sandbox. Connection failures become SandboxUnavailableError with a hint.
+import type { Readable, Writable } from "node:stream";
+import Docker from "dockerode";
+import { SandboxUnavailableError } from "./types.ts";
+
+/** A hardened container as the lifecycle asks for it; translated to the Engine API here. */
+export interface ContainerSpec {
+  image: string;
+  cmd: string[];
+  user: string;
+  workdir: string;
+  env: Record<string, string>;
+  labels: Record<string, string>;
+  network: boolean;
+  memoryBytes: number;
+  nanoCpus: number;
+  pids: number;
+  readOnlyRoot: boolean;
+  /** Paths that get an anonymous volume (seeded from the image, removed with the container). */
+  volumes: string[];
+  tmpfs: Record<string, string>;
+  binds: string[];
+}
+
+export interface ContainerSummary {
+  id: string;
+  labels: Record<string, string>;
+  state: string;
+}
+
+/** What the archive API says about a path inside a container (X-Docker-Container-Path-Stat). */
+export interface PathStat {
+  name: string;
+  size: number;
+  /** Go os.FileMode bits: 1<<31 directory, 1<<27 symlink, plus the permission bits. */
+  mode: number;
+  linkTarget: string;
+}
+
+export interface ExecSpec {
+  argv: string[];
+  user: string;
+  cwd: string;
+  env: Record<string, string>;
+  stdin?: Buffer;
+}
+
+export interface BuildSpec {
+  tag: string;
+  buildargs: Record<string, string>;
+  labels: Record<string, string>;
+}
+
+export type ProgressLine = (line: string) => void;
+
+/** A tar stream to send (tar-stream / tar-fs packs are streamx streams with a compatible pipe()). */
+export interface TarSource {
+  pipe(...args: never[]): unknown;
+}
+
+/** Bits of Go's os.FileMode (numbers above 2^31 do not survive JS bit operators, hence the division). */
+const hasBit = (mode: number, bit: number) => Math.floor(mode / 2 ** bit) % 2 === 1;
+/** Directory, symlink, device, named pipe, socket, char device, irregular. */
+const TYPE_BITS = [31, 27, 26, 25, 24, 21, 19];
+
+export function isDirectoryMode(mode: number): boolean {
+  return hasBit(mode, 31);
+}
+
+export function isSymlinkMode(mode: number): boolean {
+  return hasBit(mode, 27);
+}
+
+export function isRegularMode(mode: number): boolean {
+  return TYPE_BITS.every((bit) => !hasBit(mode, bit));
+}
+
+/** The HTTP status of a dockerode error, if it has one. */
+export function statusOf(err: unknown): number | undefined {
+  const code = (err as { statusCode?: unknown }).statusCode;
+  return typeof code === "number" ? code : undefined;
+}
+
+/** An error from the daemon's socket itself (not an API answer): the sandbox is unavailable. */
+function unavailable(err: unknown, what: string): Error {
+  if (err instanceof SandboxUnavailableError) return err;
+  const e = err as NodeJS.ErrnoException;
+  if (statusOf(err) !== undefined) return err as Error;
+  let hint = "";
+  if (e.code === "ENOENT" || e.code === "ECONNREFUSED") hint = " (is the Docker daemon running?)";
+  if (e.code === "EACCES")
+    hint = " (permission denied on the Docker socket: add your user to the docker group)";
+  return new SandboxUnavailableError(`Docker ${what} failed: ${e.message}${hint}`, { cause: err });
+}
+
+async function call<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw unavailable(err, what);
+  }
+}
+
+function toEnv(env: Record<string, string>): string[] {
+  return Object.entries(env).map(([k, v]) => `${k}=${v}`);
+}
+
+function followProgress(docker: Docker, stream: NodeJS.ReadableStream, onLine?: ProgressLine) {
+  let failure: string | undefined;
+  return new Promise<void>((resolve, reject) => {
+    docker.modem.followProgress(
+      stream,
+      (err: Error | null) => {
+        if (err) reject(err);
+        else if (failure) reject(new Error(failure));
+        else resolve();
+      },
+      (event: { stream?: string; status?: string; progress?: string; error?: string }) => {
+        if (event.error) {
+          failure = event.error;
+          return;
+        }
+        const text = (event.stream ?? [event.status, event.progress].filter(Boolean).join(" ")).trimEnd();
+        if (text && onLine) onLine(text);
+      },
+    );
+  });
+}
+
+export class DockerClient {
+  private readonly docker: Docker;
+
+  constructor(options?: Docker.DockerOptions) {
+    this.docker = new Docker(options);
+  }
+
+  async ping(): Promise<void> {
+    await call("ping", () => this.docker.ping());
+  }
+
+  async info(): Promise<{ serverVersion: string; apiVersion: string; cgroupVersion: string; os: string }> {
+    const [info, version] = await call("info", () =>
+      Promise.all([this.docker.info(), this.docker.version()]),
+    );
+    return {
+      serverVersion: String(info.ServerVersion ?? version.Version),
+      apiVersion: String(version.ApiVersion),
+      cgroupVersion: String(info.CgroupVersion ?? "1"),
+      os: String(info.OperatingSystem ?? ""),
+    };
+  }
+
+  async imageExists(ref: string): Promise<boolean> {
+    return (await this.imageId(ref)) !== null;
+  }
+
+  /** The image's id, or null when there is no such image. */
+  async imageId(ref: string): Promise<string | null> {
+    try {
+      return (await this.docker.getImage(ref).inspect()).Id;
+    } catch (err) {
+      if (statusOf(err) === 404) return null;
+      throw unavailable(err, "image inspect");
+    }
+  }
+
+  /** Removes an image by id; an image still in use or already gone is left alone. */
+  async removeImage(id: string): Promise<void> {
+    try {
+      await this.docker.getImage(id).remove();
+    } catch (err) {
+      if (statusOf(err) === 404 || statusOf(err) === 409) return;
+      throw unavailable(err, "image remove");
+    }
+  }
+
+  async pullImage(ref: string, onLine?: ProgressLine): Promise<void> {
+    const stream = await call("pull", () => this.docker.pull(ref));
+    await followProgress(this.docker, stream, onLine);
+  }
+
+  /** Imports a root filesystem tarball as an image (POST /images/create?fromSrc=-). */
+  async importImage(
+    tarball: TarSource,
+    ref: string,
+    changes: string[],
+    onLine?: ProgressLine,
+  ): Promise<void> {
+    const [repo, tag] = ref.split(":");
+    const stream = await call("import", () =>
+      this.docker.importImage(tarball as unknown as NodeJS.ReadableStream, { repo, tag, changes }),
+    );
+    await followProgress(this.docker, stream, onLine);
+  }
+
+  /** Builds an image from a build-context tarball with the classic builder. */
+  async buildImage(context: TarSource, spec: BuildSpec, onLine?: ProgressLine): Promise<void> {
+    const stream = await call("build", () =>
+      this.docker.buildImage(context as unknown as NodeJS.ReadableStream, {
+        t: spec.tag,
+        buildargs: spec.buildargs,
+        labels: spec.labels,
+        rm: true,
+        forcerm: true,
+      }),
+    );
+    await followProgress(this.docker, stream, onLine);
+  }
+
+  async createContainer(spec: ContainerSpec): Promise<string> {
+    const container = await call("create", () =>
+      this.docker.createContainer({
+        Image: spec.image,
+        Cmd: spec.cmd,
+        User: spec.user,
+        WorkingDir: spec.workdir,
+        Env: toEnv(spec.env),
+        Labels: spec.labels,
+        Volumes: Object.fromEntries(spec.volumes.map((v) => [v, {}])),
+        NetworkDisabled: !spec.network,
+        HostConfig: {
+          NetworkMode: spec.network ? "bridge" : "none",
+          CapDrop: ["ALL"],
+          SecurityOpt: ["no-new-privileges"],
+          Memory: spec.memoryBytes,
+          MemorySwap: spec.memoryBytes,
+          NanoCpus: spec.nanoCpus,
+          PidsLimit: spec.pids,
+          ReadonlyRootfs: spec.readOnlyRoot,
+          Tmpfs: spec.tmpfs,
+          Binds: spec.binds,
+          Init: true,
+          AutoRemove: false,
+          LogConfig: { Type: "none", Config: {} },
+        },
+      }),
+    );
+    return container.id;
+  }
+
+  async startContainer(id: string): Promise<void> {
+    await call("start", () => this.docker.getContainer(id).start());
+  }
+
+  /** SIGKILL every process of the container; a container that is already stopped is fine. */
+  async killContainer(id: string): Promise<void> {
+    try {
+      await this.docker.getContainer(id).kill();
+    } catch (err) {
+      if (statusOf(err) === 409 || statusOf(err) === 404) return;
+      throw unavailable(err, "kill");
+    }
+  }
+
+  /** Force-removes a container and its anonymous volumes; a missing container is fine. */
+  async removeContainer(id: string): Promise<void> {
+    try {
+      await this.docker.getContainer(id).remove({ force: true, v: true });
+    } catch (err) {
+      if (statusOf(err) === 404) return;
+      // 409: removal already in progress (e.g. the reaper and the trial at once).
+      if (statusOf(err) === 409 && /already in progress/.test((err as Error).message)) return;
+      throw unavailable(err, "remove");
+    }
+  }
+
+  async containerRunning(id: string): Promise<boolean> {
+    try {
+      const info = await this.docker.getContainer(id).inspect();
+      return info.State.Running === true;
+    } catch (err) {
+      if (statusOf(err) === 404) return false;
+      throw unavailable(err, "inspect");
+    }
+  }
+
+  async listContainers(labels: string[]): Promise<ContainerSummary[]> {
+    const list = await call("list", () =>
+      this.docker.listContainers({ all: true, filters: JSON.stringify({ label: labels }) }),
+    );
+    return list.map((c) => ({ id: c.Id, labels: c.Labels ?? {}, state: c.State }));
+  }
+
+  /**
+   * Runs argv in a running container, streaming demultiplexed stdout/stderr into the sinks.
+   * Resolves with the exit code when the process ends; `signal` abandons the wait (the process
+   * keeps running inside the container until the container is killed).
+   */
+  async exec(
+    id: string,
+    spec: ExecSpec,
+    sinks: { stdout: Writable; stderr: Writable },
+    signal: AbortSignal,
+  ): Promise<number | null> {
+    const exec = await call("exec", () =>
+      this.docker.getContainer(id).exec({
+        Cmd: spec.argv,
+        User: spec.user,
+        WorkingDir: spec.cwd,
+        Env: toEnv(spec.env),
+        AttachStdin: spec.stdin !== undefined,
+        AttachStdout: true,
+        AttachStderr: true,
+        Tty: false,
+      }),
+    );
+    const stream = await call("exec start", () =>
+      exec.start({ hijack: true, stdin: spec.stdin !== undefined }),
+    );
+    const ended = new Promise<boolean>((resolve, reject) => {
+      const onAbort = () => {
+        stream.destroy();
+        resolve(false);
+      };
+      if (signal.aborted) return onAbort();
+      signal.addEventListener("abort", onAbort, { once: true });
+      stream.on("end", () => resolve(true));
+      stream.on("close", () => resolve(true));
+      stream.on("error", (err) => (signal.aborted ? resolve(false) : reject(unavailable(err, "exec"))));
+    });
+    this.docker.modem.demuxStream(stream, sinks.stdout, sinks.stderr);
+    if (spec.stdin !== undefined) stream.end(spec.stdin);
+    if (!(await ended)) return null;
+    for (let i = 0; i < 200; i++) {
+      const info = await call("exec inspect", () => exec.inspect());
+      if (!info.Running) return info.ExitCode ?? null;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    return null;
+  }
+
+  /** Extracts a tarball into a folder of the container (which must exist). */
+  async putArchive(id: string, dir: string, tarball: TarSource): Promise<void> {
+    await call("put archive", () =>
+      this.docker.getContainer(id).putArchive(tarball as unknown as NodeJS.ReadableStream, { path: dir }),
+    );
+  }
+
+  /** A tarball of one path of the container; null when the path does not exist. */
+  async getArchive(id: string, path: string): Promise<Readable | null> {
+    try {
+      return (await this.docker.getContainer(id).getArchive({ path })) as unknown as Readable;
+    } catch (err) {
+      if (statusOf(err) === 404 && (await this.containerExists(id))) return null;
+      throw unavailable(err, "get archive");
+    }
+  }
+
+  /** Stats a path without transferring it (HEAD archive); null when it does not exist. */
+  async statPath(id: string, path: string): Promise<PathStat | null> {
+    let res: { headers: Record<string, string | string[] | undefined>; resume(): void };
+    try {
+      res = (await this.docker.getContainer(id).infoArchive({ path })) as unknown as typeof res;
+    } catch (err) {
+      if (statusOf(err) === 404 && (await this.containerExists(id))) return null;
+      throw unavailable(err, "stat");
+    }
+    res.resume();
+    const header = res.headers["x-docker-container-path-stat"];
+    if (typeof header !== "string")
+      throw new SandboxUnavailableError(`Docker stat of ${path}: no stat header`);
+    const stat = JSON.parse(Buffer.from(header, "base64").toString("utf8"));
+    return { name: stat.name, size: stat.size, mode: stat.mode, linkTarget: stat.linkTarget ?? "" };
+  }
+
+  private async containerExists(id: string): Promise<boolean> {
+    try {
+      await this.docker.getContainer(id).inspect();
+      return true;
+    } catch (err) {
+      if (statusOf(err) === 404) return false;
+      throw unavailable(err, "inspect");
+    }
+  }
+}

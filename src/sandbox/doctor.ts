@@ -1,0 +1,112 @@
+// `kgate sandbox doctor`: what the sandbox needs (daemon, permissions, image, a way to get a base)
+// and, for each missing piece, how to fix it.
+import { spawnSync } from "node:child_process";
+import type { ProjectPaths } from "../project.ts";
+import { bootstrapTag, DEFAULT_RECIPE } from "./bootstrap.ts";
+import { DockerClient } from "./docker.ts";
+import { DEFAULT_BASE, planImage } from "./image.ts";
+import { LABEL, LABEL_OWNER, ownerAlive } from "./reaper.ts";
+
+export interface DoctorCheck {
+  name: string;
+  ok: boolean;
+  detail: string;
+  /** How to fix it, when not ok. */
+  fix?: string;
+}
+
+function hasCommand(name: string): boolean {
+  return spawnSync("sh", ["-c", `command -v ${name}`], { stdio: "ignore" }).status === 0;
+}
+
+export async function runDoctor(
+  paths: ProjectPaths,
+  docker: DockerClient = new DockerClient(),
+): Promise<DoctorCheck[]> {
+  const checks: DoctorCheck[] = [];
+  try {
+    await docker.ping();
+    const info = await docker.info();
+    checks.push({
+      name: "daemon",
+      ok: true,
+      detail: `Docker ${info.serverVersion} (API ${info.apiVersion}, cgroup v${info.cgroupVersion}, ${info.os})`,
+    });
+  } catch (err) {
+    const message = (err as Error).message;
+    const denied = /permission denied|EACCES/i.test(message);
+    checks.push({
+      name: denied ? "permissions" : "daemon",
+      ok: false,
+      detail: message,
+      fix: denied
+        ? "add your user to the docker group (sudo usermod -aG docker $USER) and log in again, or run as root"
+        : "start the Docker daemon: bash scripts/docker-up.sh (or sudo systemctl start docker); set DOCKER_HOST for a remote daemon",
+    });
+    return checks;
+  }
+
+  let plan: ReturnType<typeof planImage> | null = null;
+  try {
+    plan = planImage(paths);
+    checks.push({
+      name: "extra CA certificates",
+      ok: true,
+      detail: plan.caFile
+        ? `${plan.caFile} is trusted inside the image`
+        : "none (set KGATE_EXTRA_CA_CERTS to a PEM bundle if HTTPS passes an intercepting proxy)",
+    });
+  } catch (err) {
+    checks.push({
+      name: "sandbox/",
+      ok: false,
+      detail: (err as Error).message,
+      fix: "fix the file named above, or unset KGATE_EXTRA_CA_CERTS / NODE_EXTRA_CA_CERTS",
+    });
+  }
+
+  if (plan) {
+    const present = await docker.imageExists(plan.tag);
+    checks.push({
+      name: "image",
+      ok: present,
+      detail: present ? `${plan.tag} is built (from ${plan.contextDir})` : `${plan.tag} is not built yet`,
+      fix: present
+        ? undefined
+        : "run `kgate sandbox build` (or let the first `kgate run` build it, 1-2 minutes)",
+    });
+    if (!present) {
+      const base = (await docker.imageExists(DEFAULT_BASE))
+        ? `${DEFAULT_BASE} is available`
+        : (await docker.imageExists(bootstrapTag(DEFAULT_RECIPE)))
+          ? `the bootstrapped base ${bootstrapTag(DEFAULT_RECIPE)} is cached`
+          : null;
+      const canBootstrap = hasCommand("debootstrap") && process.getuid?.() === 0;
+      checks.push({
+        name: "base image",
+        ok: base !== null || canBootstrap,
+        detail:
+          base ??
+          (canBootstrap
+            ? `${DEFAULT_BASE} is not local: the build pulls it, or bootstraps a base with debootstrap`
+            : `${DEFAULT_BASE} is not local, and debootstrap ${hasCommand("debootstrap") ? "needs root" : "is not installed"}`),
+        fix:
+          base !== null || canBootstrap
+            ? undefined
+            : "make Docker Hub reachable, or install debootstrap (apt-get install debootstrap) and build once as root",
+      });
+    }
+  }
+
+  const containers = await docker.listContainers([`${LABEL}=1`, LABEL_OWNER]);
+  const orphans = containers.filter((c) => !ownerAlive(c.labels[LABEL_OWNER] ?? ""));
+  checks.push({
+    name: "leftover containers",
+    ok: orphans.length === 0,
+    detail: `${containers.length} kgate container(s), ${orphans.length} of them from kgate processes that are gone`,
+    fix: orphans.length
+      ? "run `kgate sandbox reap` (every kgate command that uses Docker also does this)"
+      : undefined,
+  });
+  return checks;
+}

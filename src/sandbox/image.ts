@@ -1,0 +1,161 @@
+// The sandbox image: built by kgate from sandbox/ on first use and cached by the content digest of
+// the build context, on top of debian:bookworm-slim or, when that cannot be pulled, a bootstrapped base.
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import tar from "tar-stream";
+import type { ProjectPaths } from "../project.ts";
+import { fileSetDigest, listFiles, sha256 } from "../task/index.ts";
+import { DEFAULT_RECIPE, ensureBootstrappedBase } from "./bootstrap.ts";
+import { DockerClient, type ProgressLine } from "./docker.ts";
+
+export const DEFAULT_BASE = "debian:bookworm-slim";
+export const CA_FILE_IN_CONTEXT = "extra-ca-certificates.crt";
+/** The sandbox/ folder shipped with kgate, used when a project has none of its own. */
+export const BUILTIN_SANDBOX_DIR = path.resolve(import.meta.dirname, "../../sandbox");
+
+export interface ImageOptions {
+  onProgress?: ProgressLine;
+  /** Build even when an image with the current digest exists. */
+  force?: boolean;
+  /** PEM bundle trusted inside the image; default: $KGATE_EXTRA_CA_CERTS, else $NODE_EXTRA_CA_CERTS. */
+  extraCaCerts?: string | null;
+  /** How long a pull of the base may take before kgate bootstraps one instead. */
+  pullTimeoutMs?: number;
+  docker?: DockerClient;
+}
+
+export interface ImagePlan {
+  /** The folder whose files make the build context. */
+  contextDir: string;
+  /** Files of the context, relative to contextDir. */
+  files: string[];
+  caFile: string | null;
+  caBytes: Buffer;
+  /** sha256 over the context files and the CA bundle. */
+  digest: string;
+  tag: string;
+}
+
+/** The project's sandbox/ when it has a Dockerfile, else kgate's own. */
+export function sandboxContextDir(paths: ProjectPaths): string {
+  return existsSync(path.join(paths.sandbox, "Dockerfile")) ? paths.sandbox : BUILTIN_SANDBOX_DIR;
+}
+
+export function resolveExtraCaCerts(option?: string | null): string | null {
+  if (option !== undefined) return option || null;
+  const env = process.env.KGATE_EXTRA_CA_CERTS ?? process.env.NODE_EXTRA_CA_CERTS;
+  return env ? env : null;
+}
+
+export function planImage(paths: ProjectPaths, options: Pick<ImageOptions, "extraCaCerts"> = {}): ImagePlan {
+  const contextDir = sandboxContextDir(paths);
+  const files = listFiles(contextDir).filter((f) => f !== CA_FILE_IN_CONTEXT);
+  if (!files.includes("Dockerfile")) throw new Error(`no Dockerfile in ${contextDir}`);
+  const caFile = resolveExtraCaCerts(options.extraCaCerts);
+  let caBytes = Buffer.alloc(0);
+  if (caFile) {
+    try {
+      caBytes = readFileSync(caFile);
+    } catch (err) {
+      throw new Error(`cannot read the extra CA certificates ${caFile}: ${(err as Error).message}`);
+    }
+  }
+  const digest = fileSetDigest([
+    ...files.map((f) => ({ path: f, sha256: sha256(readFileSync(path.join(contextDir, f))) })),
+    { path: CA_FILE_IN_CONTEXT, sha256: sha256(caBytes) },
+  ]);
+  return { contextDir, files, caFile, caBytes, digest, tag: `kgate-sandbox:${digest.slice(0, 12)}` };
+}
+
+function buildContext(plan: ImagePlan) {
+  const pack = tar.pack();
+  for (const f of plan.files) {
+    pack.entry({ name: f, mode: 0o644 }, readFileSync(path.join(plan.contextDir, f)));
+  }
+  pack.entry({ name: CA_FILE_IN_CONTEXT, mode: 0o644 }, plan.caBytes);
+  pack.finalize();
+  return pack;
+}
+
+async function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The base to build on: the local or pulled debian image, else a bootstrapped one (said so). */
+async function resolveBase(docker: DockerClient, log: ProgressLine, pullTimeoutMs: number): Promise<string> {
+  if (process.env.KGATE_SANDBOX_BASE === "bootstrap") {
+    log("KGATE_SANDBOX_BASE=bootstrap: not pulling, bootstrapping the base from Debian packages");
+    return ensureBootstrappedBase(docker, DEFAULT_RECIPE, log);
+  }
+  if (await docker.imageExists(DEFAULT_BASE)) return DEFAULT_BASE;
+  log(`pulling ${DEFAULT_BASE}`);
+  try {
+    await withTimeout(
+      docker.pullImage(DEFAULT_BASE),
+      pullTimeoutMs,
+      `no answer within ${pullTimeoutMs / 1000} s`,
+    );
+    return DEFAULT_BASE;
+  } catch (err) {
+    log(`pulling ${DEFAULT_BASE} failed (${(err as Error).message.split("\n")[0]})`);
+    log("falling back to a base bootstrapped from Debian packages (debootstrap + import)");
+    return ensureBootstrappedBase(docker, DEFAULT_RECIPE, log);
+  }
+}
+
+const inFlight = new Map<string, Promise<string>>();
+
+/** Returns the tag of the sandbox image for the current sandbox/ content, building it when missing. */
+export function ensureSandboxImage(paths: ProjectPaths, options: ImageOptions = {}): Promise<string> {
+  const plan = planImage(paths, options);
+  const key = `${plan.tag}:${options.force ? "force" : ""}`;
+  const pending = inFlight.get(key);
+  if (pending) return pending;
+  const promise = buildIfNeeded(plan, options).finally(() => inFlight.delete(key));
+  inFlight.set(key, promise);
+  return promise;
+}
+
+async function buildIfNeeded(plan: ImagePlan, options: ImageOptions): Promise<string> {
+  const docker = options.docker ?? new DockerClient();
+  const log = options.onProgress ?? (() => {});
+  const previous = await docker.imageId(plan.tag);
+  if (!options.force && previous) return plan.tag;
+  log(`building the sandbox image ${plan.tag} from ${plan.contextDir}`);
+  if (plan.caFile) log(`trusting the extra CA certificates in ${plan.caFile}`);
+  const base = await resolveBase(docker, log, options.pullTimeoutMs ?? 120_000);
+  const tail: string[] = [];
+  await docker
+    .buildImage(
+      buildContext(plan),
+      {
+        tag: plan.tag,
+        buildargs: { BASE: base },
+        labels: { kgate: "1", "kgate.sandbox.digest": plan.digest, "kgate.sandbox.base": base },
+      },
+      (line) => {
+        tail.push(line);
+        if (tail.length > 30) tail.shift();
+        if (/^Step \d+\/\d+ :/.test(line)) log(`build: ${line}`);
+      },
+    )
+    .catch((err: Error) => {
+      throw new Error(
+        `the build of ${plan.tag} failed: ${err.message}\nlast build output:\n${tail.join("\n")}`,
+      );
+    });
+  const built = await docker.imageId(plan.tag);
+  if (!built) throw new Error(`the build of ${plan.tag} produced no image`);
+  // A forced rebuild leaves the old image untagged: remove it unless a container still uses it.
+  if (previous && previous !== built) await docker.removeImage(previous);
+  log(`built ${plan.tag}`);
+  return plan.tag;
+}

@@ -1,0 +1,19 @@
+// The sandbox concern's public face: the Sandbox interface, the Docker implementation, the image,
+// output collection, the reaper and the doctor.
+export { type ContainerOptions, DockerSandbox, SANDBOX_HOME, SANDBOX_WORKDIR } from "./container.ts";
+export { DockerClient } from "./docker.ts";
+export { type DoctorCheck, runDoctor } from "./doctor.ts";
+export { ensureSandboxImage, type ImageOptions, planImage } from "./image.ts";
+export { collectOutputs, type DeclaredOutput, type OutputFile, unsafeOutputPath } from "./outputs.ts";
+export {
+  containerLabels,
+  InterruptedError,
+  LABEL,
+  LABEL_OWNER,
+  LABEL_RUN,
+  LABEL_TRIAL,
+  reapDeadRuns,
+  removeOnInterrupt,
+  removeRunContainers,
+} from "./reaper.ts";
+export * from "./types.ts";

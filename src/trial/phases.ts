@@ -1,0 +1,90 @@
+// Timed, bounded phases of a trial: each records {startedAt, finishedAt, durationMs, error} and
+// fails with a typed PhaseTimeoutError when it overruns; errors are classified agent vs infra.
+import { SandboxUnavailableError } from "../sandbox/index.ts";
+import type { PhaseName, PhaseTiming, TrialError } from "./record.ts";
+
+/** Bounds of the sandbox phases, in ms (the agent phase is bounded by the task's timeoutSec). */
+export interface PhaseTimeouts {
+  create: number;
+  copyIn: number;
+  copyOut: number;
+  remove: number;
+  verify: number;
+  /** How long an agent may take to return after its signal was aborted. */
+  agentGrace: number;
+}
+
+export const DEFAULT_PHASE_TIMEOUTS: PhaseTimeouts = {
+  create: 60_000,
+  copyIn: 60_000,
+  copyOut: 120_000,
+  remove: 60_000,
+  verify: 120_000,
+  agentGrace: 15_000,
+};
+
+export class PhaseTimeoutError extends Error {
+  override name = "PhaseTimeoutError";
+  constructor(
+    readonly phase: PhaseName,
+    readonly ms: number,
+  ) {
+    super(`the ${phase} phase did not finish within ${ms / 1000} s`);
+  }
+}
+
+/** Runs fn, rejecting with PhaseTimeoutError after ms; `late` receives a result that arrives too late. */
+export async function bounded<T>(
+  phase: PhaseName,
+  ms: number,
+  fn: () => Promise<T>,
+  late?: (value: T) => void,
+): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  let timedOut = false;
+  const work = fn();
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      timedOut = true;
+      reject(new PhaseTimeoutError(phase, ms));
+    }, ms);
+  });
+  work.then((value) => timedOut && late?.(value)).catch(() => {});
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Records the timing of each phase as it runs. */
+export class PhaseClock {
+  readonly phases: Partial<Record<PhaseName, PhaseTiming>> = {};
+
+  async run<T>(phase: PhaseName, fn: () => Promise<T>): Promise<T> {
+    const started = new Date();
+    const t0 = performance.now();
+    let error: string | undefined;
+    try {
+      return await fn();
+    } catch (err) {
+      error = (err as Error).message;
+      throw err;
+    } finally {
+      this.phases[phase] = {
+        startedAt: started.toISOString(),
+        finishedAt: new Date().toISOString(),
+        durationMs: Math.round((performance.now() - t0) * 10) / 10,
+        ...(error === undefined ? {} : { error }),
+      };
+    }
+  }
+}
+
+/** Classifies an error raised by a sandbox phase (create, copy in/out): never the agent's fault. */
+export function infraError(phase: PhaseName, err: unknown): TrialError {
+  const e = err as Error;
+  if (e instanceof PhaseTimeoutError) return { class: "infra", kind: "sandbox-timeout", message: e.message };
+  const kind = e instanceof SandboxUnavailableError ? "sandbox-unavailable" : "sandbox";
+  return { class: "infra", kind, message: `${phase}: ${e.message}` };
+}

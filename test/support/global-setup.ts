@@ -1,0 +1,27 @@
+// Test support (vitest globalSetup): builds or finds the sandbox image once per test run and hands
+// its tag to every test file; removes containers that dead kgate processes left behind.
+import type { TestProject } from "vitest/node";
+import { projectPaths } from "../../src/project.ts";
+import { DockerClient, ensureSandboxImage, reapDeadRuns } from "../../src/sandbox/index.ts";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** The sandbox image tag, or the reason there is none (Docker unreachable, build failed). */
+    sandboxImage: { tag: string } | { error: string };
+  }
+}
+
+export default async function setup(project: TestProject) {
+  const docker = new DockerClient();
+  try {
+    await docker.ping();
+    await reapDeadRuns(docker);
+    const tag = await ensureSandboxImage(projectPaths(process.cwd()), {
+      docker,
+      onProgress: (line) => process.stderr.write(`[sandbox image] ${line}\n`),
+    });
+    project.provide("sandboxImage", { tag });
+  } catch (err) {
+    project.provide("sandboxImage", { error: (err as Error).message });
+  }
+}

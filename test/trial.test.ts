@@ -1,0 +1,241 @@
+// One trial end to end in a real container: conditions, outputs, records, verification hand-off,
+// timeouts and infrastructure failures recorded rather than thrown.
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { noopAgent, oracleAgent } from "../src/agents/index.ts";
+import type { Agent, AgentRunContext } from "../src/agents/types.ts";
+import { DockerClient, LABEL_RUN } from "../src/sandbox/index.ts";
+import { type Condition, sha256 } from "../src/task/index.ts";
+import { readTrialRecords, runTrial, runTrials, type VerifyTrial, ZERO_USAGE } from "../src/trial/index.ts";
+import { UNVERIFIED } from "../src/verify/verdict.ts";
+import { type DemoTask, demoTask, sandboxImage } from "./support/sandbox.ts";
+
+/** Checks output/result.csv against values recomputed here from input.csv (quantity x 1.12). */
+const verifyDemo: VerifyTrial = async (task, outputs) => {
+  const input = readFileSync(task.environment.find((f) => f.path === "input.csv")!.absPath, "utf8");
+  const expected = input
+    .trim()
+    .split("\n")
+    .slice(1)
+    .map((line) => {
+      const [item, quantity] = line.split(",");
+      return `${item},${(Number(quantity) * 1.12).toFixed(2)}`;
+    });
+  const out = outputs.find((o) => o.path === "output/result.csv");
+  const actual = out?.bytes?.toString("utf8").trim().split(/\r?\n/).slice(1) ?? [];
+  const passed = out?.status === "collected" && JSON.stringify(actual) === JSON.stringify(expected);
+  return {
+    status: passed ? "pass" : "fail",
+    reward: passed ? 1 : 0,
+    score: passed ? 1 : 0,
+    criteria: [{ name: "result.csv matches", passed, detail: out?.reason }],
+    attribution: passed ? null : "other",
+  };
+};
+
+let counter = 0;
+function trial(
+  demo: DemoTask,
+  agent: Agent,
+  condition: Condition,
+  extra: Partial<Parameters<typeof runTrial>[0]> = {},
+) {
+  const runId = `test-trial-${process.pid}-${counter++}`;
+  const runDir = path.join(demo.paths.runs, runId);
+  return runTrial({ ...demo, agent, condition, runId, runDir, index: 0, image: sandboxImage(), ...extra });
+}
+
+/** An agent that runs a script in the sandbox and keeps its result for the test to inspect. */
+function probe(script: (ctx: AgentRunContext) => Promise<void>): Agent {
+  return {
+    name: "probe",
+    harness: "test",
+    model: null,
+    digest: sha256("probe"),
+    async run(ctx) {
+      await script(ctx);
+      return { stopReason: "finish", usage: ZERO_USAGE };
+    },
+  };
+}
+
+describe("a trial with the oracle agent", () => {
+  it("collects the outputs, verifies them on the host and writes record, trajectory and outputs", async () => {
+    const demo = demoTask();
+    const record = await trial(demo, oracleAgent(), "+A", { verify: verifyDemo });
+    expect(record.error).toBeNull();
+    expect(record.stopReason).toBe("finish");
+    expect(record.verdict.status).toBe("pass");
+    expect(record.outputs).toEqual([
+      expect.objectContaining({ path: "output/result.csv", status: "collected" }),
+    ]);
+    expect(Object.keys(record.phases)).toEqual(["create", "copyIn", "agent", "copyOut", "remove", "verify"]);
+    expect(record.artefactDigest).toBe(demo.task.artefact.sha256);
+    expect(record.task.digests.instruction).toBe(demo.task.digests.instruction);
+
+    const runDir = path.join(demo.paths.runs, record.runId);
+    const { records, problems } = readTrialRecords(runDir);
+    expect(problems).toEqual([]);
+    expect(records).toEqual([record]);
+    const saved = readFileSync(
+      path.join(runDir, "trials", record.trialId, "outputs", "output", "result.csv"),
+    );
+    expect(sha256(saved)).toBe(record.outputs[0]?.sha256);
+    const trajectory = readFileSync(path.join(runDir, record.trajectory!), "utf8").trim().split("\n");
+    expect(trajectory.map((l) => JSON.parse(l).type)).toEqual(["note", "tool-call", "tool-result"]);
+  });
+
+  it("without a verify function the verdict is unverified", async () => {
+    const record = await trial(demoTask(), oracleAgent(), "-A");
+    expect(record.verdict).toEqual(UNVERIFIED);
+    expect(record.artefactDigest).toBeNull();
+  });
+
+  it("a failing solution is an agent failure with the solution's stderr", async () => {
+    const demo = demoTask({ solution: "echo 'no such table' >&2; exit 7\n" });
+    const record = await trial(demo, oracleAgent(), "+A", { verify: verifyDemo });
+    expect(record.error).toEqual({
+      class: "agent",
+      kind: "solution-failed",
+      message: "the solution exited with 7: no such table",
+    });
+    expect(record.verdict.status).toBe("fail");
+  });
+});
+
+describe("the noop control", () => {
+  it("does nothing, so its outputs are missing and its verdict fails", async () => {
+    const record = await trial(demoTask(), noopAgent(), "+A", { verify: verifyDemo });
+    expect(record.error).toBeNull();
+    expect(record.outputs).toEqual([
+      { path: "output/result.csv", status: "missing", reason: "folder output/ does not exist" },
+    ]);
+    expect(record.verdict.status).toBe("fail");
+  });
+});
+
+describe("conditions inside the container", () => {
+  const grepCanary = (found: string[]) =>
+    probe(async (ctx) => {
+      const canary = ctx.task.artefact.canary!;
+      const result = await ctx.sandbox.exec(
+        [
+          "bash",
+          "-c",
+          `grep -rlsF --devices=skip --exclude-dir=proc --exclude-dir=sys --exclude-dir=dev -- "${canary}" / || true`,
+        ],
+        { timeoutSec: 60, maxOutputBytes: 100_000 },
+      );
+      found.push(...result.stdout.split("\n").filter(Boolean));
+    });
+
+  it("under -A no file in the container contains the artefact's canary GUID", async () => {
+    const demo = demoTask();
+    const found: string[] = [];
+    const record = await trial(demo, grepCanary(found), "-A");
+    expect(record.error).toBeNull();
+    expect(found).toEqual([]);
+    expect(record.canaryLeak).toBe(false);
+  });
+
+  it("under +A the same search finds exactly the artefact (the search works)", async () => {
+    const demo = demoTask();
+    const found: string[] = [];
+    await trial(demo, grepCanary(found), "+A");
+    expect(found).toEqual([`/home/agent/work/${demo.task.spec.artefact.path}`]);
+  });
+
+  it("under +A the artefact is byte-identical to the source file; a variant replaces it", async () => {
+    const demo = demoTask();
+    const seen: Record<string, string> = {};
+    const reader = (key: string) =>
+      probe(async (ctx) => {
+        const bytes = await ctx.sandbox.readFile(ctx.artefact!.path);
+        seen[key] = createHash("sha256").update(bytes).digest("hex");
+      });
+    await trial(demo, reader("+A"), "+A");
+    await trial(demo, reader("variant"), "variant:perturbed");
+    expect(seen["+A"]).toBe(sha256(readFileSync(demo.task.artefact.absPath)));
+    expect(seen.variant).toBe(sha256(readFileSync(demo.task.variants[0]!.absPath)));
+    expect(seen.variant).not.toBe(seen["+A"]);
+  });
+});
+
+describe("timeouts and failures are recorded, never thrown", () => {
+  it("an agent over the task's timeoutSec is an agent timeout, and what it wrote is still collected", async () => {
+    const demo = demoTask({
+      spec: (s) => {
+        s.limits = { ...s.limits, timeoutSec: 2 };
+      },
+      solution: "mkdir -p output; echo 'item,value' > output/result.csv; sleep 60\n",
+    });
+    const record = await trial(demo, oracleAgent(), "+A");
+    expect(record.stopReason).toBe("timeout");
+    expect(record.error).toMatchObject({ class: "agent", kind: "timeout" });
+    expect(record.outputs[0]?.status).toBe("collected");
+    expect(record.phases.agent!.durationMs).toBeLessThan(20_000);
+  });
+
+  it("a Docker failure is an infra error; runTrials retries it once, and nothing is left behind", async () => {
+    const demo = demoTask();
+    const runId = `test-trial-infra-${process.pid}`;
+    const seen: string[] = [];
+    const broken: Agent = {
+      ...oracleAgent(),
+      prepare: async () => ({ image: "kgate-test-no-such-image:0" }),
+    };
+    const records = await runTrials({
+      ...demo,
+      agent: broken,
+      condition: "+A",
+      runId,
+      runDir: path.join(demo.paths.runs, runId),
+      image: sandboxImage(),
+      n: 1,
+      onRecord: (r) => seen.push(r.trialId),
+    });
+    expect(seen).toEqual(["demo.with-A.oracle.0", "demo.with-A.oracle.0.retry1"]);
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({
+      attempt: 2,
+      stopReason: "error",
+      error: { class: "infra", kind: "sandbox" },
+    });
+    expect(records[0]?.error?.message).toMatch(/no such image|kgate-test-no-such-image/i);
+    expect(readTrialRecords(path.join(demo.paths.runs, runId)).records).toHaveLength(2);
+  });
+
+  it("an agent that throws is an infra (harness) error, not an agent failure", async () => {
+    const record = await trial(
+      demoTask(),
+      probe(async () => {
+        throw new Error("harness bug");
+      }),
+      "+A",
+    );
+    expect(record.error).toEqual({ class: "infra", kind: "harness", message: "harness bug" });
+  });
+
+  it("a cancelled trial is recorded as cancelled and its container is removed", async () => {
+    const demo = demoTask({ solution: "sleep 60\n" });
+    const controller = new AbortController();
+    const runId = `test-trial-cancel-${process.pid}`;
+    const pending = runTrial({
+      ...demo,
+      agent: oracleAgent(),
+      condition: "+A",
+      runId,
+      runDir: path.join(demo.paths.runs, runId),
+      index: 0,
+      image: sandboxImage(),
+      signal: controller.signal,
+    });
+    setTimeout(() => controller.abort(new Error("user pressed Ctrl-C")), 1500);
+    const record = await pending;
+    expect(record.error).toEqual({ class: "infra", kind: "cancelled", message: "user pressed Ctrl-C" });
+    expect(await new DockerClient().listContainers([`${LABEL_RUN}=${runId}`])).toEqual([]);
+    expect(existsSync(path.join(demo.paths.runs, runId, "trials.jsonl"))).toBe(true);
+  });
+});
