@@ -13,8 +13,8 @@ import {
   type TrialJob,
   TrialPool,
 } from "../src/calibrate/index.ts";
-import { readRecordsFile } from "../src/report/index.ts";
 import type { LoadedTask } from "../src/task/index.ts";
+import { readTrialRecords } from "../src/trial/index.ts";
 import { type FakeRunnerOptions, fakeRunner, resolver, scaffoldTasks } from "./support/calibrate-fixtures.ts";
 import { tempProject } from "./support/project.ts";
 
@@ -115,7 +115,7 @@ async function run(
   runner: FakeRunnerOptions,
   extra: { signal?: AbortSignal; concurrency?: number } = {},
 ) {
-  const records = readRecordsFile(path.join(s.runDir, "trials.jsonl")).records;
+  const records = readTrialRecords(s.runDir).records;
   return runCalibration({
     plan: s.plan,
     runDir: s.runDir,
@@ -130,7 +130,7 @@ async function run(
 
 function perCell(s: Setup): Record<string, number[]> {
   const out: Record<string, number[]> = {};
-  for (const r of readRecordsFile(path.join(s.runDir, "trials.jsonl")).records) {
+  for (const r of readTrialRecords(s.runDir).records) {
     const key = `${r.task.id} ${r.agent.name} ${r.condition}`;
     out[key] = [...(out[key] ?? []), r.index];
   }
@@ -179,7 +179,7 @@ describe("calibration engine, fixed n", () => {
       { signal: controller.signal, concurrency: 2 },
     );
     expect(first.interrupted).toBe(true);
-    const before = readRecordsFile(path.join(s.runDir, "trials.jsonl")).records.length;
+    const before = readTrialRecords(s.runDir).records.length;
     expect(before).toBeLessThan(20);
     const second = await run(s, { pass: CLEAR });
     expect(second.written).toHaveLength(20 - before);
@@ -189,12 +189,12 @@ describe("calibration engine, fixed n", () => {
   it("retries infrastructure errors with a new attempt and leaves them out of the rates", async () => {
     const s = setup(["alpha"], { infraRetries: 1 });
     const result = await run(s, { pass: CLEAR, infra: 0.3, seed: 7 });
-    const records = readRecordsFile(path.join(s.runDir, "trials.jsonl")).records;
+    const records = readTrialRecords(s.runDir).records;
     const retried = records.filter((r) => r.attempt === 2);
     expect(retried.length).toBeGreaterThan(0);
     for (const r of retried) {
       expect(
-        records.some((x) => x.trialId === r.trialId.replace(/\.a2$/, ".a1") && x.error?.class === "infra"),
+        records.some((x) => x.trialId === r.trialId.replace(/\.retry1$/, "") && x.error?.class === "infra"),
       ).toBe(true);
     }
     const summary = summarise(s.plan, records);
@@ -218,7 +218,7 @@ describe("calibration engine, sequential screening", () => {
       "mid +A": 6,
       "frontier variant:perturbed": 9,
     });
-    const summary = summarise(s.plan, readRecordsFile(path.join(s.runDir, "trials.jsonl")).records);
+    const summary = summarise(s.plan, readTrialRecords(s.runDir).records);
     expect(summary.tasks[0]!.decision).toBe("retain");
   });
 
@@ -226,7 +226,7 @@ describe("calibration engine, sequential screening", () => {
     const s = setup(["alpha"], { sequential: { enabled: true, cap: 20 } });
     await run(s, { pass: { "frontier+A": 1, "frontier-A": 1, "mid+A": 0.5, control: 0.5 } });
     for (const indices of Object.values(perCell(s))) expect(indices).toHaveLength(5);
-    const summary = summarise(s.plan, readRecordsFile(path.join(s.runDir, "trials.jsonl")).records);
+    const summary = summarise(s.plan, readTrialRecords(s.runDir).records);
     expect(summary.tasks[0]!.decision).toBe("discard");
     expect(summary.tasks[0]!.reasons).toEqual([
       "frontier-A passed 5/5 (100%): misses p(frontier-A) = 0 (SPRT, 95%)",
@@ -241,7 +241,7 @@ describe("calibration engine, sequential screening", () => {
     // About one pass in three sits inside the zone [0.25, 0.55]: the SPRT never decides.
     await run(s, { pass: {}, script: { m: "PFFPFFPFFPFF" } });
     expect(Object.values(perCell(s))).toEqual([[0, 1, 2, 3, 4, 5, 6, 7]]);
-    const summary = summarise(s.plan, readRecordsFile(path.join(s.runDir, "trials.jsonl")).records);
+    const summary = summarise(s.plan, readTrialRecords(s.runDir).records);
     expect(summary.cells[0]!.clause).toMatchObject({
       verdict: "undecided",
       borderline: true,

@@ -14,7 +14,7 @@ import {
   type TrialJob,
 } from "../src/calibrate/index.ts";
 import type { ProjectPaths } from "../src/project.ts";
-import { readRecordsFile } from "../src/report/index.ts";
+import { readTrialRecords } from "../src/trial/index.ts";
 import {
   agentInfo,
   type FakeRunnerOptions,
@@ -118,7 +118,7 @@ describe("calibration session", () => {
     );
     expect(stopped.engine.interrupted).toBe(true);
     expect(stopped.summary.tasks[0]!.decision).toBe("incomplete");
-    const done = readRecordsFile(path.join(paths.runs, "r2", "trials.jsonl")).records.length;
+    const done = readTrialRecords(path.join(paths.runs, "r2")).records.length;
     expect(done).toBeGreaterThanOrEqual(5);
     expect(done).toBeLessThan(20);
 
@@ -170,7 +170,7 @@ describe("calibration session", () => {
     writeFileSync(path.join(paths.tasks, "alpha", "task.json"), "{}");
     const invalid = session(paths, {}, { taskIds: ["alpha"] });
     await expect(calibrate(invalid.options, backend({ pass: {} }))).rejects.toThrow(
-      /^task "alpha" cannot be calibrated:\n {2}tasks\/alpha\/task\.json: id: required field missing/,
+      /^task "alpha" is invalid:\n {2}tasks\/alpha\/task\.json: id: required field missing/,
     );
     expect(readFileSync(path.join(paths.runs, "r4", "plan.json"), "utf8")).toContain('"runId": "r4"');
   });

@@ -38,7 +38,7 @@ describe("kgate report", () => {
     const out = path.join(paths.root, "site");
     expect(kgate(["--root", paths.root, "report", "paper", "--out", out]).code).toBe(0);
     const html = readFileSync(path.join(out, "report.html"), "utf8");
-    expect(html).toContain('href="../runs/paper/trajectories/t01.frontier.with.000.a1.jsonl"');
+    expect(html).toContain('href="../runs/paper/trials/t01.with-A.frontier.0/trajectory.jsonl"');
     expect(existsSync(path.join(out, "summary.json"))).toBe(true);
   });
 
@@ -52,10 +52,10 @@ describe("kgate report", () => {
     const result = kgate(["--root", paths.root, "report", "paper", "--json"]);
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(
-      /warning: runs\/paper\/trials\.jsonl: line 301: not a trial record: trialId: /,
+      /warning: runs\/paper\/trials\.jsonl: line 301: not a valid trial record: trialId: /,
     );
     expect(result.stderr).toMatch(
-      /warning: runs\/paper\/trials\.jsonl: line 302: incomplete last line ignored/,
+      /warning: runs\/paper\/trials\.jsonl: line 302: invalid JSON \(an incomplete last line: a write was cut off\)/,
     );
     expect(JSON.parse(result.stdout).totals.trials).toBe(300);
   });

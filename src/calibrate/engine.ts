@@ -2,7 +2,7 @@
 // infrastructure errors are retried with a new attempt, sequential screening asks for more trials
 // as results arrive, and an abort stops new starts while running trials wind down.
 import type { LoadedTask } from "../task/index.ts";
-import type { TrialRecord } from "../trial/record.ts";
+import { isRetryable, type TrialRecord, trialId } from "../trial/index.ts";
 import type { PlannedCell } from "./cells.ts";
 import type { AgentInfo, Plan } from "./plan.ts";
 import { wantedTrials } from "./policy.ts";
@@ -56,18 +56,6 @@ export interface EngineResult {
   exhausted: number;
 }
 
-function conditionSlug(condition: string): string {
-  if (condition === "+A") return "with";
-  if (condition === "-A") return "without";
-  return `v-${condition.slice("variant:".length)}`;
-}
-
-/** `bom-costing.frontier.with.003.a1`: unique in the run, safe for container and file names. */
-export function trialIdOf(cell: PlannedCell, index: number, attempt: number): string {
-  const safe = (s: string) => s.replace(/[^A-Za-z0-9_-]/g, "-");
-  return `${cell.task}.${safe(cell.agent)}.${conditionSlug(cell.condition)}.${String(index).padStart(3, "0")}.a${attempt}`;
-}
-
 export async function runCalibration(o: EngineOptions): Promise<EngineResult> {
   const { plan } = o;
   const tally = tallyRecords(plan, o.records);
@@ -100,7 +88,7 @@ export async function runCalibration(o: EngineOptions): Promise<EngineResult> {
     const job: TrialJob = {
       runId: plan.runId,
       runDir: o.runDir,
-      trialId: trialIdOf(cell, index, attempt),
+      trialId: trialId(cell.task, cell.condition, cell.agent, index, attempt),
       task,
       cell,
       agent,
@@ -112,7 +100,7 @@ export async function runCalibration(o: EngineOptions): Promise<EngineResult> {
         written.push(record);
         addRecord(plan, tally, record);
         const outcome = outcomeOf(record);
-        const retrying = outcome === "infra" && used + 1 < budget && !signal.aborted;
+        const retrying = isRetryable(record) && used + 1 < budget && !signal.aborted;
         if (outcome === "infra" && !retrying) exhausted += 1;
         o.events?.finished?.(job, record, outcome, retrying);
       },

@@ -1,16 +1,26 @@
 // Writes a run's reports from its files: summary.json, report.md (Table 1), report.svg (the
 // chart) and report.html (both, plus attribution, tokens, cost and per-trial rows).
 import path from "node:path";
-import { htmlReport, markdownReport, type RunSummary, readRecordsFile, svgChart } from "../report/index.ts";
+import { htmlReport, markdownReport, type RunSummary, svgChart } from "../report/index.ts";
+import { readTrialRecords, type TrialRecord } from "../trial/index.ts";
 import { type RunDir, readPlan, writeFileAtomic } from "./rundir.ts";
 import { summarise } from "./summarise.ts";
 
 export const REPORT_FILES = ["summary.json", "report.md", "report.svg", "report.html"] as const;
 
+/** The records of a run, with each unreadable line as a worded problem (`<file>: line <n>: ...`). */
+export function readRecords(run: RunDir): { records: TrialRecord[]; problems: string[] } {
+  const { records, problems } = readTrialRecords(run.dir);
+  return {
+    records,
+    problems: problems.map((p) => `${run.shown}/trials.jsonl: line ${p.line}: ${p.message}`),
+  };
+}
+
 /** The summary of a run directory as it stands; unreadable record lines become warnings. */
 export function summariseRun(run: RunDir, now: Date = new Date()): RunSummary {
   const plan = readPlan(run);
-  const { records, problems } = readRecordsFile(run.trials, `${run.shown}/trials.jsonl`);
+  const { records, problems } = readRecords(run);
   return summarise(plan, records, problems, now);
 }
 

@@ -4,13 +4,13 @@
 import { mkdirSync } from "node:fs";
 import type { Writable } from "node:stream";
 import type { ProjectPaths } from "../project.ts";
-import { type RunSummary, readRecordsFile } from "../report/index.ts";
-import { formatProblem, type LoadedTask, loadAllTasks, loadTask } from "../task/index.ts";
+import type { RunSummary } from "../report/index.ts";
+import { type LoadedTask, loadAllTasks, loadTask, loadValidTask } from "../task/index.ts";
 import type { CalibrationConfig } from "./config.ts";
 import { type EngineResult, runCalibration, type TrialRunner } from "./engine.ts";
 import { type AgentInfo, buildPlan, type Plan, planDrift } from "./plan.ts";
 import { Progress } from "./progress.ts";
-import { summariseRun, writeReports } from "./reports.ts";
+import { readRecords, summariseRun, writeReports } from "./reports.ts";
 import { acquireLock, newRunId, type RunDir, readPlan, runDir, writePlan } from "./rundir.ts";
 import { tallyRecords } from "./tally.ts";
 
@@ -61,12 +61,11 @@ export interface SessionResult {
 function selectTasks(o: SessionOptions): LoadedTask[] {
   if (o.taskIds.length > 0) {
     return o.taskIds.map((id) => {
-      const result = loadTask(o.paths, id);
-      if (!result.ok) {
-        const why = result.errors.map((p) => `  ${formatProblem(p)}`).join("\n");
-        throw new CalibrationError(`task "${id}" cannot be calibrated:\n${why}`);
+      try {
+        return loadValidTask(o.paths, id);
+      } catch (err) {
+        throw new CalibrationError((err as Error).message);
       }
-      return result.task;
     });
   }
   const all = loadAllTasks(o.paths);
@@ -144,7 +143,7 @@ export async function calibrate(o: SessionOptions, backend: Backend): Promise<Se
   const taskMap = new Map(tasks.map((t) => [t.id, t]));
   let engine: EngineResult;
   try {
-    const { records, problems } = readRecordsFile(run.trials, `${run.shown}/trials.jsonl`);
+    const { records, problems } = readRecords(run);
     for (const p of problems) o.stderr.write(`warning: ${p}\n`);
     const started = await backend.start(plan, taskMap);
     const progress = new Progress(plan, tallyRecords(plan, records), { stream: o.stderr, live: o.live });

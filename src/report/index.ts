@@ -1,8 +1,7 @@
-// The report concern's public face: the summary schema, the record reader, and the Markdown, SVG
-// and HTML writers. Reports are made from a run's files alone (plan and records).
+// The report concern's public face: the summary schema and the Markdown, SVG and HTML writers.
+// Reports are made from a run's files alone (plan and records), never by running a trial.
 export * from "./format.ts";
 export * from "./html.ts";
 export * from "./markdown.ts";
 export * from "./model.ts";
-export * from "./records.ts";
 export * from "./svg.ts";

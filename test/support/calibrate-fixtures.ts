@@ -1,18 +1,12 @@
 // Test support for calibration: scaffolded tasks, agent infos, valid TrialRecords, and an
 // in-process trial runner whose pass probability per cell is known and seeded.
 import { createHash } from "node:crypto";
-import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import {
-  type AgentInfo,
-  type Plan,
-  type PlannedCell,
-  type TrialJob,
-  type TrialRunner,
-  trialIdOf,
-} from "../../src/calibrate/index.ts";
+import type { AgentInfo, Plan, PlannedCell, TrialJob, TrialRunner } from "../../src/calibrate/index.ts";
 import type { ProjectPaths } from "../../src/project.ts";
 import { type LoadedTask, loadTask, scaffoldTask } from "../../src/task/index.ts";
+import { appendTrialRecord, trialId } from "../../src/trial/index.ts";
 import { type TrialRecord, TrialRecord as TrialRecordSchema } from "../../src/trial/record.ts";
 import type { Attribution } from "../../src/verify/verdict.ts";
 
@@ -113,8 +107,11 @@ export function recordFor(job: TrialJob, o: RecordOptions): TrialRecord {
             criteria: [],
             attribution: fail ? (o.attribution === undefined ? "default-convention" : o.attribution) : null,
           },
-    error: o.outcome === "infra" ? { class: "infra", kind: "docker", message: "the daemon went away" } : null,
-    trajectory: o.trajectory === undefined ? `trajectories/${job.trialId}.jsonl` : o.trajectory,
+    error:
+      o.outcome === "infra"
+        ? { class: "infra", kind: "sandbox-unavailable", message: "the daemon went away" }
+        : null,
+    trajectory: o.trajectory === undefined ? `trials/${job.trialId}/trajectory.jsonl` : o.trajectory,
   });
 }
 
@@ -165,12 +162,12 @@ export function fakeRunner(o: FakeRunnerOptions): TrialRunner {
         ? `perturbed-convention:${job.cell.condition.slice(8)}`
         : "default-convention";
       const record = recordFor(job, { outcome: infra ? "infra" : pass ? "pass" : "fail", attribution });
-      mkdirSync(path.join(job.runDir, "trajectories"), { recursive: true });
+      mkdirSync(path.dirname(path.join(job.runDir, record.trajectory!)), { recursive: true });
       writeFileSync(
         path.join(job.runDir, record.trajectory!),
         `${JSON.stringify({ type: "note", text: "fake" })}\n`,
       );
-      appendFileSync(path.join(job.runDir, "trials.jsonl"), `${JSON.stringify(record)}\n`);
+      appendTrialRecord(job.runDir, record);
       return record;
     } finally {
       o.onEnd?.(job);
@@ -191,7 +188,7 @@ export function jobFor(
   return {
     runId: plan.runId,
     runDir,
-    trialId: trialIdOf(cell, index, attempt),
+    trialId: trialId(cell.task, cell.condition, cell.agent, index, attempt),
     task: tasks.get(cell.task)!,
     cell,
     agent,

@@ -53,8 +53,10 @@ export function paperRun(paths: ProjectPaths): PaperRun {
   const run = runDir(paths, "paper");
   writePlan(run, plan);
   writeFileSync(run.trials, records.map((r) => `${JSON.stringify(r)}\n`).join(""));
-  mkdirSync(path.join(run.dir, "trajectories"), { recursive: true });
-  for (const r of records) writeFileSync(path.join(run.dir, r.trajectory!), '{"type":"note"}\n');
+  for (const r of records) {
+    mkdirSync(path.dirname(path.join(run.dir, r.trajectory!)), { recursive: true });
+    writeFileSync(path.join(run.dir, r.trajectory!), '{"type":"note"}\n');
+  }
   return {
     plan,
     records,
