@@ -1,5 +1,7 @@
 // The calibration concern's public face: config, plan, run directory, engine, statistics, the
 // retain rule, sequential screening, progress, and the summary that reports render.
+
+export * from "./backend.ts";
 export * from "./cells.ts";
 export * from "./config.ts";
 export * from "./engine.ts";
