@@ -1,7 +1,7 @@
 // Benchmark (simulation): sequential screening against fixed n = 5 and n = 20, over tasks whose
 // true pass probabilities are known. The real policy (which trials a plan still wants) and the real
 // summary (clause verdicts, decision) run on synthetic records; only the agent is a coin.
-//   npx tsx bench/sequential.ts [tasks]
+//   npm run bench sequential      or      npx tsx bench/sequential.ts [tasks]
 import { pathToFileURL } from "node:url";
 import {
   CalibrationConfig,
@@ -246,9 +246,12 @@ export function formatSequential(b: SequentialBench): string {
   return lines.join("\n");
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+/** `npm run bench sequential` (bench/run.ts calls this). */
+export default async function main(tasks = 2000): Promise<void> {
   const started = performance.now();
-  const result = await benchSequential(Number(process.argv[2] ?? 2000));
+  const result = await benchSequential(tasks);
   console.log(formatSequential(result));
   console.log(`(${((performance.now() - started) / 1000).toFixed(1)} s)`);
 }
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await main(Number(process.argv[2] ?? 2000));
