@@ -88,6 +88,16 @@ export function buildProgram(onResult: (code: number) => void): Command {
   sandboxVerb("reap", "remove containers left behind by kgate processes that are gone");
 
   program
+    .command("check")
+    .description(
+      "pre-flight of tasks before any model call: schema, digests, verifier determinism, oracle and noop in the sandbox, the gate (default and perturbed answers fail, compressed passes), leak audit",
+    )
+    .argument("[task...]", "task ids (default: every task)")
+    .option("--no-sandbox", "skip the oracle and noop trials (no Docker needed)")
+    .option("--json", "machine-readable output")
+    .action(action(() => import("./commands/check.ts")));
+
+  program
     .command("calibrate")
     .description(
       "calibrate tasks: n trials per cell, pass rates with Wilson intervals, retain / revise / discard",

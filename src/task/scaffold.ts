@@ -1,7 +1,8 @@
 // `kgate new`: writes every place of a new task from templates, refusing to overwrite anything.
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { type ProjectPaths, relativeToProject } from "../project.ts";
 import { type GateKind, Slug, type TaskSpecInput } from "./schema.ts";
 import {
@@ -11,6 +12,30 @@ import {
   solutionTemplate,
   verifierTemplate,
 } from "./templates.ts";
+
+/**
+ * kgate's verification library, imported by every scaffolded verifier: src/verify/index.ts under the
+ * package root (found by its package.json, so this holds from src/ and from a bundle alike).
+ */
+function verifyIndex(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const manifest = path.join(dir, "package.json");
+    if (existsSync(manifest) && JSON.parse(readFileSync(manifest, "utf8")).name === "kgate") {
+      return path.join(dir, "src", "verify", "index.ts");
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir)
+      throw new Error(`kgate's package.json was not found above ${fileURLToPath(import.meta.url)}`);
+    dir = parent;
+  }
+}
+
+/** The import specifier of the verification library as seen from the project's verifiers/ folder. */
+export function verifyImportFrom(verifiersDir: string): string {
+  const relative = path.relative(verifiersDir, verifyIndex()).split(path.sep).join("/");
+  return relative.startsWith(".") ? relative : `./${relative}`;
+}
 
 export interface ScaffoldOptions {
   id: string;
@@ -73,7 +98,7 @@ export function scaffoldTask(paths: ProjectPaths, options: ScaffoldOptions): Sca
       path.join(artefactDir, "variants", "perturbed.md"),
       artefactTemplate(options.id, canary, options.gate, true),
     ],
-    [verifier, verifierTemplate(options.id)],
+    [verifier, verifierTemplate(options.id, verifyImportFrom(paths.verifiers))],
     [audit, auditTemplate()],
   ];
   for (const [file, content, mode] of files) {

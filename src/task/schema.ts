@@ -20,12 +20,44 @@ export const RelativePath = z
 export const GateKind = z.enum(["convention", "operator"]);
 export const VariantKind = z.enum(["perturbed", "compressed", "other"]);
 
+/**
+ * String normalisation steps applied to both sides before strings are compared; whatever order they
+ * are declared in, they run in the order nfkc, collapse-whitespace, trim, lowercase.
+ */
+export const StringNormalisation = z.enum(["nfkc", "collapse-whitespace", "trim", "lowercase"]);
+
+/**
+ * Numbers match when |actual - expected| <= max(abs, rel * |expected|) (plus a slack of a few units of
+ * double rounding, so decimal text exactly on the bound passes): the absolute bound applies while
+ * |expected| <= abs / rel (1e8 with the defaults), the relative bound above.
+ */
+export const Tolerance = z
+  .object({
+    abs: z.number().nonnegative().default(1e-4),
+    rel: z.number().nonnegative().default(1e-12),
+  })
+  .strict();
+
 export const CsvColumn = z
   .object({
     name: z.string().min(1),
     type: z.enum(["string", "number", "integer", "boolean"]),
+    /** Overrides the output's compare.tolerance for this column. */
+    tolerance: Tolerance.optional(),
+    /** Overrides the output's compare.normalise for this column (key columns included). */
+    normalise: z.array(StringNormalisation).optional(),
   })
   .strict();
+
+const compareBase = {
+  tolerance: Tolerance.prefault({}),
+  normalise: z.array(StringNormalisation).default([]),
+};
+
+/** A JSON Pointer (RFC 6901) to an array, where a `*` segment matches any one segment. */
+export const ArrayPointer = z
+  .string()
+  .regex(/^(\/[^/]+)*$/, 'must be a JSON Pointer such as "/papers" or "/groups/*/items" ("" is the root)');
 
 const outputBase = {
   path: RelativePath,
@@ -44,23 +76,58 @@ export const CsvOutput = z
     format: z.literal("csv"),
     columns: z.array(CsvColumn).min(1),
     /** Columns that identify a row: rows are compared by key, in any order. Without a key, order matters. */
-    key: z.array(z.string().min(1)).optional(),
+    key: z.array(z.string().min(1)).min(1).optional(),
+    compare: z.object(compareBase).strict().prefault({}),
   })
-  .strict();
+  .strict()
+  .superRefine((output, ctx) => {
+    const names = output.columns.map((c) => c.name);
+    names.forEach((name, i) => {
+      if (names.indexOf(name) !== i) {
+        ctx.addIssue({ code: "custom", path: ["columns", i, "name"], message: `duplicate column "${name}"` });
+      }
+    });
+    output.key?.forEach((name, i) => {
+      if (!names.includes(name)) {
+        ctx.addIssue({ code: "custom", path: ["key", i], message: `"${name}" is not a declared column` });
+      }
+    });
+  });
 
 export const JsonOutput = z
   .object({
     ...outputBase,
     format: z.literal("json"),
-    /** JSON Schema (draft 2020-12 subset) of the document; converted to zod for validation. */
+    /** JSON Schema (draft 2020-12 subset) of the document; converted to zod with z.fromJSONSchema. */
     schema: z.record(z.string(), z.unknown()),
+    compare: z
+      .object({
+        ...compareBase,
+        /** Arrays compared by key fields of their elements (in any order); other arrays are ordered. */
+        keyedArrays: z.record(ArrayPointer, z.array(z.string().min(1)).min(1)).default({}),
+      })
+      .strict()
+      .prefault({}),
   })
-  .strict();
+  .strict()
+  .superRefine((output, ctx) => {
+    try {
+      z.fromJSONSchema(output.schema as Parameters<typeof z.fromJSONSchema>[0]);
+    } catch (err) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["schema"],
+        message: `unsupported JSON Schema: ${(err as Error).message}`,
+      });
+    }
+  });
 
 export const TextOutput = z
   .object({
     ...outputBase,
     format: z.literal("text"),
+    /** Used when the text is compared with an expected string (no rubric in the verifier). */
+    compare: z.object({ normalise: compareBase.normalise }).strict().prefault({}),
   })
   .strict();
 
@@ -125,6 +192,12 @@ export const TaskSpec = z
 export type TaskSpec = z.infer<typeof TaskSpec>;
 export type TaskSpecInput = z.input<typeof TaskSpec>;
 export type OutputSpec = z.infer<typeof OutputSpec>;
+export type CsvOutput = z.infer<typeof CsvOutput>;
+export type JsonOutput = z.infer<typeof JsonOutput>;
+export type TextOutput = z.infer<typeof TextOutput>;
+export type CsvColumn = z.infer<typeof CsvColumn>;
+export type Tolerance = z.infer<typeof Tolerance>;
+export type StringNormalisation = z.infer<typeof StringNormalisation>;
 export type Limits = z.infer<typeof Limits>;
 export type GateKind = z.infer<typeof GateKind>;
 export type VariantKind = z.infer<typeof VariantKind>;

@@ -56,24 +56,40 @@ PY
 `;
 }
 
-export function verifierTemplate(id: string): string {
+/**
+ * The verifier module of a new task. `verifyImport` is the import specifier of kgate's verification
+ * library as seen from verifiers/ (a relative path to src/verify/index.ts, wherever kgate lives).
+ */
+export function verifierTemplate(id: string, verifyImport: string): string {
   return `// Verifier for ${id}: the reference solver as a pure function of the environment and conventions.
-// TODO: replace the example conventions and solver with the task's own.
-export const conventions = {
-  artefact: { rate: 0.12 },
-  default: { rate: 0 },
-  variants: { perturbed: { rate: 0.15 } },
-};
+// TODO: replace the example conventions and solver with the task's own. Comparison rules (tolerance,
+// string normalisation, keyed rows) are declared in tasks/${id}/task.json outputs[].compare.
+import { defineVerifier } from "${verifyImport}";
 
-export function solve(files: Record<string, string>, c: { rate: number }) {
-  const rows = (files["input.csv"] ?? "").trim().split("\\n").slice(1);
-  return {
-    "output/result.csv": rows.map((line) => {
-      const [item, quantity] = line.split(",");
-      return { item, value: Math.round(Number(quantity) * (1 + c.rate) * 100) / 100 };
-    }),
-  };
+interface Conventions {
+  /** Markup applied to every quantity. */
+  rate: number;
 }
+
+export default defineVerifier<Conventions>({
+  conventions: {
+    /** What the artefact specifies. */
+    artefact: { rate: 0.12 },
+    /** What a competent agent without the artefact would plausibly assume. */
+    default: { rate: 0 },
+    /** One entry per variant declared in task.json. */
+    variants: { perturbed: { rate: 0.15 } },
+  },
+  solve(files, c) {
+    const rows = (files["input.csv"] ?? "").trim().split("\\n").slice(1);
+    return {
+      "output/result.csv": rows.map((line) => {
+        const [item = "", quantity = "0"] = line.split(",");
+        return { item, value: Math.round(Number(quantity) * (1 + c.rate) * 100) / 100 };
+      }),
+    };
+  },
+});
 `;
 }
 

@@ -6,6 +6,10 @@ import type { Verdict } from "./verdict.ts";
  * function of the environment files and a set of conventions, plus the conventions of the artefact,
  * the curator's declared defaults (what a competent agent without the artefact would assume), and
  * each declared variant. Failure attribution compares an output with the answers under each set.
+ *
+ * What counts as equal (tolerance, string normalisation, keyed or ordered rows) is declared in
+ * task.json `outputs[].compare` and `outputs[].key`; the module holds only code: the solver and,
+ * where a deliverable is judged by named checks, its rubric.
  */
 export interface TaskVerifier<C> {
   conventions: {
@@ -16,9 +20,35 @@ export interface TaskVerifier<C> {
   };
   /**
    * Expected outputs keyed by output path (as in task.json outputs[].path): for csv an array of row
-   * objects keyed by column name; for json the document; for text the rubric input (see below).
+   * objects keyed by column name (numbers as numbers); for json the document; for text either the
+   * expected string or, when the output has a rubric, whatever its criteria take as `expected`.
    */
   solve(environment: EnvironmentFiles, conventions: C): Record<string, unknown>;
+  /** Named deterministic checks per output path: required for text outputs judged by rubric. */
+  rubric?: Record<string, Rubric<never, never>>;
+}
+
+/**
+ * K named criteria for one output; reward R = product of the criteria (all must pass), partial score
+ * sum/K. For csv/json outputs they run after, and beside, the comparison with the reference.
+ */
+export interface Rubric<A = unknown, E = unknown> {
+  criteria: Array<Criterion<A, E>>;
+  /**
+   * Text outputs only: a deliverable that meets every criterion for `expected`. `kgate check` renders
+   * the answer of each convention set with it (e.g. the default-convention answer must fail).
+   */
+  render?: (expected: E) => string;
+}
+
+export interface Criterion<A = unknown, E = unknown> {
+  name: string;
+  /**
+   * `actual` is the text (text outputs), the typed rows (csv: objects keyed by column) or the
+   * document (json); `expected` is what solve() returned for the output. Must be deterministic;
+   * a thrown error counts as a failed criterion.
+   */
+  check(actual: A, expected: E): boolean | { passed: boolean; detail?: string };
 }
 
 /** Environment files by path relative to environment/, as UTF-8 text. */

@@ -25,6 +25,12 @@ export const Verdict = z.object({
   criteria: z.array(CriterionResult),
   /** Set for failed verdicts only. */
   attribution: Attribution.nullable(),
+  /**
+   * Failed verdicts: per candidate convention set (`default-convention`, `perturbed-convention:<name>`),
+   * the share of the values where that set's answer differs from the artefact's on which the output
+   * agrees with that set. Attribution picks the highest share >= 0.5.
+   */
+  agreement: z.record(z.string(), z.number().min(0).max(1)).optional(),
   reason: z.string().optional(),
   /** Readable expected-vs-actual diff, capped in size. */
   diff: z.string().optional(),

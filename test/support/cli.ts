@@ -12,14 +12,14 @@ export interface CliResult {
 
 export function kgate(
   args: string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {},
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number } = {},
 ): CliResult {
   const result = spawnSync(process.execPath, [KGATE_BIN, ...args], {
     cwd: options.cwd,
     env: { ...process.env, NO_COLOR: "1", ...options.env },
     input: options.input,
     encoding: "utf8",
-    timeout: 120_000,
+    timeout: options.timeoutMs ?? 120_000,
   });
   return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
 }

@@ -2,17 +2,22 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterEach } from "vitest";
+import { afterAll, afterEach } from "vitest";
 import { type ProjectPaths, projectPaths } from "../../src/project.ts";
 
 const made: string[] = [];
+const madeForFile: string[] = [];
 afterEach(() => {
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
+afterAll(() => {
+  for (const dir of madeForFile.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
 
-export function tempProject(): ProjectPaths {
+/** A temporary project, removed after the current test (or after the test file with scope "file"). */
+export function tempProject(scope: "test" | "file" = "test"): ProjectPaths {
   const dir = mkdtempSync(path.join(tmpdir(), "kgate-test-"));
-  made.push(dir);
+  (scope === "file" ? madeForFile : made).push(dir);
   return projectPaths(dir);
 }
 

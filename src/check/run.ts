@@ -1,0 +1,89 @@
+// Runs the steps of `kgate check` over tasks in a fixed order; a step whose prerequisite is missing
+// is skipped, never run on a half-loaded task.
+import type { ProjectPaths } from "../project.ts";
+import { auditStep } from "./pending-steps.ts";
+import { noopStep, oracleStep, type SandboxSession } from "./sandbox-steps.ts";
+import { digestStep, schemaStep } from "./static-steps.ts";
+import type { CheckContext, CheckResult, CheckStep } from "./types.ts";
+import { defaultStep, deterministicStep, variantStep, verifierStep } from "./verifier-steps.ts";
+
+/** The pre-flight, in the order it reads best: format, verifier, sandbox, gate, leaks. */
+export const STEPS: readonly CheckStep[] = [
+  schemaStep,
+  digestStep,
+  verifierStep,
+  deterministicStep,
+  oracleStep,
+  noopStep,
+  defaultStep,
+  variantStep,
+  auditStep,
+];
+
+export interface TaskCheck {
+  id: string;
+  /** No check failed (unavailable and skipped ones do not count against a task). */
+  ok: boolean;
+  checks: CheckResult[];
+}
+
+export interface CheckOptions {
+  progress?: (line: string) => void;
+  /** Runs the oracle and noop trials (see sandboxSession); without one they are `unavailable`. */
+  sandbox?: SandboxSession;
+  /** Steps to run (default: STEPS). */
+  steps?: readonly CheckStep[];
+}
+
+export async function checkTask(
+  paths: ProjectPaths,
+  id: string,
+  options: CheckOptions = {},
+): Promise<TaskCheck> {
+  const context: CheckContext = {
+    paths,
+    id,
+    sandbox: options.sandbox,
+    progress: options.progress ?? (() => {}),
+  };
+  const checks: CheckResult[] = [];
+  context.progress(`checking ${id}`);
+  for (const step of options.steps ?? STEPS) {
+    const started = performance.now();
+    const missing = step.needs.filter((need) => context[need] === undefined);
+    if (missing.length > 0) {
+      const why = missing.includes("task") ? "the task does not load" : "the verifier does not load";
+      checks.push({ id: step.id, status: "skipped", detail: why, durationMs: 0 });
+      continue;
+    }
+    let outcomes: Awaited<ReturnType<CheckStep["run"]>>;
+    try {
+      outcomes = await step.run(context);
+    } catch (err) {
+      outcomes = [{ status: "fail", detail: `the check itself failed: ${(err as Error).message}` }];
+    }
+    const durationMs = Math.round(performance.now() - started);
+    for (const outcome of outcomes) checks.push({ ...outcome, id: outcome.id ?? step.id, durationMs });
+  }
+  return { id, ok: checks.every((c) => c.status !== "fail"), checks };
+}
+
+export interface CheckSummary {
+  tasks: number;
+  passed: number;
+  failed: number;
+  unavailable: number;
+  skipped: number;
+}
+
+export function summarise(results: readonly TaskCheck[]): CheckSummary {
+  const all = results.flatMap((r) => r.checks);
+  const count = (status: CheckResult["status"]) => all.filter((c) => c.status === status).length;
+  return {
+    tasks: results.length,
+    passed: count("pass"),
+    failed: count("fail"),
+    unavailable: count("unavailable"),
+    skipped: count("skipped"),
+  };
+}

@@ -1,0 +1,133 @@
+// Checks of the verifier without Docker: it loads, it is deterministic, and the gate bites: the
+// default-convention answer fails as ignorance, each perturbed answer fails as that variant, each
+// compressed answer passes.
+import { isDeepStrictEqual } from "node:util";
+import type { LoadedTask } from "../task/index.ts";
+import {
+  type ConventionSet,
+  type LoadedVerifier,
+  loadVerifier,
+  readEnvironment,
+  renderAnswers,
+  solveRaw,
+  type Verdict,
+  verifyWith,
+} from "../verify/index.ts";
+import type { CheckStep, StepOutcome } from "./types.ts";
+
+export const verifierStep: CheckStep = {
+  id: "verifier",
+  needs: ["task"],
+  async run(context) {
+    const loaded = await loadVerifier(context.task!).catch((err: Error) => err);
+    if (loaded instanceof Error) return [{ status: "fail", detail: loaded.message }];
+    context.verifier = loaded;
+    const rubrics = context.task!.spec.outputs.filter((o) => loaded.rubricOf(o.path)).length;
+    const variants = Object.keys(loaded.verifier.conventions.variants).length;
+    return [
+      {
+        status: "pass",
+        detail: `${loaded.file} loads: artefact, default and ${variants} variant convention set(s)${rubrics > 0 ? `, ${rubrics} rubric(s)` : ""}`,
+      },
+    ];
+  },
+};
+
+/** The verdict of the answer a solver gives under `set`, rendered as an agent would write it. */
+function verdictOfAnswer(task: LoadedTask, loaded: LoadedVerifier, set: ConventionSet): Verdict {
+  const answers = solveRaw(task, loaded, set);
+  return verifyWith(task, loaded, renderAnswers(task, loaded, answers));
+}
+
+function describe(verdict: Verdict): string {
+  if (verdict.status === "pass") return "passes";
+  const agreement = verdict.attribution ? verdict.agreement?.[verdict.attribution] : undefined;
+  const share = agreement === undefined ? "" : ` (agreement ${agreement.toFixed(2)})`;
+  return `fails (${verdict.reason ?? "no reason"}), attributed to ${verdict.attribution}${share}`;
+}
+
+export const deterministicStep: CheckStep = {
+  id: "deterministic",
+  needs: ["task", "verifier"],
+  async run(context): Promise<StepOutcome[]> {
+    const task = context.task!;
+    const loaded = context.verifier!;
+    try {
+      const first = solveRaw(task, loaded, "artefact", readEnvironment(task));
+      const second = solveRaw(task, loaded, "artefact", readEnvironment(task));
+      if (!isDeepStrictEqual(first, second)) {
+        return [
+          {
+            status: "fail",
+            detail: "solve() gave two different answers for the same environment and conventions",
+          },
+        ];
+      }
+      const outputs = renderAnswers(task, loaded, first);
+      const verdicts = [verifyWith(task, loaded, outputs), verifyWith(task, loaded, outputs)];
+      if (!isDeepStrictEqual(verdicts[0], verdicts[1])) {
+        return [{ status: "fail", detail: "the same outputs got two different verdicts" }];
+      }
+      if (verdicts[0]!.status !== "pass") {
+        return [{ status: "fail", detail: `the artefact's own answer ${describe(verdicts[0]!)}` }];
+      }
+      const detail = verdicts[0]!.criteria.map((c) => c.detail ?? c.name).join("; ");
+      return [{ status: "pass", detail: `same answer and same passing verdict twice: ${detail}` }];
+    } catch (err) {
+      return [{ status: "fail", detail: (err as Error).message }];
+    }
+  },
+};
+
+export const defaultStep: CheckStep = {
+  id: "default",
+  needs: ["task", "verifier"],
+  async run(context) {
+    try {
+      const verdict = verdictOfAnswer(context.task!, context.verifier!, "default");
+      const ok = verdict.status === "fail" && verdict.attribution === "default-convention";
+      const why =
+        verdict.status === "pass"
+          ? ": the default conventions give the artefact's answer, the gate does not bite"
+          : "";
+      return [
+        { status: ok ? "pass" : "fail", detail: `the default-convention answer ${describe(verdict)}${why}` },
+      ];
+    } catch (err) {
+      return [{ status: "fail", detail: (err as Error).message }];
+    }
+  },
+};
+
+export const variantStep: CheckStep = {
+  id: "variants",
+  needs: ["task", "verifier"],
+  async run(context) {
+    const task = context.task!;
+    const results: StepOutcome[] = [];
+    for (const variant of task.variants) {
+      const id = `variant:${variant.name}`;
+      if (variant.kind === "other") {
+        results.push({ id, status: "skipped", detail: "variants of kind other carry no expectation" });
+        continue;
+      }
+      try {
+        const verdict = verdictOfAnswer(task, context.verifier!, `variant:${variant.name}`);
+        const ok =
+          variant.kind === "compressed"
+            ? verdict.status === "pass"
+            : verdict.status === "fail" && verdict.attribution === `perturbed-convention:${variant.name}`;
+        const expected =
+          variant.kind === "compressed" ? "must pass" : `must fail as perturbed-convention:${variant.name}`;
+        results.push({
+          id,
+          status: ok ? "pass" : "fail",
+          detail: `${variant.kind}: its answer ${describe(verdict)}${ok ? "" : ` (${expected})`}`,
+        });
+      } catch (err) {
+        results.push({ id, status: "fail", detail: (err as Error).message });
+      }
+    }
+    return results;
+  },
+};

@@ -1,0 +1,92 @@
+// `kgate check [task...]`: the curator's pre-flight, one line per check, a summary, exit 1 on a failure.
+import pc from "picocolors";
+import {
+  type CheckResult,
+  checkTask,
+  type SandboxSession,
+  sandboxSession,
+  summarise,
+  type TaskCheck,
+} from "../check/index.ts";
+import { EXIT_FAILED, EXIT_OK, UsageError } from "../errors.ts";
+import { InterruptedError, reapDeadRuns, removeOnInterrupt } from "../sandbox/index.ts";
+import { listTaskIds } from "../task/index.ts";
+import type { CommandContext } from "./context.ts";
+
+export interface CheckCommandOptions {
+  json?: boolean;
+  /** false with --no-sandbox: the oracle and noop trials are not run. */
+  sandbox?: boolean;
+}
+
+const MARK: Record<CheckResult["status"], string> = {
+  pass: pc.green("✓"),
+  fail: pc.red("✗"),
+  unavailable: pc.yellow("-"),
+  skipped: pc.dim("·"),
+};
+
+function printTask(ctx: CommandContext, result: TaskCheck): void {
+  ctx.stdout.write(`${result.ok ? pc.green(result.id) : pc.red(result.id)}\n`);
+  const width = Math.max(...result.checks.map((c) => c.id.length));
+  for (const check of result.checks) {
+    const detail = check.status === "fail" ? check.detail : pc.dim(check.detail);
+    ctx.stdout.write(`  ${MARK[check.status]} ${check.id.padEnd(width)}  ${detail}\n`);
+  }
+}
+
+export async function run(
+  ctx: CommandContext,
+  tasks: string[],
+  options: CheckCommandOptions,
+): Promise<number> {
+  const known = listTaskIds(ctx.paths);
+  const unknown = tasks.filter((t) => !known.includes(t));
+  if (unknown.length > 0) {
+    throw new UsageError(
+      `no task ${unknown.map((t) => `"${t}"`).join(", ")} in ${ctx.paths.tasks} (known: ${known.join(", ") || "none"})`,
+    );
+  }
+  const ids = tasks.length > 0 ? [...new Set(tasks)] : known;
+  const log = (line: string) => ctx.stderr.write(`${pc.dim(line)}\n`);
+
+  const controller = new AbortController();
+  let session: SandboxSession | undefined;
+  let dispose = () => {};
+  if (options.sandbox !== false && ids.length > 0) {
+    // Leftovers of dead kgate processes go first; a daemon that does not answer is reported by the steps.
+    const reaped = await reapDeadRuns().catch(() => ({ removed: [] }));
+    if (reaped.removed.length > 0)
+      log(`removed ${reaped.removed.length} container(s) left by kgate processes that are gone`);
+    session = sandboxSession(ctx.paths, { signal: controller.signal, progress: log });
+    dispose = removeOnInterrupt(session.runId, controller, log);
+  }
+
+  const results: TaskCheck[] = [];
+  try {
+    for (const id of ids) {
+      if (controller.signal.aborted) break;
+      const result = await checkTask(ctx.paths, id, { progress: log, sandbox: session });
+      results.push(result);
+      if (!options.json) printTask(ctx, result);
+    }
+  } finally {
+    dispose();
+  }
+  const summary = summarise(results);
+  if (options.json) {
+    ctx.stdout.write(
+      `${JSON.stringify({ root: ctx.paths.root, runId: session?.runId ?? null, tasks: results, summary }, null, 2)}\n`,
+    );
+  } else if (ids.length === 0) {
+    ctx.stdout.write(`no tasks in ${ctx.paths.tasks} (create one with: kgate new <id>)\n`);
+  } else {
+    const failed = summary.failed > 0 ? pc.red(`${summary.failed} failed`) : `${summary.failed} failed`;
+    ctx.stdout.write(
+      `${summary.tasks} task(s): ${summary.passed} passed, ${failed}, ${summary.unavailable} not available, ${summary.skipped} skipped\n`,
+    );
+  }
+  const reason = controller.signal.reason;
+  if (reason instanceof InterruptedError) return reason.exitCode;
+  return summary.failed > 0 ? EXIT_FAILED : EXIT_OK;
+}

@@ -1,0 +1,52 @@
+// Failure attribution: did a failed output follow the default conventions, a perturbed variant, or none?
+import { agreement } from "./compare.ts";
+import type { ParsedOutput } from "./parse.ts";
+import type { ExpectedOutputs } from "./reference.ts";
+import type { Attribution } from "./verdict.ts";
+
+/** A candidate is credited when the output agrees with it on at least this share of its distinguishing values. */
+export const ATTRIBUTION_THRESHOLD = 0.5;
+
+export interface Candidate {
+  label: Exclude<Attribution, "format" | "other">;
+  expected: ExpectedOutputs;
+}
+
+export interface AttributionResult {
+  attribution: Attribution;
+  /** Per candidate with at least one distinguishing value: the share of those the output agrees with. */
+  agreement: Record<string, number>;
+}
+
+/**
+ * For each candidate, the values where its answer differs from the artefact's answer are the evidence;
+ * the share of them on which the output matches the candidate is its agreement. The highest agreement
+ * at or above ATTRIBUTION_THRESHOLD wins (ties go to the earlier candidate: default, then variants in
+ * declaration order); without one the failure is `other`. Rubric-only text outputs carry no evidence.
+ */
+export function attribute(
+  reference: ExpectedOutputs,
+  candidates: readonly Candidate[],
+  actual: ReadonlyMap<string, ParsedOutput>,
+): AttributionResult {
+  const shares: Record<string, number> = {};
+  let best: { label: Candidate["label"]; share: number } | undefined;
+  for (const candidate of candidates) {
+    let discriminating = 0;
+    let agreeing = 0;
+    for (const [outputPath, ref] of reference) {
+      const cand = candidate.expected.get(outputPath)?.table;
+      const out = actual.get(outputPath)?.table;
+      if (!ref.table || !cand || !out) continue;
+      const a = agreement(ref.table, cand, out);
+      discriminating += a.discriminating;
+      agreeing += a.agreeing;
+    }
+    if (discriminating === 0) continue;
+    const share = agreeing / discriminating;
+    shares[candidate.label] = share;
+    if (share >= ATTRIBUTION_THRESHOLD && (!best || share > best.share))
+      best = { label: candidate.label, share };
+  }
+  return { attribution: best?.label ?? "other", agreement: shares };
+}

@@ -1,0 +1,32 @@
+// The verification concern's public face: the verifier contract, loading, verifyTrial and its parts.
+export { ATTRIBUTION_THRESHOLD, type AttributionResult, attribute, type Candidate } from "./attribution.ts";
+export { type Agreement, agreement, compareTables, type TableComparison } from "./compare.ts";
+export * from "./contract.ts";
+export { type CsvParse, type CsvText, type CsvVisitor, csvField, parseCsv, readCsv } from "./csv.ts";
+export { DIFF_CAP } from "./diff.ts";
+export {
+  EMPTY_ARRAY,
+  EMPTY_OBJECT,
+  type Leaf,
+  type LeafRule,
+  leavesMatch,
+  normaliseString,
+  numbersMatch,
+} from "./leaf.ts";
+export { type LoadedVerifier, loadVerifier, VerifierLoadError } from "./load.ts";
+export { decodeOutput, type ParsedOutput, parseActual, parseExpected } from "./parse.ts";
+export {
+  type ConventionSet,
+  conventionsOf,
+  type ExpectedOutputs,
+  expectedOutputs,
+  parseAnswers,
+  readEnvironment,
+  solveRaw,
+  VerifierError,
+} from "./reference.ts";
+export { renderAnswers, renderOutput } from "./render.ts";
+export { rewardAndScore, runCriterion } from "./rubric.ts";
+export { leafAt, type Table, tableFromCsv, tableFromJson, tableFromRows, tableFromText } from "./table.ts";
+export * from "./verdict.ts";
+export { verifyTrial, verifyWith } from "./verify.ts";

@@ -1,0 +1,117 @@
+// Imports verifiers/<id>.ts at run time and checks its default export against the task it belongs to.
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { z } from "zod";
+import { fieldPath, type LoadedTask } from "../task/index.ts";
+import type { Rubric, TaskVerifier } from "./contract.ts";
+
+/** The verifier module is missing, broken, or does not fit its task: names the file and the field. */
+export class VerifierLoadError extends Error {
+  override name = "VerifierLoadError";
+}
+
+export interface LoadedVerifier {
+  /** Project-relative path of the module, for messages. */
+  file: string;
+  verifier: TaskVerifier<unknown>;
+  rubricOf(outputPath: string): Rubric<unknown, unknown> | undefined;
+}
+
+const present = z.custom<unknown>((v) => v !== undefined, "required field missing");
+const fn = z.custom<(...args: never[]) => unknown>((v) => typeof v === "function", "must be a function");
+
+const VerifierShape = z.object({
+  conventions: z.object({
+    artefact: present,
+    default: present,
+    variants: z.record(z.string(), present),
+  }),
+  solve: fn,
+  rubric: z
+    .record(
+      z.string(),
+      z.object({
+        criteria: z.array(z.object({ name: z.string().min(1), check: fn })).min(1),
+        render: fn.optional(),
+      }),
+    )
+    .optional(),
+});
+
+function projectRelative(task: LoadedTask, file: string): string {
+  const root = path.dirname(path.dirname(task.dir));
+  return path.relative(root, file).split(path.sep).join("/");
+}
+
+/** Problems of a well-shaped verifier against its task: variants and rubric outputs must line up. */
+function mismatches(task: LoadedTask, verifier: TaskVerifier<unknown>): string[] {
+  const problems: string[] = [];
+  const taskFile = `tasks/${task.id}/task.json`;
+  const declared = Object.keys(task.spec.artefact.variants);
+  for (const name of declared) {
+    if (!(name in verifier.conventions.variants)) {
+      problems.push(`conventions.variants.${name}: missing for the variant declared in ${taskFile}`);
+    }
+  }
+  for (const name of Object.keys(verifier.conventions.variants)) {
+    if (!declared.includes(name))
+      problems.push(`conventions.variants.${name}: no such variant in ${taskFile}`);
+  }
+  for (const [outputPath, rubric] of Object.entries(verifier.rubric ?? {})) {
+    const output = task.spec.outputs.find((o) => o.path === outputPath);
+    if (!output) problems.push(`rubric.${outputPath}: no such output in ${taskFile}`);
+    else if (output.format === "text" && !rubric.render) {
+      problems.push(
+        `rubric.${outputPath}.render: required for a text output (kgate check renders answers with it)`,
+      );
+    }
+    const names = rubric.criteria.map((c) => c.name);
+    const duplicate = names.find((n, i) => names.indexOf(n) !== i);
+    if (duplicate) problems.push(`rubric.${outputPath}.criteria: duplicate criterion name "${duplicate}"`);
+  }
+  return problems;
+}
+
+const cache = new Map<string, Promise<LoadedVerifier>>();
+
+async function importVerifier(task: LoadedTask): Promise<LoadedVerifier> {
+  const file = projectRelative(task, task.verifierPath);
+  let module: Record<string, unknown>;
+  try {
+    module = await import(pathToFileURL(task.verifierPath).href);
+  } catch (err) {
+    throw new VerifierLoadError(`${file}: could not be imported: ${(err as Error).message}`);
+  }
+  if (module.default === undefined) {
+    throw new VerifierLoadError(
+      `${file}: has no default export (expected \`export default defineVerifier({ conventions, solve })\`)`,
+    );
+  }
+  const shape = VerifierShape.safeParse(module.default);
+  if (!shape.success) {
+    const lines = shape.error.issues.map(
+      (i) => `${fieldPath(i.path)}: ${i.message.replace(/^Invalid input: /, "")}`,
+    );
+    throw new VerifierLoadError(`${file}: the default export is not a verifier: ${lines.join("; ")}`);
+  }
+  const verifier = module.default as TaskVerifier<unknown>;
+  const problems = mismatches(task, verifier);
+  if (problems.length > 0) throw new VerifierLoadError(`${file}: ${problems.join("; ")}`);
+  const rubrics = (verifier.rubric ?? {}) as Record<string, Rubric<unknown, unknown>>;
+  return { file, verifier, rubricOf: (outputPath) => rubrics[outputPath] };
+}
+
+/**
+ * Imports and checks a task's verifier (once per module file and task digest in this process).
+ * Throws VerifierLoadError naming the file and the field when it is not a valid verifier.
+ */
+export function loadVerifier(task: LoadedTask): Promise<LoadedVerifier> {
+  const key = `${task.verifierPath}\u0000${task.digests.task}`;
+  let loading = cache.get(key);
+  if (!loading) {
+    loading = importVerifier(task);
+    cache.set(key, loading);
+    loading.catch(() => cache.delete(key));
+  }
+  return loading;
+}

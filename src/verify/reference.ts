@@ -1,0 +1,110 @@
+// Reference answers: the task's solver run on its environment under one convention set, parsed and
+// held to the output contract, and cached per task digest (calibration verifies many trials per task).
+import { readFileSync } from "node:fs";
+import type { LoadedTask } from "../task/index.ts";
+import type { EnvironmentFiles } from "./contract.ts";
+import type { LoadedVerifier } from "./load.ts";
+import { type ParsedOutput, parseExpected } from "./parse.ts";
+
+/** A verifier that loads but misbehaves when run (its solver throws, or answers off-contract). */
+export class VerifierError extends Error {
+  override name = "VerifierError";
+}
+
+/** `artefact`, `default`, or `variant:<name>`. */
+export type ConventionSet = "artefact" | "default" | `variant:${string}`;
+
+export type ExpectedOutputs = ReadonlyMap<string, ParsedOutput>;
+
+/** The environment as the solver sees it: frozen, so a solver that writes to it fails loudly. */
+export function readEnvironment(task: LoadedTask): EnvironmentFiles {
+  return Object.freeze(
+    Object.fromEntries(task.environment.map((f) => [f.path, readFileSync(f.absPath, "utf8")])),
+  );
+}
+
+export function conventionsOf(loaded: LoadedVerifier, set: ConventionSet): unknown {
+  const { conventions } = loaded.verifier;
+  if (set === "artefact") return conventions.artefact;
+  if (set === "default") return conventions.default;
+  const name = set.slice("variant:".length);
+  if (!(name in conventions.variants))
+    throw new VerifierError(`${loaded.file}: no conventions for variant "${name}"`);
+  return conventions.variants[name];
+}
+
+/** Runs the solver (uncached) and returns its raw answers, checking they cover exactly the outputs. */
+export function solveRaw(
+  task: LoadedTask,
+  loaded: LoadedVerifier,
+  set: ConventionSet,
+  environment: EnvironmentFiles = readEnvironment(task),
+): Record<string, unknown> {
+  let answers: Record<string, unknown>;
+  try {
+    answers = loaded.verifier.solve(environment, conventionsOf(loaded, set));
+  } catch (err) {
+    throw new VerifierError(
+      `${loaded.file}: solve() threw under the ${set} conventions: ${(err as Error).message}`,
+    );
+  }
+  if (typeof answers !== "object" || answers === null) {
+    throw new VerifierError(`${loaded.file}: solve() must return an object keyed by output path`);
+  }
+  const declared = task.spec.outputs.map((o) => o.path);
+  for (const outputPath of declared) {
+    if (!(outputPath in answers)) {
+      throw new VerifierError(`${loaded.file}: solve() returned no answer for output "${outputPath}"`);
+    }
+  }
+  for (const key of Object.keys(answers)) {
+    if (!declared.includes(key)) {
+      throw new VerifierError(
+        `${loaded.file}: solve() returned an answer for "${key}", which is not a declared output`,
+      );
+    }
+  }
+  return answers;
+}
+
+/** Parses raw answers against the output contract; an off-contract answer is a VerifierError. */
+export function parseAnswers(
+  task: LoadedTask,
+  loaded: LoadedVerifier,
+  set: ConventionSet,
+  answers: Record<string, unknown>,
+): ExpectedOutputs {
+  const parsed = new Map<string, ParsedOutput>();
+  for (const output of task.spec.outputs) {
+    const result = parseExpected(output, answers[output.path], loaded.rubricOf(output.path) !== undefined);
+    if (!result.ok) {
+      throw new VerifierError(
+        `${loaded.file}: the ${set} answer for "${output.path}" breaks the output contract: ${result.reason}`,
+      );
+    }
+    parsed.set(output.path, result.value);
+  }
+  return parsed;
+}
+
+const CACHE_SIZE = 32;
+const cache = new Map<string, ExpectedOutputs>();
+
+/** The parsed answers under one convention set, computed once per task digest and set. */
+export function expectedOutputs(
+  task: LoadedTask,
+  loaded: LoadedVerifier,
+  set: ConventionSet,
+): ExpectedOutputs {
+  const key = `${task.dir}\u0000${task.digests.task}\u0000${set}`;
+  const hit = cache.get(key);
+  if (hit) {
+    cache.delete(key);
+    cache.set(key, hit);
+    return hit;
+  }
+  const parsed = parseAnswers(task, loaded, set, solveRaw(task, loaded, set));
+  cache.set(key, parsed);
+  if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
+  return parsed;
+}

@@ -1,0 +1,147 @@
+// verifyTrial: a trial's outputs against the reference answer, rubric criteria, verdict and attribution.
+import type { LoadedTask, OutputSpec } from "../task/index.ts";
+import { attribute, type Candidate } from "./attribution.ts";
+import { compareTables, describeFirstDifference } from "./compare.ts";
+import type { OutputForVerification } from "./contract.ts";
+import { capDiff, tableDiff, textDiff } from "./diff.ts";
+import { clip } from "./leaf.ts";
+import { type LoadedVerifier, loadVerifier } from "./load.ts";
+import { type ParsedOutput, parseActual } from "./parse.ts";
+import { expectedOutputs } from "./reference.ts";
+import { rewardAndScore, runCriterion } from "./rubric.ts";
+import { leafAt } from "./table.ts";
+import type { CriterionResult, Verdict } from "./verdict.ts";
+
+/** Characters kept of one output's format reason (a garbage header could otherwise fill the record). */
+const REASON_CAP = 500;
+
+/**
+ * Verifies one trial's outputs. Never throws: malformed outputs give a failed verdict attributed to
+ * `format`; a verifier that cannot be loaded or misbehaves gives an `unverified` verdict with the reason.
+ */
+export async function verifyTrial(
+  task: LoadedTask,
+  outputs: readonly OutputForVerification[],
+): Promise<Verdict> {
+  try {
+    return verifyWith(task, await loadVerifier(task), outputs);
+  } catch (err) {
+    return {
+      status: "unverified",
+      reward: 0,
+      score: 0,
+      criteria: [],
+      attribution: null,
+      reason: (err as Error).message,
+    };
+  }
+}
+
+/** The reference comparison of one output, as a criterion named after the output path. */
+function referenceCriterion(
+  output: OutputSpec,
+  expected: ParsedOutput,
+  actual: ParsedOutput,
+  diffs: string[],
+) {
+  const path = output.path;
+  if (!expected.table || !actual.table) return undefined;
+  const comparison = compareTables(expected.table, actual.table);
+  if (comparison.differing === 0) {
+    return { name: path, passed: true, detail: `all ${comparison.compared} value(s) match the reference` };
+  }
+  const first = describeFirstDifference(expected.table, actual.table, comparison.sample[0]!);
+  const text = leafAt(expected.table, "text", 0);
+  const got = leafAt(actual.table, "text", 0);
+  diffs.push(
+    output.format === "text" && typeof text === "string" && typeof got === "string"
+      ? textDiff(path, text, got)
+      : tableDiff(path, expected.table, actual.table, comparison),
+  );
+  return {
+    name: path,
+    passed: false,
+    detail: `${comparison.differing} of ${comparison.compared} value(s) differ, in ${comparison.differingRows} row(s); first: ${first}`,
+  };
+}
+
+/** Synchronous core of verifyTrial; throws VerifierError when the verifier misbehaves. */
+export function verifyWith(
+  task: LoadedTask,
+  loaded: LoadedVerifier,
+  outputs: readonly OutputForVerification[],
+): Verdict {
+  const reference = expectedOutputs(task, loaded, "artefact");
+  const byPath = new Map(outputs.map((o) => [o.path, o]));
+  const criteria: CriterionResult[] = [];
+  const formatReasons: string[] = [];
+  const diffs: string[] = [];
+  const actual = new Map<string, ParsedOutput>();
+
+  for (const output of task.spec.outputs) {
+    const rubric = loaded.rubricOf(output.path);
+    const expected = reference.get(output.path)!;
+    const parsed = parseActual(output, byPath.get(output.path), rubric !== undefined);
+    if (!parsed.ok) {
+      const reason = clip(`${output.path} ${parsed.reason}`, REASON_CAP);
+      formatReasons.push(reason);
+      if (expected.table) criteria.push({ name: output.path, passed: false, detail: reason });
+      for (const c of rubric?.criteria ?? []) {
+        criteria.push({
+          name: `${output.path}: ${c.name}`,
+          passed: false,
+          detail: `not evaluated: ${reason}`,
+        });
+      }
+      continue;
+    }
+    actual.set(output.path, parsed.value);
+    const compared = referenceCriterion(output, expected, parsed.value, diffs);
+    if (compared) criteria.push(compared);
+    for (const c of rubric?.criteria ?? []) {
+      criteria.push(runCriterion(`${output.path}: ${c.name}`, c, parsed.value.value, expected.value));
+    }
+  }
+
+  const { reward, score } = rewardAndScore(criteria);
+  const diff = capDiff(diffs);
+  if (reward === 1) return { status: "pass", reward, score, criteria, attribution: null };
+  if (formatReasons.length > 0) {
+    return {
+      status: "fail",
+      reward,
+      score,
+      criteria,
+      attribution: "format",
+      reason: formatReasons.join("; "),
+      ...(diff ? { diff } : {}),
+    };
+  }
+  const { attribution, agreement } = attribute(reference, candidates(task, loaded), actual);
+  const failed = criteria.filter((c) => !c.passed);
+  return {
+    status: "fail",
+    reward,
+    score,
+    criteria,
+    attribution,
+    agreement,
+    reason: `${failed.length} of ${criteria.length} criteria failed: ${failed.map((c) => c.name).join(", ")}`,
+    ...(diff ? { diff } : {}),
+  };
+}
+
+/** The default conventions, then each perturbed variant in declaration order. */
+function candidates(task: LoadedTask, loaded: LoadedVerifier): Candidate[] {
+  const list: Candidate[] = [
+    { label: "default-convention", expected: expectedOutputs(task, loaded, "default") },
+  ];
+  for (const [name, declaration] of Object.entries(task.spec.artefact.variants)) {
+    if (declaration.kind !== "perturbed") continue;
+    list.push({
+      label: `perturbed-convention:${name}`,
+      expected: expectedOutputs(task, loaded, `variant:${name}`),
+    });
+  }
+  return list;
+}

@@ -1,0 +1,159 @@
+// `kgate check` end to end through the real bin: the repository's tasks pass; a task whose gate does
+// not bite, a broken task and an unknown id are reported with the right lines and exit codes.
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { projectPaths } from "../src/project.ts";
+import { listTaskIds } from "../src/task/index.ts";
+import { kgate } from "./support/cli.ts";
+import { tempProject } from "./support/project.ts";
+import { sandboxImage } from "./support/sandbox.ts";
+import { markupProject, markupVerifierSource } from "./support/verify-fixture.ts";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+
+interface CheckJson {
+  tasks: Array<{ id: string; ok: boolean; checks: Array<{ id: string; status: string; detail: string }> }>;
+  summary: { tasks: number; passed: number; failed: number; unavailable: number; skipped: number };
+}
+
+const statuses = (task: CheckJson["tasks"][number]) =>
+  Object.fromEntries(task.checks.map((c) => [c.id, c.status]));
+
+describe("kgate check", () => {
+  it("passes every task of this repository, oracle and noop in the real sandbox (--json)", () => {
+    sandboxImage(); // built (or found) by the global setup; the CLI finds it by its digest tag
+    const ids = listTaskIds(projectPaths(ROOT));
+    expect(ids).toEqual(expect.arrayContaining(["bom-costing", "paper-index"]));
+    const result = kgate(["--root", ROOT, "check", "--json"], { timeoutMs: 540_000 });
+    expect(result.stderr).toMatch(/checking bom-costing/);
+    const report = JSON.parse(result.stdout) as CheckJson;
+    expect(report.tasks.map((t) => [t.id, t.ok])).toEqual(ids.map((id) => [id, true]));
+    for (const task of report.tasks) {
+      expect(statuses(task)).toEqual({
+        schema: "pass",
+        digests: "pass",
+        verifier: "pass",
+        deterministic: "pass",
+        oracle: "pass",
+        noop: "pass",
+        default: "pass",
+        "variant:perturbed": "pass",
+        "variant:compressed": "pass",
+        "leak-audit": "unavailable",
+      });
+    }
+    expect(report.summary).toEqual({
+      tasks: ids.length,
+      passed: 9 * ids.length,
+      failed: 0,
+      unavailable: ids.length,
+      skipped: 0,
+    });
+    expect(result.code).toBe(0);
+    const oracle = report.tasks[0]!.checks.find((c) => c.id === "oracle")!;
+    expect(oracle.detail).toMatch(/^passes in \d+\.\d s$/);
+  }, 600_000);
+
+  it("prints one line per check and a summary", () => {
+    const project = markupProject();
+    const result = kgate(["--root", project.paths.root, "check", "--no-sandbox"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^markup\n/);
+    expect(result.stdout).toMatch(
+      /^ {2}✓ default +the default-convention answer fails .*attributed to default-convention \(agreement 1\.00\)$/m,
+    );
+    expect(result.stdout).toMatch(/^ {2}✓ variant:compressed +compressed: its answer passes$/m);
+    expect(result.stdout).toMatch(/^ {2}- oracle +not run \(--no-sandbox\)$/m);
+    expect(result.stdout).toMatch(/^1 task\(s\): 7 passed, 0 failed, 3 not available, 0 skipped$/m);
+  });
+
+  it("fails, exit 1, when the default conventions give the artefact's answer", () => {
+    const project = markupProject({
+      verifier: (imp) => markupVerifierSource(imp).replace("default: { rate: 0 }", "default: { rate: 0.12 }"),
+    });
+    const result = kgate(["--root", project.paths.root, "check", "markup", "--no-sandbox"]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(
+      /^ {2}✗ default +the default-convention answer passes: the default conventions give the artefact's answer, the gate does not bite$/m,
+    );
+  });
+
+  it("fails a perturbed variant that is attributed to something else, and a compressed one that fails", () => {
+    const project = markupProject({
+      verifier: (imp) =>
+        markupVerifierSource(imp)
+          .replace("perturbed: { rate: 0.15 }", "perturbed: { rate: 0 }")
+          .replace("compressed: { rate: 0.12 }", "compressed: { rate: 0.13 }"),
+    });
+    const report = JSON.parse(
+      kgate(["--root", project.paths.root, "check", "--json", "--no-sandbox"]).stdout,
+    ) as CheckJson;
+    const checks = report.tasks[0]!.checks;
+    expect(checks.find((c) => c.id === "variant:perturbed")).toMatchObject({ status: "fail" });
+    expect(checks.find((c) => c.id === "variant:perturbed")!.detail).toMatch(
+      /attributed to default-convention .*\(must fail as perturbed-convention:perturbed\)$/,
+    );
+    expect(checks.find((c) => c.id === "variant:compressed")!.detail).toMatch(/\(must pass\)$/);
+  });
+
+  it("reports a task that does not load and skips what depends on it", () => {
+    const project = markupProject();
+    const file = path.join(project.paths.tasks, "markup", "task.json");
+    const spec = JSON.parse(readFileSync(file, "utf8"));
+    spec.outputs[0].key = ["sku"];
+    writeFileSync(file, JSON.stringify(spec));
+    const result = kgate(["--root", project.paths.root, "check", "--json", "--no-sandbox"]);
+    expect(result.code).toBe(1);
+    const task = (JSON.parse(result.stdout) as CheckJson).tasks[0]!;
+    expect(task.checks[0]).toMatchObject({
+      id: "schema",
+      status: "fail",
+      detail: 'tasks/markup/task.json: outputs[0].key[0]: "sku" is not a declared column',
+    });
+    expect(new Set(task.checks.slice(1).map((c) => c.status))).toEqual(new Set(["skipped"]));
+  });
+
+  it("reports a verifier that does not load, naming the file", () => {
+    const project = markupProject({ verifier: () => "export default { solve() {} };\n" });
+    const result = kgate(["--root", project.paths.root, "check", "--no-sandbox"]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(
+      /✗ verifier +verifiers\/markup\.ts: the default export is not a verifier: conventions/,
+    );
+    expect(result.stdout).toMatch(/· deterministic +the verifier does not load/);
+  });
+
+  it("passes a freshly scaffolded task, its oracle in the sandbox (a project without package.json)", () => {
+    sandboxImage();
+    const paths = tempProject();
+    expect(kgate(["--root", paths.root, "new", "demo"]).code).toBe(0);
+    const result = kgate(["--root", paths.root, "check", "demo"], { timeoutMs: 240_000 });
+    expect(result.stdout).toMatch(/✓ verifier +verifiers\/demo\.ts loads/);
+    expect(result.stdout).toMatch(/✓ oracle +passes in /);
+    expect(result.stdout).toMatch(/✓ noop +fails, attributed to format in /);
+    expect(result.stdout).toMatch(
+      /✓ variant:perturbed +perturbed: its answer fails .*perturbed-convention:perturbed/,
+    );
+    expect(result.code).toBe(0);
+  }, 300_000);
+
+  it("fails the oracle check when the solution fails in the sandbox, naming the record", () => {
+    sandboxImage();
+    const paths = tempProject();
+    kgate(["--root", paths.root, "new", "demo"]);
+    writeFileSync(path.join(paths.tasks, "demo", "solution", "solve.sh"), "echo 'no luck' >&2\nexit 3\n");
+    const result = kgate(["--root", paths.root, "check", "demo"], { timeoutMs: 240_000 });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(
+      /✗ oracle +verdict fail: output\/result\.csv was not produced \([^)]*\) \(solution-failed: the solution exited with 3: no luck\) \(runs\/check-[\w-]+\/trials\.jsonl demo\.with-A\.oracle\.0\)/,
+    );
+  }, 300_000);
+
+  it("exits 2 on an unknown task id", () => {
+    const project = markupProject();
+    const result = kgate(["--root", project.paths.root, "check", "nope"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/no task "nope" in .*tasks \(known: markup\)/);
+  });
+});
