@@ -254,4 +254,5 @@ export default async function main(tasks = 2000): Promise<void> {
   console.log(`(${((performance.now() - started) / 1000).toFixed(1)} s)`);
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await main(Number(process.argv[2] ?? 2000));
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href)
+  await main(Number(process.argv[2] ?? 2000));

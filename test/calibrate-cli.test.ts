@@ -4,7 +4,10 @@
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
+import { run as calibrateCommand } from "../src/commands/calibrate.ts";
+import { UsageError } from "../src/errors.ts";
 import type { ProjectPaths } from "../src/project.ts";
 import { DockerClient, LABEL, LABEL_RUN } from "../src/sandbox/index.ts";
 import { readTrialRecords } from "../src/trial/index.ts";
@@ -38,7 +41,7 @@ function perCell(runDir: string): Record<string, number[]> {
 }
 
 describe("kgate calibrate (CLI)", () => {
-  it("documents its options and refuses bad ones with exit 2", () => {
+  it("documents its options and refuses bad ones with exit 2", async () => {
     const help = kgate(["calibrate", "--help"]);
     expect(help.code).toBe(0);
     for (const option of [
@@ -51,36 +54,40 @@ describe("kgate calibrate (CLI)", () => {
       expect(help.stdout).toContain(option);
     }
     const paths = project(2);
-    const resumeWithN = kgate(["--root", paths.root, "calibrate", "--resume", "x", "-n", "3"]);
-    expect(resumeWithN.code).toBe(2);
-    expect(resumeWithN.stderr).toBe(
-      "kgate: --resume keeps the run's own plan; -n cannot change it (start a new run instead)\n",
+    const ctx = { paths, stdout: new PassThrough(), stderr: new PassThrough() };
+    await expect(calibrateCommand(ctx, [], { resume: "x", n: "3" })).rejects.toThrow(
+      new UsageError("--resume keeps the run's own plan; -n cannot change it (start a new run instead)"),
     );
-    const badCell = kgate(["--root", paths.root, "calibrate", "--cell", "nonsense"]);
-    expect(badCell.code).toBe(2);
-    expect(badCell.stderr).toMatch(/--cell "nonsense": expected name=agent:condition/);
-    const unknownAgent = kgate(["--root", paths.root, "calibrate", "--cell", "x=opus:+A"]);
-    expect(unknownAgent.code).toBe(2);
-    expect(unknownAgent.stderr).toMatch(/unknown agent configuration\(s\): opus/);
+    await expect(calibrateCommand(ctx, [], { cell: ["nonsense"] })).rejects.toThrow(
+      /--cell "nonsense": expected name=agent:condition/,
+    );
+    await expect(calibrateCommand(ctx, [], { cell: ["x=opus:+A"] })).rejects.toThrow(
+      /unknown agent configuration\(s\): opus/,
+    );
+    await expect(calibrateCommand(ctx, ["nope"], {})).rejects.toThrow(/no task "nope"/);
     writeFileSync(paths.config, JSON.stringify({ calibration: { n: "five" } }));
     const badConfig = kgate(["--root", paths.root, "calibrate"]);
     expect(badConfig.code).toBe(2);
     expect(badConfig.stderr).toBe("kgate: kgate.config.json: calibration.n: expected number, got string\n");
   });
 
-  it("runs every cell in real sandboxes and writes Table 1 and the reports", () => {
+  it("runs every cell in real sandboxes, verifies, decides, and writes Table 1 and the reports", () => {
     sandboxImage();
-    const paths = project(2);
+    const paths = project(3);
     const result = kgate(["--root", paths.root, "calibrate", "demo", "--run-id", "full"]);
     const runDir = path.join(paths.runs, "full");
-    expect(perCell(runDir)).toEqual({ "oracle +A": [0, 1], "noop -A": [0, 1] });
+    expect(perCell(runDir)).toEqual({ "oracle +A": [0, 1, 2], "noop -A": [0, 1, 2] });
     expect(result.stdout).toMatch(/^\| task \| gate \| oracle\+A \| noop-A \| decision \| reasons \|$/m);
-    expect(result.stderr).toMatch(/^trials 4\/4 · pass \d+ · fail \d+ · infra 0 · running 0/m);
+    expect(result.stdout).toMatch(
+      /^\| demo \| convention \| 3\/3 \(100%\) \[44, 100\] \| 0\/3 \(0%\) \[0, 56\] \| retain \|/m,
+    );
+    expect(result.stderr).toMatch(/^trials 6\/6 · pass 3 · fail 3 · infra 0 · running 0/m);
     expect(result.stderr).toContain(
       "reports: runs/full/summary.json, runs/full/report.md, runs/full/report.svg, runs/full/report.html",
     );
+    expect(result.code).toBe(0);
     const summary = JSON.parse(readFileSync(path.join(runDir, "summary.json"), "utf8"));
-    expect(result.code).toBe(summary.tasks[0].decision === "retain" ? 0 : 1);
+    expect(summary.tasks[0].decision).toBe("retain");
     for (const f of ["plan.json", "report.html"]) expect(existsSync(path.join(runDir, f))).toBe(true);
   });
 
@@ -113,14 +120,13 @@ describe("kgate calibrate (CLI)", () => {
     expect(before).toBeGreaterThanOrEqual(1);
     expect(before).toBeLessThan(6);
 
+    // SIGKILL leaves the in-flight containers behind; the next kgate command that uses Docker removes
+    // them: the resume below (or a command of a test file running in parallel, whichever comes first).
     const resumed = kgate(["--root", paths.root, "calibrate", "--resume", "killed"], { env: { CI: "true" } });
-    expect(resumed.stderr).toMatch(
-      /removed \d+ container\(s\) left by kgate processes that are gone|^trials/m,
-    );
     expect(perCell(runDir)).toEqual({ "oracle +A": [0, 1, 2], "noop -A": [0, 1, 2] });
     expect(readTrialRecords(runDir).problems).toEqual([]);
     expect(await runContainers("killed")).toBe(0);
-    expect([0, 1]).toContain(resumed.code);
+    expect(resumed.code).toBe(0);
   }, 240_000);
 
   it("refuses to resume when the artefact changed", () => {

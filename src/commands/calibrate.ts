@@ -18,6 +18,7 @@ import { relativeToProject } from "../project.ts";
 import { table1 } from "../report/index.ts";
 import { InterruptedError, removeOnInterrupt } from "../sandbox/index.ts";
 import { formatProblem } from "../task/index.ts";
+import { verifyTrial } from "../verify/index.ts";
 import type { CommandContext } from "./context.ts";
 
 export interface CalibrateOptions extends Omit<ConfigOverrides, "n" | "concurrency" | "cap" | "confidence"> {
@@ -94,7 +95,7 @@ export async function run(ctx: CommandContext, taskIds: string[], o: CalibrateOp
         signal: controller.signal,
         stderr: ctx.stderr as CommandContext["stderr"] & { isTTY?: boolean },
       },
-      dockerBackend({ paths: ctx.paths, log }),
+      dockerBackend({ paths: ctx.paths, log, verify: verifyTrial }),
     );
   } catch (err) {
     if (err instanceof CalibrationError) throw new UsageError(err.message);
