@@ -12,7 +12,7 @@ import {
   tallyRecords,
   wantedTrials,
 } from "../src/calibrate/index.ts";
-import type { TrialRecord } from "../src/trial/record.ts";
+import { type TrialRecord, TrialRecord as TrialRecordSchema } from "../src/trial/record.ts";
 
 /** Deterministic uniform numbers (mulberry32). */
 function rng(seed: number): () => number {
@@ -86,7 +86,7 @@ function plan(mode: "fixed" | "sequential", n: number, alpha = 0.05, cap = 20): 
   };
 }
 
-const TEMPLATE: TrialRecord = {
+const TEMPLATE: TrialRecord = TrialRecordSchema.parse({
   recordVersion: 1,
   runId: "sim",
   trialId: "",
@@ -115,7 +115,7 @@ const TEMPLATE: TrialRecord = {
   trajectory: null,
   artefactOpened: null,
   canaryLeak: null,
-};
+});
 
 function record(cell: PlannedCell, index: number, pass: boolean): TrialRecord {
   const artefact = cell.condition === "-A" ? null : cell.condition === "+A" ? "a" : "p";
