@@ -20,6 +20,10 @@ const CELLS = [
   { name: "noop-A", agent: "noop", condition: "-A", require: "= 0" },
 ];
 
+/** A slow oracle, so that a signal lands while trials are in flight. */
+const SLOW_ORACLE =
+  "#!/usr/bin/env bash\nsleep 3\nmkdir -p output\nprintf 'item,value\\nwidget,3.36\\ngadget,5.60\\n' > output/result.csv\n";
+
 function project(n: number, solution?: string): ProjectPaths {
   const { paths } = demoTask({ solution });
   writeJson(paths.config, { calibration: { n, cells: CELLS, concurrency: 2 } });
@@ -93,10 +97,7 @@ describe("kgate calibrate (CLI)", () => {
 
   it("resumes after SIGKILL with exactly n records per cell and no container left", async () => {
     sandboxImage();
-    // A slow oracle, so that the kill lands while trials are in flight.
-    const slow =
-      "#!/usr/bin/env bash\nsleep 3\nmkdir -p output\nprintf 'item,value\\nwidget,3.36\\ngadget,5.60\\n' > output/result.csv\n";
-    const paths = project(3, slow);
+    const paths = project(3, SLOW_ORACLE);
     const runDir = path.join(paths.runs, "killed");
     const child = spawn(
       process.execPath,
@@ -128,6 +129,38 @@ describe("kgate calibrate (CLI)", () => {
     expect(await runContainers("killed")).toBe(0);
     expect(resumed.code).toBe(0);
   }, 240_000);
+
+  it("stops on SIGINT: running trials recorded as cancelled, containers removed, reports written, exit 130", async () => {
+    sandboxImage();
+    const paths = project(3, SLOW_ORACLE);
+    const runDir = path.join(paths.runs, "stopped");
+    const child = spawn(
+      process.execPath,
+      [KGATE_BIN, "--root", paths.root, "calibrate", "--run-id", "stopped"],
+      {
+        env: { ...process.env, NO_COLOR: "1", CI: "true" },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let stderr = "";
+    child.stderr.on("data", (c: Buffer) => {
+      stderr += c.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+    const deadline = Date.now() + 90_000;
+    while ((await runContainers("stopped")) === 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
+    child.kill("SIGINT");
+    expect(await exited).toBe(130);
+    expect(stderr).toContain("SIGINT: stopping run stopped and removing its containers");
+    expect(stderr).toContain("interrupted: resume with  kgate calibrate --resume stopped");
+    const records = readTrialRecords(runDir).records;
+    expect(records.some((r) => r.error?.kind === "cancelled")).toBe(true);
+    expect(existsSync(path.join(runDir, "report.html"))).toBe(true);
+    expect(await runContainers("stopped")).toBe(0);
+    const summary = JSON.parse(readFileSync(path.join(runDir, "summary.json"), "utf8"));
+    expect(summary.tasks[0].decision).toBe("incomplete");
+  }, 120_000);
 
   it("refuses to resume when the artefact changed", () => {
     sandboxImage();
