@@ -62,7 +62,10 @@ export function buildProgram(onResult: (code: number) => void): Command {
     .command("run")
     .description("run N trials of one task under one condition with one agent; one record per trial")
     .argument("<task>", "task id")
-    .requiredOption("--agent <name>", "agent configuration (built in: oracle, noop)")
+    .requiredOption(
+      "--agent <name>",
+      "agent: oracle, noop, or a configuration in kgate.config.json (see kgate agents)",
+    )
     .option("--condition <condition>", "+A, -A or variant:<name>", "+A")
     .option("-n <count>", "number of trials", "1")
     .option("--concurrency <count>", "trials in flight at once", "1")
@@ -70,6 +73,21 @@ export function buildProgram(onResult: (code: number) => void): Command {
     .option("--run-id <id>", "append to this run (default: a new run id)")
     .option("--json", "machine-readable output")
     .action(action(() => import("./commands/run.ts")));
+
+  program
+    .command("agents")
+    .description("list agent configurations and whether each can run here (key set, image built)")
+    .option("--build", "build the images the configured agents need (harness image included)")
+    .option("--json", "machine-readable output")
+    .action(action(() => import("./commands/agents.ts")));
+
+  program
+    .command("show")
+    .description("print a trial's record and trajectory readably (<run>/<trial>), or a run's trials (<run>)")
+    .argument("<ref>", "<run> or <run>/<trial> (as in runs/)")
+    .option("--full", "print tool outputs and model texts in full")
+    .option("--json", "machine-readable output")
+    .action(action(() => import("./commands/show.ts")));
 
   const sandbox = program
     .command("sandbox")

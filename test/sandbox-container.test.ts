@@ -58,6 +58,13 @@ describe("a sandbox container is hardened by default", () => {
     expect(result.stdout.trim().split("\n")).toEqual([String(256 * 1024 * 1024), "64"]);
   });
 
+  it("reaps orphaned processes, so they do not pile up as zombies against the pids limit", async () => {
+    await sh("for i in 1 2 3 4 5; do (sleep 0.2 &); done");
+    await new Promise((r) => setTimeout(r, 1000));
+    const states = await sh("cut -d' ' -f3 /proc/[0-9]*/stat");
+    expect(states.stdout.split("\n").filter((s) => s === "Z")).toEqual([]);
+  });
+
   it("carries the kgate labels so that a reaper can find it", async () => {
     const found = await new DockerClient().listContainers([`${LABEL_RUN}=${RUN}`]);
     expect(found.map((c) => c.id)).toEqual([box.id]);

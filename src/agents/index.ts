@@ -1,20 +1,50 @@
-// The agents concern's public face: the Agent interface, the built-in agents, and name resolution.
+// The agents concern's public face: the Agent interface, the built-in agents (oracle, noop), agent
+// configurations from kgate.config.json (built-in tool loop, installed CLI harnesses behind the
+// relay), trajectories, usage and error classification, and name resolution.
 import type { ProjectPaths } from "../project.ts";
+import { type ConfiguredAgentOptions, configuredAgentNames, findConfiguredAgent } from "./configured.ts";
 import { noopAgent } from "./noop.ts";
 import { oracleAgent } from "./oracle.ts";
 import type { Agent } from "./types.ts";
 
+export { BuiltinAgent } from "./builtin.ts";
+export * from "./config.ts";
+export { type ConfiguredAgentOptions, createConfiguredAgent } from "./configured.ts";
+export { classifyError, classifyStatus, type FailureClass, ModelCallError } from "./errors.ts";
+export { BUILTIN_HARNESS_REVISION, INSTALLED_HARNESSES } from "./harnesses.ts";
+export { ADAPTERS, claudeCode, codex, type HarnessAdapter } from "./installed/adapters.ts";
+export { InstalledAgent } from "./installed/agent.ts";
+export { ensureHarnessImage, harnessImageStatus, planHarnessImage } from "./installed/image.ts";
+export {
+  type ConfigLoadResult,
+  loadAgentConfigs,
+  parseConfigText,
+  type ResolvedAgentConfig,
+  resolveAgentConfig,
+  resolveApiKey,
+} from "./load-config.ts";
 export { noopAgent } from "./noop.ts";
 export { oracleAgent, SOLUTION_DIR_IN_SANDBOX } from "./oracle.ts";
+export { createChatModel } from "./providers/index.ts";
+export { RELAY_MOUNT, RELAY_PORT, Relay } from "./relay/server.ts";
+export { artefactOpened, readTrajectory, TrajectoryRecorder } from "./trajectory.ts";
 export type * from "./types.ts";
+export { costUsd, UsageMeter } from "./usage.ts";
 
 const BUILTIN: Record<string, () => Agent> = { oracle: oracleAgent, noop: noopAgent };
 
 export const BUILTIN_AGENT_NAMES = Object.keys(BUILTIN);
 
-/** The agent configuration called `name`: a built-in one (oracle, noop) for now. */
-export async function resolveAgent(_paths: ProjectPaths, name: string): Promise<Agent> {
+/** The agent called `name`: a built-in one (oracle, noop), else a configuration in kgate.config.json. */
+export async function resolveAgent(
+  paths: ProjectPaths,
+  name: string,
+  options: ConfiguredAgentOptions = {},
+): Promise<Agent> {
   const make = BUILTIN[name];
-  if (!make) throw new Error(`unknown agent "${name}" (known: ${BUILTIN_AGENT_NAMES.join(", ")})`);
-  return make();
+  if (make) return make();
+  const configured = findConfiguredAgent(paths, name, options);
+  if (configured) return configured;
+  const known = [...BUILTIN_AGENT_NAMES, ...configuredAgentNames(paths)];
+  throw new Error(`unknown agent "${name}" (known: ${known.join(", ")})`);
 }

@@ -34,8 +34,10 @@ export interface AgentResult {
   usage: Usage;
   /** Set when the agent could not complete; infra errors are retried and never counted. */
   error?: TrialError;
+  /** Did the harness list the artefact as an available reference (or install it as a skill)? */
+  artefactListed?: boolean;
   /** Under +A / variant: whether the agent read the artefact, when the harness can tell. */
-  artefactOpened?: boolean;
+  artefactOpened?: boolean | null;
 }
 
 /** What the container needs for this agent beyond the default sandbox image. */

@@ -5,9 +5,15 @@ import pc from "picocolors";
 import { resolveAgent } from "../agents/index.ts";
 import { EXIT_FAILED, EXIT_OK, UsageError } from "../errors.ts";
 import { relativeToProject } from "../project.ts";
-import { ensureSandboxImage, InterruptedError, reapDeadRuns, removeOnInterrupt } from "../sandbox/index.ts";
+import {
+  ensureSandboxImage,
+  InterruptedError,
+  reapDeadRunsOnce,
+  removeOnInterrupt,
+} from "../sandbox/index.ts";
 import { type Condition, type LoadedTask, loadValidTask, parseCondition } from "../task/index.ts";
 import { newRunId, runDirOf, runTrials, type TrialRecord, trialsFileOf } from "../trial/index.ts";
+import { verifyTrial } from "../verify/index.ts";
 import type { CommandContext } from "./context.ts";
 
 export interface RunOptions {
@@ -51,14 +57,16 @@ export async function run(ctx: CommandContext, taskId: string, options: RunOptio
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
-  const agent = await resolveAgent(ctx.paths, options.agent).catch((err: Error) => {
+  const log = (line: string) => ctx.stderr.write(`${line}\n`);
+  const agent = await resolveAgent(ctx.paths, options.agent, {
+    log: (line) => log(`${pc.dim(`${options.agent}:`)} ${line}`),
+  }).catch((err: Error) => {
     throw new UsageError(err.message);
   });
-  const log = (line: string) => ctx.stderr.write(`${line}\n`);
 
   let image: string;
   try {
-    const reaped = await reapDeadRuns();
+    const reaped = await reapDeadRunsOnce();
     if (reaped.removed.length)
       log(`removed ${reaped.removed.length} container(s) left by kgate processes that are gone`);
     image = await ensureSandboxImage(ctx.paths, {
@@ -88,6 +96,7 @@ export async function run(ctx: CommandContext, taskId: string, options: RunOptio
       n,
       concurrency,
       retries,
+      verify: verifyTrial,
       signal: controller.signal,
       onRecord: (r) => log(`${pc.dim("trial")} ${r.trialId}  ${summary(r)}`),
     });

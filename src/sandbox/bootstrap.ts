@@ -38,7 +38,7 @@ const EXCLUDED = [
 ];
 
 /** debootstrap's per-package lines (hundreds of them): left out of the progress output. */
-const PER_PACKAGE = /^I: (Retrieving|Validating|Extracting|Unpacking|Configuring) \S+ \S+/;
+const PER_PACKAGE = /^I: ((Retrieving|Validating) \S+ \S+|(Extracting|Unpacking|Configuring) [^\s.]+\.\.\.)$/;
 
 function runDebootstrap(recipe: BootstrapRecipe, dir: string, onLine: ProgressLine): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -47,8 +47,11 @@ function runDebootstrap(recipe: BootstrapRecipe, dir: string, onLine: ProgressLi
     });
     const tail: string[] = [];
     const onData = (chunk: Buffer) => {
-      for (const line of chunk.toString("utf8").split("\n")) {
-        if (!line.trim()) continue;
+      for (const line of chunk
+        .toString("utf8")
+        .split("\n")
+        .map((l) => l.trimEnd())) {
+        if (!line) continue;
         tail.push(line);
         if (tail.length > 20) tail.shift();
         if (/^[EW]: /.test(line) || (/^I: /.test(line) && !PER_PACKAGE.test(line)))

@@ -7,6 +7,7 @@ import type { Limits } from "../task/index.ts";
 import { type PackFile, packFiles, readSingleEntry } from "./archive.ts";
 import { CappedSink } from "./capture.ts";
 import { DockerClient, isDirectoryMode, isSymlinkMode, type PathStat } from "./docker.ts";
+import { reapDeadRunsOnce } from "./reaper.ts";
 import { type ExecOptions, type ExecResult, type Sandbox, SandboxFileError } from "./types.ts";
 
 export const SANDBOX_UID = 1000;
@@ -15,6 +16,12 @@ export const SANDBOX_HOME = "/home/agent";
 export const SANDBOX_WORKDIR = "/home/agent/work";
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 export const DEFAULT_MAX_READ_BYTES = 16 * 1024 * 1024;
+/**
+ * PID 1 of every sandbox: bash waiting on a long sleep, which also reaps the orphans that exec'd
+ * commands leave behind (so they do not pile up as zombies against the pids limit). Cheaper to
+ * start than Docker's --init.
+ */
+export const KEEPALIVE = ["bash", "-c", "trap 'exit 0' TERM; while :; do sleep 86400 & wait $!; done"];
 /** Seconds between timeout's TERM and KILL, and the host-side slack on top of both. */
 const KILL_AFTER_SEC = 5;
 const HOST_SLACK_SEC = 15;
@@ -51,12 +58,14 @@ export class DockerSandbox implements Sandbox {
   /** Creates and starts a hardened container; a failed start removes what was created. */
   static async create(options: ContainerOptions): Promise<DockerSandbox> {
     const docker = options.docker ?? new DockerClient();
+    // A failed sweep must not stop a trial: the next command sweeps again.
+    await reapDeadRunsOnce(docker).catch(() => null);
     const req = options.requirements ?? {};
     const volumes = [SANDBOX_HOME, ...(req.writable ?? [])];
     const memoryMb = options.limits.memoryMb;
     const id = await docker.createContainer({
       image: req.image ?? options.image,
-      cmd: ["sleep", "infinity"],
+      cmd: KEEPALIVE,
       user: `${SANDBOX_UID}:${SANDBOX_GID}`,
       workdir: SANDBOX_WORKDIR,
       env: req.env ?? {},

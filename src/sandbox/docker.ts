@@ -61,19 +61,12 @@ export interface TarSource {
 
 /** Bits of Go's os.FileMode (numbers above 2^31 do not survive JS bit operators, hence the division). */
 const hasBit = (mode: number, bit: number) => Math.floor(mode / 2 ** bit) % 2 === 1;
-/** Directory, symlink, device, named pipe, socket, char device, irregular. */
-const TYPE_BITS = [31, 27, 26, 25, 24, 21, 19];
-
 export function isDirectoryMode(mode: number): boolean {
   return hasBit(mode, 31);
 }
 
 export function isSymlinkMode(mode: number): boolean {
   return hasBit(mode, 27);
-}
-
-export function isRegularMode(mode: number): boolean {
-  return TYPE_BITS.every((bit) => !hasBit(mode, bit));
 }
 
 /** The HTTP status of a dockerode error, if it has one. */
@@ -230,7 +223,6 @@ export class DockerClient {
           ReadonlyRootfs: spec.readOnlyRoot,
           Tmpfs: spec.tmpfs,
           Binds: spec.binds,
-          Init: true,
           AutoRemove: false,
           LogConfig: { Type: "none", Config: {} },
         },
@@ -262,16 +254,6 @@ export class DockerClient {
       // 409: removal already in progress (e.g. the reaper and the trial at once).
       if (statusOf(err) === 409 && /already in progress/.test((err as Error).message)) return;
       throw unavailable(err, "remove");
-    }
-  }
-
-  async containerRunning(id: string): Promise<boolean> {
-    try {
-      const info = await this.docker.getContainer(id).inspect();
-      return info.State.Running === true;
-    } catch (err) {
-      if (statusOf(err) === 404) return false;
-      throw unavailable(err, "inspect");
     }
   }
 

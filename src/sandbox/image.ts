@@ -49,7 +49,8 @@ export function resolveExtraCaCerts(option?: string | null): string | null {
 
 export function planImage(paths: ProjectPaths, options: Pick<ImageOptions, "extraCaCerts"> = {}): ImagePlan {
   const contextDir = sandboxContextDir(paths);
-  const files = listFiles(contextDir).filter((f) => f !== CA_FILE_IN_CONTEXT);
+  // harness/ is the context of the derived harness image (src/agents/installed/image.ts), not of this one
+  const files = listFiles(contextDir).filter((f) => f !== CA_FILE_IN_CONTEXT && !f.startsWith("harness/"));
   if (!files.includes("Dockerfile")) throw new Error(`no Dockerfile in ${contextDir}`);
   const caFile = resolveExtraCaCerts(options.extraCaCerts);
   let caBytes = Buffer.alloc(0);

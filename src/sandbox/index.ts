@@ -13,6 +13,7 @@ export {
   LABEL_RUN,
   LABEL_TRIAL,
   reapDeadRuns,
+  reapDeadRunsOnce,
   removeOnInterrupt,
   removeRunContainers,
 } from "./reaper.ts";

@@ -1,11 +1,14 @@
-// Copies the declared outputs out of a (stopped) sandbox: only declared paths, never through a
-// link, never over the size cap, and with a reason for every output that is missing or rejected.
+// Copies the declared outputs out of a sandbox: only declared paths, never through a link, never
+// over the size cap, and with a reason for every output that is missing or rejected. The container
+// may still run: Docker resolves every path inside the container's root, so a process racing the
+// checks can at worst swap in another file of the container (which it could have copied anyway),
+// never a host file; the type and size are checked again on the tar entry itself.
 import path from "node:path";
 import { sha256 } from "../task/index.ts";
 import type { CollectedOutput } from "../trial/record.ts";
 import { readSingleEntry } from "./archive.ts";
 import type { DockerSandbox } from "./container.ts";
-import { isDirectoryMode, isRegularMode, isSymlinkMode } from "./docker.ts";
+import { isDirectoryMode, isSymlinkMode } from "./docker.ts";
 
 export interface DeclaredOutput {
   path: string;
@@ -33,9 +36,8 @@ function rejected(p: string, reason: string): OutputFile {
 }
 
 function linkReason(what: string, target: string, workdir: string): string {
-  const inside = target.startsWith("/") ? target.startsWith(`${workdir}/`) : !target.startsWith("..");
-  const where = target && !inside ? " outside the work directory" : "";
-  return `${what} is a symbolic link${target ? ` to ${target}` : ""}${where}; links are not followed`;
+  const outside = target && !target.startsWith(`${workdir}/`) ? " outside the work directory" : "";
+  return `${what} is a symbolic link${target ? ` to ${target}` : ""}${outside}; links are not followed`;
 }
 
 async function collectOne(sandbox: DockerSandbox, output: DeclaredOutput): Promise<OutputFile> {
@@ -43,40 +45,36 @@ async function collectOne(sandbox: DockerSandbox, output: DeclaredOutput): Promi
   const unsafe = unsafeOutputPath(p);
   if (unsafe) return rejected(p, unsafe);
   const segments = p.split("/");
-  for (let i = 1; i < segments.length; i++) {
-    const parent = segments.slice(0, i).join("/");
-    const stat = await sandbox.stat(parent);
+  const parents = segments.slice(0, -1).map((_, i) => segments.slice(0, i + 1).join("/"));
+  const stats = await Promise.all(parents.map((parent) => sandbox.stat(parent)));
+  for (const [i, parent] of parents.entries()) {
+    const stat = stats[i];
     if (!stat) return { record: { path: p, status: "missing", reason: `folder ${parent}/ does not exist` } };
-    if (isSymlinkMode(stat.mode))
+    if (isSymlinkMode(stat.mode)) {
       return rejected(p, linkReason(`folder ${parent}`, stat.linkTarget, sandbox.workdir));
+    }
     if (!isDirectoryMode(stat.mode)) return rejected(p, `${parent} is not a folder`);
   }
-  const stat = await sandbox.stat(p);
-  if (!stat) return { record: { path: p, status: "missing", reason: "the file was not written" } };
-  if (isSymlinkMode(stat.mode)) return rejected(p, linkReason(p, stat.linkTarget, sandbox.workdir));
-  if (!isRegularMode(stat.mode)) {
-    return rejected(
-      p,
-      isDirectoryMode(stat.mode) ? `${p} is a folder, not a file` : `${p} is not a regular file`,
-    );
-  }
-  if (stat.size > output.maxBytes) {
-    return rejected(
-      p,
-      `${p} is ${stat.size} bytes, over the cap of ${output.maxBytes} bytes (outputs[].maxBytes)`,
-    );
-  }
+  // The file itself is judged by its tar entry: type and size are known before any content is read.
   const archive = await sandbox.archive(p);
   if (!archive) return { record: { path: p, status: "missing", reason: "the file was not written" } };
   const entry = await readSingleEntry(archive, output.maxBytes);
-  if (entry.kind === "symlink") return rejected(p, linkReason(p, entry.target, sandbox.workdir));
+  if (entry.kind === "symlink") {
+    const target = path.posix.resolve(sandbox.workdir, path.posix.dirname(p), entry.target);
+    return rejected(p, linkReason(p, target, sandbox.workdir));
+  }
   if (entry.kind === "too-large") {
     return rejected(
       p,
       `${p} is ${entry.size} bytes, over the cap of ${output.maxBytes} bytes (outputs[].maxBytes)`,
     );
   }
-  if (entry.kind === "other") return rejected(p, `${p} is not a regular file (${entry.type})`);
+  if (entry.kind === "other") {
+    return rejected(
+      p,
+      entry.type === "directory" ? `${p} is a folder, not a file` : `${p} is not a regular file`,
+    );
+  }
   return {
     record: { path: p, status: "collected", size: entry.bytes.length, sha256: sha256(entry.bytes) },
     bytes: entry.bytes,
@@ -88,12 +86,5 @@ export async function collectOutputs(
   sandbox: DockerSandbox,
   outputs: readonly DeclaredOutput[],
 ): Promise<OutputFile[]> {
-  const results: OutputFile[] = [];
-  for (const output of outputs) results.push(await collectOne(sandbox, output));
-  return results;
-}
-
-/** Where an output is saved on the host under a trial folder (its path is already checked safe). */
-export function hostOutputPath(outputsDir: string, p: string): string {
-  return path.join(outputsDir, ...p.split("/"));
+  return Promise.all(outputs.map((output) => collectOne(sandbox, output)));
 }

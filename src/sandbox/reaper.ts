@@ -76,6 +76,17 @@ export async function reapDeadRuns(docker: DockerClient = new DockerClient()): P
   };
 }
 
+let once: Promise<ReapResult> | undefined;
+
+/**
+ * reapDeadRuns, once per process: the first sandbox a process creates waits for it, so every kgate
+ * command that uses Docker starts by removing what dead runs left behind.
+ */
+export function reapDeadRunsOnce(docker: DockerClient = new DockerClient()): Promise<ReapResult> {
+  once ??= reapDeadRuns(docker);
+  return once;
+}
+
 /** Removes every container of one run (used on interrupt); returns how many there were. */
 export async function removeRunContainers(
   runId: string,

@@ -80,6 +80,8 @@ export const TrialRecord = z.object({
   error: TrialError.nullable(),
   /** Path of the trajectory file, relative to the run directory. */
   trajectory: z.string().nullable(),
+  /** Did the harness list the artefact (reference listing or skill) to the agent? null when unknown. */
+  artefactListed: z.boolean().nullable().default(null),
   /** Under +A / variant: did the agent open the artefact? null when unknown or -A. */
   artefactOpened: z.boolean().nullable().default(null),
   /** Did the artefact's canary GUID appear in a -A trajectory or output? null when not applicable. */

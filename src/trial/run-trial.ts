@@ -23,7 +23,7 @@ import { appendTrialRecord } from "./records.ts";
 import { FileTrajectory } from "./trajectory.ts";
 
 /** Verification as the trial runner calls it (the verify library provides the real one). */
-export type VerifyTrial = (task: LoadedTask, outputs: OutputForVerification[]) => Promise<Verdict>;
+export type VerifyTrial = (task: LoadedTask, outputs: readonly OutputForVerification[]) => Promise<Verdict>;
 
 export interface TrialOptions {
   paths: ProjectPaths;
@@ -56,6 +56,7 @@ interface AgentOutcome {
   usage: Usage;
   error: TrialError | null;
   artefactOpened: boolean | null;
+  artefactListed: boolean | null;
 }
 
 function cancelled(reason: unknown): TrialError {
@@ -78,7 +79,8 @@ async function agentPhase(
     limits.timeoutSec * 1000,
   );
   const onCancel = () => controller.abort(options.signal?.reason);
-  options.signal?.addEventListener("abort", onCancel, { once: true });
+  if (options.signal?.aborted) onCancel();
+  else options.signal?.addEventListener("abort", onCancel, { once: true });
   let graceTimer: NodeJS.Timeout | undefined;
   const abandoned = new Promise<never>((_, reject) => {
     controller.signal.addEventListener("abort", () => {
@@ -107,9 +109,10 @@ async function agentPhase(
       usage: result.usage,
       error: result.error ?? null,
       artefactOpened: condition === "-A" ? null : (result.artefactOpened ?? null),
+      artefactListed: result.artefactListed ?? null,
     };
   } catch (err) {
-    const base = { usage: ZERO_USAGE, artefactOpened: null };
+    const base = { usage: ZERO_USAGE, artefactOpened: null, artefactListed: null };
     const reason = controller.signal.aborted ? controller.signal.reason : undefined;
     if (reason instanceof AgentTimeoutError) {
       trajectory.append({ type: "error", text: reason.message });
@@ -165,7 +168,13 @@ export async function runTrial(options: TrialOptions): Promise<TrialRecord> {
   let fileSet: ConditionFileSet | null = null;
   let trajectory: FileTrajectory | null = null;
   let sandbox: DockerSandbox | null = null;
-  let outcome: AgentOutcome = { stopReason: "error", usage: ZERO_USAGE, error: null, artefactOpened: null };
+  let outcome: AgentOutcome = {
+    stopReason: "error",
+    usage: ZERO_USAGE,
+    error: null,
+    artefactOpened: null,
+    artefactListed: null,
+  };
   let files: OutputFile[] = [];
 
   let step: "setup" | "image" | "create" | "copyIn" = "setup";
@@ -192,6 +201,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialRecord> {
       ),
     );
     sandbox = created;
+    options.signal?.throwIfAborted();
     step = "copyIn";
     const set = fileSet;
     await clock.run("copyIn", () =>
@@ -202,6 +212,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialRecord> {
         ),
       ),
     );
+    options.signal?.throwIfAborted();
   } catch (err) {
     const message = (err as Error).message;
     if (options.signal?.aborted) error = cancelled(options.signal.reason);
@@ -216,10 +227,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialRecord> {
     error = outcome.error;
     try {
       files = await clock.run("copyOut", () =>
-        bounded("copyOut", timeouts.copyOut, async () => {
-          await box.stop();
-          return collectOutputs(box, task.spec.outputs);
-        }),
+        bounded("copyOut", timeouts.copyOut, () => collectOutputs(box, task.spec.outputs)),
       );
       saveOutputs(trialDir, files);
     } catch (err) {
@@ -277,6 +285,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialRecord> {
     verdict,
     error,
     trajectory: trajectory ? path.relative(runDir, trajectory.file).split(path.sep).join("/") : null,
+    artefactListed: outcome.artefactListed,
     artefactOpened: outcome.artefactOpened,
     canaryLeak: canaryLeak(task, condition, trajectory, files),
   } satisfies TrialRecord);

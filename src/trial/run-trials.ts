@@ -13,6 +13,12 @@ export const RETRYABLE_KINDS = new Set([
   "sandbox-timeout",
   "harness",
   "provider",
+  // model providers and installed harnesses (src/agents/errors.ts): transient ones only
+  "rate-limit",
+  "provider-outage",
+  "provider-unreachable",
+  "harness-exit",
+  "relay",
 ]);
 
 export interface RunTrialsOptions extends Omit<TrialOptions, "index" | "attempt" | "requirements"> {
@@ -32,8 +38,9 @@ export function isRetryable(record: TrialRecord): boolean {
 }
 
 /**
- * Runs n trials and returns the last attempt of each, in index order. Throws only before the first
- * trial (unknown variant, image build failure, agent preparation failure).
+ * Runs n trials and returns the last attempt of each, in index order (trials never started because
+ * the run was cancelled are left out). Throws only before the first trial (unknown variant, image
+ * build failure, agent preparation failure).
  */
 export async function runTrials(options: RunTrialsOptions): Promise<TrialRecord[]> {
   conditionFileSet(options.task, options.condition);
@@ -43,7 +50,9 @@ export async function runTrials(options: RunTrialsOptions): Promise<TrialRecord[
   const first = options.firstIndex ?? 0;
   const indices = Array.from({ length: options.n }, (_, i) => first + i);
   try {
-    return await runPool(indices, options.concurrency ?? 1, async (index) => {
+    const records = await runPool(indices, options.concurrency ?? 1, async (index) => {
+      // Once the run is cancelled, trials that have not started are not started (and not recorded).
+      if (options.signal?.aborted) return null;
       let record: TrialRecord;
       let attempt = 1;
       for (;;) {
@@ -53,6 +62,7 @@ export async function runTrials(options: RunTrialsOptions): Promise<TrialRecord[
         attempt++;
       }
     });
+    return records.filter((r) => r !== null);
   } finally {
     await options.agent.dispose?.();
   }

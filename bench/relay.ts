@@ -1,0 +1,87 @@
+// Benchmark: the cost of the model relay. The same sequence of Anthropic Messages calls (the real SDK
+// against the loopback model server) goes direct, then through forwarder (TCP) -> relay (unix socket);
+// small and large (~200 KB, like a harness's late-turn request) bodies, JSON and streamed replies.
+//   npx tsx bench/relay.ts [calls]
+import { pathToFileURL } from "node:url";
+import Anthropic from "@anthropic-ai/sdk";
+import { Relay } from "../src/agents/relay/server.ts";
+import { TrajectoryRecorder } from "../src/agents/trajectory.ts";
+import { startForwarderProcess } from "../test/support/forwarder-process.ts";
+import { startModelServer } from "../test/support/model-server.ts";
+
+export interface RelayCase {
+  name: string;
+  directMs: number;
+  relayMs: number;
+  /** relay / direct mean latency per call. */
+  ratio: number;
+}
+
+async function timeCalls(client: Anthropic, calls: number, body: string, stream: boolean): Promise<number> {
+  const params = { model: "bench", max_tokens: 64, messages: [{ role: "user" as const, content: body }] };
+  const started = performance.now();
+  for (let i = 0; i < calls; i++) {
+    if (stream) await client.messages.stream(params).finalMessage();
+    else await client.messages.create(params);
+  }
+  return (performance.now() - started) / calls;
+}
+
+export async function benchRelay(calls = 200): Promise<RelayCase[]> {
+  const server = await startModelServer([{ text: "ok", usage: { input: 10, output: 2 } }]);
+  const relay = await Relay.start({
+    provider: "anthropic",
+    upstream: server.anthropicUrl,
+    apiKey: "bench",
+    retry: { maxRetries: 0, baseDelayMs: 1, maxDelayMs: 1 },
+  });
+  const session = relay.openSession({
+    tokenBudget: Number.MAX_SAFE_INTEGER,
+    maxTurns: Number.MAX_SAFE_INTEGER,
+    pricing: null,
+    trajectory: new TrajectoryRecorder(),
+  });
+  const forwarder = await startForwarderProcess(relay.socketPath);
+  try {
+    const direct = new Anthropic({ apiKey: "bench", baseURL: server.anthropicUrl, maxRetries: 0 });
+    const relayed = new Anthropic({ apiKey: session.token, baseURL: forwarder.url, maxRetries: 0 });
+    const small = "hello";
+    const large = "x".repeat(200 * 1024);
+    const cases: Array<[string, string, boolean]> = [
+      ["small body, JSON reply", small, false],
+      ["small body, streamed reply", small, true],
+      ["200 KB body, JSON reply", large, false],
+      ["200 KB body, streamed reply", large, true],
+    ];
+    const out: RelayCase[] = [];
+    for (const [name, body, stream] of cases) {
+      await timeCalls(direct, 10, body, stream); // warm-up
+      await timeCalls(relayed, 10, body, stream);
+      const directMs = await timeCalls(direct, calls, body, stream);
+      const relayMs = await timeCalls(relayed, calls, body, stream);
+      out.push({ name, directMs, relayMs, ratio: relayMs / directMs });
+    }
+    return out;
+  } finally {
+    forwarder.stop();
+    await relay.close();
+    await server.close();
+  }
+}
+
+export function formatRelay(cases: readonly RelayCase[]): string {
+  const lines = cases.map(
+    (c) =>
+      `  ${c.name.padEnd(30)} direct ${c.directMs.toFixed(2).padStart(7)} ms/call   relay ${c.relayMs.toFixed(2).padStart(7)} ms/call   ratio ${c.ratio.toFixed(2)}`,
+  );
+  return `model relay overhead (baseline: the same calls direct, same run)\n${lines.join("\n")}\n`;
+}
+
+/** Called by bench/run.ts. */
+export default async function main(): Promise<void> {
+  process.stdout.write(formatRelay(await benchRelay()));
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  process.stdout.write(formatRelay(await benchRelay(Number(process.argv[2] ?? 200))));
+}

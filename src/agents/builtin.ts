@@ -1,0 +1,111 @@
+// The built-in harness as an Agent: one configuration, the tool loop, the provider through its SDK.
+import { ZERO_USAGE } from "../trial/record.ts";
+import { openedFrom, placedArtefact } from "./artefact.ts";
+import { type ResolvedAgentConfig, resolveApiKey } from "./load-config.ts";
+import { runToolLoop } from "./loop.ts";
+import { buildSystemPrompt } from "./prompt.ts";
+import { type ChatModel, createChatModel } from "./providers/index.ts";
+import { TrajectoryRecorder } from "./trajectory.ts";
+import type { Agent, AgentResult, AgentRunContext, SandboxRequirements } from "./types.ts";
+
+export class MissingKeyError extends Error {
+  override name = "MissingKeyError";
+}
+
+export interface BuiltinAgentOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Pins the retry jitter (tests). */
+  random?: () => number;
+  /** Overrides the model client (tests of the loop with another provider object). */
+  model?: ChatModel;
+  /** Progress lines (retries) for the operator. */
+  log?: (line: string) => void;
+}
+
+export class BuiltinAgent implements Agent {
+  readonly name: string;
+  readonly harness = "builtin";
+  readonly model: string;
+  readonly digest: string;
+
+  constructor(
+    readonly config: ResolvedAgentConfig,
+    private readonly options: BuiltinAgentOptions = {},
+  ) {
+    this.name = config.name;
+    this.model = config.model;
+    this.digest = config.digest;
+  }
+
+  private apiKey(): string | null {
+    const key = resolveApiKey(this.config, this.options.env);
+    if (key === undefined) {
+      throw new MissingKeyError(
+        `agent "${this.name}" needs the environment variable ${this.config.apiKeyEnv} (its API key)`,
+      );
+    }
+    return key;
+  }
+
+  async prepare(): Promise<SandboxRequirements> {
+    this.apiKey();
+    return {};
+  }
+
+  async run(outer: AgentRunContext): Promise<AgentResult> {
+    const recorder = new TrajectoryRecorder(outer.trajectory);
+    const ctx = { ...outer, trajectory: recorder };
+    const c = this.config;
+    const system = buildSystemPrompt(c.systemPrompt, ctx.sandbox.workdir, ctx.artefact);
+    const limits = {
+      maxTurns: Math.min(c.maxTurns, ctx.limits.maxTurns),
+      tokenBudget: Math.min(c.tokenBudget, ctx.limits.maxTokens),
+      timeoutSec: Math.min(c.timeoutSec, ctx.limits.timeoutSec),
+    };
+    ctx.trajectory.append({
+      type: "note",
+      kind: "start",
+      agent: this.name,
+      harness: c.harnessRevision,
+      provider: c.provider,
+      model: c.model,
+      baseUrl: c.baseUrl,
+      condition: ctx.condition,
+      artefactListed: ctx.artefact !== null,
+      limits,
+      system,
+      instruction: ctx.instruction,
+    });
+    let model: ChatModel;
+    try {
+      model = this.options.model ?? createChatModel(c, this.apiKey());
+    } catch (err) {
+      const error = { class: "infra" as const, kind: "config", message: (err as Error).message };
+      ctx.trajectory.append({ type: "error", ...error });
+      return { stopReason: "error", usage: { ...ZERO_USAGE }, artefactListed: ctx.artefact !== null, error };
+    }
+    const result = await runToolLoop({
+      model,
+      sandbox: ctx.sandbox,
+      instruction: ctx.instruction,
+      system,
+      ...limits,
+      maxOutputTokens: c.maxOutputTokens,
+      temperature: c.temperature,
+      tools: c.tools,
+      retry: c.retry,
+      pricing: c.pricing,
+      signal: ctx.signal,
+      trajectory: ctx.trajectory,
+      random: this.options.random,
+      log: this.options.log,
+    });
+    return {
+      stopReason: result.stopReason,
+      usage: result.usage,
+      artefactListed: ctx.artefact !== null,
+      artefactOpened: openedFrom(recorder.events, placedArtefact(ctx)),
+      ...(result.error ? { error: result.error } : {}),
+    };
+  }
+}

@@ -1,0 +1,161 @@
+// Agent configurations as zod schemas: the single source of truth for kgate.config.json.
+import { z } from "zod";
+import { Slug } from "../task/schema.ts";
+
+export const CONFIG_SCHEMA_VERSION = 1;
+
+/** `builtin` runs the tool loop on the host; the others are CLI harnesses installed in a derived image. */
+export const HarnessName = z.enum(["builtin", "claude-code", "codex"]);
+
+/** `openai-compatible` covers vLLM, Ollama, OpenRouter, Together, DashScope and any Chat Completions server. */
+export const ProviderName = z.enum(["anthropic", "openai", "openai-compatible"]);
+
+/** Names reserved by the agents that need no configuration. */
+export const RESERVED_AGENT_NAMES = ["oracle", "noop"] as const;
+
+const EnvVarName = z
+  .string()
+  .regex(
+    /^[A-Za-z_][A-Za-z0-9_]*$/,
+    "must name an environment variable (e.g. ANTHROPIC_API_KEY); never put the key itself in the file",
+  );
+
+export const Pricing = z
+  .object({
+    /** USD per million uncached input tokens. */
+    inputPerMTok: z.number().nonnegative(),
+    /** USD per million output tokens. */
+    outputPerMTok: z.number().nonnegative(),
+    /** USD per million tokens read from the prompt cache (defaults to the input price). */
+    cacheReadPerMTok: z.number().nonnegative().optional(),
+    /** USD per million tokens written to the prompt cache (defaults to the input price). */
+    cacheWritePerMTok: z.number().nonnegative().optional(),
+  })
+  .strict();
+
+export const RetryPolicy = z
+  .object({
+    /** Retries after the first attempt on 429, 5xx and connection errors. */
+    maxRetries: z.number().int().min(0).max(20).default(5),
+    /** First back-off delay; doubled per retry, with full jitter, capped at maxDelayMs. */
+    baseDelayMs: z.number().int().min(0).default(1000),
+    maxDelayMs: z.number().int().min(0).default(60_000),
+  })
+  .strict();
+
+export const SystemPromptPolicy = z
+  .object({
+    /**
+     * `default`: kgate's neutral prompt (builtin) or the harness's own (installed); `none`: no system
+     * prompt; `replace`: `text` instead of the default; `append`: the default followed by `text`.
+     */
+    mode: z.enum(["default", "none", "replace", "append"]).default("default"),
+    text: z.string().min(1).optional(),
+  })
+  .strict()
+  .refine((p) => (p.mode === "replace" || p.mode === "append") === (p.text !== undefined), {
+    message: "`text` is required for modes replace and append, and not allowed otherwise",
+    path: ["text"],
+  });
+
+export const BuiltinTools = z
+  .object({
+    /** Wall-clock cap of one bash call, enforced inside the sandbox. */
+    bashTimeoutSec: z.number().int().positive().default(120),
+    /** Bytes of stdout and of stderr each that a tool result keeps and the model sees. */
+    outputCapBytes: z.number().int().min(256).default(16_384),
+  })
+  .strict();
+
+export const AgentConfig = z
+  .object({
+    description: z.string().optional(),
+    harness: HarnessName,
+    provider: ProviderName,
+    model: z.string().min(1),
+    /** API root; defaults per provider (https://api.anthropic.com, https://api.openai.com/v1). */
+    baseUrl: z.url({ protocol: /^https?$/ }).optional(),
+    /** Environment variable holding the API key; null for servers that need none (local vLLM/Ollama). */
+    apiKeyEnv: EnvVarName.nullable().optional(),
+    /** Sampling temperature; omitted = the provider's default. */
+    temperature: z.number().min(0).max(2).optional(),
+    maxTurns: z.number().int().positive().default(50),
+    /** max_tokens of one model call. */
+    maxOutputTokens: z.number().int().positive().default(8192),
+    /** Total tokens (input + cache + output) across a trial; the task's limits.maxTokens also applies. */
+    tokenBudget: z.number().int().positive().default(2_000_000),
+    /** Wall-clock budget of the agent phase; the task's limits.timeoutSec also applies. */
+    timeoutSec: z.number().int().positive().default(1800),
+    systemPrompt: SystemPromptPolicy.prefault({}),
+    /** USD per million tokens; null = no cost accounting. */
+    pricing: Pricing.nullable().default(null),
+    retry: RetryPolicy.prefault({}),
+    /** Built-in harness only. */
+    tools: BuiltinTools.prefault({}),
+  })
+  .strict()
+  .superRefine((c, ctx) => {
+    if (c.provider === "openai-compatible" && !c.baseUrl) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["baseUrl"],
+        message: "required for provider openai-compatible (e.g. http://localhost:11434/v1 for Ollama)",
+      });
+    }
+    if (c.harness === "claude-code" && c.provider !== "anthropic") {
+      ctx.addIssue({
+        code: "custom",
+        path: ["provider"],
+        message: "harness claude-code speaks the Anthropic Messages API: provider must be anthropic",
+      });
+    }
+    const modes: Record<string, string[]> = {
+      "claude-code": ["default", "replace", "append"],
+      codex: ["default", "append"],
+    };
+    const allowed = modes[c.harness];
+    if (allowed && !allowed.includes(c.systemPrompt.mode)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["systemPrompt", "mode"],
+        message: `harness ${c.harness} supports the system prompt modes ${allowed.join(", ")}`,
+      });
+    }
+    if (c.harness === "codex" && c.provider === "anthropic") {
+      ctx.addIssue({
+        code: "custom",
+        path: ["provider"],
+        message:
+          "harness codex speaks the OpenAI Responses API: provider must be openai or openai-compatible",
+      });
+    }
+  });
+
+export const KgateConfig = z
+  .object({
+    $schema: z.string().optional(),
+    schemaVersion: z.literal(CONFIG_SCHEMA_VERSION).default(CONFIG_SCHEMA_VERSION),
+    agents: z.record(Slug, AgentConfig).default({}),
+  })
+  .strict();
+
+export type HarnessName = z.infer<typeof HarnessName>;
+export type ProviderName = z.infer<typeof ProviderName>;
+export type Pricing = z.infer<typeof Pricing>;
+export type RetryPolicy = z.infer<typeof RetryPolicy>;
+export type SystemPromptPolicy = z.infer<typeof SystemPromptPolicy>;
+export type AgentConfig = z.infer<typeof AgentConfig>;
+export type AgentConfigInput = z.input<typeof AgentConfig>;
+export type KgateConfig = z.infer<typeof KgateConfig>;
+
+export const DEFAULT_BASE_URLS: Record<ProviderName, string | null> = {
+  anthropic: "https://api.anthropic.com",
+  openai: "https://api.openai.com/v1",
+  "openai-compatible": null,
+};
+
+export const DEFAULT_KEY_ENVS: Record<ProviderName, string | null> = {
+  anthropic: "ANTHROPIC_API_KEY",
+  openai: "OPENAI_API_KEY",
+  "openai-compatible": null,
+};

@@ -1,0 +1,92 @@
+// Classifies model-call failures: what is retried, and what is infrastructure (never counted against
+// the agent) versus the agent's own outcome. Works on SDK errors and on raw HTTP responses (relay).
+import { APIConnectionError as AnthropicConnectionError } from "@anthropic-ai/sdk";
+import { APIConnectionError as OpenAIConnectionError } from "openai";
+import { SandboxUnavailableError } from "../sandbox/types.ts";
+import type { TrialError } from "../trial/record.ts";
+
+export interface FailureClass {
+  class: TrialError["class"];
+  /** rate-limit, provider-outage, provider-unreachable, auth, provider-rejected, context-overflow, sandbox, ... */
+  kind: string;
+  retryable: boolean;
+  status?: number;
+  /** From retry-after / retry-after-ms, when the provider sent one. */
+  retryAfterMs?: number;
+}
+
+const CONTEXT_OVERFLOW =
+  /context.{0,20}(length|window|limit)|prompt is too long|maximum context|too many tokens|input.{0,20}too long/i;
+
+/** Reads retry-after-ms (milliseconds) or retry-after (seconds or an HTTP date). */
+export function retryAfterMs(headers: { get(name: string): string | null } | undefined): number | undefined {
+  const ms = Number(headers?.get("retry-after-ms"));
+  if (Number.isFinite(ms) && ms > 0) return ms;
+  const value = headers?.get("retry-after");
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isFinite(date) ? Math.max(0, date - Date.now()) : undefined;
+}
+
+/** Classifies an HTTP status (with the error text for 400s that mean a full context). */
+export function classifyStatus(status: number, message = ""): FailureClass {
+  if (status === 429) return { class: "infra", kind: "rate-limit", retryable: true, status };
+  if (status >= 500 || status === 408 || status === 409)
+    return { class: "infra", kind: "provider-outage", retryable: true, status };
+  if (status === 401 || status === 403) return { class: "infra", kind: "auth", retryable: false, status };
+  if ((status === 400 || status === 413) && CONTEXT_OVERFLOW.test(message))
+    return { class: "agent", kind: "context-overflow", retryable: false, status };
+  return { class: "infra", kind: "provider-rejected", retryable: false, status };
+}
+
+function isAbort(err: unknown): boolean {
+  const name = (err as { name?: string } | null)?.name ?? "";
+  return name === "AbortError" || name === "APIUserAbortError";
+}
+
+/** Classifies anything thrown while calling a model or driving a sandbox. */
+export function classifyError(err: unknown): FailureClass {
+  if (err instanceof SandboxUnavailableError) return { class: "infra", kind: "sandbox", retryable: false };
+  if (isAbort(err)) return { class: "agent", kind: "aborted", retryable: false };
+  const e = err as { status?: unknown; name?: string; message?: string; headers?: unknown } | null;
+  if (typeof e?.status === "number") {
+    const base = classifyStatus(e.status, e.message ?? "");
+    const headers = e.headers as { get(name: string): string | null } | undefined;
+    const after = typeof headers?.get === "function" ? retryAfterMs(headers) : undefined;
+    return after === undefined ? base : { ...base, retryAfterMs: after };
+  }
+  const code = (err as { code?: string; cause?: { code?: string } } | null)?.cause?.code;
+  if (
+    err instanceof AnthropicConnectionError ||
+    err instanceof OpenAIConnectionError ||
+    /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|socket hang up|fetch failed/.test(
+      `${code ?? ""} ${e?.message ?? ""}`,
+    )
+  ) {
+    return { class: "infra", kind: "provider-unreachable", retryable: true };
+  }
+  return { class: "infra", kind: "harness", retryable: false };
+}
+
+/** A failure after classification and retries: becomes AgentResult.error. */
+export class ModelCallError extends Error {
+  override name = "ModelCallError";
+  constructor(
+    readonly failure: FailureClass,
+    message: string,
+    readonly attempts: number,
+    cause?: unknown,
+  ) {
+    super(message, { cause });
+  }
+
+  toTrialError(): TrialError {
+    return { class: this.failure.class, kind: this.failure.kind, message: this.message };
+  }
+}
+
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,224 @@
+// An installed CLI harness as an Agent: prepared once per run (derived image, relay on a host socket),
+// run per trial headless in the sandbox behind the in-container forwarder, with its own relay session.
+import { type ExecResult, SandboxUnavailableError } from "../../sandbox/types.ts";
+import { type StopReason, type TrialError, ZERO_USAGE } from "../../trial/record.ts";
+import { openedFrom, placedArtefact, skillFile, skillName } from "../artefact.ts";
+import { errorMessage } from "../errors.ts";
+import { type ResolvedAgentConfig, resolveApiKey } from "../load-config.ts";
+import { RELAY_MOUNT, RELAY_PORT, RELAY_SOCKET_NAME, Relay } from "../relay/server.ts";
+import type { RelaySession } from "../relay/session.ts";
+import { TrajectoryRecorder } from "../trajectory.ts";
+import type { Agent, AgentResult, AgentRunContext, SandboxRequirements } from "../types.ts";
+import type { HarnessAdapter } from "./adapters.ts";
+
+/** Installed into every harness image by sandbox/harness/Dockerfile. */
+export const FORWARDER_IN_IMAGE = "/opt/kgate/relay-forwarder.mjs";
+export const AGENT_HOME = "/home/agent";
+/** Bytes of the harness's stdout kept (its tail: the final report is at the end). */
+const STDOUT_TAIL = 256 * 1024;
+
+export interface InstalledAgentOptions {
+  adapter: HarnessAdapter;
+  /** Returns the derived image with the harness installed (built once, cached by digest). */
+  ensureImage: () => Promise<string>;
+  env?: NodeJS.ProcessEnv;
+  /** Progress lines (image build, relay retries) for the operator. */
+  log?: (line: string) => void;
+}
+
+export class InstalledAgent implements Agent {
+  readonly name: string;
+  readonly harness: string;
+  readonly model: string;
+  readonly digest: string;
+  private relay: Relay | null = null;
+
+  constructor(
+    readonly config: ResolvedAgentConfig,
+    private readonly options: InstalledAgentOptions,
+  ) {
+    this.name = config.name;
+    this.harness = config.harness;
+    this.model = config.model;
+    this.digest = config.digest;
+  }
+
+  async prepare(): Promise<SandboxRequirements> {
+    const key = resolveApiKey(this.config, this.options.env);
+    if (key === undefined) {
+      throw new Error(
+        `agent "${this.name}" needs the environment variable ${this.config.apiKeyEnv} (its API key)`,
+      );
+    }
+    const image = await this.options.ensureImage();
+    this.relay ??= await Relay.start({
+      provider: this.config.provider,
+      upstream: this.config.baseUrl,
+      apiKey: key,
+      retry: this.config.retry,
+      log: this.options.log,
+    });
+    return { image, binds: [this.relay.bind] };
+  }
+
+  async dispose(): Promise<void> {
+    await this.relay?.close();
+    this.relay = null;
+  }
+
+  async run(outer: AgentRunContext): Promise<AgentResult> {
+    const recorder = new TrajectoryRecorder(outer.trajectory);
+    const ctx = { ...outer, trajectory: recorder };
+    const c = this.config;
+    const limits = {
+      maxTurns: Math.min(c.maxTurns, ctx.limits.maxTurns),
+      tokenBudget: Math.min(c.tokenBudget, ctx.limits.maxTokens),
+      timeoutSec: Math.min(c.timeoutSec, ctx.limits.timeoutSec),
+    };
+    if (!this.relay) {
+      const error: TrialError = {
+        class: "infra",
+        kind: "harness",
+        message: "prepare() was not called: no relay",
+      };
+      recorder.append({ type: "error", ...error });
+      return { stopReason: "error", usage: { ...ZERO_USAGE }, error };
+    }
+    const relay = this.relay;
+    const session = relay.openSession({
+      tokenBudget: limits.tokenBudget,
+      maxTurns: limits.maxTurns,
+      pricing: c.pricing,
+      trajectory: recorder,
+    });
+    const onAbort = () => session.close();
+    ctx.signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      return await this.runWithSession(ctx, session, limits);
+    } finally {
+      ctx.signal.removeEventListener("abort", onAbort);
+      relay.closeSession(session);
+    }
+  }
+
+  private async runWithSession(
+    ctx: AgentRunContext & { trajectory: TrajectoryRecorder },
+    session: RelaySession,
+    limits: { maxTurns: number; tokenBudget: number; timeoutSec: number },
+  ): Promise<AgentResult> {
+    const c = this.config;
+    const adapter = this.options.adapter;
+    const artefact = placedArtefact(ctx);
+    const skillPaths: string[] = [];
+    const launch = adapter.launch({
+      model: c.model,
+      maxTurns: limits.maxTurns,
+      maxOutputTokens: c.maxOutputTokens,
+      systemPrompt: c.systemPrompt,
+      relayUrl: `http://127.0.0.1:${RELAY_PORT}`,
+      token: session.token,
+      home: AGENT_HOME,
+    });
+    ctx.trajectory.append({
+      type: "note",
+      kind: "start",
+      agent: this.name,
+      harness: c.harnessRevision,
+      provider: c.provider,
+      model: c.model,
+      baseUrl: c.baseUrl,
+      condition: ctx.condition,
+      limits,
+      argv: launch.argv,
+      instruction: ctx.instruction,
+    });
+    let exec: ExecResult | null = null;
+    let thrown: unknown = null;
+    try {
+      if (artefact && adapter.skillsDir) {
+        const dir = `${adapter.skillsDir}/${skillName(artefact.path)}`;
+        await ctx.sandbox.writeFile(`${dir}/SKILL.md`, skillFile(artefact));
+        skillPaths.push(dir);
+        ctx.trajectory.append({
+          type: "note",
+          kind: "artefact-delivered",
+          as: "skill",
+          path: `${dir}/SKILL.md`,
+        });
+      }
+      const socket = `${RELAY_MOUNT}/${RELAY_SOCKET_NAME}`;
+      exec = await ctx.sandbox.exec(
+        [
+          "bash",
+          "-c",
+          `set -o pipefail; "$@" | tail -c ${STDOUT_TAIL}`,
+          "kgate-harness",
+          "node",
+          FORWARDER_IN_IMAGE,
+          socket,
+          String(RELAY_PORT),
+          "--",
+          ...launch.argv,
+        ],
+        {
+          env: launch.env,
+          stdin: ctx.instruction,
+          timeoutSec: limits.timeoutSec,
+          maxOutputBytes: STDOUT_TAIL,
+          signal: ctx.signal,
+        },
+      );
+    } catch (err) {
+      thrown = err;
+    }
+    const report = exec ? adapter.report(exec.stdout) : { facts: {} };
+    ctx.trajectory.append({
+      type: "note",
+      kind: "harness-exit",
+      exitCode: exec?.exitCode ?? null,
+      timedOut: exec?.timedOut ?? false,
+      durationMs: exec?.durationMs ?? null,
+      stderr: exec?.stderr.slice(-4000) ?? null,
+      ...report.facts,
+    });
+    const { stopReason, error } = this.outcome(ctx.signal, exec, thrown, session, report.stopReason);
+    if (error) ctx.trajectory.append({ type: "error", ...error });
+    const usage = session.usage();
+    ctx.trajectory.append({ type: "note", kind: "stop", stopReason, turns: session.turns, usage });
+    return {
+      stopReason,
+      usage,
+      artefactListed: artefact !== null && adapter.skillsDir !== null,
+      artefactOpened: openedFrom(ctx.trajectory.events, artefact, skillPaths),
+      ...(error ? { error } : {}),
+    };
+  }
+
+  private outcome(
+    signal: AbortSignal,
+    exec: ExecResult | null,
+    thrown: unknown,
+    session: RelaySession,
+    reported: StopReason | undefined,
+  ): { stopReason: StopReason; error?: TrialError } {
+    if (signal.aborted || exec?.timedOut) return { stopReason: "timeout" };
+    if (thrown || !exec) {
+      const kind = thrown instanceof SandboxUnavailableError ? "sandbox" : "harness";
+      return { stopReason: "error", error: { class: "infra", kind, message: errorMessage(thrown) } };
+    }
+    if (session.limitHit) return { stopReason: session.limitHit };
+    if (reported) return { stopReason: reported };
+    if (exec.exitCode === 0) return { stopReason: "finish" };
+    if (session.infraFailure) return { stopReason: "error", error: session.infraFailure };
+    if (session.agentFailure) return { stopReason: "error", error: session.agentFailure };
+    const tail = exec.stderr.trim().split("\n").slice(-3).join(" | ");
+    return {
+      stopReason: "error",
+      error: {
+        class: "infra",
+        kind: "harness-exit",
+        message: `${this.harness} exited with ${exec.exitCode}: ${tail}`,
+      },
+    };
+  }
+}

@@ -1,0 +1,165 @@
+// The built-in tool loop: the model on the host, its tool calls in the sandbox. Stops on finish, max
+// turns, token budget or timeout (each the recorded stop reason); infra failures end it as errors.
+import type { Sandbox } from "../sandbox/types.ts";
+import type { Pricing, RetryPolicy } from "./config.ts";
+import { classifyError, errorMessage, ModelCallError } from "./errors.ts";
+import type { ChatMessage, ChatModel, ModelReply, ToolResult } from "./providers/types.ts";
+import { withRetry } from "./retry.ts";
+import { capText, runTool, TOOL_SPECS } from "./tools.ts";
+import type { AgentResult, TrajectorySink } from "./types.ts";
+import { UsageMeter } from "./usage.ts";
+
+export interface LoopOptions {
+  model: ChatModel;
+  sandbox: Sandbox;
+  instruction: string;
+  system: string | null;
+  maxTurns: number;
+  tokenBudget: number;
+  timeoutSec: number;
+  maxOutputTokens: number;
+  temperature?: number;
+  tools: { bashTimeoutSec: number; outputCapBytes: number };
+  retry: RetryPolicy;
+  pricing: Pricing | null;
+  /** Aborted by the runner (its timeout, or cancellation). */
+  signal: AbortSignal;
+  trajectory: TrajectorySink;
+  random?: () => number;
+  /** Progress lines (retries) for the operator. */
+  log?: (line: string) => void;
+}
+
+export interface LoopResult extends AgentResult {
+  turns: number;
+}
+
+const TEXT_CAP = 64 * 1024;
+const CUT_OFF_NUDGE = "(Your previous reply was cut off at the output limit. Continue.)";
+
+function textOf(reply: ModelReply): string {
+  return reply.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("");
+}
+
+export async function runToolLoop(o: LoopOptions): Promise<LoopResult> {
+  const meter = new UsageMeter(o.pricing);
+  const started = Date.now();
+  const deadline = started + o.timeoutSec * 1000;
+  const abort = new AbortController();
+  const onOuterAbort = () => abort.abort(o.signal.reason);
+  o.signal.addEventListener("abort", onOuterAbort, { once: true });
+  if (o.signal.aborted) abort.abort(o.signal.reason);
+  const timer = setTimeout(() => abort.abort(new Error("agent timeout")), o.timeoutSec * 1000);
+  const remainingSec = () => Math.max(1, Math.floor((deadline - Date.now()) / 1000));
+  const messages: ChatMessage[] = [{ role: "user", text: o.instruction }];
+  let turns = 0;
+
+  const end = (stopReason: AgentResult["stopReason"], error?: AgentResult["error"]): LoopResult => {
+    const usage = meter.snapshot();
+    if (error) o.trajectory.append({ type: "error", ...error });
+    o.trajectory.append({
+      type: "note",
+      kind: "stop",
+      stopReason,
+      turns,
+      usage,
+      elapsedMs: Date.now() - started,
+    });
+    return { stopReason, usage, turns, ...(error ? { error } : {}) };
+  };
+
+  try {
+    for (;;) {
+      if (abort.signal.aborted) return end("timeout");
+      if (turns >= o.maxTurns) return end("max-turns");
+      if (meter.total >= o.tokenBudget) return end("token-budget");
+      const callStarted = Date.now();
+      const reply = await withRetry(
+        () =>
+          o.model.complete({
+            system: o.system,
+            messages,
+            tools: TOOL_SPECS,
+            maxOutputTokens: o.maxOutputTokens,
+            temperature: o.temperature,
+            signal: abort.signal,
+          }),
+        o.retry,
+        {
+          signal: abort.signal,
+          random: o.random,
+          onRetry: (n) => {
+            o.log?.(
+              `${n.failure.kind} (${n.failure.status ?? "no status"}), retry ${n.retry}/${n.of} in ${n.delayMs} ms`,
+            );
+            o.trajectory.append({
+              type: "note",
+              kind: "retry",
+              retry: n.retry,
+              of: n.of,
+              delayMs: n.delayMs,
+              failure: n.failure.kind,
+              status: n.failure.status ?? null,
+              message: n.message,
+            });
+          },
+        },
+      );
+      turns += 1;
+      meter.add(reply.usage);
+      const calls = reply.parts.filter((p) => p.type === "tool-call");
+      o.trajectory.append({
+        type: "model",
+        turn: turns,
+        durationMs: Date.now() - callStarted,
+        model: reply.model,
+        stopReason: reply.stopReason,
+        usage: reply.usage,
+        text: capText(textOf(reply), TEXT_CAP).text,
+        toolCalls: calls.map((c) => ({ id: c.id, name: c.name })),
+      });
+      messages.push({ role: "assistant", parts: reply.parts });
+      if (calls.length === 0) {
+        if (reply.stopReason !== "max-tokens") return end("finish");
+        messages.push({ role: "user", text: CUT_OFF_NUDGE });
+        continue;
+      }
+      const results: ToolResult[] = [];
+      let finished = false;
+      for (const call of calls) {
+        o.trajectory.append({
+          type: "tool-call",
+          turn: turns,
+          id: call.id,
+          name: call.name,
+          input: call.input,
+        });
+        const toolStarted = Date.now();
+        const outcome = await runTool(o.sandbox, call, { ...o.tools, remainingSec, signal: abort.signal });
+        finished ||= outcome.finished === true;
+        const output = capText(outcome.output, o.tools.outputCapBytes + 1024).text;
+        results.push({ id: call.id, name: call.name, output, isError: outcome.isError });
+        o.trajectory.append({
+          type: "tool-result",
+          turn: turns,
+          id: call.id,
+          name: call.name,
+          isError: outcome.isError,
+          durationMs: Date.now() - toolStarted,
+          output,
+          ...outcome.details,
+        });
+      }
+      messages.push({ role: "tool-results", results });
+      if (finished) return end("finish");
+    }
+  } catch (err) {
+    if (abort.signal.aborted) return end("timeout");
+    if (err instanceof ModelCallError) return end("error", err.toTrialError());
+    const failure = classifyError(err);
+    return end("error", { class: failure.class, kind: failure.kind, message: errorMessage(err) });
+  } finally {
+    clearTimeout(timer);
+    o.signal.removeEventListener("abort", onOuterAbort);
+  }
+}

@@ -1,0 +1,120 @@
+// Text rendering for `kgate show`: a trial's header, one line (plus an excerpt) per trajectory event,
+// and a run's table of trials. Colour only where picocolors enables it (a TTY).
+import pc from "picocolors";
+import type { TrajectoryEvent } from "../agents/index.ts";
+import type { TrialRecord, Usage } from "../trial/index.ts";
+
+const EXCERPT_LINES = 8;
+const num = (n: number) => n.toLocaleString("en-US");
+
+export function formatUsage(u: Usage): string {
+  const cost = u.costUsd === null ? "no pricing" : `$${u.costUsd.toFixed(4)}`;
+  return `${num(u.inputTokens)} in · ${num(u.outputTokens)} out · ${num(u.cacheReadTokens)} cache read · ${num(u.cacheWriteTokens)} cache write · ${u.modelCalls} calls · ${cost}`;
+}
+
+const yesNo = (v: boolean | null) => (v === null ? "n/a" : v ? "yes" : "no");
+
+export function formatRecordHeader(r: TrialRecord, eventCount: number): string {
+  const verdict =
+    r.verdict.status === "pass"
+      ? pc.green("PASS")
+      : r.verdict.status === "fail"
+        ? pc.red("FAIL")
+        : pc.yellow(r.verdict.status.toUpperCase());
+  const attribution = r.verdict.attribution ? `  attribution ${r.verdict.attribution}` : "";
+  const seconds = (Date.parse(r.finishedAt) - Date.parse(r.startedAt)) / 1000;
+  const phases = Object.entries(r.phases)
+    .map(([name, p]) => `${name} ${(p.durationMs / 1000).toFixed(1)} s`)
+    .join(" · ");
+  const lines = [
+    pc.bold(`trial ${r.trialId}`) + pc.dim(`  (run ${r.runId}, attempt ${r.attempt})`),
+    `task        ${r.task.id}  ${r.condition}  artefact listed: ${yesNo(r.artefactListed)}  opened: ${yesNo(r.artefactOpened)}`,
+    `agent       ${r.agent.name}  ${r.agent.harness}  ${r.agent.model ?? "-"}  ${pc.dim(`digest ${r.agent.digest.slice(0, 12)}`)}`,
+    `verdict     ${verdict}  reward ${r.verdict.reward.toFixed(2)}  score ${r.verdict.score.toFixed(2)}${attribution}`,
+    `stop        ${r.stopReason}${r.error ? `  ${pc.red(`${r.error.class}/${r.error.kind}`)}: ${r.error.message.split("\n")[0]}` : ""}`,
+    `usage       ${formatUsage(r.usage)}`,
+    `time        ${seconds.toFixed(1)} s  ${pc.dim(phases)}`,
+    `canary      ${r.canaryLeak === null ? "n/a" : r.canaryLeak ? pc.red("LEAKED") : "no leak"}`,
+    `trajectory  ${r.trajectory ?? "none"} (${eventCount} events)`,
+    "",
+  ];
+  return `${lines.join("\n")}\n`;
+}
+
+function excerpt(text: string, full: boolean): string {
+  if (!text) return "";
+  const lines = text.replace(/\n+$/, "").split("\n");
+  const shown = full ? lines : lines.slice(0, EXCERPT_LINES);
+  const more = lines.length - shown.length;
+  const body = shown.map((l) => pc.dim(`           | ${l}`)).join("\n");
+  return `${body}${more > 0 ? `\n${pc.dim(`           | ... ${more} more line(s) (--full shows all)`)}` : ""}\n`;
+}
+
+function oneLine(value: unknown, max = 100): string {
+  const text = typeof value === "string" ? value : JSON.stringify(value);
+  const flat = (text ?? "").replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+function toolInput(input: unknown): string {
+  const i = (input ?? {}) as Record<string, unknown>;
+  for (const key of ["command", "path", "file_path", "pattern", "skill"]) {
+    if (typeof i[key] === "string") return oneLine(i[key]);
+  }
+  return oneLine(input);
+}
+
+export function formatEvent(e: TrajectoryEvent, start: number, full: boolean): string {
+  const offset = pc.dim(`+${((Date.parse(e.at) - start) / 1000).toFixed(1)}s`.padStart(8));
+  const u = e.usage as { input?: number; output?: number; cacheRead?: number } | undefined;
+  switch (e.type) {
+    case "model": {
+      const tokens = u
+        ? `${num(u.input ?? 0)} in / ${num(u.output ?? 0)} out${u.cacheRead ? ` / ${num(u.cacheRead)} cached` : ""}`
+        : "";
+      const text = typeof e.text === "string" ? e.text : "";
+      return `${offset}  ${pc.cyan(`model #${e.turn ?? "?"}`)}  ${tokens}  ${pc.dim(String(e.stopReason ?? ""))}\n${excerpt(text, full)}`;
+    }
+    case "tool-call":
+      return `${offset}  ${pc.magenta(`→ ${e.name ?? "tool"}`)}  ${toolInput(e.input)}\n`;
+    case "tool-result": {
+      const status = e.isError ? pc.red("error") : "ok";
+      const extra = e.exitCode !== undefined ? ` exit ${e.exitCode}` : "";
+      const name = e.name ? ` ${e.name}` : "";
+      return `${offset}  ${pc.magenta(`←${name}`)}  ${status}${extra}${e.timedOut ? " (timed out)" : ""}\n${excerpt(String(e.output ?? ""), full)}`;
+    }
+    case "error":
+      return `${offset}  ${pc.red("error")}  ${e.class ?? ""}/${e.kind ?? ""} ${oneLine(e.message ?? e.text ?? "", 200)}\n`;
+    default: {
+      const { at: _at, type: _type, kind, ...rest } = e;
+      const detail =
+        kind === "start"
+          ? `${rest.harness ?? ""} ${rest.model ?? ""} ${oneLine(rest.limits ?? "")}`
+          : kind === "stop"
+            ? `${rest.stopReason} after ${rest.turns} turn(s)`
+            : kind === "retry"
+              ? `${rest.failure} (${rest.status ?? "no status"}), retry ${rest.retry}/${rest.of} in ${rest.delayMs} ms`
+              : oneLine(rest, 160);
+      return `${offset}  ${pc.yellow(String(kind ?? "note"))}  ${detail}\n`;
+    }
+  }
+}
+
+export function formatRunTable(runId: string, records: readonly TrialRecord[]): string {
+  if (records.length === 0) return `run ${runId}: no trial records yet\n`;
+  const rows = records.map((r) => {
+    const tokens =
+      r.usage.inputTokens + r.usage.outputTokens + r.usage.cacheReadTokens + r.usage.cacheWriteTokens;
+    const cost = r.usage.costUsd === null ? "-" : `$${r.usage.costUsd.toFixed(4)}`;
+    const error = r.error ? `${r.error.class}/${r.error.kind}` : "";
+    return [r.trialId, r.verdict.status, r.stopReason, num(tokens), cost, error];
+  });
+  const header = ["trial", "verdict", "stop", "tokens", "cost", "error"];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]) =>
+    `${cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join("  ")
+      .trimEnd()}\n`;
+  return `run ${runId}: ${records.length} trial record(s)\n${pc.bold(line(header))}${rows.map(line).join("")}`;
+}

@@ -1,0 +1,268 @@
+// Installed harnesses in Docker. The harness image: built once from the sandbox image (cached by
+// digest), Claude Code and Codex CLI at their pinned versions start offline. Then the relay path end
+// to end: the stand-in CLI runs inside a sandbox with no network and reaches the loopback model only
+// through forwarder -> unix socket -> relay (which injects the key and counts tokens); the real trial
+// runner writes records and trajectories. One file, so the image is built once per suite.
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import {
+  type AgentConfigInput,
+  claudeCode,
+  ensureHarnessImage,
+  type HarnessAdapter,
+  INSTALLED_HARNESSES,
+  InstalledAgent,
+  planHarnessImage,
+  readTrajectory,
+} from "../src/agents/index.ts";
+import { projectPaths } from "../src/project.ts";
+import { containerLabels, DockerClient, DockerSandbox, ensureSandboxImage } from "../src/sandbox/index.ts";
+import type { Condition, LoadedTask } from "../src/task/index.ts";
+import { runTrials } from "../src/trial/index.ts";
+import { agentConfig, runContext, scaffoldedTask } from "./support/agent-context.ts";
+import {
+  type ModelServer,
+  type Script,
+  type ScriptStep,
+  type SeenRequest,
+  startModelServer,
+  turnIndex,
+} from "./support/model-server.ts";
+import { standin } from "./support/standin.ts";
+
+const repo = projectPaths(path.resolve(import.meta.dirname, ".."));
+
+let image: string;
+let probe: DockerSandbox;
+
+beforeAll(async () => {
+  image = await ensureHarnessImage(repo, {
+    onProgress: (line) => process.stderr.write(`[harness image] ${line}\n`),
+  });
+  probe = await DockerSandbox.create({
+    image,
+    limits: { cpus: 1, memoryMb: 512, pids: 128 },
+    labels: containerLabels({ runId: "test-harness-image", trialId: "version", taskId: "none" }),
+  });
+}, 900_000);
+
+afterAll(async () => {
+  await probe?.remove();
+});
+
+describe("harness image", () => {
+  it("is tagged by the digest of sandbox/harness, the pinned versions and the sandbox image", async () => {
+    const plan = planHarnessImage(repo, await ensureSandboxImage(repo));
+    expect(image).toBe(plan.tag);
+    expect(plan.packages).toBe("@anthropic-ai/claude-code@2.1.332 @openai/codex@0.171.0");
+    expect(planHarnessImage(repo, "kgate-sandbox:other").tag).not.toBe(plan.tag);
+    expect(await new DockerClient().imageId(image)).not.toBeNull();
+    expect(await ensureHarnessImage(repo)).toBe(image);
+  });
+
+  it("runs `claude --version` and `codex --version` offline, as the non-root sandbox user", async () => {
+    const claude = await probe.exec(["claude", "--version"], { timeoutSec: 60 });
+    expect(claude.stdout).toContain(`${INSTALLED_HARNESSES["claude-code"].version} (Claude Code)`);
+    const codex = await probe.exec(["codex", "--version"], { timeoutSec: 60 });
+    expect(codex.stdout).toContain(`codex-cli ${INSTALLED_HARNESSES.codex.version}`);
+    const who = await probe.exec(["sh", "-c", "id -u; ls /opt/kgate"]);
+    expect(who.stdout).toBe("1000\nrelay-forwarder.mjs\n");
+  });
+
+  it("has no network: the registry the image was built from is unreachable at run time", async () => {
+    const reach = await probe.exec(
+      [
+        "node",
+        "-e",
+        "fetch('https://registry.npmjs.org/').then(() => console.log('reached'), () => console.log('offline'))",
+      ],
+      { timeoutSec: 30 },
+    );
+    expect(reach.stdout.trim()).toBe("offline");
+  });
+});
+
+const UPSTREAM_KEY = "sk-ant-upstream-never-in-the-container";
+let server: ModelServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+function installedAgent(
+  script: Script,
+  adapter: HarnessAdapter,
+  overrides: Partial<AgentConfigInput> = {},
+): Promise<InstalledAgent> {
+  return startModelServer(script, { requireKey: UPSTREAM_KEY }).then((started) => {
+    server = started;
+    const config = agentConfig(adapter.name, {
+      harness: "claude-code",
+      provider: "anthropic",
+      model: "claude-scripted",
+      baseUrl: started.anthropicUrl,
+      apiKeyEnv: "KGATE_TEST_UPSTREAM_KEY",
+      retry: { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 20 },
+      pricing: { inputPerMTok: 5, outputPerMTok: 25 },
+      ...overrides,
+    });
+    return new InstalledAgent(config, {
+      adapter,
+      env: { KGATE_TEST_UPSTREAM_KEY: UPSTREAM_KEY },
+      ensureImage: () => ensureHarnessImage(repo),
+    });
+  });
+}
+
+/**
+ * A scripted model driving the real Claude Code on the demo task: load the skill Claude Code lists
+ * (its Skill tool), else look around; apply the 12% rate if the specification's text reached the
+ * conversation, no overhead otherwise; write the output with Bash; stop. Side calls without tools
+ * (Claude Code makes some) get a plain answer.
+ */
+function claudeCodePolicy(request: SeenRequest): ScriptStep {
+  if (!Array.isArray(request.body.tools) || request.body.tools.length === 0) return { text: "ok" };
+  const turn = turnIndex(request);
+  if (turn === 0) {
+    const skill = /- (\S+): The established internal specification/.exec(JSON.stringify(request.body))?.[1];
+    if (skill) return { toolCalls: [{ name: "Skill", input: { skill } }] };
+    return { toolCalls: [{ name: "Bash", input: { command: "ls -la", description: "look around" } }] };
+  }
+  if (turn === 1) {
+    const rate = /overhead rate of 12%/.test(JSON.stringify(request.body.messages)) ? 1.12 : 1;
+    const command = `mkdir -p output && awk -F, 'NR==1{print "item,value"; next}{printf "%s,%.2f\\n", $1, $2*${rate}}' input.csv > output/result.csv`;
+    return { toolCalls: [{ name: "Bash", input: { command, description: "write the result" } }] };
+  }
+  return { text: "Wrote output/result.csv." };
+}
+
+async function claudeCodeTrial(task: LoadedTask, condition: Condition) {
+  const agent = await installedAgent(claudeCodePolicy, claudeCode);
+  const paths = projectPaths(path.dirname(path.dirname(task.dir)));
+  const runDir = path.join(paths.runs, "installed-test");
+  const [record] = await runTrials({
+    paths,
+    task,
+    condition,
+    agent,
+    runId: "installed-test",
+    runDir,
+    n: 1,
+    retries: 0,
+  });
+  const outputs = path.join(runDir, "trials", record!.trialId, "outputs", "output", "result.csv");
+  return { record: record!, runDir, output: () => readFileSync(outputs, "utf8") };
+}
+
+describe("the real Claude Code through the relay (Docker, scripted loopback model)", () => {
+  it("under +A Claude Code lists the skill, loads it, and the artefact's convention is applied", async () => {
+    const task = scaffoldedTask();
+    const { record, runDir, output } = await claudeCodeTrial(task, "+A");
+    expect(record.error).toBeNull();
+    expect(record.stopReason).toBe("finish");
+    expect(output()).toBe("item,value\nwidget,3.36\ngadget,5.60\n");
+    expect(record.agent).toMatchObject({
+      name: "claude-code",
+      harness: "claude-code",
+      model: "claude-scripted",
+    });
+    expect(record.usage.modelCalls).toBeGreaterThanOrEqual(3);
+    expect(record.usage.inputTokens).toBeGreaterThan(1000);
+    expect(record.usage.costUsd).toBeGreaterThan(0);
+    expect(record.artefactListed).toBe(true);
+    expect(record.artefactOpened).toBe(true);
+    const events = readTrajectory(path.join(runDir, record.trajectory!));
+    expect(events.find((e) => e.type === "tool-call")).toMatchObject({
+      name: "Skill",
+      input: { skill: "specification" },
+    });
+    expect(
+      events.some((e) => e.kind === "harness-context" && String(e.text).includes("overhead rate of 12%")),
+    ).toBe(true);
+    expect(events.find((e) => e.kind === "harness-exit")).toMatchObject({ exitCode: 0, subtype: "success" });
+    expect(server!.requests.every((r) => r.headers["x-api-key"] === UPSTREAM_KEY)).toBe(true);
+  });
+
+  it("under -A nothing of the artefact exists: no skill, the default convention, no leak", async () => {
+    const task = scaffoldedTask();
+    const { record, output } = await claudeCodeTrial(task, "-A");
+    expect(record.error).toBeNull();
+    expect(output()).toBe("item,value\nwidget,3.00\ngadget,5.00\n");
+    expect(record.artefactListed).toBe(false);
+    expect(record.artefactOpened).toBeNull();
+    expect(record.canaryLeak).toBe(false);
+    expect(JSON.stringify(server!.requests[0]!.body)).not.toContain(
+      "The established internal specification for this task",
+    );
+  });
+});
+
+describe("an installed harness through the relay: failures and limits (Docker, stand-in CLI)", () => {
+  it("a persistent upstream 500 ends as an infra error, and the key never enters the container", async () => {
+    const agent = await installedAgent([{ status: 500, message: "upstream down" }], standin);
+    const requirements = await agent.prepare();
+    const task = scaffoldedTask();
+    const sandbox = await DockerSandbox.create({
+      image: "unused-when-requirements-name-one",
+      limits: task.spec.limits,
+      labels: containerLabels({ runId: "installed-test", trialId: "outage", taskId: task.id }),
+      requirements,
+    });
+    try {
+      const ctx = runContext(sandbox, { task, condition: "-A" });
+      const result = await agent.run(ctx);
+      expect(result.stopReason).toBe("error");
+      expect(result.error).toMatchObject({ class: "infra", kind: "provider-outage" });
+      expect(server!.requests).toHaveLength(3);
+      expect(ctx.trajectory.events.filter((e) => e.kind === "retry")).toHaveLength(2);
+      const env = await sandbox.exec(["sh", "-c", "env; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n'"]);
+      expect(env.stdout).toContain("HOME=/home/agent");
+      expect(env.stdout).not.toContain(UPSTREAM_KEY);
+      const direct = await sandbox.exec([
+        "node",
+        "-e",
+        `fetch('${server!.anthropicUrl}').then(() => console.log('reached'), () => console.log('no route'))`,
+      ]);
+      expect(direct.stdout.trim()).toBe("no route");
+    } finally {
+      await sandbox.remove();
+      await agent.dispose();
+    }
+  });
+
+  it("stops on the token budget (the relay refuses) and on the wall clock (the exec times out)", async () => {
+    const task = scaffoldedTask();
+    const busy = {
+      toolCalls: [{ name: "bash", input: { command: "echo busy" } }],
+      usage: { input: 600, output: 100 },
+    };
+    const budgeted = await installedAgent([busy], standin, { tokenBudget: 1000 });
+    const requirements = await budgeted.prepare();
+    const sandbox = await DockerSandbox.create({
+      image: "unused-when-requirements-name-one",
+      limits: task.spec.limits,
+      labels: containerLabels({ runId: "installed-test", trialId: "limits", taskId: task.id }),
+      requirements,
+    });
+    try {
+      const spent = await budgeted.run(runContext(sandbox, { task, condition: "-A" }));
+      expect(spent.stopReason).toBe("token-budget");
+      expect(spent.usage.modelCalls).toBe(2);
+      expect(server!.requests).toHaveLength(2);
+      await budgeted.dispose();
+      await server!.close();
+
+      const slow = await installedAgent([{ text: "late", delayMs: 30_000 }], standin, { timeoutSec: 2 });
+      await slow.prepare();
+      const started = Date.now();
+      const late = await slow.run(runContext(sandbox, { task, condition: "-A" }));
+      expect(late.stopReason).toBe("timeout");
+      expect(late.error).toBeUndefined();
+      expect(Date.now() - started).toBeLessThan(15_000);
+      await slow.dispose();
+    } finally {
+      await sandbox.remove();
+    }
+  });
+});

@@ -1,0 +1,53 @@
+// Test support: an AgentRunContext around a scaffolded task, a sandbox and an in-memory trajectory.
+
+import { AgentConfig, type AgentConfigInput } from "../../src/agents/config.ts";
+import { type ResolvedAgentConfig, resolveAgentConfig } from "../../src/agents/load-config.ts";
+import { TrajectoryRecorder } from "../../src/agents/trajectory.ts";
+import type { AgentRunContext } from "../../src/agents/types.ts";
+import type { Sandbox } from "../../src/sandbox/types.ts";
+import {
+  type Condition,
+  conditionFileSet,
+  type LoadedTask,
+  loadValidTask,
+  scaffoldTask,
+} from "../../src/task/index.ts";
+import { tempProject } from "./project.ts";
+
+export function scaffoldedTask(): LoadedTask {
+  const paths = tempProject();
+  scaffoldTask(paths, { id: "demo", gate: "convention" });
+  return loadValidTask(paths, "demo");
+}
+
+export function agentConfig(name: string, input: AgentConfigInput): ResolvedAgentConfig {
+  return resolveAgentConfig(name, AgentConfig.parse(input));
+}
+
+export function runContext(
+  sandbox: Sandbox,
+  options: { condition?: Condition; task?: LoadedTask; signal?: AbortSignal; instruction?: string } = {},
+): AgentRunContext & { trajectory: TrajectoryRecorder } {
+  const task = options.task ?? scaffoldedTask();
+  const condition = options.condition ?? "+A";
+  return {
+    instruction: options.instruction ?? task.instruction.toString("utf8"),
+    sandbox,
+    limits: task.spec.limits,
+    condition,
+    artefact:
+      condition === "-A"
+        ? null
+        : { path: task.spec.artefact.path, description: task.spec.artefact.description },
+    task,
+    signal: options.signal ?? new AbortController().signal,
+    trajectory: new TrajectoryRecorder(),
+  };
+}
+
+/** The files a condition puts into the sandbox, as a path -> text map. */
+export function conditionFiles(task: LoadedTask, condition: Condition): Record<string, string> {
+  return Object.fromEntries(
+    conditionFileSet(task, condition).files.map((f) => [f.path, f.read().toString("utf8")]),
+  );
+}
