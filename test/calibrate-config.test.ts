@@ -3,6 +3,7 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { loadAgentConfigs } from "../src/agents/index.ts";
 import {
   applyOverrides,
   buildPlan,
@@ -14,7 +15,7 @@ import {
   parseThresholdOption,
   planDrift,
 } from "../src/calibrate/index.ts";
-import type { ProjectPaths } from "../src/project.ts";
+import { type ProjectPaths, projectPaths } from "../src/project.ts";
 import { type LoadedTask, loadTask } from "../src/task/index.ts";
 import { agentInfo, resolver, scaffoldTasks } from "./support/calibrate-fixtures.ts";
 import { tempProject, writeJson } from "./support/project.ts";
@@ -87,6 +88,18 @@ describe("calibration config", () => {
     expect(errors({ n: 10, sequential: { enabled: true, cap: 5 } })).toEqual([
       "kgate.config.json: calibration.sequential.cap: the cap (5) is below n (10)",
     ]);
+  });
+
+  it("accepts the committed kgate.config.json, whose agent part loads beside it", () => {
+    const repo = projectPaths(path.resolve(import.meta.dirname, ".."));
+    const result = loadCalibrationConfig(repo);
+    if (!result.ok) throw new Error(result.errors.map((e) => `${e.field}: ${e.message}`).join("\n"));
+    expect(result.config).toEqual(
+      CalibrationConfig.parse({ providerConcurrency: { anthropic: 2, "openai-compatible": 2 } }),
+    );
+    const agents = loadAgentConfigs(repo);
+    expect(agents.errors).toEqual([]);
+    expect(agents.agents.map((a) => a.name)).toEqual(expect.arrayContaining(["frontier", "mid"]));
   });
 
   it("reports a JSON syntax error with its line", () => {

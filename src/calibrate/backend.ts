@@ -2,7 +2,7 @@
 // image built or found once, containers of dead runs reaped, each agent prepared once per session,
 // and every trial run by the trial runner (fresh hardened container, verification, one record).
 
-import { resolveAgent } from "../agents/index.ts";
+import { BuiltinAgent, InstalledAgent, resolveAgent } from "../agents/index.ts";
 import type { Agent, SandboxRequirements } from "../agents/types.ts";
 import type { ProjectPaths } from "../project.ts";
 import { ensureSandboxImage, reapDeadRuns } from "../sandbox/index.ts";
@@ -10,10 +10,9 @@ import { runTrial, type VerifyTrial } from "../trial/index.ts";
 import type { AgentInfo } from "./plan.ts";
 import type { Backend } from "./session.ts";
 
-/** Trials of one provider share its concurrency limit; agents without a model provider run locally. */
+/** Trials of one provider share its concurrency limit; agents without a model provider (oracle, noop) run locally. */
 export function providerOf(agent: Agent): string {
-  const provider = (agent as Agent & { provider?: unknown }).provider;
-  return typeof provider === "string" && provider.length > 0 ? provider : "local";
+  return agent instanceof BuiltinAgent || agent instanceof InstalledAgent ? agent.config.provider : "local";
 }
 
 export function agentInfoOf(agent: Agent): AgentInfo {
@@ -38,8 +37,13 @@ export function dockerBackend(o: DockerBackendOptions): Backend {
   const instances = new Map<string, Agent>();
   const agentNamed = async (name: string): Promise<Agent | undefined> => {
     if (!instances.has(name)) {
-      const agent = await resolveAgent(o.paths, name).catch(() => undefined);
-      if (agent) instances.set(name, agent);
+      try {
+        instances.set(name, await resolveAgent(o.paths, name, { log }));
+      } catch (err) {
+        // An unknown name is the caller's to report; a broken configuration file is not.
+        if (/^unknown agent /.test((err as Error).message)) return undefined;
+        throw err;
+      }
     }
     return instances.get(name);
   };

@@ -77,8 +77,17 @@ function selectTasks(o: SessionOptions): LoadedTask[] {
   return valid;
 }
 
+/** The backend's agent descriptions; a configuration it cannot read is a calibration error too. */
+async function describeAgents(backend: Backend, names: readonly string[]): Promise<Map<string, AgentInfo>> {
+  try {
+    return await backend.agents(names);
+  } catch (err) {
+    throw new CalibrationError((err as Error).message);
+  }
+}
+
 async function resolveAgents(backend: Backend, names: readonly string[]): Promise<Map<string, AgentInfo>> {
-  const known = await backend.agents(names);
+  const known = await describeAgents(backend, names);
   const missing = names.filter((n) => !known.has(n));
   if (missing.length > 0) {
     throw new CalibrationError(
@@ -120,7 +129,10 @@ async function resumedRun(o: SessionOptions, backend: Backend, name: string) {
     const result = loadTask(o.paths, t.id);
     if (result.ok) tasks.set(t.id, result.task);
   }
-  const agents = await backend.agents(plan.agents.map((a) => a.name));
+  const agents = await describeAgents(
+    backend,
+    plan.agents.map((a) => a.name),
+  );
   const drift = planDrift(plan, { tasks, agents });
   if (drift.length > 0) {
     throw new CalibrationError(
