@@ -1,6 +1,6 @@
 // Human-readable audit output: one block per task, findings with location, rule and fingerprint;
 // matched values hidden unless asked (they are the secrets the audit protects).
-import pc from "picocolors";
+import { pc } from "../colours.ts";
 import type { Finding } from "./findings.ts";
 import { type AuditReport, locationText } from "./report.ts";
 

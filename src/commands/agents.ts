@@ -1,6 +1,6 @@
 // `kgate agents`: the agent configurations (built in and from kgate.config.json), and for each whether
 // it can run here: its key in the environment, its image built (images are otherwise built on first use).
-import pc from "picocolors";
+
 import {
   BUILTIN_AGENT_NAMES,
   ensureHarnessImage,
@@ -9,6 +9,7 @@ import {
   type ResolvedAgentConfig,
   resolveApiKey,
 } from "../agents/index.ts";
+import { pc } from "../colours.ts";
 import { EXIT_FAILED, EXIT_OK, UsageError } from "../errors.ts";
 import type { ProjectPaths } from "../project.ts";
 import { DockerClient, ensureSandboxImage, planImage } from "../sandbox/index.ts";

@@ -1,7 +1,7 @@
 // `kgate calibrate [task...]`: n trials per cell for every task (or the named ones), the retain
 // rule with reasons, and the reports; `--resume <run>` finishes an interrupted run. Progress on
 // stderr, Table 1 (or --json) on stdout; exit 0 when every task is retained, 1 otherwise.
-import pc from "picocolors";
+
 import {
   applyOverrides,
   type CalibrationConfig,
@@ -13,6 +13,7 @@ import {
   newRunId,
   OverrideError,
 } from "../calibrate/index.ts";
+import { pc } from "../colours.ts";
 import { EXIT_FAILED, EXIT_OK, UsageError } from "../errors.ts";
 import { relativeToProject } from "../project.ts";
 import { table1 } from "../report/index.ts";

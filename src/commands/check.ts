@@ -1,5 +1,5 @@
 // `kgate check [task...]`: the curator's pre-flight, one line per check, a summary, exit 1 on a failure.
-import pc from "picocolors";
+
 import {
   type CheckResult,
   checkTask,
@@ -8,6 +8,7 @@ import {
   summarise,
   type TaskCheck,
 } from "../check/index.ts";
+import { pc } from "../colours.ts";
 import { EXIT_FAILED, EXIT_OK, UsageError } from "../errors.ts";
 import { InterruptedError, reapDeadRuns, removeOnInterrupt } from "../sandbox/index.ts";
 import { listTaskIds } from "../task/index.ts";

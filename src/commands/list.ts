@@ -1,5 +1,5 @@
 // `kgate list`: every task with its validity and problems; one broken task never hides the others.
-import pc from "picocolors";
+import { pc } from "../colours.ts";
 import { EXIT_FAILED, EXIT_OK } from "../errors.ts";
 import { formatProblem, loadAllTasks, type TaskLoadResult } from "../task/index.ts";
 import type { CommandContext } from "./context.ts";

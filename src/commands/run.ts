@@ -1,8 +1,8 @@
 // `kgate run <task> --agent <name> --condition <c> [-n N] [--concurrency C]`: N trials of one cell,
 // one TrialRecord each in runs/<run-id>/trials.jsonl; Ctrl-C removes the run's containers.
 import path from "node:path";
-import pc from "picocolors";
 import { resolveAgent } from "../agents/index.ts";
+import { pc } from "../colours.ts";
 import { EXIT_FAILED, EXIT_OK, UsageError } from "../errors.ts";
 import { relativeToProject } from "../project.ts";
 import {

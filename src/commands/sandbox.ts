@@ -1,5 +1,5 @@
 // `kgate sandbox build|doctor|reap`: build the sandbox image, say what is missing, remove leftovers.
-import pc from "picocolors";
+import { pc } from "../colours.ts";
 import { EXIT_FAILED, EXIT_OK, UsageError } from "../errors.ts";
 import { ensureSandboxImage, planImage, reapDeadRuns, runDoctor } from "../sandbox/index.ts";
 import type { CommandContext } from "./context.ts";

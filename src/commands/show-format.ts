@@ -1,7 +1,8 @@
 // Text rendering for `kgate show`: a trial's header, one line (plus an excerpt) per trajectory event,
-// and a run's table of trials. Colour only where picocolors enables it (a TTY).
-import pc from "picocolors";
+// and a run's table of trials. Colour only on a TTY (src/colours.ts).
+
 import type { TrajectoryEvent } from "../agents/index.ts";
+import { pc } from "../colours.ts";
 import type { TrialRecord, Usage } from "../trial/index.ts";
 
 const EXCERPT_LINES = 8;

@@ -1,8 +1,8 @@
 // `kgate show <run>[/<trial>]`: one trial's record and trajectory, readably; or the trials of a run.
 import { existsSync } from "node:fs";
 import path from "node:path";
-import pc from "picocolors";
 import { readTrajectory, type TrajectoryEvent } from "../agents/index.ts";
+import { pc } from "../colours.ts";
 import { EXIT_OK, UsageError } from "../errors.ts";
 import { relativeToProject } from "../project.ts";
 import { readTrialRecords, runDirOf, type TrialRecord } from "../trial/index.ts";
