@@ -39,7 +39,10 @@ export type SingleEntry =
   | { kind: "symlink"; target: string }
   | { kind: "other"; type: string };
 
-/** Reads the first entry of a tar stream (as getArchive returns for one path), keeping at most maxBytes. */
+/**
+ * Reads the first entry of a tar stream (as getArchive returns for one path), keeping at most
+ * maxBytes. The stream is always closed at the end: Docker holds the container's lock until it is.
+ */
 export function readSingleEntry(stream: Readable, maxBytes: number): Promise<SingleEntry> {
   return new Promise((resolve, reject) => {
     const extract = tar.extract();
@@ -68,18 +71,15 @@ export function readSingleEntry(stream: Readable, maxBytes: number): Promise<Sin
       });
     });
     extract.on("finish", () => finish({ kind: "other", type: "empty archive" }));
-    extract.on("error", (err) => {
-      if (!settled) {
-        settled = true;
-        reject(err);
-      }
-    });
-    stream.on("error", (err) => {
-      if (!settled) {
-        settled = true;
-        reject(err);
-      }
-    });
+    const fail = (err: Error) => {
+      if (settled) return;
+      settled = true;
+      reject(err);
+      stream.destroy();
+      extract.destroy();
+    };
+    extract.on("error", fail);
+    stream.on("error", fail);
     stream.pipe(extract);
   });
 }

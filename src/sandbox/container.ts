@@ -154,7 +154,10 @@ export class DockerSandbox implements Sandbox {
     return this.docker.statPath(this.id, this.resolve(p));
   }
 
-  /** A tar stream of one path (null when missing), for callers that check the entry themselves. */
+  /**
+   * A tar stream of one path (null when missing), for callers that check the entry themselves. Read
+   * it to the end or destroy it: Docker keeps the container locked until then.
+   */
   archive(p: string): Promise<Readable | null> {
     return this.docker.getArchive(this.id, this.resolve(p));
   }

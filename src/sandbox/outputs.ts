@@ -63,24 +63,13 @@ async function collectOne(sandbox: DockerSandbox, output: DeclaredOutput): Promi
   if (unsafe) return rejected(p, unsafe);
   const segments = p.split("/");
   const parents = segments.slice(0, -1).map((_, i) => segments.slice(0, i + 1).join("/"));
-  // The file is requested while its folders are checked; the stream is dropped unread if they fail.
-  const pending = sandbox.archive(p);
-  pending.catch(() => {});
-  const problem = parentProblem(
-    p,
-    parents,
-    await Promise.all(parents.map((f) => sandbox.stat(f))),
-    sandbox.workdir,
-  );
-  if (problem) {
-    pending.then(
-      (stream) => stream?.destroy(),
-      () => {},
-    );
-    return problem;
-  }
+  // One archive call at a time: Docker keeps the container locked until a GET stream is read or closed.
+  const stats: Array<PathStat | null> = [];
+  for (const parent of parents) stats.push(await sandbox.stat(parent));
+  const problem = parentProblem(p, parents, stats, sandbox.workdir);
+  if (problem) return problem;
   // The file itself is judged by its tar entry: type and size are known before any content is read.
-  const archive = await pending;
+  const archive = await sandbox.archive(p);
   if (!archive) return { record: { path: p, status: "missing", reason: "the file was not written" } };
   const entry = await readSingleEntry(archive, output.maxBytes);
   if (entry.kind === "symlink") {
@@ -110,5 +99,7 @@ export async function collectOutputs(
   sandbox: DockerSandbox,
   outputs: readonly DeclaredOutput[],
 ): Promise<OutputFile[]> {
-  return Promise.all(outputs.map((output) => collectOne(sandbox, output)));
+  const results: OutputFile[] = [];
+  for (const output of outputs) results.push(await collectOne(sandbox, output));
+  return results;
 }
