@@ -60,6 +60,8 @@ export class DirSandbox implements Sandbox {
       };
       if (options.signal?.aborted) return onAbort();
       options.signal?.addEventListener("abort", onAbort, { once: true });
+      // a command that exits without reading its stdin closes the pipe first (EPIPE): not an error
+      child.stdin.on("error", () => {});
       child.stdin.end(options.stdin ?? "");
       child.on("close", (code, signal) => {
         options.signal?.removeEventListener("abort", onAbort);
