@@ -1,5 +1,5 @@
 // The CLI router: parses argv with commander and lazily imports one module per verb.
-import { Command, CommanderError, Option } from "commander";
+import { Argument, Command, CommanderError, Option } from "commander";
 import type { CommandContext } from "./commands/context.ts";
 import { EXIT_USAGE, ExitError } from "./errors.ts";
 import { findProjectRoot, projectPaths } from "./project.ts";
@@ -9,6 +9,11 @@ type Runner = (ctx: CommandContext, ...args: never[]) => Promise<number>;
 function context(program: Command): CommandContext {
   const root = program.opts<{ root?: string }>().root;
   return { paths: projectPaths(root ?? findProjectRoot()), stdout: process.stdout, stderr: process.stderr };
+}
+
+/** A repeatable option: every value, in order. */
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }
 
 export function buildProgram(onResult: (code: number) => void): Command {
@@ -109,6 +114,60 @@ export function buildProgram(onResult: (code: number) => void): Command {
     .option("--no-sandbox", "skip the oracle and noop trials (no Docker needed)")
     .option("--json", "machine-readable output")
     .action(action(() => import("./commands/check.ts")));
+
+  program
+    .command("audit")
+    .description(
+      "static leak audit: does an instruction or environment give the gated knowledge away? (exit 1 on an error finding)",
+    )
+    .argument("[task...]", "task ids (default: every task)")
+    .addOption(
+      new Option("--format <format>", "output format").choices(["text", "json", "sarif"]).default("text"),
+    )
+    .option("--json", "machine-readable output (same as --format json)")
+    .option("--staged", "audit the staged content (git index) of every task the staged change touches")
+    .option("--show", "reveal matched values (hidden by default: they are the secrets)")
+    .action(action(() => import("./commands/audit.ts")));
+
+  program
+    .command("hook")
+    .description("install or remove a git pre-commit hook that runs `kgate audit --staged` (husky-aware)")
+    .addArgument(new Argument("<action>", "what to do").choices(["install", "uninstall"]))
+    .action(action(() => import("./commands/hook.ts")));
+
+  program
+    .command("calibrate")
+    .description(
+      "calibrate tasks: n trials per cell, pass rates with Wilson intervals, retain / revise / discard",
+    )
+    .argument("[task...]", "task ids (default: every valid task)")
+    .option("-n <count>", "trials per cell (default 5, or calibration.n in kgate.config.json)")
+    .option("--cell <spec>", "add or replace a cell: name=agent:condition[>=t|<=t|=0] (repeatable)", collect)
+    .option("--threshold <spec>", "a cell's requirement, e.g. frontier+A>=0.6 (repeatable)", collect)
+    .option("--frontier <agent>", "agent configuration for the frontier cells")
+    .option("--mid <agent>", "agent configuration for the mid cells")
+    .option("--no-controls", "leave out the perturbed-artefact control cells")
+    .option("--concurrency <count>", "trials in flight at once (default 2)")
+    .option(
+      "--provider-concurrency <spec>",
+      "trials in flight per provider, e.g. anthropic=2 (repeatable)",
+      collect,
+    )
+    .option("--sequential", "add trials to undecided cells until decided at the stated confidence or capped")
+    .option("--cap <count>", "most valid trials per cell under --sequential (default 20)")
+    .option("--confidence <c>", "confidence of sequential decisions (default 0.95)")
+    .option("--resume <run>", "run the missing trials of an existing run (its plan is kept)")
+    .option("--run-id <id>", "id of the new run (default: a timestamp)")
+    .option("--json", "print the summary as JSON instead of Table 1")
+    .action(action(() => import("./commands/calibrate.ts")));
+
+  program
+    .command("report")
+    .description("Table 1, chart and HTML page of a calibration run, from its plan and records")
+    .argument("<run>", "run id (a folder of runs/) or a run directory")
+    .option("--out <dir>", "write the report files here instead of the run directory")
+    .option("--json", "print the summary as JSON instead of the Markdown table")
+    .action(action(() => import("./commands/report.ts")));
 
   return program;
 }

@@ -40,14 +40,14 @@ describe("kgate check", () => {
         default: "pass",
         "variant:perturbed": "pass",
         "variant:compressed": "pass",
-        "leak-audit": "unavailable",
+        "leak-audit": "pass",
       });
     }
     expect(report.summary).toEqual({
       tasks: ids.length,
-      passed: 9 * ids.length,
+      passed: 10 * ids.length,
       failed: 0,
-      unavailable: ids.length,
+      unavailable: 0,
       skipped: 0,
     });
     expect(result.code).toBe(0);
@@ -65,7 +65,30 @@ describe("kgate check", () => {
     );
     expect(result.stdout).toMatch(/^ {2}✓ variant:compressed +compressed: its answer passes$/m);
     expect(result.stdout).toMatch(/^ {2}- oracle +not run \(--no-sandbox\)$/m);
-    expect(result.stdout).toMatch(/^1 task\(s\): 7 passed, 0 failed, 3 not available, 0 skipped$/m);
+    expect(result.stdout).toMatch(/^1 task\(s\): 8 passed, 0 failed, 2 not available, 0 skipped$/m);
+  });
+
+  it("fails the leak-audit step, exit 1, when the instruction gives a gated constant away", () => {
+    const project = markupProject();
+    writeFileSync(
+      path.join(project.paths.audits, "markup.json"),
+      JSON.stringify({
+        items: [{ id: "markup-rate", kind: "number", value: 0.12, context: ["markup", "rate"] }],
+        allowlist: [],
+      }),
+    );
+    const instruction = path.join(project.paths.tasks, "markup", "instruction.md");
+    writeFileSync(
+      instruction,
+      `${readFileSync(instruction, "utf8")}\nApply a markup rate of twelve percent.\n`,
+    );
+    const result = kgate(["--root", project.paths.root, "check", "--no-sandbox", "--json"]);
+    expect(result.code).toBe(1);
+    const audit = (JSON.parse(result.stdout) as CheckJson).tasks[0]!.checks.find(
+      (c) => c.id === "leak-audit",
+    )!;
+    expect(audit.status).toBe("fail");
+    expect(audit.detail).toMatch(/^leaks found \([1-9]\d* error\(s\)/);
   });
 
   it("fails, exit 1, when the default conventions give the artefact's answer", () => {

@@ -1,6 +1,5 @@
 // One trial end to end in a real container: conditions, outputs, records, verification hand-off,
 // timeouts and infrastructure failures recorded rather than thrown.
-import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -147,19 +146,24 @@ describe("conditions inside the container", () => {
     expect(found).toEqual([`/home/agent/work/${demo.task.spec.artefact.path}`]);
   });
 
-  it("under +A the artefact is byte-identical to the source file; a variant replaces it", async () => {
+  it("under +A the artefact is byte-identical to the source; a variant replaces it; the instruction never changes", async () => {
     const demo = demoTask();
-    const seen: Record<string, string> = {};
+    const artefact: Record<string, string | null> = {};
+    const instruction: Record<string, string> = {};
     const reader = (key: string) =>
       probe(async (ctx) => {
-        const bytes = await ctx.sandbox.readFile(ctx.artefact!.path);
-        seen[key] = createHash("sha256").update(bytes).digest("hex");
+        instruction[key] = sha256(ctx.instruction);
+        artefact[key] = ctx.artefact ? sha256(await ctx.sandbox.readFile(ctx.artefact.path)) : null;
       });
     await trial(demo, reader("+A"), "+A");
+    await trial(demo, reader("-A"), "-A");
     await trial(demo, reader("variant"), "variant:perturbed");
-    expect(seen["+A"]).toBe(sha256(readFileSync(demo.task.artefact.absPath)));
-    expect(seen.variant).toBe(sha256(readFileSync(demo.task.variants[0]!.absPath)));
-    expect(seen.variant).not.toBe(seen["+A"]);
+    expect(artefact["+A"]).toBe(sha256(readFileSync(demo.task.artefact.absPath)));
+    expect(artefact.variant).toBe(sha256(readFileSync(demo.task.variants[0]!.absPath)));
+    expect(artefact.variant).not.toBe(artefact["+A"]);
+    expect(artefact["-A"]).toBeNull();
+    const source = sha256(readFileSync(path.join(demo.task.dir, "instruction.md")));
+    expect(Object.values(instruction)).toEqual([source, source, source]);
   });
 });
 

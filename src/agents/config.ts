@@ -136,6 +136,11 @@ export const KgateConfig = z
     $schema: z.string().optional(),
     schemaVersion: z.literal(CONFIG_SCHEMA_VERSION).default(CONFIG_SCHEMA_VERSION),
     agents: z.record(Slug, AgentConfig).default({}),
+    /**
+     * Calibration settings: the shape is CalibrationConfig (src/calibrate/config.ts), checked by the
+     * calibration commands, which own it; here only its place in the file is reserved.
+     */
+    calibration: z.record(z.string(), z.unknown()).optional(),
   })
   .strict();
 

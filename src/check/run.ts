@@ -1,7 +1,7 @@
 // Runs the steps of `kgate check` over tasks in a fixed order; a step whose prerequisite is missing
 // is skipped, never run on a half-loaded task.
 import type { ProjectPaths } from "../project.ts";
-import { auditStep } from "./pending-steps.ts";
+import { auditStep } from "./audit-step.ts";
 import { noopStep, oracleStep, type SandboxSession } from "./sandbox-steps.ts";
 import { digestStep, schemaStep } from "./static-steps.ts";
 import type { CheckContext, CheckResult, CheckStep } from "./types.ts";

@@ -8,7 +8,7 @@ import { sha256 } from "../task/index.ts";
 import type { CollectedOutput } from "../trial/record.ts";
 import { readSingleEntry } from "./archive.ts";
 import type { DockerSandbox } from "./container.ts";
-import { isDirectoryMode, isSymlinkMode } from "./docker.ts";
+import { isDirectoryMode, isSymlinkMode, type PathStat } from "./docker.ts";
 
 export interface DeclaredOutput {
   path: string;
@@ -40,23 +40,47 @@ function linkReason(what: string, target: string, workdir: string): string {
   return `${what} is a symbolic link${target ? ` to ${target}` : ""}${outside}; links are not followed`;
 }
 
+/** A folder on the way that is missing, a link or not a folder, as the output's record. */
+function parentProblem(
+  p: string,
+  parents: readonly string[],
+  stats: ReadonlyArray<PathStat | null>,
+  workdir: string,
+): OutputFile | null {
+  for (const [i, parent] of parents.entries()) {
+    const stat = stats[i];
+    if (!stat) return { record: { path: p, status: "missing", reason: `folder ${parent}/ does not exist` } };
+    if (isSymlinkMode(stat.mode))
+      return rejected(p, linkReason(`folder ${parent}`, stat.linkTarget, workdir));
+    if (!isDirectoryMode(stat.mode)) return rejected(p, `${parent} is not a folder`);
+  }
+  return null;
+}
+
 async function collectOne(sandbox: DockerSandbox, output: DeclaredOutput): Promise<OutputFile> {
   const p = output.path;
   const unsafe = unsafeOutputPath(p);
   if (unsafe) return rejected(p, unsafe);
   const segments = p.split("/");
   const parents = segments.slice(0, -1).map((_, i) => segments.slice(0, i + 1).join("/"));
-  const stats = await Promise.all(parents.map((parent) => sandbox.stat(parent)));
-  for (const [i, parent] of parents.entries()) {
-    const stat = stats[i];
-    if (!stat) return { record: { path: p, status: "missing", reason: `folder ${parent}/ does not exist` } };
-    if (isSymlinkMode(stat.mode)) {
-      return rejected(p, linkReason(`folder ${parent}`, stat.linkTarget, sandbox.workdir));
-    }
-    if (!isDirectoryMode(stat.mode)) return rejected(p, `${parent} is not a folder`);
+  // The file is requested while its folders are checked; the stream is dropped unread if they fail.
+  const pending = sandbox.archive(p);
+  pending.catch(() => {});
+  const problem = parentProblem(
+    p,
+    parents,
+    await Promise.all(parents.map((f) => sandbox.stat(f))),
+    sandbox.workdir,
+  );
+  if (problem) {
+    pending.then(
+      (stream) => stream?.destroy(),
+      () => {},
+    );
+    return problem;
   }
   // The file itself is judged by its tar entry: type and size are known before any content is read.
-  const archive = await sandbox.archive(p);
+  const archive = await pending;
   if (!archive) return { record: { path: p, status: "missing", reason: "the file was not written" } };
   const entry = await readSingleEntry(archive, output.maxBytes);
   if (entry.kind === "symlink") {

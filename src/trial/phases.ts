@@ -1,7 +1,7 @@
 // Timed, bounded phases of a trial: each records {startedAt, finishedAt, durationMs, error} and
 // fails with a typed PhaseTimeoutError when it overruns; errors are classified agent vs infra.
 import { SandboxUnavailableError } from "../sandbox/index.ts";
-import type { PhaseName, PhaseTiming, TrialError } from "./record.ts";
+import { PhaseName, type PhaseTiming, type TrialError } from "./record.ts";
 
 /** Bounds of the sandbox phases, in ms (the agent phase is bounded by the task's timeoutSec). */
 export interface PhaseTimeouts {
@@ -59,7 +59,14 @@ export async function bounded<T>(
 
 /** Records the timing of each phase as it runs. */
 export class PhaseClock {
-  readonly phases: Partial<Record<PhaseName, PhaseTiming>> = {};
+  private readonly phases: Partial<Record<PhaseName, PhaseTiming>> = {};
+
+  /** The phases that ran, in the order of PhaseName (some run side by side). */
+  ordered(): Partial<Record<PhaseName, PhaseTiming>> {
+    return Object.fromEntries(
+      PhaseName.options.flatMap((name) => (this.phases[name] ? [[name, this.phases[name]]] : [])),
+    );
+  }
 
   async run<T>(phase: PhaseName, fn: () => Promise<T>): Promise<T> {
     const started = new Date();

@@ -234,10 +234,11 @@ export async function runTrial(options: TrialOptions): Promise<TrialRecord> {
       error ??= options.signal?.aborted ? cancelled(options.signal.reason) : infraError("copyOut", err);
     }
   }
-  if (sandbox) {
-    const box = sandbox;
-    await clock.run("remove", () => bounded("remove", timeouts.remove, () => box.remove())).catch(() => {});
-  }
+  // The container is removed while verification runs on the host; the record waits for both.
+  const toRemove = sandbox;
+  const removal = toRemove
+    ? clock.run("remove", () => bounded("remove", timeouts.remove, () => toRemove.remove())).catch(() => {})
+    : Promise.resolve();
 
   let verdict: Verdict = UNVERIFIED;
   if (options.verify && error?.class !== "infra") {
@@ -258,6 +259,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialRecord> {
     }
   }
 
+  await removal;
   const record = TrialRecord.parse({
     recordVersion: 1,
     runId,
@@ -278,7 +280,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialRecord> {
     agent: { name: agent.name, digest: agent.digest, harness: agent.harness, model: agent.model },
     startedAt: startedAt.toISOString(),
     finishedAt: new Date().toISOString(),
-    phases: clock.phases,
+    phases: clock.ordered(),
     usage: outcome.usage,
     stopReason: error?.class === "infra" ? "error" : outcome.stopReason,
     outputs: files.map((f) => f.record),

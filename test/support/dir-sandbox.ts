@@ -60,7 +60,7 @@ export class DirSandbox implements Sandbox {
       };
       if (options.signal?.aborted) return onAbort();
       options.signal?.addEventListener("abort", onAbort, { once: true });
-      // a command that exits without reading its stdin closes the pipe first (EPIPE): not an error
+      // A command that exits before reading its input closes the pipe: that is not an error.
       child.stdin.on("error", () => {});
       child.stdin.end(options.stdin ?? "");
       child.on("close", (code, signal) => {

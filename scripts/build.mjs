@@ -1,0 +1,43 @@
+// Builds dist/: the CLI as an esbuild bundle, so `kgate` starts without compiling TypeScript on every
+// run (bin/kgate.js uses it while it is newer than every file in src/). Runs on `npm ci` through the
+// `prepare` script; when esbuild is not installed it says so and leaves bin/kgate.js on tsx.
+import { readFileSync, rmSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const outdir = process.argv[2] ? path.resolve(process.argv[2]) : path.join(root, "dist");
+
+let esbuild;
+try {
+  esbuild = await import("esbuild");
+} catch {
+  process.stderr.write(
+    "kgate build: esbuild is not installed; `kgate` will run from the sources through tsx\n",
+  );
+  process.exit(0);
+}
+
+// Small, always-needed packages are bundled (one file parses faster than many); everything else
+// stays external and is loaded from node_modules when a command needs it.
+const BUNDLED = new Set(["commander", "picocolors", "zod"]);
+const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
+const external = Object.keys(pkg.dependencies ?? {}).filter((name) => !BUNDLED.has(name));
+
+rmSync(outdir, { recursive: true, force: true });
+await esbuild.build({
+  absWorkingDir: root,
+  entryPoints: ["src/cli.ts"],
+  outdir,
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  external,
+  // Bundled CommonJS code calls require(); give the ES module one.
+  banner: {
+    js: "import { createRequire as __kgateRequire } from 'node:module'; const require = __kgateRequire(import.meta.url);",
+  },
+  logLevel: "warning",
+});

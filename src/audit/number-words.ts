@@ -1,0 +1,182 @@
+// Spelled-out numbers ("twelve percent", "two hundred thirty-five", "one point one two") read from
+// the word stream and reported as number literals.
+import { applyUnit, type NumberLiteral, unitAfter } from "./numbers.ts";
+import { wordHash } from "./words.ts";
+
+const SMALL = [
+  "zero",
+  "one",
+  "two",
+  "three",
+  "four",
+  "five",
+  "six",
+  "seven",
+  "eight",
+  "nine",
+  "ten",
+  "eleven",
+  "twelve",
+  "thirteen",
+  "fourteen",
+  "fifteen",
+  "sixteen",
+  "seventeen",
+  "eighteen",
+  "nineteen",
+];
+const TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"];
+
+type Kind = "small" | "tens" | "hundred" | "scale" | "point";
+interface Entry {
+  word: string;
+  kind: Kind;
+  value: number;
+}
+
+const ENTRIES = new Map<number, Entry>();
+const FILTER = new Uint32Array(32);
+function add(word: string, kind: Kind, value: number): void {
+  const h = wordHash(word);
+  ENTRIES.set(h, { word, kind, value });
+  FILTER[(h >>> 5) & 31]! |= 1 << (h & 31);
+}
+for (const [i, w] of SMALL.entries()) add(w, "small", i);
+for (const [i, w] of TENS.entries()) add(w, "tens", (i + 2) * 10);
+add("hundred", "hundred", 100);
+add("thousand", "scale", 1000);
+add("million", "scale", 1_000_000);
+add("point", "point", 0);
+
+/** Words of one spelled-out number are separated by spaces or hyphens, and maybe "and". */
+const GAP = /^[\s-]+(?:and[\s-]+)?$/i;
+function isGap(text: string, from: number, to: number): boolean {
+  return to > from && to - from <= 8 && GAP.test(text.slice(from, to));
+}
+
+/** Where number words may be: one native search, so only those words reach the reader. */
+export const NUMBER_WORD = new RegExp(
+  `(?<![a-z0-9])(?:${[...SMALL, ...TENS, "hundred", "thousand", "million", "point"].sort((a, b) => b.length - a.length).join("|")})(?![a-z0-9])`,
+  "gi",
+);
+
+/** Feeds every number word of `text` to a reader and finishes it. */
+export function readNumberWords(text: string, onNumber: (lit: NumberLiteral) => void): void {
+  const reader = new NumberWordReader(text, onNumber);
+  NUMBER_WORD.lastIndex = 0;
+  for (let m = NUMBER_WORD.exec(text); m !== null; m = NUMBER_WORD.exec(text)) {
+    reader.word(wordHash(m[0]), m.index, m.index + m[0].length);
+  }
+  reader.finish();
+}
+
+function sigDigits(value: number): number {
+  return String(Math.abs(value)).replace(".", "").replace(/^0+/, "").length || 1;
+}
+
+/** Feed it every word (hash, start, end) in order, then call finish(). */
+export class NumberWordReader {
+  private total = 0;
+  private current = 0;
+  private decimals = "";
+  private inDecimals = false;
+  private count = 0;
+  private start = -1;
+  private end = -1;
+  private lastWordEnd = -1;
+  private lastKind: Kind | null = null;
+  private readonly lit: NumberLiteral = {
+    value: 0,
+    start: 0,
+    end: 0,
+    halfUnit: 0,
+    sig: 0,
+    unit: "none",
+    sci: false,
+    times: false,
+    words: true,
+  };
+
+  constructor(
+    private readonly text: string,
+    private readonly onNumber: (lit: NumberLiteral) => void,
+  ) {}
+
+  word(hash: number, start: number, end: number): void {
+    if ((FILTER[(hash >>> 5) & 31]! & (1 << (hash & 31))) === 0) {
+      if (this.count > 0) this.flush();
+      return;
+    }
+    const entry = ENTRIES.get(hash);
+    if (
+      !entry ||
+      end - start !== entry.word.length ||
+      this.text.slice(start, end).toLowerCase() !== entry.word
+    ) {
+      if (this.count > 0) this.flush();
+      return;
+    }
+    if (this.count > 0 && !isGap(this.text, this.lastWordEnd, start)) this.flush();
+    if (this.count === 0 && (entry.kind === "point" || entry.kind === "hundred" || entry.kind === "scale")) {
+      return;
+    }
+    if (this.inDecimals) {
+      if (entry.kind !== "small" || entry.value > 9) {
+        this.flush();
+        if (entry.kind === "small" || entry.kind === "tens") this.word(hash, start, end);
+        return;
+      }
+      this.decimals += String(entry.value);
+    } else {
+      switch (entry.kind) {
+        case "small":
+        case "tens":
+          if (this.lastKind === "small" || (this.lastKind === "tens" && entry.kind === "tens")) {
+            this.flush();
+            this.word(hash, start, end);
+            return;
+          }
+          this.current += entry.value;
+          break;
+        case "hundred":
+          this.current = (this.current || 1) * 100;
+          break;
+        case "scale":
+          this.total += (this.current || 1) * entry.value;
+          this.current = 0;
+          break;
+        case "point":
+          this.inDecimals = true;
+          break;
+      }
+    }
+    if (this.count === 0) this.start = start;
+    this.count++;
+    if (entry.kind !== "point") this.end = end;
+    this.lastWordEnd = end;
+    this.lastKind = entry.kind;
+  }
+
+  finish(): void {
+    if (this.count > 0) this.flush();
+  }
+
+  private flush(): void {
+    const integer = this.total + this.current;
+    const value = this.decimals ? Number(`${integer}.${this.decimals}`) : integer;
+    const lit = this.lit;
+    lit.value = value;
+    lit.start = this.start;
+    lit.end = this.end;
+    lit.halfUnit = 0;
+    lit.sig = sigDigits(value);
+    lit.unit = "none";
+    const unit = unitAfter(this.text, this.end);
+    if (unit) applyUnit(lit, unit[0], unit[1]);
+    this.total = this.current = this.count = 0;
+    this.decimals = "";
+    this.inDecimals = false;
+    this.lastKind = null;
+    this.onNumber(lit);
+  }
+}

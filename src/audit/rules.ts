@@ -1,0 +1,148 @@
+// Compiles what is gated into matchers: declared items from the audit file plus items derived from the
+// artefact (file name, title, canary GUID, prose shingles), all literals in one Aho-Corasick automaton.
+import path from "node:path";
+import { AhoCorasick } from "./aho-corasick.ts";
+import { FormIndex, type GatedNumber } from "./forms.ts";
+import { normalise, normalisePattern } from "./normalise.ts";
+import type { AuditFile } from "./schema.ts";
+import { ShingleSet } from "./shingles.ts";
+
+export type RuleId =
+  | "gated-number"
+  | "gated-string"
+  | "gated-phrase"
+  | "alias-table"
+  | "artefact-canary"
+  | "artefact-name"
+  | "artefact-title"
+  | "artefact-prose"
+  | "coverage"
+  | "allowlist-unused"
+  | "allowlist-no-reason"
+  | "allowlist-expired"
+  | "unreadable-file";
+
+export interface CompiledItem {
+  id: string;
+  rule: RuleId;
+  severity: "error" | "warning";
+  /** Normalised context keywords; empty means every match counts at full severity. */
+  context: string[];
+  /** For alias tables: how many distinct entries in one file make a leak. */
+  minMatches?: number;
+  tableSize?: number;
+}
+
+export interface LiteralOwner {
+  item: number;
+  /** The normalised pattern (also the fingerprint's value). */
+  value: string;
+}
+
+export interface RuleSet {
+  items: CompiledItem[];
+  literals: AhoCorasick;
+  owners: LiteralOwner[];
+  forms: FormIndex;
+  shingles?: ShingleSet;
+  /** Index of the derived item that prose shingle hits belong to. */
+  proseItem: number;
+}
+
+export interface ArtefactInfo {
+  /** Where the artefact is placed under +A (task.json artefact.path). */
+  placedAt: string;
+  text: string;
+  canary?: string;
+}
+
+const CANARY_COMMENT = /<!--\s*kgate-canary:[^>]*-->/gi;
+
+/** The artefact's first Markdown heading, if it is specific enough to be a leak on its own. */
+export function artefactTitle(text: string): string | undefined {
+  const heading = /^#{1,6}[ \t]+(.+?)[ \t#]*$/m.exec(text.replace(CANARY_COMMENT, ""))?.[1];
+  if (!heading) return undefined;
+  const title = normalisePattern(heading);
+  return title.split(" ").length >= 2 && title.length >= 12 ? title : undefined;
+}
+
+/** The artefact's text without its canary comment, for shingles and coverage. */
+export function artefactProse(text: string): string {
+  return text.replace(CANARY_COMMENT, (m) => " ".repeat(m.length));
+}
+
+export function compileRules(audit: AuditFile, artefact: ArtefactInfo): RuleSet {
+  const items: CompiledItem[] = [];
+  const patterns: string[] = [];
+  const owners: LiteralOwner[] = [];
+  const numbers: GatedNumber[] = [];
+  const addLiteral = (item: number, text: string) => {
+    const value = normalisePattern(text);
+    if (value.length === 0) return;
+    patterns.push(value);
+    owners.push({ item, value });
+  };
+
+  for (const item of audit.items) {
+    const index = items.length;
+    const context = item.context.map(normalisePattern);
+    switch (item.kind) {
+      case "number":
+        items.push({ id: item.id, rule: "gated-number", severity: item.severity, context });
+        numbers.push({
+          item: index,
+          value: item.value,
+          as: item.as ?? (Math.abs(item.value) > 0 && Math.abs(item.value) < 1 ? "rate" : "quantity"),
+          equivalents: item.equivalents,
+        });
+        break;
+      case "string":
+        items.push({ id: item.id, rule: "gated-string", severity: item.severity, context });
+        for (const v of item.values) addLiteral(index, v);
+        break;
+      case "phrase":
+        items.push({ id: item.id, rule: "gated-phrase", severity: item.severity, context });
+        addLiteral(index, item.text);
+        break;
+      case "table":
+        items.push({
+          id: item.id,
+          rule: "alias-table",
+          severity: item.severity,
+          context,
+          minMatches: item.minMatches,
+          tableSize: item.values.length,
+        });
+        for (const v of item.values) addLiteral(index, v);
+        break;
+    }
+  }
+
+  const derived = (id: string, rule: RuleId, values: string[]) => {
+    const index = items.length;
+    items.push({ id, rule, severity: "error", context: [] });
+    for (const v of new Set(values)) addLiteral(index, v);
+  };
+  derived("artefact-name", "artefact-name", [
+    artefact.placedAt,
+    path.posix.basename(artefact.placedAt),
+    "artefact.md",
+  ]);
+  const title = artefactTitle(artefact.text);
+  if (title) derived("artefact-title", "artefact-title", [title]);
+  if (artefact.canary) derived("artefact-canary", "artefact-canary", [artefact.canary]);
+
+  const prose = normalise(artefactProse(artefact.text)).text;
+  const shingles = new ShingleSet(prose, audit.shingleWords);
+  const proseItem = items.length;
+  items.push({ id: "artefact-prose", rule: "artefact-prose", severity: "error", context: [] });
+
+  return {
+    items,
+    literals: new AhoCorasick(patterns),
+    owners,
+    forms: new FormIndex(numbers),
+    shingles: shingles.size > 0 ? shingles : undefined,
+    proseItem,
+  };
+}

@@ -1,0 +1,60 @@
+// Words of a text in one pass: each word's FNV-1a hash of its case-folded characters and its span.
+// Prose shingles and spelled-out numbers both read this stream.
+
+export type WordCallback = (hash: number, start: number, end: number) => void;
+
+const letterCache = new Uint8Array(0x10000);
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+
+/** ASCII letters and digits, and any non-ASCII letter or digit. */
+export function isWordCode(c: number): boolean {
+  if (c < 128) return (c >= 48 && c <= 57) || ((c | 32) >= 97 && (c | 32) <= 122);
+  if (c > 0xffff) return true;
+  let known = letterCache[c]!;
+  if (known === 0) {
+    known = LETTER_OR_DIGIT.test(String.fromCharCode(c)) || (c >= 0xd800 && c <= 0xdfff) ? 1 : 2;
+    letterCache[c] = known;
+  }
+  return known === 1;
+}
+
+/** FNV-1a of a word as the word pass hashes it (ASCII folded to lower case). */
+export function wordHash(word: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < word.length; i++) {
+    let c = word.charCodeAt(i);
+    if (c >= 65 && c <= 90) c |= 32;
+    h = Math.imul(h ^ c, 0x01000193);
+  }
+  return h;
+}
+
+export function forEachWord(text: string, onWord: WordCallback, from = 0, to = text.length): void {
+  let i = from;
+  while (i < to) {
+    let c = text.charCodeAt(i);
+    if (c < 128 ? !((c >= 48 && c <= 57) || ((c | 32) >= 97 && (c | 32) <= 122)) : !isWordCode(c)) {
+      i++;
+      continue;
+    }
+    const start = i;
+    let h = 0x811c9dc5;
+    do {
+      if (c >= 65 && c <= 90) c |= 32;
+      h = Math.imul(h ^ c, 0x01000193);
+      i++;
+      if (i >= to) break;
+      c = text.charCodeAt(i);
+    } while (c < 128 ? (c >= 48 && c <= 57) || ((c | 32) >= 97 && (c | 32) <= 122) : isWordCode(c));
+    onWord(h, start, i);
+  }
+}
+
+/** The words of a text, lower-cased, with their spans. */
+export function wordsOf(text: string): Array<{ word: string; hash: number; start: number; end: number }> {
+  const out: Array<{ word: string; hash: number; start: number; end: number }> = [];
+  forEachWord(text, (hash, start, end) =>
+    out.push({ word: text.slice(start, end).toLowerCase(), hash, start, end }),
+  );
+  return out;
+}

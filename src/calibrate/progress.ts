@@ -1,0 +1,209 @@
+// Progress of a calibration on stderr: a live block redrawn in place on a TTY (per task, each
+// cell's done/planned and passes; totals with tokens, cost and ETA), one quiet line per finished
+// trial otherwise (CI, pipes).
+import type { Writable } from "node:stream";
+import pc from "picocolors";
+import type { TrialRecord } from "../trial/record.ts";
+import type { EngineEvents, TrialJob } from "./engine.ts";
+import type { Plan } from "./plan.ts";
+import type { Outcome, Tally } from "./tally.ts";
+
+export interface ProgressOptions {
+  stream: Writable & { isTTY?: boolean; rows?: number };
+  /** Live redraw; defaults to the stream being a TTY and CI not being set. */
+  live?: boolean;
+  /** Milliseconds between redraws. */
+  intervalMs?: number;
+  now?: () => number;
+}
+
+interface CellProgress {
+  task: string;
+  label: string;
+  pass: number;
+  fail: number;
+  infra: number;
+  running: number;
+}
+
+export function formatTokens(n: number): string {
+  if (n >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
+  if (n >= 1e3) return `${(n / 1e3).toFixed(1)}k`;
+  return String(n);
+}
+
+export function formatDuration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m${String(s % 60).padStart(2, "0")}s`;
+  return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, "0")}m`;
+}
+
+export class Progress implements EngineEvents {
+  private readonly cells = new Map<string, CellProgress>();
+  private readonly live: boolean;
+  private readonly colors: ReturnType<typeof pc.createColors>;
+  private readonly now: () => number;
+  private readonly startedAt: number;
+  private doneSession = 0;
+  private doneBefore = 0;
+  private remaining = 0;
+  private tokens = 0;
+  private cost = 0;
+  private costUnknown = false;
+  private drawnLines = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private dirty = false;
+
+  constructor(
+    private readonly plan: Plan,
+    tally: Tally,
+    private readonly options: ProgressOptions,
+  ) {
+    this.live = options.live ?? (Boolean(options.stream.isTTY) && !process.env.CI);
+    this.colors = pc.createColors(this.live);
+    this.now = options.now ?? Date.now;
+    this.startedAt = this.now();
+    for (const t of tally.cells.values()) {
+      // Trials that ended in an infrastructure error run again, so they count as not done yet.
+      this.cells.set(t.cell.key, {
+        task: t.cell.task,
+        label: t.cell.label,
+        pass: t.passes,
+        fail: t.fails,
+        infra: 0,
+        running: 0,
+      });
+      this.doneBefore += t.runs + t.unverified;
+    }
+    if (this.live) this.timer = setInterval(() => this.flush(), options.intervalMs ?? 100);
+    this.timer?.unref();
+  }
+
+  private cell(job: TrialJob): CellProgress {
+    return this.cells.get(job.cell.key)!;
+  }
+
+  started(job: TrialJob): void {
+    this.cell(job).running += 1;
+    this.dirty = true;
+  }
+
+  planned(remaining: number): void {
+    this.remaining = remaining;
+    this.dirty = true;
+  }
+
+  finished(job: TrialJob, record: TrialRecord, outcome: Outcome, retrying: boolean): void {
+    const c = this.cell(job);
+    c.running -= 1;
+    if (outcome === "pass") c.pass += 1;
+    else if (outcome === "fail") c.fail += 1;
+    else if (outcome === "infra" && !retrying) c.infra += 1;
+    if (!retrying) this.doneSession += 1;
+    this.tokens += record.usage.inputTokens + record.usage.outputTokens;
+    if (record.usage.costUsd === null) this.costUnknown = true;
+    else this.cost += record.usage.costUsd;
+    this.dirty = true;
+    if (!this.live) this.line(job, record, outcome, retrying);
+  }
+
+  crashed(job: TrialJob, error: Error, retrying: boolean): void {
+    this.cell(job).running -= 1;
+    this.dirty = true;
+    const what = `${job.trialId}: the trial runner failed: ${error.message}${retrying ? " (retrying)" : ""}`;
+    if (this.live) this.note(what);
+    else this.options.stream.write(`${this.colors.red("error")} ${what}\n`);
+  }
+
+  /** A message above the live block (or a plain line). */
+  note(text: string): void {
+    this.clear();
+    this.options.stream.write(`${text}\n`);
+    this.dirty = true;
+  }
+
+  private eta(): string {
+    if (this.doneSession === 0 || this.remaining === 0) return "";
+    const per = (this.now() - this.startedAt) / this.doneSession;
+    return ` · eta ${formatDuration(per * this.remaining)}`;
+  }
+
+  private money(): string {
+    return `$${this.cost.toFixed(2)}${this.costUnknown ? "+?" : ""}`;
+  }
+
+  private totals(): string {
+    const all = [...this.cells.values()];
+    const sum = (k: "pass" | "fail" | "infra" | "running") => all.reduce((s, c) => s + c[k], 0);
+    const done = this.doneBefore + this.doneSession;
+    const c = this.colors;
+    return (
+      `trials ${done}/${done + this.remaining} · ${c.green(`pass ${sum("pass")}`)} · ${c.red(`fail ${sum("fail")}`)}` +
+      ` · ${c.yellow(`infra ${sum("infra")}`)} · running ${sum("running")} · tokens ${formatTokens(this.tokens)}` +
+      ` · ${this.money()}${this.eta()}`
+    );
+  }
+
+  private line(job: TrialJob, record: TrialRecord, outcome: Outcome, retrying: boolean): void {
+    const c = this.colors;
+    const colour = outcome === "pass" ? c.green : outcome === "fail" ? c.red : c.yellow;
+    const error = record.error ? ` (${record.error.kind}: ${record.error.message.split("\n")[0]})` : "";
+    const cost = record.usage.costUsd === null ? "" : ` · $${record.usage.costUsd.toFixed(3)}`;
+    const took = formatDuration(Date.parse(record.finishedAt) - Date.parse(record.startedAt));
+    const done = this.doneBefore + this.doneSession;
+    this.options.stream.write(
+      `[${done}/${done + Math.max(0, this.remaining - 1)}] ${job.cell.task} ${job.cell.label} #${job.index + 1}` +
+        ` ${colour(outcome)}${error}${retrying ? " retrying" : ""}` +
+        ` · ${formatTokens(record.usage.inputTokens + record.usage.outputTokens)} tok${cost} · ${took}${this.eta()}\n`,
+    );
+  }
+
+  private block(): string[] {
+    const lines = [`${this.colors.bold("calibrating")} ${this.plan.runId} (${this.plan.mode})`];
+    const rows = this.options.stream.rows ?? 40;
+    if (this.plan.tasks.length + 2 <= rows - 2) {
+      const width = Math.max(...this.plan.tasks.map((t) => t.id.length));
+      for (const task of this.plan.tasks) {
+        const parts = [...this.cells.values()]
+          .filter((c) => c.task === task.id)
+          .map((c) => {
+            const run = c.running > 0 ? this.colors.cyan(`+${c.running}`) : "";
+            const infra = c.infra > 0 ? this.colors.yellow(` !${c.infra}`) : "";
+            return `${c.label} ${this.colors.green(String(c.pass))}/${c.pass + c.fail}${infra}${run}`;
+          });
+        lines.push(`  ${task.id.padEnd(width)}  ${parts.join("   ")}`);
+      }
+    }
+    lines.push(this.totals());
+    return lines;
+  }
+
+  private clear(): void {
+    if (!this.live || this.drawnLines === 0) return;
+    this.options.stream.write(`\x1b[${this.drawnLines}F\x1b[J`);
+    this.drawnLines = 0;
+  }
+
+  private flush(): void {
+    if (!this.dirty) return;
+    this.dirty = false;
+    this.clear();
+    const lines = this.block();
+    this.options.stream.write(`${lines.join("\n")}\n`);
+    this.drawnLines = lines.length;
+  }
+
+  /** Draws the final state and stops redrawing. */
+  close(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    if (this.live) {
+      this.dirty = true;
+      this.flush();
+    } else {
+      this.options.stream.write(`${this.totals()}\n`);
+    }
+  }
+}

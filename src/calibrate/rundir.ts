@@ -1,0 +1,93 @@
+// The run directory of a calibration: runs/<run>/plan.json, trials.jsonl (written by the trial
+// runner), trajectories, the reports, and a lock file so that two processes never share a run.
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
+import path from "node:path";
+import { type ProjectPaths, relativeToProject } from "../project.ts";
+import { formatProblem, parseJsonText, problemsFromZod } from "../task/index.ts";
+import { Plan } from "./plan.ts";
+
+export interface RunDir {
+  id: string;
+  dir: string;
+  /** The run directory as shown in messages (project-relative when inside the project). */
+  shown: string;
+  plan: string;
+  trials: string;
+  lock: string;
+}
+
+export function runDir(paths: ProjectPaths, idOrPath: string): RunDir {
+  const direct = path.resolve(idOrPath);
+  const dir =
+    idOrPath.includes("/") || (existsSync(direct) && !existsSync(path.join(paths.runs, idOrPath)))
+      ? direct
+      : path.join(paths.runs, idOrPath);
+  const rel = relativeToProject(paths, dir);
+  return {
+    id: path.basename(dir),
+    dir,
+    shown: rel.startsWith("..") ? dir : rel,
+    plan: path.join(dir, "plan.json"),
+    trials: path.join(dir, "trials.jsonl"),
+    lock: path.join(dir, "calibrate.lock"),
+  };
+}
+
+/** `cal-20261130-142500-1a2b`: sortable by time, unique enough for one project. */
+export function newRunId(now: Date = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
+  return `cal-${stamp}-${randomBytes(2).toString("hex")}`;
+}
+
+/** Writes a file whole or not at all (temporary file + rename). */
+export function writeFileAtomic(file: string, content: string): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, content);
+  renameSync(tmp, file);
+}
+
+export function writePlan(run: RunDir, plan: Plan): void {
+  if (existsSync(run.plan))
+    throw new Error(`${run.shown} already holds a plan; resume it with --resume ${run.id}`);
+  writeFileAtomic(run.plan, `${JSON.stringify(plan, null, 2)}\n`);
+}
+
+/** Reads and validates plan.json; the error names the file and the field. */
+export function readPlan(run: RunDir): Plan {
+  const file = `${run.shown}/plan.json`;
+  if (!existsSync(run.plan)) {
+    throw new Error(
+      existsSync(run.dir) ? `${file} is missing: not a calibration run` : `no run directory ${run.shown}`,
+    );
+  }
+  const json = parseJsonText(file, readFileSync(run.plan, "utf8"));
+  if (!json.ok) throw new Error(formatProblem(json.problem));
+  const parsed = Plan.safeParse(json.value);
+  if (!parsed.success) throw new Error(problemsFromZod(file, parsed.error).map(formatProblem).join("\n"));
+  return parsed.data;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Takes the run's lock, refusing while another live process on this host holds it. Returns the release. */
+export function acquireLock(run: RunDir): () => void {
+  if (existsSync(run.lock)) {
+    const held = /^(\d+) (.*)$/.exec(readFileSync(run.lock, "utf8").trim());
+    const pid = Number(held?.[1]);
+    if (held && held[2] === hostname() && pid !== process.pid && alive(pid)) {
+      throw new Error(`${run.shown} is being calibrated by process ${pid}; wait for it or stop it first`);
+    }
+  }
+  writeFileAtomic(run.lock, `${process.pid} ${hostname()}\n`);
+  return () => rmSync(run.lock, { force: true });
+}

@@ -1,0 +1,183 @@
+// One `kgate calibrate` session, argv aside: select tasks or reload a plan, refuse a resume whose
+// digests drifted, hold the run's lock, run the wanted trials with progress, write the reports.
+// The trial machinery comes in through a Backend, so the flow is the same for real and fake runs.
+import { mkdirSync } from "node:fs";
+import type { Writable } from "node:stream";
+import type { ProjectPaths } from "../project.ts";
+import type { RunSummary } from "../report/index.ts";
+import { type LoadedTask, loadAllTasks, loadTask, loadValidTask } from "../task/index.ts";
+import type { CalibrationConfig } from "./config.ts";
+import { type EngineResult, runCalibration, type TrialRunner } from "./engine.ts";
+import { type AgentInfo, buildPlan, type Plan, planDrift } from "./plan.ts";
+import { Progress } from "./progress.ts";
+import { readRecords, summariseRun, writeReports } from "./reports.ts";
+import { acquireLock, newRunId, type RunDir, readPlan, runDir, writePlan } from "./rundir.ts";
+import { tallyRecords } from "./tally.ts";
+
+/** A calibration that cannot start: bad selection, unknown agent, drifted digests, a held lock. */
+export class CalibrationError extends Error {
+  override name = "CalibrationError";
+}
+
+export interface StartedBackend {
+  runner: TrialRunner;
+  /** Releases what start() acquired (prepared agents, relays). */
+  stop(): Promise<void>;
+}
+
+/** The trial machinery: real (Docker, model providers) in the CLI, in-process in tests. */
+export interface Backend {
+  /** Describes agent configurations; a name it does not know is left out of the map. */
+  agents(names: readonly string[]): Promise<Map<string, AgentInfo>>;
+  /** Prepares everything trials need (image, agents) once per session. */
+  start(plan: Plan, tasks: ReadonlyMap<string, LoadedTask>): Promise<StartedBackend>;
+}
+
+export interface SessionOptions {
+  paths: ProjectPaths;
+  config: CalibrationConfig;
+  /** Task ids; empty = every valid task. Ignored on resume. */
+  taskIds: readonly string[];
+  /** A run id or directory to resume. */
+  resume?: string;
+  runId?: string;
+  /** Stops new trials; running ones are cancelled by the runner. */
+  signal?: AbortSignal;
+  /** Progress and warnings go here (stderr). */
+  stderr: Writable & { isTTY?: boolean; rows?: number };
+  /** Live progress; default: stderr is a TTY and CI is not set. */
+  live?: boolean;
+}
+
+export interface SessionResult {
+  run: RunDir;
+  plan: Plan;
+  summary: RunSummary;
+  engine: EngineResult;
+  /** Report files written. */
+  reports: string[];
+}
+
+function selectTasks(o: SessionOptions): LoadedTask[] {
+  if (o.taskIds.length > 0) {
+    return o.taskIds.map((id) => {
+      try {
+        return loadValidTask(o.paths, id);
+      } catch (err) {
+        throw new CalibrationError((err as Error).message);
+      }
+    });
+  }
+  const all = loadAllTasks(o.paths);
+  for (const r of all) {
+    if (!r.ok) o.stderr.write(`warning: skipping invalid task "${r.id}" (see kgate list)\n`);
+  }
+  const valid = all.flatMap((r) => (r.ok ? [r.task] : []));
+  if (valid.length === 0) throw new CalibrationError(`no valid task in ${o.paths.tasks}`);
+  return valid;
+}
+
+/** The backend's agent descriptions; a configuration it cannot read is a calibration error too. */
+async function describeAgents(backend: Backend, names: readonly string[]): Promise<Map<string, AgentInfo>> {
+  try {
+    return await backend.agents(names);
+  } catch (err) {
+    throw new CalibrationError((err as Error).message);
+  }
+}
+
+async function resolveAgents(backend: Backend, names: readonly string[]): Promise<Map<string, AgentInfo>> {
+  const known = await describeAgents(backend, names);
+  const missing = names.filter((n) => !known.has(n));
+  if (missing.length > 0) {
+    throw new CalibrationError(
+      `unknown agent configuration(s): ${missing.join(", ")} (define them under "agents" in kgate.config.json, ` +
+        "or use --frontier / --mid / --cell to pick others)",
+    );
+  }
+  return known;
+}
+
+async function newRun(
+  o: SessionOptions,
+  backend: Backend,
+): Promise<{ run: RunDir; plan: Plan; tasks: LoadedTask[] }> {
+  const tasks = selectTasks(o);
+  const agents = await resolveAgents(backend, [...new Set(o.config.cells.map((c) => c.agent))]);
+  const run = runDir(o.paths, o.runId ?? newRunId());
+  let plan: Plan;
+  try {
+    plan = buildPlan({ runId: run.id, config: o.config, tasks, resolveAgent: (name) => agents.get(name)! });
+    mkdirSync(run.dir, { recursive: true });
+    writePlan(run, plan);
+  } catch (err) {
+    throw new CalibrationError((err as Error).message);
+  }
+  return { run, plan, tasks };
+}
+
+async function resumedRun(o: SessionOptions, backend: Backend, name: string) {
+  const run = runDir(o.paths, name);
+  let plan: Plan;
+  try {
+    plan = readPlan(run);
+  } catch (err) {
+    throw new CalibrationError((err as Error).message);
+  }
+  const tasks = new Map<string, LoadedTask>();
+  for (const t of plan.tasks) {
+    const result = loadTask(o.paths, t.id);
+    if (result.ok) tasks.set(t.id, result.task);
+  }
+  const agents = await describeAgents(
+    backend,
+    plan.agents.map((a) => a.name),
+  );
+  const drift = planDrift(plan, { tasks, agents });
+  if (drift.length > 0) {
+    throw new CalibrationError(
+      `cannot resume ${run.shown}: the project changed since the plan was written\n` +
+        `${drift.map((d) => `  ${d}`).join("\n")}\n` +
+        "results made with different inputs must not be mixed: start a new run, or restore what changed",
+    );
+  }
+  return { run, plan, tasks: [...tasks.values()] };
+}
+
+export async function calibrate(o: SessionOptions, backend: Backend): Promise<SessionResult> {
+  const { run, plan, tasks } = o.resume ? await resumedRun(o, backend, o.resume) : await newRun(o, backend);
+  let release: () => void;
+  try {
+    release = acquireLock(run);
+  } catch (err) {
+    throw new CalibrationError((err as Error).message);
+  }
+  const taskMap = new Map(tasks.map((t) => [t.id, t]));
+  let engine: EngineResult;
+  try {
+    const { records, problems } = readRecords(run);
+    for (const p of problems) o.stderr.write(`warning: ${p}\n`);
+    const started = await backend.start(plan, taskMap);
+    const progress = new Progress(plan, tallyRecords(plan, records), { stream: o.stderr, live: o.live });
+    try {
+      engine = await runCalibration({
+        plan,
+        runDir: run.dir,
+        tasks: taskMap,
+        runner: started.runner,
+        records,
+        concurrency: o.config.concurrency,
+        providerLimits: o.config.providerConcurrency,
+        signal: o.signal,
+        events: progress,
+      });
+    } finally {
+      progress.close();
+      await started.stop();
+    }
+  } finally {
+    release();
+  }
+  const summary = summariseRun(run);
+  return { run, plan, summary, engine, reports: writeReports(summary, run) };
+}

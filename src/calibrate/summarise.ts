@@ -1,0 +1,267 @@
+// Plan + trial records -> the run summary that every report renders: per cell counts, Wilson
+// intervals, clause verdicts, attribution, usage; per task the decision and its reasons; the
+// aggregate rows (e.g. 51/75); every trial as a row.
+import type {
+  Aggregate,
+  AttributionCounts,
+  CellSummary,
+  Clause,
+  RunSummary,
+  TaskSummary,
+  TrialRow,
+  UsageTotals,
+} from "../report/model.ts";
+import { SUMMARY_VERSION } from "../report/model.ts";
+import type { TrialRecord } from "../trial/record.ts";
+import type { Plan } from "./plan.ts";
+import { maxTrials } from "./plan.ts";
+import { pendingReason, sequentialResult } from "./policy.ts";
+import { clauseText } from "./requirement.ts";
+import { type ClauseInput, type Decision, decide, fixedClause } from "./rule.ts";
+import { describeSequential } from "./sequential.ts";
+import { passRate, wilson } from "./stats.ts";
+import { type CellTally, cellsOfTask, outcomeOf, type Tally, tallyRecords } from "./tally.ts";
+
+const zeroUsage = (): UsageTotals => ({
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  modelCalls: 0,
+  costUsd: 0,
+  costUnknown: 0,
+});
+
+function addUsage(total: UsageTotals, record: TrialRecord): void {
+  const u = record.usage;
+  total.inputTokens += u.inputTokens;
+  total.outputTokens += u.outputTokens;
+  total.cacheReadTokens += u.cacheReadTokens;
+  total.cacheWriteTokens += u.cacheWriteTokens;
+  total.modelCalls += u.modelCalls;
+  if (u.costUsd === null) total.costUnknown += 1;
+  else total.costUsd += u.costUsd;
+}
+
+function sumUsage(parts: UsageTotals[]): UsageTotals {
+  const total = zeroUsage();
+  for (const p of parts) for (const k of Object.keys(total) as (keyof UsageTotals)[]) total[k] += p[k];
+  return total;
+}
+
+function attributionOf(records: Iterable<TrialRecord>): AttributionCounts {
+  const counts: AttributionCounts = {
+    "default-convention": 0,
+    perturbed: {},
+    format: 0,
+    other: 0,
+    unattributed: 0,
+  };
+  for (const r of records) {
+    if (outcomeOf(r) !== "fail") continue;
+    const a = r.verdict.attribution;
+    if (a === null) counts.unattributed += 1;
+    else if (a.startsWith("perturbed-convention:")) {
+      const name = a.slice("perturbed-convention:".length);
+      counts.perturbed[name] = (counts.perturbed[name] ?? 0) + 1;
+    } else counts[a as "default-convention" | "format" | "other"] += 1;
+  }
+  return counts;
+}
+
+function clauseOf(plan: Plan, t: CellTally): Clause | null {
+  if (!t.cell.require) return null;
+  if (plan.mode === "sequential") return sequentialResult(plan, t);
+  const input: ClauseInput = {
+    cell: t.cell.label,
+    requirement: t.cell.require,
+    control: t.cell.control,
+    passes: t.passes,
+    runs: t.runs,
+    excluded: t.infra + t.unverified,
+  };
+  return fixedClause(input);
+}
+
+function cellSummary(plan: Plan, t: CellTally): CellSummary {
+  let missing = 0;
+  for (let i = 0; i < plan.n; i++) if (!t.slots.has(i)) missing += 1;
+  const usage = zeroUsage();
+  for (const r of t.slots.values()) addUsage(usage, r);
+  return {
+    key: t.cell.key,
+    task: t.cell.task,
+    spec: t.cell.spec,
+    label: t.cell.label,
+    agent: t.cell.agent,
+    condition: t.cell.condition,
+    require: t.cell.require,
+    control: t.cell.control,
+    counts: {
+      planned: plan.mode === "sequential" ? maxTrials(plan) : plan.n,
+      pass: t.passes,
+      fail: t.fails,
+      infra: t.infra,
+      unverified: t.unverified,
+      missing,
+      runs: t.runs,
+    },
+    rate: passRate(t.passes, t.runs),
+    interval: wilson(t.passes, t.runs),
+    clause: clauseOf(plan, t),
+    attribution: attributionOf(t.slots.values()),
+    usage,
+  };
+}
+
+/** The retain rule and the screening rule, in words. */
+export function describeRule(plan: Plan): string[] {
+  const rule = plan.specs.filter((s) => s.require && !s.control);
+  const controls = plan.specs.filter((s) => s.require && s.control);
+  const lines = [
+    `retain when ${rule.map((s) => clauseText(s.name, s.require!)).join(" and ") || "(no clause)"}` +
+      (controls.length > 0
+        ? `; controls must fail like -A: ${controls.map((s) => clauseText(s.name, s.require!)).join(", ")}`
+        : ""),
+  ];
+  if (plan.mode === "fixed") {
+    lines.push(
+      `fixed n = ${plan.n} trials per cell; a clause that one trial would flip is borderline and makes the ` +
+        "decision revise, as does a control that passes; infrastructure errors are left out of the rates",
+    );
+  } else {
+    lines.push(
+      `${describeSequential(plan.sequential, plan.n)}; infrastructure errors are left out of the rates`,
+    );
+  }
+  return lines;
+}
+
+function aggregate(spec: string, scope: Aggregate["scope"], cells: CellSummary[]): Aggregate {
+  const passes = cells.reduce((s, c) => s + c.counts.pass, 0);
+  const runs = cells.reduce((s, c) => s + c.counts.runs, 0);
+  return {
+    spec,
+    scope,
+    tasks: new Set(cells.map((c) => c.task)).size,
+    passes,
+    runs,
+    rate: passRate(passes, runs),
+    interval: wilson(passes, runs),
+  };
+}
+
+function trialRow(plan: Plan, tally: Tally, record: TrialRecord): TrialRow | null {
+  const cell = plan.cells.find(
+    (c) => c.task === record.task.id && c.agent === record.agent.name && c.condition === record.condition,
+  );
+  if (!cell) return null;
+  const latest = tally.cells.get(cell.key)?.slots.get(record.index);
+  return {
+    trialId: record.trialId,
+    task: record.task.id,
+    cell: cell.label,
+    spec: cell.spec,
+    agent: record.agent.name,
+    condition: record.condition,
+    index: record.index,
+    attempt: record.attempt,
+    outcome: outcomeOf(record),
+    superseded: latest !== record,
+    attribution: record.verdict.attribution,
+    stopReason: record.stopReason,
+    error: record.error,
+    inputTokens: record.usage.inputTokens,
+    outputTokens: record.usage.outputTokens,
+    costUsd: record.usage.costUsd,
+    durationMs: Math.max(0, Date.parse(record.finishedAt) - Date.parse(record.startedAt)),
+    trajectory: record.trajectory,
+    artefactOpened: record.artefactOpened,
+    canaryLeak: record.canaryLeak,
+  };
+}
+
+export function summarise(
+  plan: Plan,
+  records: readonly TrialRecord[],
+  extraWarnings: readonly string[] = [],
+  now: Date = new Date(),
+): RunSummary {
+  const tally = tallyRecords(plan, records);
+  const cells = [...tally.cells.values()].map((t) => cellSummary(plan, t));
+  const tasks: TaskSummary[] = plan.tasks.map((task) => {
+    const mine = cells.filter((c) => c.task === task.id);
+    const clauses = mine.map((c) => c.clause).filter((c): c is Clause => c !== null);
+    const { decision, reasons } = decide(clauses, pendingReason(plan, tally, task.id));
+    return {
+      id: task.id,
+      title: task.title,
+      gate: task.gate,
+      decision,
+      reasons,
+      notes: task.notes,
+      usage: sumUsage(cellsOfTask(tally, task.id).map((t) => cells.find((c) => c.key === t.cell.key)!.usage)),
+    };
+  });
+  const retained = new Set(tasks.filter((t) => t.decision === "retain").map((t) => t.id));
+  const specNames = plan.specs.map((s) => s.name).filter((name) => cells.some((c) => c.spec === name));
+  const aggregates = specNames.flatMap((spec) => {
+    const of = cells.filter((c) => c.spec === spec);
+    return [
+      aggregate(spec, "all", of),
+      aggregate(
+        spec,
+        "retained",
+        of.filter((c) => retained.has(c.task)),
+      ),
+    ];
+  });
+  const trials = records.map((r) => trialRow(plan, tally, r)).filter((r): r is TrialRow => r !== null);
+  const current = trials.filter((t) => !t.superseded);
+  const count = (o: TrialRow["outcome"]) => current.filter((t) => t.outcome === o).length;
+  const decisions: Record<Decision, number> = { retain: 0, revise: 0, discard: 0, incomplete: 0 };
+  for (const t of tasks) decisions[t.decision] += 1;
+  const warnings = [...extraWarnings];
+  if (tally.mismatched.length > 0) {
+    warnings.push(
+      `${tally.mismatched.length} record(s) were made with a task, artefact or agent digest other than the plan's and are left out`,
+    );
+  }
+  if (tally.strays.length > 0) {
+    warnings.push(
+      `${tally.strays.length} record(s) belong to another run or to no planned cell and are left out`,
+    );
+  }
+  return {
+    summaryVersion: SUMMARY_VERSION,
+    runId: plan.runId,
+    createdAt: plan.createdAt,
+    generatedAt: now.toISOString(),
+    mode: plan.mode,
+    n: plan.n,
+    rule: describeRule(plan),
+    specs: plan.specs
+      .filter((s) => specNames.includes(s.name))
+      .map((s) => ({
+        name: s.name,
+        agent: s.agent,
+        condition: s.condition,
+        require: s.require,
+        control: s.control,
+      })),
+    tasks,
+    cells,
+    aggregates,
+    trials,
+    totals: {
+      trials: current.length,
+      pass: count("pass"),
+      fail: count("fail"),
+      infra: count("infra"),
+      unverified: count("unverified"),
+      usage: sumUsage(cells.map((c) => c.usage)),
+      decisions,
+    },
+    warnings,
+  };
+}

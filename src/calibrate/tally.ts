@@ -1,0 +1,101 @@
+// Trial records sorted into the cells of a plan: per cell the latest attempt of each trial index,
+// and the counts the rule needs (passes, fails, infrastructure errors, unverified trials).
+import type { TrialRecord } from "../trial/record.ts";
+import { cellKey, type PlannedCell } from "./cells.ts";
+import type { Plan } from "./plan.ts";
+
+export type Outcome = "pass" | "fail" | "infra" | "unverified";
+
+/** Infrastructure errors and unverified verdicts never count as passes or failures. */
+export function outcomeOf(record: TrialRecord): Outcome {
+  if (record.error?.class === "infra") return "infra";
+  if (record.verdict.status === "unverified") return "unverified";
+  return record.verdict.status;
+}
+
+export interface CellTally {
+  cell: PlannedCell;
+  /** The latest attempt per trial index. */
+  slots: Map<number, TrialRecord>;
+  passes: number;
+  fails: number;
+  infra: number;
+  unverified: number;
+  /** Valid runs: passes + fails. */
+  runs: number;
+}
+
+export interface Tally {
+  cells: Map<string, CellTally>;
+  /** Records of another run or of no planned cell. */
+  strays: TrialRecord[];
+  /** Records whose task, artefact or agent digest differs from the plan: left out of every count. */
+  mismatched: TrialRecord[];
+}
+
+export function emptyTally(plan: Plan): Tally {
+  const cells = new Map<string, CellTally>();
+  for (const cell of plan.cells) {
+    cells.set(cell.key, { cell, slots: new Map(), passes: 0, fails: 0, infra: 0, unverified: 0, runs: 0 });
+  }
+  return { cells, strays: [], mismatched: [] };
+}
+
+function expectedArtefact(plan: Plan, record: TrialRecord): string | null | undefined {
+  const task = plan.tasks.find((t) => t.id === record.task.id);
+  if (!task) return undefined;
+  if (record.condition === "-A") return null;
+  if (record.condition === "+A") return task.digests.artefact;
+  return task.digests.variants[record.condition.slice("variant:".length)];
+}
+
+function matchesPlan(plan: Plan, record: TrialRecord): boolean {
+  const task = plan.tasks.find((t) => t.id === record.task.id);
+  const agent = plan.agents.find((a) => a.name === record.agent.name);
+  return (
+    task !== undefined &&
+    agent !== undefined &&
+    record.task.digests.task === task.digests.task &&
+    record.agent.digest === agent.digest &&
+    record.artefactDigest === expectedArtefact(plan, record)
+  );
+}
+
+function recount(t: CellTally): void {
+  t.passes = t.fails = t.infra = t.unverified = 0;
+  for (const record of t.slots.values()) {
+    const o = outcomeOf(record);
+    if (o === "pass") t.passes += 1;
+    else if (o === "fail") t.fails += 1;
+    else if (o === "infra") t.infra += 1;
+    else t.unverified += 1;
+  }
+  t.runs = t.passes + t.fails;
+}
+
+/** Adds one record: a later attempt of the same index replaces the earlier one. */
+export function addRecord(plan: Plan, tally: Tally, record: TrialRecord): void {
+  const cell = tally.cells.get(cellKey(record.task.id, record.agent.name, record.condition));
+  if (!cell || record.runId !== plan.runId) {
+    tally.strays.push(record);
+    return;
+  }
+  if (!matchesPlan(plan, record)) {
+    tally.mismatched.push(record);
+    return;
+  }
+  const previous = cell.slots.get(record.index);
+  if (previous && previous.attempt > record.attempt) return;
+  cell.slots.set(record.index, record);
+  recount(cell);
+}
+
+export function tallyRecords(plan: Plan, records: Iterable<TrialRecord>): Tally {
+  const tally = emptyTally(plan);
+  for (const record of records) addRecord(plan, tally, record);
+  return tally;
+}
+
+export function cellsOfTask(tally: Tally, task: string): CellTally[] {
+  return [...tally.cells.values()].filter((c) => c.cell.task === task);
+}

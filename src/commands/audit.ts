@@ -1,0 +1,62 @@
+// `kgate audit [task...]`: the static leak audit of instructions and environments, as text, JSON or
+// SARIF; `--staged` audits the git index's content of the tasks a staged change touches.
+import { existsSync } from "node:fs";
+import path from "node:path";
+import {
+  type AuditReport,
+  auditTasks,
+  exitCodeOf,
+  formatSarif,
+  formatText,
+  GitError,
+  redactReport,
+  stagedTasks,
+} from "../audit/index.ts";
+import { UsageError } from "../errors.ts";
+import { listTaskIds } from "../task/index.ts";
+import type { CommandContext } from "./context.ts";
+import { packageInfo } from "./package-info.ts";
+
+export interface AuditOptions {
+  format: "text" | "json" | "sarif";
+  json?: boolean;
+  staged?: boolean;
+  show?: boolean;
+}
+
+async function audit(ctx: CommandContext, ids: string[], options: AuditOptions): Promise<AuditReport> {
+  if (options.staged) {
+    let staged: ReturnType<typeof stagedTasks>;
+    try {
+      staged = stagedTasks(ctx.paths.root);
+    } catch (err) {
+      if (err instanceof GitError) throw new UsageError(`--staged: ${err.message}`);
+      throw err;
+    }
+    const chosen = ids.length > 0 ? staged.ids.filter((id) => ids.includes(id)) : staged.ids;
+    if (chosen.length === 0) ctx.stderr.write("kgate audit --staged: no staged change touches a task\n");
+    return auditTasks(ctx.paths, chosen, staged.source);
+  }
+  for (const id of ids) {
+    if (!existsSync(path.join(ctx.paths.tasks, id)))
+      throw new UsageError(`no task "${id}" in ${ctx.paths.tasks}`);
+  }
+  return auditTasks(ctx.paths, ids.length > 0 ? ids : listTaskIds(ctx.paths));
+}
+
+export async function run(ctx: CommandContext, ids: string[], options: AuditOptions): Promise<number> {
+  const format = options.json ? "json" : options.format;
+  const report = await audit(ctx, ids, options);
+  const shown = redactReport(report, options.show === true);
+  if (format === "json") {
+    ctx.stdout.write(
+      `${JSON.stringify({ root: ctx.paths.root, ...shown, exitCode: exitCodeOf(report) }, null, 2)}\n`,
+    );
+  } else if (format === "sarif") {
+    ctx.stdout.write(formatSarif(shown, packageInfo().version));
+  } else {
+    const colour = "isTTY" in ctx.stdout && ctx.stdout.isTTY === true && !process.env.NO_COLOR;
+    ctx.stdout.write(formatText(report, { show: options.show === true, colour }));
+  }
+  return exitCodeOf(report);
+}

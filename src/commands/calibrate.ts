@@ -1,0 +1,118 @@
+// `kgate calibrate [task...]`: n trials per cell for every task (or the named ones), the retain
+// rule with reasons, and the reports; `--resume <run>` finishes an interrupted run. Progress on
+// stderr, Table 1 (or --json) on stdout; exit 0 when every task is retained, 1 otherwise.
+import pc from "picocolors";
+import {
+  applyOverrides,
+  type CalibrationConfig,
+  CalibrationError,
+  type ConfigOverrides,
+  calibrate,
+  dockerBackend,
+  loadCalibrationConfig,
+  newRunId,
+  OverrideError,
+} from "../calibrate/index.ts";
+import { EXIT_FAILED, EXIT_OK, UsageError } from "../errors.ts";
+import { relativeToProject } from "../project.ts";
+import { table1 } from "../report/index.ts";
+import { InterruptedError, removeOnInterrupt } from "../sandbox/index.ts";
+import { formatProblem } from "../task/index.ts";
+import { verifyTrial } from "../verify/index.ts";
+import type { CommandContext } from "./context.ts";
+
+export interface CalibrateOptions extends Omit<ConfigOverrides, "n" | "concurrency" | "cap" | "confidence"> {
+  n?: string;
+  concurrency?: string;
+  cap?: string;
+  confidence?: string;
+  resume?: string;
+  runId?: string;
+  json?: boolean;
+}
+
+/** Options that define a plan, as written on the command line; a resumed run keeps its own plan. */
+const PLAN_OPTIONS: Array<[keyof CalibrateOptions, string]> = [
+  ["n", "-n"],
+  ["cell", "--cell"],
+  ["threshold", "--threshold"],
+  ["frontier", "--frontier"],
+  ["mid", "--mid"],
+  ["sequential", "--sequential"],
+  ["cap", "--cap"],
+  ["confidence", "--confidence"],
+];
+
+function number(text: string | undefined, option: string): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!Number.isFinite(value)) throw new UsageError(`${option}: "${text}" is not a number`);
+  return value;
+}
+
+export function effectiveConfig(ctx: CommandContext, o: CalibrateOptions): CalibrationConfig {
+  const loaded = loadCalibrationConfig(ctx.paths);
+  if (!loaded.ok) throw new UsageError(loaded.errors.map(formatProblem).join("\n"));
+  if (o.resume) {
+    const names = PLAN_OPTIONS.filter(([key]) => o[key] !== undefined).map(([, flag]) => flag);
+    if (o.controls === false) names.push("--no-controls");
+    if (names.length > 0) {
+      throw new UsageError(
+        `--resume keeps the run's own plan; ${names.join(", ")} cannot change it (start a new run instead)`,
+      );
+    }
+  }
+  try {
+    return applyOverrides(loaded.config, {
+      ...o,
+      n: number(o.n, "-n"),
+      concurrency: number(o.concurrency, "--concurrency"),
+      cap: number(o.cap, "--cap"),
+      confidence: number(o.confidence, "--confidence"),
+    });
+  } catch (err) {
+    if (err instanceof OverrideError) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
+export async function run(ctx: CommandContext, taskIds: string[], o: CalibrateOptions): Promise<number> {
+  const config = effectiveConfig(ctx, o);
+  if (o.resume && taskIds.length > 0) throw new UsageError("--resume takes no task ids: the plan names them");
+  const runId = o.resume ? undefined : (o.runId ?? newRunId());
+  const log = (line: string) => ctx.stderr.write(`${line}\n`);
+  const controller = new AbortController();
+  const dispose = removeOnInterrupt(o.resume ?? runId!, controller, log);
+  let result: Awaited<ReturnType<typeof calibrate>>;
+  try {
+    result = await calibrate(
+      {
+        paths: ctx.paths,
+        config,
+        taskIds,
+        resume: o.resume,
+        runId,
+        signal: controller.signal,
+        stderr: ctx.stderr as CommandContext["stderr"] & { isTTY?: boolean },
+      },
+      dockerBackend({ paths: ctx.paths, log, verify: verifyTrial }),
+    );
+  } catch (err) {
+    if (err instanceof CalibrationError) throw new UsageError(err.message);
+    throw new UsageError(
+      `${(err as Error).message}\n(run \`kgate sandbox doctor\` if Docker is the trouble)`,
+    );
+  } finally {
+    dispose();
+  }
+  const { summary, run, reports } = result;
+  for (const warning of summary.warnings) log(`warning: ${warning}`);
+  log(`reports: ${reports.map((f) => relativeToProject(ctx.paths, f)).join(", ")}`);
+  if (result.engine.interrupted) {
+    log(pc.yellow(`interrupted: resume with  kgate calibrate --resume ${run.id}`));
+  }
+  ctx.stdout.write(o.json ? `${JSON.stringify(summary, null, 2)}\n` : `${table1(summary)}\n`);
+  const reason = controller.signal.reason;
+  if (reason instanceof InterruptedError) return reason.exitCode;
+  return summary.tasks.every((t) => t.decision === "retain") ? EXIT_OK : EXIT_FAILED;
+}

@@ -1,0 +1,37 @@
+// Number formatting shared by the Markdown, SVG and HTML writers: rates, intervals, tallies, money.
+import type { CellSummary, Interval, UsageTotals } from "./model.ts";
+
+/** Percent with no decimal for small samples (4/5 -> 80%) and one from 50 runs on (51/75 -> 68.0%). */
+export function percent(value: number, runs: number): string {
+  return `${(100 * value).toFixed(runs >= 50 ? 1 : 0)}%`;
+}
+
+/** Wilson bounds in percent: "[38, 96]" (or "[56.8, 77.5]" from 50 runs on). */
+export function interval(i: Interval, runs: number): string {
+  const d = runs >= 50 ? 1 : 0;
+  return `[${(100 * i.lo).toFixed(d)}, ${(100 * i.hi).toFixed(d)}]`;
+}
+
+/** "4/5 (80%) [38, 96]"; "0/0" with no valid run. */
+export function tallyText(passes: number, runs: number, i: Interval): string {
+  if (runs === 0) return "0/0 (n/a)";
+  return `${passes}/${runs} (${percent(passes / runs, runs)}) ${interval(i, runs)}`;
+}
+
+/** What a cell shows in Table 1, with excluded and missing trials spelled out. */
+export function cellText(c: CellSummary): string {
+  const extra: string[] = [];
+  if (c.counts.infra > 0) extra.push(`${c.counts.infra} infra`);
+  if (c.counts.unverified > 0) extra.push(`${c.counts.unverified} unverified`);
+  if (c.counts.missing > 0) extra.push(`${c.counts.missing} missing`);
+  return `${tallyText(c.counts.pass, c.counts.runs, c.interval)}${extra.length > 0 ? ` +${extra.join(", ")}` : ""}`;
+}
+
+export function money(u: Pick<UsageTotals, "costUsd" | "costUnknown">): string {
+  if (u.costUsd === 0 && u.costUnknown > 0) return "n/a";
+  return `$${u.costUsd.toFixed(2)}${u.costUnknown > 0 ? ` (+${u.costUnknown} unpriced)` : ""}`;
+}
+
+export function tokens(n: number): string {
+  return n.toLocaleString("en-US");
+}

@@ -1,0 +1,108 @@
+// The Markdown report: Table 1 (task x cell: passes/runs, Wilson interval, decision, reasons) with
+// aggregate rows, then failure attribution, tokens and cost per cell.
+import { cellText, money, tallyText, tokens } from "./format.ts";
+import type { RunSummary } from "./model.ts";
+
+const escapeCell = (text: string) => text.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\n/g, " ");
+
+function row(cells: string[]): string {
+  return `| ${cells.map(escapeCell).join(" | ")} |`;
+}
+
+/** Table 1 alone: one row per task, then the aggregate rows. */
+export function table1(s: RunSummary): string {
+  const specs = s.specs.map((spec) => spec.name);
+  const lines = [
+    row(["task", "gate", ...specs, "decision", "reasons"]),
+    `|${["task", "gate", ...specs, "decision", "reasons"].map(() => "---").join("|")}|`,
+  ];
+  for (const task of s.tasks) {
+    const columns = specs.map((spec) => {
+      const cells = s.cells.filter((c) => c.task === task.id && c.spec === spec);
+      if (cells.length === 0) return "—";
+      if (cells.length === 1) return cellText(cells[0]!);
+      return cells.map((c) => `${c.label}: ${cellText(c)}`).join("; ");
+    });
+    lines.push(row([task.id, task.gate, ...columns, task.decision, task.reasons.join("; ")]));
+  }
+  const d = s.totals.decisions;
+  const decided = `${d.retain} retain, ${d.revise} revise, ${d.discard} discard${d.incomplete ? `, ${d.incomplete} incomplete` : ""}`;
+  for (const scope of ["all", "retained"] as const) {
+    const count = scope === "all" ? s.tasks.length : d.retain;
+    const columns = specs.map((spec) => {
+      const a = s.aggregates.find((x) => x.spec === spec && x.scope === scope);
+      return a ? tallyText(a.passes, a.runs, a.interval) : "—";
+    });
+    lines.push(row([`**${scope} (${count} tasks)**`, "", ...columns, scope === "all" ? decided : "", ""]));
+  }
+  return lines.join("\n");
+}
+
+function attributionTable(s: RunSummary): string {
+  const head = [
+    "task",
+    "cell",
+    "pass",
+    "fail",
+    "infra",
+    "unverified",
+    "default-convention",
+    "perturbed",
+    "format",
+    "other",
+    "input tokens",
+    "output tokens",
+    "cost",
+  ];
+  const lines = [row(head), `|${head.map(() => "---").join("|")}|`];
+  for (const c of s.cells) {
+    const a = c.attribution;
+    const perturbed = Object.entries(a.perturbed)
+      .map(([name, n]) => `${n} (${name})`)
+      .join(", ");
+    lines.push(
+      row([
+        c.task,
+        c.label,
+        String(c.counts.pass),
+        String(c.counts.fail),
+        String(c.counts.infra),
+        String(c.counts.unverified),
+        String(a["default-convention"]),
+        perturbed || "0",
+        String(a.format),
+        String(a.other + a.unattributed),
+        tokens(c.usage.inputTokens),
+        tokens(c.usage.outputTokens),
+        money(c.usage),
+      ]),
+    );
+  }
+  return lines.join("\n");
+}
+
+export function markdownReport(s: RunSummary): string {
+  const u = s.totals.usage;
+  const parts = [
+    `# Calibration ${s.runId}`,
+    "",
+    ...s.rule.map((line) => `- ${line}`),
+    `- ${s.totals.trials} trials: ${s.totals.pass} pass, ${s.totals.fail} fail, ${s.totals.infra} infrastructure errors, ` +
+      `${s.totals.unverified} unverified; ${tokens(u.inputTokens)} input and ${tokens(u.outputTokens)} output tokens, cost ${money(u)}`,
+    "",
+    "## Pass rates and decisions",
+    "",
+    "Passes/valid runs (rate) [Wilson 95% interval, %].",
+    "",
+    table1(s),
+    "",
+    "## Failure attribution, tokens and cost",
+    "",
+    attributionTable(s),
+  ];
+  const notes = s.tasks.flatMap((t) => t.notes.map((n) => `${t.id}: ${n}`));
+  if (notes.length + s.warnings.length > 0) {
+    parts.push("", "## Notes", "", ...[...notes, ...s.warnings].map((w) => `- ${w}`));
+  }
+  return `${parts.join("\n")}\n`;
+}

@@ -1,0 +1,171 @@
+// What a calibration report shows, as a zod schema: the `--json` output of `kgate calibrate` and
+// `kgate report`, and the only input of the Markdown, SVG and HTML writers.
+import { z } from "zod";
+
+export const SUMMARY_VERSION = 1;
+
+const Rate = z.number().min(0).max(1);
+export const Interval = z.object({ lo: Rate, hi: Rate });
+export const Requirement = z.object({ op: z.enum([">=", "<="]), threshold: Rate });
+
+export const Counts = z.object({
+  /** Valid trials the plan asked for (n; the cap is the most under sequential screening). */
+  planned: z.number().int().nonnegative(),
+  pass: z.number().int().nonnegative(),
+  fail: z.number().int().nonnegative(),
+  /** Infrastructure errors: shown, never counted in rates. */
+  infra: z.number().int().nonnegative(),
+  /** Trials without a verdict: shown, never counted in rates. */
+  unverified: z.number().int().nonnegative(),
+  /** Planned trials with no record yet. */
+  missing: z.number().int().nonnegative(),
+  /** pass + fail: the denominator of the rate. */
+  runs: z.number().int().nonnegative(),
+});
+
+export const AttributionCounts = z.object({
+  "default-convention": z.number().int().nonnegative(),
+  /** Per perturbed variant name. */
+  perturbed: z.record(z.string(), z.number().int().nonnegative()),
+  format: z.number().int().nonnegative(),
+  other: z.number().int().nonnegative(),
+  /** Failed verdicts that carry no attribution. */
+  unattributed: z.number().int().nonnegative(),
+});
+
+export const UsageTotals = z.object({
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  cacheReadTokens: z.number().int().nonnegative(),
+  cacheWriteTokens: z.number().int().nonnegative(),
+  modelCalls: z.number().int().nonnegative(),
+  /** USD over the trials whose configuration declares pricing. */
+  costUsd: z.number().nonnegative(),
+  /** Trials without a known cost. */
+  costUnknown: z.number().int().nonnegative(),
+});
+
+export const Clause = z.object({
+  cell: z.string(),
+  requirement: Requirement,
+  control: z.boolean(),
+  text: z.string(),
+  passes: z.number().int().nonnegative(),
+  runs: z.number().int().nonnegative(),
+  verdict: z.enum(["met", "not-met", "undecided"]),
+  borderline: z.boolean(),
+  reason: z.string(),
+});
+
+export const CellSummary = z.object({
+  key: z.string(),
+  task: z.string(),
+  spec: z.string(),
+  label: z.string(),
+  agent: z.string(),
+  condition: z.string(),
+  require: Requirement.nullable(),
+  control: z.boolean(),
+  counts: Counts,
+  rate: Rate.nullable(),
+  interval: Interval,
+  clause: Clause.nullable(),
+  attribution: AttributionCounts,
+  usage: UsageTotals,
+});
+
+export const Decision = z.enum(["retain", "revise", "discard", "incomplete"]);
+
+export const TaskSummary = z.object({
+  id: z.string(),
+  title: z.string(),
+  gate: z.enum(["convention", "operator"]),
+  decision: Decision,
+  reasons: z.array(z.string()),
+  notes: z.array(z.string()),
+  usage: UsageTotals,
+});
+
+export const Aggregate = z.object({
+  spec: z.string(),
+  /** `all` tasks, or the `retained` ones only. */
+  scope: z.enum(["all", "retained"]),
+  tasks: z.number().int().nonnegative(),
+  passes: z.number().int().nonnegative(),
+  runs: z.number().int().nonnegative(),
+  rate: Rate.nullable(),
+  interval: Interval,
+});
+
+export const TrialRow = z.object({
+  trialId: z.string(),
+  task: z.string(),
+  cell: z.string(),
+  spec: z.string(),
+  agent: z.string(),
+  condition: z.string(),
+  index: z.number().int().nonnegative(),
+  attempt: z.number().int().positive(),
+  outcome: z.enum(["pass", "fail", "infra", "unverified"]),
+  /** Replaced by a later attempt of the same trial. */
+  superseded: z.boolean(),
+  attribution: z.string().nullable(),
+  stopReason: z.string(),
+  error: z.object({ class: z.string(), kind: z.string(), message: z.string() }).nullable(),
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  costUsd: z.number().nonnegative().nullable(),
+  durationMs: z.number().nonnegative(),
+  /** Relative to the run directory. */
+  trajectory: z.string().nullable(),
+  artefactOpened: z.boolean().nullable(),
+  canaryLeak: z.boolean().nullable(),
+});
+
+export const Spec = z.object({
+  name: z.string(),
+  agent: z.string(),
+  condition: z.string(),
+  require: Requirement.nullable(),
+  control: z.boolean(),
+});
+
+export const RunSummary = z.object({
+  summaryVersion: z.literal(SUMMARY_VERSION),
+  runId: z.string(),
+  createdAt: z.string(),
+  generatedAt: z.string(),
+  mode: z.enum(["fixed", "sequential"]),
+  n: z.number().int().positive(),
+  /** The retain rule and the screening rule in words. */
+  rule: z.array(z.string()),
+  /** The columns of Table 1, in order. */
+  specs: z.array(Spec),
+  tasks: z.array(TaskSummary),
+  cells: z.array(CellSummary),
+  aggregates: z.array(Aggregate),
+  trials: z.array(TrialRow),
+  totals: z.object({
+    trials: z.number().int().nonnegative(),
+    pass: z.number().int().nonnegative(),
+    fail: z.number().int().nonnegative(),
+    infra: z.number().int().nonnegative(),
+    unverified: z.number().int().nonnegative(),
+    usage: UsageTotals,
+    decisions: z.record(Decision, z.number().int().nonnegative()),
+  }),
+  warnings: z.array(z.string()),
+});
+
+export type Interval = z.infer<typeof Interval>;
+export type Counts = z.infer<typeof Counts>;
+export type AttributionCounts = z.infer<typeof AttributionCounts>;
+export type UsageTotals = z.infer<typeof UsageTotals>;
+export type Clause = z.infer<typeof Clause>;
+export type CellSummary = z.infer<typeof CellSummary>;
+export type Decision = z.infer<typeof Decision>;
+export type TaskSummary = z.infer<typeof TaskSummary>;
+export type Aggregate = z.infer<typeof Aggregate>;
+export type TrialRow = z.infer<typeof TrialRow>;
+export type Spec = z.infer<typeof Spec>;
+export type RunSummary = z.infer<typeof RunSummary>;

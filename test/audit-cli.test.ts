@@ -1,0 +1,153 @@
+// `kgate audit` and `kgate hook` through the real bin: exit codes, redaction, formats, --staged on the
+// git index, and a pre-commit hook that blocks a leaking commit (plain git and husky layouts).
+import { spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { corpusFile, writeAuditTask } from "./support/audit-task.ts";
+import { kgate } from "./support/cli.ts";
+import { tempProject } from "./support/project.ts";
+
+const leak = `${corpusFile("instruction.md")}\nMissing prices follow the ZERO_FILL rule.\n`;
+
+function git(cwd: string, ...args: string[]) {
+  const r = spawnSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", ...args], {
+    cwd,
+    encoding: "utf8",
+  });
+  return { code: r.status ?? -1, out: `${r.stdout}${r.stderr}` };
+}
+
+function repo() {
+  const paths = tempProject();
+  git(paths.root, "init", "-q");
+  return paths;
+}
+
+describe("kgate audit", () => {
+  it("exits 0 on clean tasks, 1 on a leak, and hides the matched value unless --show", () => {
+    const paths = tempProject();
+    writeAuditTask(paths, "clean");
+    writeAuditTask(paths, "leaky", { instruction: leak });
+    const clean = kgate(["--root", paths.root, "audit", "clean"]);
+    expect(clean.code).toBe(0);
+    expect(clean.stdout).toMatch(/clean: no leaks/);
+    const all = kgate(["--root", paths.root, "audit"]);
+    expect(all.code).toBe(1);
+    expect(all.stdout).toMatch(/tasks\/leaky\/instruction\.md:9:27 {2}gated string "zero-fill"/);
+    expect(all.stdout).not.toContain("ZERO_FILL");
+    expect(all.stdout).toMatch(/\[hidden: 9 chars; --show reveals\]/);
+    expect(kgate(["--root", paths.root, "audit", "--show"]).stdout).toContain('"ZERO_FILL"');
+  });
+
+  it("prints JSON and SARIF for machines, both redacted by default", () => {
+    const paths = tempProject();
+    writeAuditTask(paths, "leaky", { instruction: leak });
+    const json = kgate(["--root", paths.root, "audit", "--json"]);
+    expect(json.code).toBe(1);
+    const report = JSON.parse(json.stdout);
+    expect(report).toMatchObject({
+      counts: { error: 1 },
+      exitCode: 1,
+      tasks: [{ id: "leaky", status: "findings" }],
+    });
+    expect(json.stdout).not.toContain("ZERO_FILL");
+    const sarif = kgate(["--root", paths.root, "audit", "--format", "sarif"]);
+    expect(sarif.code).toBe(1);
+    expect(JSON.parse(sarif.stdout)).toMatchObject({
+      version: "2.1.0",
+      runs: [{ results: [{ ruleId: "gated-string" }] }],
+    });
+  });
+
+  it("exits 2 on a missing audit file or an unknown task, naming the file", () => {
+    const paths = tempProject();
+    writeAuditTask(paths, "t");
+    const unknown = kgate(["--root", paths.root, "audit", "nope"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/no task "nope"/);
+    writeFileSync(path.join(paths.audits, "t.json"), '{"items": [{"id": "x", "kind": "colour"}]}');
+    const invalid = kgate(["--root", paths.root, "audit"]);
+    expect(invalid.code).toBe(2);
+    expect(invalid.stdout).toMatch(/audits\/t\.json: items\[0\]\.kind/);
+  });
+});
+
+describe("kgate audit --staged", () => {
+  it("audits the staged content of the touched tasks only, not the working tree", () => {
+    const paths = repo();
+    writeAuditTask(paths, "a");
+    writeAuditTask(paths, "b", { instruction: leak });
+    git(paths.root, "add", "-A");
+    // b leaks but is not touched by a staged change: nothing to audit.
+    git(paths.root, "commit", "-qm", "init", "--no-verify");
+    expect(kgate(["--root", paths.root, "audit", "--staged"]).code).toBe(0);
+
+    const instruction = path.join(paths.tasks, "a", "instruction.md");
+    writeFileSync(instruction, leak);
+    git(paths.root, "add", instruction);
+    writeFileSync(instruction, corpusFile("instruction.md"));
+    const staged = kgate(["--root", paths.root, "audit", "--staged", "--json"]);
+    expect(staged.code).toBe(1);
+    expect(JSON.parse(staged.stdout).tasks.map((t: { id: string }) => t.id)).toEqual(["a"]);
+
+    git(paths.root, "add", instruction);
+    writeFileSync(instruction, leak);
+    expect(kgate(["--root", paths.root, "audit", "--staged"]).code).toBe(0);
+  });
+
+  it("exits 2 outside a git repository", () => {
+    const paths = tempProject();
+    writeAuditTask(paths, "a");
+    const result = kgate(["--root", paths.root, "audit", "--staged"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--staged: git diff failed/);
+  });
+});
+
+describe("kgate hook", () => {
+  it("installs a pre-commit hook that blocks a leaking commit, and uninstalls it", () => {
+    const paths = repo();
+    writeAuditTask(paths, "a");
+    const installed = kgate(["--root", paths.root, "hook", "install"]);
+    expect(installed.code).toBe(0);
+    const hook = path.join(paths.root, ".git", "hooks", "pre-commit");
+    expect(readFileSync(hook, "utf8")).toMatch(/audit --staged/);
+    git(paths.root, "add", "-A");
+    expect(git(paths.root, "commit", "-qm", "clean").code).toBe(0);
+    writeFileSync(path.join(paths.tasks, "a", "instruction.md"), leak);
+    git(paths.root, "add", "-A");
+    const blocked = git(paths.root, "commit", "-qm", "leak");
+    expect(blocked.code).not.toBe(0);
+    expect(blocked.out).toMatch(/gated string "zero-fill"/);
+    expect(kgate(["--root", paths.root, "hook", "uninstall"]).code).toBe(0);
+    expect(existsSync(hook)).toBe(false);
+    expect(git(paths.root, "commit", "-qm", "leak").code).toBe(0);
+  });
+
+  it("adds itself to husky's .husky/pre-commit and keeps an existing hook's lines", () => {
+    const paths = repo();
+    writeAuditTask(paths, "a");
+    mkdirSync(path.join(paths.root, ".husky", "_"), { recursive: true });
+    git(paths.root, "config", "core.hooksPath", ".husky/_");
+    const user = path.join(paths.root, ".husky", "pre-commit");
+    writeFileSync(user, "npm run lint-staged\n");
+    chmodSync(user, 0o755);
+    expect(kgate(["--root", paths.root, "hook", "install"]).stdout).toMatch(
+      /added the audit to \.husky\/pre-commit \(husky\)/,
+    );
+    expect(kgate(["--root", paths.root, "hook", "install"]).stdout).toMatch(/updated/);
+    const text = readFileSync(user, "utf8");
+    expect(text.startsWith("npm run lint-staged\n")).toBe(true);
+    expect(text.match(/audit --staged/g)).toHaveLength(1);
+    kgate(["--root", paths.root, "hook", "uninstall"]);
+    expect(readFileSync(user, "utf8")).toBe("npm run lint-staged\n");
+  });
+
+  it("ships a pre-commit framework hook that runs the staged audit", () => {
+    const text = readFileSync(path.resolve(import.meta.dirname, "../.pre-commit-hooks.yaml"), "utf8");
+    expect(text).toMatch(/^- id: kgate-audit$/m);
+    expect(text).toMatch(/^ {2}entry: kgate audit --staged$/m);
+    expect(text).toMatch(/^ {2}pass_filenames: false$/m);
+  });
+});
