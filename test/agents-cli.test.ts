@@ -33,6 +33,9 @@ function capture(paths: ProjectPaths): CommandContext & { out: () => string; err
   };
 }
 
+/** The bin starts through tsx: tens of seconds each on a loaded CI machine. */
+const BIN_TIMEOUT = 120_000;
+
 const CONFIG = {
   agents: {
     loop: { harness: "builtin", provider: "anthropic", model: "claude-x", apiKeyEnv: "KGATE_CLI_TEST_KEY" },
@@ -48,7 +51,9 @@ const CONFIG = {
 };
 
 describe("kgate agents", () => {
-  it("lists built-in and configured agents, saying which keys are missing (bin)", () => {
+  it("lists built-in and configured agents, saying which keys are missing (bin)", {
+    timeout: BIN_TIMEOUT,
+  }, () => {
     const project = tempProject();
     writeJson(project.config, CONFIG);
     const result = kgate(["agents"], { cwd: project.root, env: { KGATE_CLI_TEST_KEY: "" } });
@@ -179,7 +184,7 @@ function writeRun(project: ProjectPaths) {
 }
 
 describe("kgate show", () => {
-  it("prints a trial's record and trajectory readably (bin)", () => {
+  it("prints a trial's record and trajectory readably (bin)", { timeout: BIN_TIMEOUT }, () => {
     const project = tempProject();
     const { trialId } = writeRun(project);
     const result = kgate(["show", `r1/${trialId}`], { cwd: project.root });
@@ -237,7 +242,9 @@ function kgateAsync(args: string[], options: { cwd: string; env: NodeJS.ProcessE
 }
 
 describe("kgate run with a configured agent", () => {
-  it("runs the built-in harness named in kgate.config.json, then kgate show prints the trial", async () => {
+  it("runs the built-in harness named in kgate.config.json, then kgate show prints the trial", {
+    timeout: 2 * BIN_TIMEOUT,
+  }, async () => {
     const server = await startModelServer(
       [
         {

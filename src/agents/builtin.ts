@@ -4,7 +4,7 @@ import { openedFrom, placedArtefact } from "./artefact.ts";
 import { type ResolvedAgentConfig, resolveApiKey } from "./load-config.ts";
 import { runToolLoop } from "./loop.ts";
 import { buildSystemPrompt } from "./prompt.ts";
-import { type ChatModel, createChatModel } from "./providers/index.ts";
+import type { ChatModel } from "./providers/types.ts";
 import { TrajectoryRecorder } from "./trajectory.ts";
 import type { Agent, AgentResult, AgentRunContext, SandboxRequirements } from "./types.ts";
 
@@ -78,7 +78,9 @@ export class BuiltinAgent implements Agent {
     });
     let model: ChatModel;
     try {
-      model = this.options.model ?? createChatModel(c, this.apiKey());
+      const key = this.apiKey();
+      // the SDKs load on first use: commands that never call a model do not pay for them
+      model = this.options.model ?? (await import("./providers/index.ts")).createChatModel(c, key);
     } catch (err) {
       const error = { class: "infra" as const, kind: "config", message: (err as Error).message };
       ctx.trajectory.append({ type: "error", ...error });

@@ -1,7 +1,5 @@
 // Classifies model-call failures: what is retried, and what is infrastructure (never counted against
 // the agent) versus the agent's own outcome. Works on SDK errors and on raw HTTP responses (relay).
-import { APIConnectionError as AnthropicConnectionError } from "@anthropic-ai/sdk";
-import { APIConnectionError as OpenAIConnectionError } from "openai";
 import { SandboxUnavailableError } from "../sandbox/types.ts";
 import type { TrialError } from "../trial/record.ts";
 
@@ -14,6 +12,10 @@ export interface FailureClass {
   /** From retry-after / retry-after-ms, when the provider sent one. */
   retryAfterMs?: number;
 }
+
+/** The SDKs' connection error classes (both SDKs name them alike); matched by name so this module
+ * does not load the SDKs, which cost seconds at start-up for commands that never call a model. */
+const CONNECTION_ERRORS = new Set(["APIConnectionError", "APIConnectionTimeoutError"]);
 
 const CONTEXT_OVERFLOW =
   /context.{0,20}(length|window|limit)|prompt is too long|maximum context|too many tokens|input.{0,20}too long/i;
@@ -59,8 +61,7 @@ export function classifyError(err: unknown): FailureClass {
   }
   const code = (err as { code?: string; cause?: { code?: string } } | null)?.cause?.code;
   if (
-    err instanceof AnthropicConnectionError ||
-    err instanceof OpenAIConnectionError ||
+    CONNECTION_ERRORS.has((err as object | null)?.constructor?.name ?? "") ||
     /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|socket hang up|fetch failed/.test(
       `${code ?? ""} ${e?.message ?? ""}`,
     )

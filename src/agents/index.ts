@@ -25,7 +25,6 @@ export {
 } from "./load-config.ts";
 export { noopAgent } from "./noop.ts";
 export { oracleAgent, SOLUTION_DIR_IN_SANDBOX } from "./oracle.ts";
-export { createChatModel } from "./providers/index.ts";
 export { RELAY_MOUNT, RELAY_PORT, Relay } from "./relay/server.ts";
 export { artefactOpened, readTrajectory, TrajectoryRecorder } from "./trajectory.ts";
 export type * from "./types.ts";
