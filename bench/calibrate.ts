@@ -6,7 +6,7 @@
 //   npm run bench calibrate      or      npx tsx bench/calibrate.ts [tasks]
 import { spawn } from "node:child_process";
 import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
@@ -199,7 +199,8 @@ export default async function bench(tasks = 15): Promise<void> {
         "zero-latency scripted model (loopback), real sandboxes, verification on the host\n" +
         line("bare runTrial pool (baseline)", bare, bareShare) +
         line("kgate calibrate session", session, sessionShare) +
-        `calibrate / baseline wall time: ${(session.wallMs / bare.wallMs).toFixed(2)}x; ` +
+        `calibrate / baseline: wall ${(session.wallMs / bare.wallMs).toFixed(2)}x, CPU ${(session.cpuMs / bare.cpuMs).toFixed(2)}x ` +
+        `(${((session.cpuMs - bare.cpuMs) / session.trials).toFixed(1)} ms CPU per trial for calibration; load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} CPUs); ` +
         `share of slot time outside Docker and the model: ${pct(sessionShare.outside)} (target < 10%), ` +
         `bare runner alone ${pct(bareShare.outside)}; peak RSS ${session.maxRssMb.toFixed(0)} MB (target < 300 MB)\n`,
     );

@@ -37,10 +37,35 @@ const POLICY: PolicyOptions = {
     shaky: { [FRONTIER]: { "+A": 1, "-A": 0, perturbed: 1 }, [MID]: { "+A": 0 } },
     // Solvable without the artefact: no gate.
     leaky: { [FRONTIER]: { "+A": 1, "-A": 1, perturbed: 0 }, [MID]: { "+A": 0.5 } },
+    // For sequential screening: clear-cut cells, decided by the SPRT after a known number of trials.
+    screened: { [FRONTIER]: { "+A": 1, "-A": 0 }, [MID]: { "+A": 0 } },
   },
 };
 
 let server: ModelServer;
+
+/** frontier (Anthropic wire, priced) and mid (OpenAI wire, unpriced), both on the loopback server. */
+function agents() {
+  return {
+    frontier: {
+      harness: "builtin",
+      provider: "anthropic",
+      model: FRONTIER,
+      baseUrl: server.anthropicUrl,
+      apiKeyEnv: "KGATE_E2E_KEY",
+      pricing: { inputPerMTok: 15, outputPerMTok: 75 },
+      retry: { maxRetries: 0 },
+    },
+    mid: {
+      harness: "builtin",
+      provider: "openai",
+      model: MID,
+      baseUrl: server.openaiUrl,
+      apiKeyEnv: "KGATE_E2E_KEY",
+      retry: { maxRetries: 0 },
+    },
+  };
+}
 const policy = scriptedPolicy(POLICY);
 
 beforeAll(async () => {
@@ -59,25 +84,7 @@ describe("calibration with scripted agents through the loopback model server", (
       appendFileSync(path.join(paths.tasks, id, "instruction.md"), `\n(batch: ${id})\n`);
     }
     writeJson(paths.config, {
-      agents: {
-        frontier: {
-          harness: "builtin",
-          provider: "anthropic",
-          model: FRONTIER,
-          baseUrl: server.anthropicUrl,
-          apiKeyEnv: "KGATE_E2E_KEY",
-          pricing: { inputPerMTok: 15, outputPerMTok: 75 },
-          retry: { maxRetries: 0 },
-        },
-        mid: {
-          harness: "builtin",
-          provider: "openai",
-          model: MID,
-          baseUrl: server.openaiUrl,
-          apiKeyEnv: "KGATE_E2E_KEY",
-          retry: { maxRetries: 0 },
-        },
-      },
+      agents: agents(),
       calibration: { n: 5, concurrency: 3, providerConcurrency: { anthropic: 2, openai: 1 } },
     });
 
@@ -159,5 +166,41 @@ describe("calibration with scripted agents through the loopback model server", (
     } finally {
       await opened.close();
     }
+  }, 600_000);
+
+  it("screens sequentially: more trials only until each clause is decided", async () => {
+    sandboxImage();
+    const paths = tempProject();
+    scaffoldTask(paths, { id: "screened", gate: "convention" });
+    appendFileSync(path.join(paths.tasks, "screened", "instruction.md"), "\n(batch: screened)\n");
+    writeJson(paths.config, { agents: agents(), calibration: { concurrency: 3 } });
+    const result = await kgateAsync(
+      [
+        "--root",
+        paths.root,
+        "calibrate",
+        "--sequential",
+        "--cap",
+        "12",
+        "--no-controls",
+        "--run-id",
+        "seq",
+        "--json",
+      ],
+      { KGATE_E2E_KEY: "sk-loopback" },
+    );
+    expect(result.code).toBe(0);
+    const summary = RunSummary.parse(JSON.parse(result.stdout));
+    expect(summary.mode).toBe("sequential");
+    // SPRT at 95%: p = 1 meets >= 0.6 after 6 passes, p = 0 meets <= 0.4 after 6 failures and = 0 after 9.
+    expect(summary.cells.map((c) => [c.spec, c.counts.pass, c.counts.runs, c.clause?.verdict])).toEqual([
+      ["frontier+A", 6, 6, "met"],
+      ["frontier-A", 0, 9, "met"],
+      ["mid+A", 0, 6, "met"],
+    ]);
+    expect(summary.tasks[0]!.decision).toBe("retain");
+    expect(summary.tasks[0]!.reasons[1]).toBe(
+      "frontier-A passed 0/9 (0%): meets p(frontier-A) = 0 (SPRT, 95%)",
+    );
   }, 600_000);
 });

@@ -202,6 +202,13 @@ describe("calibration engine, fixed n", () => {
     expect(result.exhausted).toBe(infraLeft);
     for (const c of summary.cells) expect(c.counts.runs + c.counts.infra).toBe(5);
   });
+  it("gives a trial one attempt when its infrastructure error is not worth another", async () => {
+    const s = setup(["alpha"], { infraRetries: 2 });
+    const result = await run(s, { pass: CLEAR, infra: 1, infraKind: "config" });
+    expect(result.written).toHaveLength(20);
+    expect(result.exhausted).toBe(20);
+    expect(new Set(result.written.map((r) => r.attempt))).toEqual(new Set([1]));
+  });
 });
 
 describe("calibration engine, sequential screening", () => {

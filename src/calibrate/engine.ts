@@ -26,6 +26,7 @@ export type TrialRunner = (job: TrialJob, signal: AbortSignal) => Promise<TrialR
 
 /** What the engine tells a progress display. */
 export interface EngineEvents {
+  /** The pool started the trial (it may have waited in the queue for a slot). */
   started?(job: TrialJob): void;
   finished?(job: TrialJob, record: TrialRecord, outcome: Outcome, retrying: boolean): void;
   /** The runner threw (a bug or an aborted trial): no record was written. */
@@ -64,7 +65,10 @@ export async function runCalibration(o: EngineOptions): Promise<EngineResult> {
   const pool = new TrialPool<TrialJob, TrialRecord>(
     { concurrency: o.concurrency, providerLimits: o.providerLimits, signal },
     (job) => job.agent.provider,
-    (job, s) => o.runner(job, s),
+    (job, s) => {
+      o.events?.started?.(job);
+      return o.runner(job, s);
+    },
   );
   const budget = 1 + plan.infraRetries;
   const sessionAttempts = new Map<string, number>();
@@ -101,7 +105,11 @@ export async function runCalibration(o: EngineOptions): Promise<EngineResult> {
         addRecord(plan, tally, record);
         const outcome = outcomeOf(record);
         const retrying = isRetryable(record) && used + 1 < budget && !signal.aborted;
-        if (outcome === "infra" && !retrying) exhausted += 1;
+        if (outcome === "infra" && !retrying) {
+          exhausted += 1;
+          // Not worth another attempt in this session (e.g. a missing key); a resume tries again.
+          sessionAttempts.set(key, budget);
+        }
         o.events?.finished?.(job, record, outcome, retrying);
       },
       (err: Error) => {
@@ -111,7 +119,6 @@ export async function runCalibration(o: EngineOptions): Promise<EngineResult> {
         o.events?.crashed?.(job, err, retrying);
       },
     );
-    o.events?.started?.(job);
     inFlight.set(
       key,
       settle.finally(() => inFlight.delete(key)),

@@ -129,6 +129,8 @@ export interface FakeRunnerOptions {
   script?: Record<string, string>;
   /** Probability that an attempt ends in an infrastructure error. */
   infra?: number;
+  /** Its kind (default `sandbox-unavailable`, which the trial runner deems worth another attempt). */
+  infraKind?: string;
   delayMs?: number;
   /** Called as each trial starts (to observe concurrency). */
   onStart?: (job: TrialJob) => void;
@@ -162,6 +164,7 @@ export function fakeRunner(o: FakeRunnerOptions): TrialRunner {
         ? `perturbed-convention:${job.cell.condition.slice(8)}`
         : "default-convention";
       const record = recordFor(job, { outcome: infra ? "infra" : pass ? "pass" : "fail", attribution });
+      if (infra && o.infraKind) record.error = { ...record.error!, kind: o.infraKind };
       mkdirSync(path.dirname(path.join(job.runDir, record.trajectory!)), { recursive: true });
       writeFileSync(
         path.join(job.runDir, record.trajectory!),
