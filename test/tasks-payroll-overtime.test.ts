@@ -1,81 +1,18 @@
 // Task payroll-overtime: the reference solver on a hand-checked case, the gate on the committed data,
 // the generator's determinism and the Python oracle's agreement with the solver.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterAll, describe, expect, it } from "vitest";
-import { projectPaths } from "../src/project.ts";
-import {
-  type Condition,
-  conditionFileSet,
-  type LoadedTask,
-  loadTask,
-  loadValidTask,
-} from "../src/task/index.ts";
+import { describe, expect, it } from "vitest";
+import { loadTask } from "../src/task/index.ts";
 import verifier, { roundPunch } from "../verifiers/payroll-overtime.ts";
+import { libraryTask } from "./support/library-task.ts";
 
 const ID = "payroll-overtime";
 const OUTPUT = "output/payroll.csv";
 const KEY = "employee_id";
-const paths = projectPaths(fileURLToPath(new URL("..", import.meta.url)));
-const task = loadValidTask(paths, ID);
+const { paths, task, tempDir, environmentOf, runOracle, expectSameRows } = libraryTask(ID, OUTPUT, KEY);
 const { artefact, default: defaults, variants } = verifier.conventions;
-
-const temps: string[] = [];
-afterAll(() => {
-  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
-});
-function tempDir(): string {
-  const dir = mkdtempSync(path.join(tmpdir(), `kgate-${ID}-`));
-  temps.push(dir);
-  return dir;
-}
-
-function environmentOf(t: LoadedTask): Record<string, string> {
-  return Object.fromEntries(t.environment.map((f) => [f.path, readFileSync(f.absPath, "utf8")]));
-}
-
-/** Runs the oracle in a fresh copy of the condition's file set and parses its CSV output by the declared types. */
-function runOracle(condition: Condition): Record<string, unknown>[] {
-  const work = tempDir();
-  for (const file of conditionFileSet(task, condition).files) {
-    mkdirSync(path.dirname(path.join(work, file.path)), { recursive: true });
-    writeFileSync(path.join(work, file.path), file.read());
-  }
-  execFileSync("bash", ["-c", task.spec.solution.command], {
-    cwd: work,
-    env: { ...process.env, KGATE_SOLUTION_DIR: task.solutionDir },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const output = task.spec.outputs.find((o) => o.path === OUTPUT);
-  if (output?.format !== "csv") throw new Error(`${OUTPUT} is not a declared csv output`);
-  const [header, ...lines] = readFileSync(path.join(work, OUTPUT), "utf8").trimEnd().split("\n");
-  expect(header).toBe(output.columns.map((c) => c.name).join(","));
-  return lines.map((line) => {
-    const cells = line.split(",");
-    return Object.fromEntries(
-      output.columns.map((c, i) => [c.name, c.type === "string" ? cells[i] : Number(cells[i])]),
-    );
-  });
-}
-
-/** Rows equal by key: strings exactly, numbers within 1e-4. */
-function expectSameRows(actual: Record<string, unknown>[], expected: Record<string, unknown>[]): void {
-  expect(actual.length).toBe(expected.length);
-  const byKey = new Map(actual.map((r) => [r[KEY], r]));
-  for (const want of expected) {
-    const got = byKey.get(want[KEY]);
-    expect(got, `row ${want[KEY]}`).toBeDefined();
-    for (const [column, value] of Object.entries(want)) {
-      if (typeof value === "number")
-        expect(Math.abs(Number(got?.[column]) - value)).toBeLessThanOrEqual(1e-4);
-      else expect(got?.[column], `${want[KEY]}.${column}`).toBe(value);
-    }
-  }
-}
-
 const committed = environmentOf(task);
 const solved = (c: typeof artefact) => verifier.solve(committed, c)[OUTPUT];
 

@@ -1,0 +1,72 @@
+// Test support for the library tasks' tests: the loaded task, its committed environment, its Python
+// oracle run in a temporary copy of a condition's file set, and row comparison at 1e-4.
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, expect } from "vitest";
+import { projectPaths } from "../../src/project.ts";
+import { type Condition, conditionFileSet, type LoadedTask, loadValidTask } from "../../src/task/index.ts";
+
+type Row = Record<string, unknown>;
+
+/** Call at the top level of a test file: temporary folders are removed after the file's tests. */
+export function libraryTask(id: string, outputPath: string, key: string) {
+  const paths = projectPaths(path.resolve(import.meta.dirname, "../.."));
+  const task = loadValidTask(paths, id);
+  const temps: string[] = [];
+  afterAll(() => {
+    for (const dir of temps) rmSync(dir, { recursive: true, force: true });
+  });
+
+  function tempDir(): string {
+    const dir = mkdtempSync(path.join(tmpdir(), `kgate-${id}-`));
+    temps.push(dir);
+    return dir;
+  }
+
+  function environmentOf(t: LoadedTask): Record<string, string> {
+    return Object.fromEntries(t.environment.map((f) => [f.path, readFileSync(f.absPath, "utf8")]));
+  }
+
+  /** Runs the oracle in a fresh copy of the condition's file set and parses its CSV output by the declared types. */
+  function runOracle(condition: Condition): Row[] {
+    const work = tempDir();
+    for (const file of conditionFileSet(task, condition).files) {
+      mkdirSync(path.dirname(path.join(work, file.path)), { recursive: true });
+      writeFileSync(path.join(work, file.path), file.read());
+    }
+    execFileSync("bash", ["-c", task.spec.solution.command], {
+      cwd: work,
+      env: { ...process.env, KGATE_SOLUTION_DIR: task.solutionDir },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const output = task.spec.outputs.find((o) => o.path === outputPath);
+    if (output?.format !== "csv") throw new Error(`${outputPath} is not a declared csv output`);
+    const [header, ...lines] = readFileSync(path.join(work, outputPath), "utf8").trimEnd().split("\n");
+    expect(header).toBe(output.columns.map((c) => c.name).join(","));
+    return lines.map((line) => {
+      const cells = line.split(",");
+      return Object.fromEntries(
+        output.columns.map((c, i) => [c.name, c.type === "string" ? cells[i] : Number(cells[i])]),
+      );
+    });
+  }
+
+  /** Rows equal by key: strings exactly, numbers within 1e-4. */
+  function expectSameRows(actual: Row[], expected: Row[]): void {
+    expect(actual.length).toBe(expected.length);
+    const byKey = new Map(actual.map((r) => [r[key], r]));
+    for (const want of expected) {
+      const got = byKey.get(want[key]);
+      expect(got, `row ${want[key]}`).toBeDefined();
+      for (const [column, value] of Object.entries(want)) {
+        if (typeof value === "number")
+          expect(Math.abs(Number(got?.[column]) - value)).toBeLessThanOrEqual(1e-4);
+        else expect(got?.[column], `${want[key]}.${column}`).toBe(value);
+      }
+    }
+  }
+
+  return { paths, task, tempDir, environmentOf, runOracle, expectSameRows };
+}
