@@ -92,6 +92,9 @@ export function dockerBackend(o: DockerBackendOptions): Backend {
           }),
         stop: async () => {
           await Promise.allSettled(used.map((a) => a.dispose?.()));
+          // Sweep once more: a container whose create request a killed process had in flight can
+          // appear after the first sweep.
+          await reapDeadRuns().catch(() => undefined);
         },
       };
     },
