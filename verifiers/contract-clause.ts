@@ -1,5 +1,6 @@
 // Verifier for contract-clause: clause risk scoring as a pure function of the environment and the conventions.
 import { defineVerifier, type EnvironmentFiles } from "../src/verify/contract.ts";
+import { environmentRows, environmentText } from "../src/verify/environment.ts";
 
 export interface ClauseConventions {
   /** How often one term counts in one clause; null counts every occurrence. */
@@ -86,27 +87,8 @@ interface Clause {
   text: string;
 }
 
-function file(env: EnvironmentFiles, name: string): string {
-  const text = env[name];
-  if (text === undefined) throw new Error(`environment file ${name} is missing`);
-  return text;
-}
-
-/** Rows of a simple CSV (no quoted fields) as objects keyed by the header. */
-function csvRows(env: EnvironmentFiles, name: string): Record<string, string>[] {
-  const [header, ...lines] = file(env, name).trimEnd().split("\n");
-  const columns = (header ?? "").split(",");
-  return lines.map((line, i) => {
-    const cells = line.split(",");
-    if (cells.length !== columns.length || line.includes('"')) {
-      throw new Error(`${name}: line ${i + 2}: expected ${columns.length} unquoted fields`);
-    }
-    return Object.fromEntries(columns.map((c, j) => [c, cells[j] ?? ""]));
-  });
-}
-
 function clauses(env: EnvironmentFiles): Clause[] {
-  return file(env, "clauses.jsonl")
+  return environmentText(env, "clauses.jsonl")
     .split("\n")
     .filter((line) => line.trim() !== "")
     .map((line) => JSON.parse(line) as Clause);
@@ -130,12 +112,15 @@ function multiplierHundredths(c: ClauseConventions, law: string): number {
 }
 
 function solve(env: EnvironmentFiles, c: ClauseConventions) {
-  const lexicon = csvRows(env, "risk_lexicon.csv").map((r) => ({ term: r.term!, weight: Number(r.weight) }));
+  const lexicon = environmentRows(env, "risk_lexicon.csv").map((r) => ({
+    term: r.term!,
+    weight: Number(r.weight),
+  }));
   const byContract = new Map<string, Clause[]>();
   for (const clause of clauses(env)) {
     byContract.set(clause.contract_id, [...(byContract.get(clause.contract_id) ?? []), clause]);
   }
-  const rows = csvRows(env, "contracts.csv").map((contract) => {
+  const rows = environmentRows(env, "contracts.csv").map((contract) => {
     const mult = multiplierHundredths(c, contract.governing_law!);
     const scores: number[] = [];
     for (const clause of byContract.get(contract.contract_id!) ?? []) {

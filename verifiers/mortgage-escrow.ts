@@ -1,5 +1,6 @@
 // Verifier for mortgage-escrow: the annual escrow analysis as a pure function of the environment and the conventions.
 import { defineVerifier, type EnvironmentFiles } from "../src/verify/contract.ts";
+import { environmentRows } from "../src/verify/environment.ts";
 
 type Rounding = "up" | "half-up";
 
@@ -61,25 +62,6 @@ const perturbed: EscrowConventions = {
   cushionMonths: 2,
   shortageMonths: { small: 12, large: 18 },
 };
-
-function file(env: EnvironmentFiles, name: string): string {
-  const text = env[name];
-  if (text === undefined) throw new Error(`environment file ${name} is missing`);
-  return text;
-}
-
-/** Rows of a simple CSV (no quoted fields) as objects keyed by the header. */
-function csvRows(env: EnvironmentFiles, name: string): Record<string, string>[] {
-  const [header, ...lines] = file(env, name).trimEnd().split("\n");
-  const columns = (header ?? "").split(",");
-  return lines.map((line, i) => {
-    const cells = line.split(",");
-    if (cells.length !== columns.length || line.includes('"')) {
-      throw new Error(`${name}: line ${i + 2}: expected ${columns.length} unquoted fields`);
-    }
-    return Object.fromEntries(columns.map((c, j) => [c, cells[j] ?? ""]));
-  });
-}
 
 /** Dollars with at most two decimals (e.g. "1620.81") as integer cents. */
 function toCents(text: string, where: string): number {
@@ -145,7 +127,7 @@ interface Bill {
 
 function solve(env: EnvironmentFiles, c: EscrowConventions) {
   const bills = new Map<string, Bill[]>();
-  csvRows(env, "disbursements.csv").forEach((r, i) => {
+  environmentRows(env, "disbursements.csv").forEach((r, i) => {
     const bill = {
       month: monthIndex(r.paid_on!),
       category: r.category!,
@@ -153,7 +135,7 @@ function solve(env: EnvironmentFiles, c: EscrowConventions) {
     };
     bills.set(r.loan_id!, [...(bills.get(r.loan_id!) ?? []), bill]);
   });
-  const rows = csvRows(env, "loans.csv").map((loan, i) => {
+  const rows = environmentRows(env, "loans.csv").map((loan, i) => {
     const start = toCents(loan.escrow_balance!, `loans.csv: line ${i + 2}`);
     const a = analyse(c, start, monthIndex(loan.analysis_month!), bills.get(loan.loan_id!) ?? []);
     return {

@@ -1,5 +1,6 @@
 // Verifier for payroll-overtime: gross pay from time punches as a pure function of the environment and the conventions.
 import { defineVerifier, type EnvironmentFiles } from "../src/verify/contract.ts";
+import { environmentRows, environmentText } from "../src/verify/environment.ts";
 
 export interface PayrollConventions {
   /** Punches are rounded to the nearest multiple of this many minutes (1 = exact); a half-way tie rounds up. */
@@ -50,25 +51,6 @@ const perturbed: PayrollConventions = {
   nightPremium: 1.25,
 };
 
-function file(env: EnvironmentFiles, name: string): string {
-  const text = env[name];
-  if (text === undefined) throw new Error(`environment file ${name} is missing`);
-  return text;
-}
-
-/** Rows of a simple CSV (no quoted fields) as objects keyed by the header. */
-function csvRows(env: EnvironmentFiles, name: string): Record<string, string>[] {
-  const [header, ...lines] = file(env, name).trimEnd().split("\n");
-  const columns = (header ?? "").split(",");
-  return lines.map((line, i) => {
-    const cells = line.split(",");
-    if (cells.length !== columns.length || line.includes('"')) {
-      throw new Error(`${name}: line ${i + 2}: expected ${columns.length} unquoted fields`);
-    }
-    return Object.fromEntries(columns.map((c, j) => [c, cells[j] ?? ""]));
-  });
-}
-
 /** "YYYY-MM-DD HH:MM" (or a bare date) as whole minutes since 1970-01-01 00:00. */
 function minutes(text: string, where: string): number {
   const m = /^(\d{4})-(\d{2})-(\d{2})(?: (\d{2}):(\d{2}))?$/.exec(text.trim());
@@ -103,7 +85,7 @@ function dailySplit(c: PayrollConventions, paid: number): [number, number, numbe
 
 function solve(env: EnvironmentFiles, c: PayrollConventions) {
   const period = Object.fromEntries(
-    file(env, "pay_period.txt")
+    environmentText(env, "pay_period.txt")
       .trim()
       .split("\n")
       .map((line) => line.split("=").map((s) => s.trim())),
@@ -112,10 +94,10 @@ function solve(env: EnvironmentFiles, c: PayrollConventions) {
   const premiumCents = Math.round(c.nightPremium * 100);
   const shifts = new Map<string, Shift[]>();
   const rates = new Map<string, number>();
-  for (const e of csvRows(env, "employees.csv"))
+  for (const e of environmentRows(env, "employees.csv"))
     rates.set(e.employee_id!, Math.round(Number(e.base_rate) * 100));
 
-  csvRows(env, "punches.csv").forEach((p, i) => {
+  environmentRows(env, "punches.csv").forEach((p, i) => {
     const where = `punches.csv: line ${i + 2}`;
     const start = roundPunch(minutes(p.clock_in!, where), c.roundingMinutes);
     const end = roundPunch(minutes(p.clock_out!, where), c.roundingMinutes);

@@ -64,7 +64,7 @@ export function verifierTemplate(id: string, verifyImport: string): string {
   return `// Verifier for ${id}: the reference solver as a pure function of the environment and conventions.
 // TODO: replace the example conventions and solver with the task's own. Comparison rules (tolerance,
 // string normalisation, keyed rows) are declared in tasks/${id}/task.json outputs[].compare.
-import { defineVerifier } from "${verifyImport}";
+import { defineVerifier, environmentRows } from "${verifyImport}";
 
 interface Conventions {
   /** Markup applied to every quantity. */
@@ -81,12 +81,11 @@ export default defineVerifier<Conventions>({
     variants: { perturbed: { rate: 0.15 } },
   },
   solve(files, c) {
-    const rows = (files["input.csv"] ?? "").trim().split("\\n").slice(1);
     return {
-      "output/result.csv": rows.map((line) => {
-        const [item = "", quantity = "0"] = line.split(",");
-        return { item, value: Math.round(Number(quantity) * (1 + c.rate) * 100) / 100 };
-      }),
+      "output/result.csv": environmentRows(files, "input.csv").map(({ item = "", quantity = "0" }) => ({
+        item,
+        value: Math.round(Number(quantity) * (1 + c.rate) * 100) / 100,
+      })),
     };
   },
 });

@@ -4,6 +4,7 @@ export { type Agreement, agreement, compareTables, type TableComparison } from "
 export * from "./contract.ts";
 export { type CsvParse, type CsvText, type CsvVisitor, csvField, parseCsv, readCsv } from "./csv.ts";
 export { DIFF_CAP } from "./diff.ts";
+export { environmentRows, environmentText } from "./environment.ts";
 export {
   EMPTY_ARRAY,
   EMPTY_OBJECT,
