@@ -1,17 +1,13 @@
-// Task payroll-overtime: the reference solver on a hand-checked case, the gate on the committed data,
-// the generator's determinism and the Python oracle's agreement with the solver.
-import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadTask } from "../src/task/index.ts";
 import verifier, { roundPunch } from "../verifiers/payroll-overtime.ts";
-import { libraryTask } from "./support/library-task.ts";
+import { describeGeneratorAndOracle, libraryTask } from "./support/library-task.ts";
 
 const ID = "payroll-overtime";
 const OUTPUT = "output/payroll.csv";
 const KEY = "employee_id";
-const { paths, task, tempDir, environmentOf, runOracle, expectSameRows } = libraryTask(ID, OUTPUT, KEY);
+const library = libraryTask(ID, OUTPUT, KEY);
+const { paths, task, environmentOf } = library;
 const { artefact, default: defaults, variants } = verifier.conventions;
 const committed = environmentOf(task);
 const solved = (c: typeof artefact) => verifier.solve(committed, c)[OUTPUT];
@@ -114,25 +110,4 @@ describe("payroll-overtime gate on the committed data", () => {
   });
 });
 
-describe("payroll-overtime generator and oracle", () => {
-  it("regenerates byte-identical environment files", () => {
-    const out = tempDir();
-    execFileSync("python3", [path.join(task.dir, "generate.py"), out]);
-    expect(readdirSync(out).sort()).toEqual(task.environment.map((f) => f.path));
-    for (const f of task.environment) {
-      expect(readFileSync(path.join(out, f.path)).equals(readFileSync(f.absPath)), f.path).toBe(true);
-    }
-  });
-
-  it("the Python oracle under +A writes what the reference solver expects", () => {
-    expectSameRows(runOracle("+A"), solved(artefact) as Record<string, unknown>[]);
-  });
-
-  it("the Python oracle reading the perturbed variant writes the perturbed conventions' answer", () => {
-    expectSameRows(runOracle("variant:perturbed"), solved(variants.perturbed!) as Record<string, unknown>[]);
-  });
-
-  it("the Python oracle refuses to run without the specification", () => {
-    expect(() => runOracle("-A")).toThrow(/is not present/);
-  });
-});
+describeGeneratorAndOracle(library, { artefact: solved(artefact), perturbed: solved(variants.perturbed!) });

@@ -1,10 +1,10 @@
 // Test support for the library tasks' tests: the loaded task, its committed environment, its Python
 // oracle run in a temporary copy of a condition's file set, and row comparison at 1e-4.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, expect } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { projectPaths } from "../../src/project.ts";
 import { type Condition, conditionFileSet, type LoadedTask, loadValidTask } from "../../src/task/index.ts";
 
@@ -69,4 +69,37 @@ export function libraryTask(id: string, outputPath: string, key: string) {
   }
 
   return { paths, task, tempDir, environmentOf, runOracle, expectSameRows };
+}
+
+/**
+ * The tests every Python-generated library task shares: the generator is deterministic, and the
+ * oracle reproduces the solver's answer under +A and under the perturbed variant, and stops under -A.
+ */
+export function describeGeneratorAndOracle(
+  library: ReturnType<typeof libraryTask>,
+  expected: { artefact: unknown; perturbed: unknown },
+): void {
+  const { task, tempDir, runOracle, expectSameRows } = library;
+  describe(`${task.id} generator and oracle`, () => {
+    it("regenerates byte-identical environment files", () => {
+      const out = tempDir();
+      execFileSync("python3", [path.join(task.dir, "generate.py"), out]);
+      expect(readdirSync(out).sort()).toEqual(task.environment.map((f) => f.path));
+      for (const f of task.environment) {
+        expect(readFileSync(path.join(out, f.path)).equals(readFileSync(f.absPath)), f.path).toBe(true);
+      }
+    });
+
+    it("the Python oracle under +A writes what the reference solver expects", () => {
+      expectSameRows(runOracle("+A"), expected.artefact as Row[]);
+    });
+
+    it("the Python oracle reading the perturbed variant writes the perturbed conventions' answer", () => {
+      expectSameRows(runOracle("variant:perturbed"), expected.perturbed as Row[]);
+    });
+
+    it("the Python oracle refuses to run without the specification", () => {
+      expect(() => runOracle("-A")).toThrow(/is not present/);
+    });
+  });
 }
