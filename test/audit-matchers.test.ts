@@ -2,12 +2,13 @@
 // displayed roundings, prose shingles, and the decoding of wrappers.
 import { describe, expect, it } from "vitest";
 import { AhoCorasick } from "../src/audit/aho-corasick.ts";
-import { charPass } from "../src/audit/charpass.ts";
 import { decodeBase64, inlineWrappers } from "../src/audit/decode.ts";
 import { FormIndex, leadingCode } from "../src/audit/forms.ts";
 import { docOffset, normalise, normalisePattern } from "../src/audit/normalise.ts";
 import { type NumberLiteral, scanNumbers } from "../src/audit/numbers.ts";
 import { ShingleSet } from "../src/audit/shingles.ts";
+import { tokenPass } from "../src/audit/token-pass.ts";
+import { WordTable } from "../src/audit/words.ts";
 
 function matches(patterns: string[], text: string): Array<[string, string]> {
   const ac = new AhoCorasick(patterns.map(normalisePattern));
@@ -102,7 +103,45 @@ describe("FormIndex", () => {
   });
 });
 
-describe("the leading-digit prefilter of the character pass", () => {
+describe("the word pass", () => {
+  const text = "Rates: x1.12 and .5, 1,200 bp, A12 v2 12px 3rd; twelve TWELVE-fold QUJDREVGR0hJSktM.5 tail";
+
+  it("reads the same numbers as scanNumbers", () => {
+    const passed: string[] = [];
+    tokenPass(text, {
+      delimiter: -1,
+      onNumber: (lit) => passed.push(text.slice(lit.start, lit.end)),
+      onRun: () => {},
+    });
+    const scanned: string[] = [];
+    scanNumbers(text, (lit) => scanned.push(text.slice(lit.start, lit.end)));
+    expect(passed).toEqual(scanned);
+    expect(passed).toEqual(["1.12", ".5", "1,200 bp"]);
+  });
+
+  it("reports the table's words with their flags, case folded, and never words glued to numbers", () => {
+    const words = new WordTable();
+    words.add("twelve", 1);
+    words.add("fold", 2);
+    words.add("twelve", 4);
+    const seen: string[] = [];
+    tokenPass(`${text} 12twelve`, {
+      delimiter: -1,
+      words,
+      onWord: (flags, _h, s, e) => seen.push(`${text.slice(s, e)}:${flags}`),
+      onRun: () => {},
+    });
+    expect(seen).toEqual(["twelve:5", "TWELVE:5", "fold:2"]);
+  });
+
+  it("reports base64 runs of 12 or more characters, ended by points", () => {
+    const runs: string[] = [];
+    tokenPass(text, { delimiter: -1, onRun: (a, b) => runs.push(text.slice(a, b)) });
+    expect(runs).toEqual(["QUJDREVGR0hJSktM"]);
+  });
+});
+
+describe("the leading-digit prefilter of the word pass", () => {
   it("computes leading codes", () => {
     expect([0.12, 12, 1200, 1, -1, 0.0042553, 0].map(leadingCode)).toEqual([12, 12, 12, 10, 10, 42, 0]);
   });
@@ -141,13 +180,12 @@ describe("the leading-digit prefilter of the character pass", () => {
     const text = parts.join(rnd() < 0.5 ? " " : ", ");
     const found = (codes?: Uint8Array) => {
       const out: string[] = [];
-      charPass(
-        text,
-        -1,
-        (lit) => index.match(lit, (f) => out.push(`${lit.start}:${f.key}`)),
-        () => {},
+      tokenPass(text, {
+        delimiter: -1,
+        onNumber: (lit) => index.match(lit, (f) => out.push(`${lit.start}:${f.key}`)),
         codes,
-      );
+        onRun: () => {},
+      });
       return out;
     };
     const all = found();

@@ -60,7 +60,26 @@ describe("scanNumbers", () => {
     expect(numbers("A12 v2 12px 3rd SKU12").map((n) => n.text)).toEqual([]);
     expect(numbers("version 1.12.3").map((n) => n.text)).toEqual([]);
     expect(numbers("dated 3/25/2024").map((n) => n.text)).toEqual([]);
-    expect(numbers("2024-01-15").map((n) => n.value)).toEqual([2024, 1, 15]);
+  });
+
+  it("does not read ISO dates, months or clock times as numbers", () => {
+    for (const text of [
+      "2024-01-15",
+      "month 2026-04,",
+      "at 06:03",
+      "20:00:00.250",
+      "2026-03-06T06:03",
+      "2026-03-06 12:30",
+    ])
+      expect(
+        numbers(text).map((n) => n.text),
+        text,
+      ).toEqual([]);
+    expect(numbers("2024-01-15 x 12").map((n) => n.value)).toEqual([12]);
+    // Look-alikes of dates and times stay numbers: a span of years, a ratio, a negative number.
+    expect(numbers("2024-2025").map((n) => n.value)).toEqual([2024, 2025]);
+    expect(numbers("a 3:1 ratio").map((n) => n.value)).toEqual([3, 1]);
+    expect(numbers("x -12").map((n) => n.value)).toEqual([-12]);
   });
 
   it("treats a table's delimiter as a boundary, except inside quotes", () => {

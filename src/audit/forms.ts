@@ -66,8 +66,13 @@ export class FormIndex {
     this.forms = numbers.flatMap(formsOf).sort((a, b) => a.value - b.value);
     this.values = Float64Array.from(this.forms.map((f) => f.value));
     for (const f of this.forms) {
-      // The exact value and every rounding of it: "0.100" (three digits written) rounds 0.0999 to one.
-      for (let n = 1; n <= 15; n++) this.codes[leadingCode(Number(f.value.toPrecision(n)))] = 1;
+      // The exact value, and every displayed rounding (ROUNDING_MIN_SIG digits or more written):
+      // to n >= 3 digits, or to 2 when rounding carries into a new digit (0.0999 shows as 0.100).
+      this.codes[leadingCode(f.value)] = 1;
+      for (let n = 2; n <= 15; n++) {
+        const code = leadingCode(Number(f.value.toPrecision(n)));
+        if (n >= ROUNDING_MIN_SIG || code === 10) this.codes[code] = 1;
+      }
     }
   }
 

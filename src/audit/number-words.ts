@@ -1,7 +1,7 @@
 // Spelled-out numbers ("twelve percent", "two hundred thirty-five", "one point one two") read from
 // the word stream and reported as number literals.
 import { applyUnit, type NumberLiteral, unitAfter } from "./numbers.ts";
-import { wordHash } from "./words.ts";
+import { forEachWord, wordHash } from "./words.ts";
 
 const SMALL = [
   "zero",
@@ -54,19 +54,15 @@ function isGap(text: string, from: number, to: number): boolean {
   return to > from && to - from <= 8 && GAP.test(text.slice(from, to));
 }
 
-/** Where number words may be: one native search, so only those words reach the reader. */
-export const NUMBER_WORD = new RegExp(
-  `(?<![a-z0-9])(?:${[...SMALL, ...TENS, "hundred", "thousand", "million", "point"].sort((a, b) => b.length - a.length).join("|")})(?![a-z0-9])`,
-  "gi",
-);
+/** Every word a spelled-out number is made of (the scan's word pass reports only these). */
+export const NUMBER_WORDS: readonly string[] = [...ENTRIES.values()].map((e) => e.word);
 
-/** Feeds every number word of `text` to a reader and finishes it. */
+/** Feeds every number word of `text` to a reader and finishes it (the scan uses its word pass). */
 export function readNumberWords(text: string, onNumber: (lit: NumberLiteral) => void): void {
   const reader = new NumberWordReader(text, onNumber);
-  NUMBER_WORD.lastIndex = 0;
-  for (let m = NUMBER_WORD.exec(text); m !== null; m = NUMBER_WORD.exec(text)) {
-    reader.word(wordHash(m[0]), m.index, m.index + m[0].length);
-  }
+  forEachWord(text, (hash, start, end) => {
+    if (ENTRIES.has(hash)) reader.word(hash, start, end);
+  });
   reader.finish();
 }
 
@@ -74,7 +70,7 @@ function sigDigits(value: number): number {
   return String(Math.abs(value)).replace(".", "").replace(/^0+/, "").length || 1;
 }
 
-/** Feed it every word (hash, start, end) in order, then call finish(). */
+/** Feed it every number word (hash, start, end) in order, then call finish(). */
 export class NumberWordReader {
   private total = 0;
   private current = 0;

@@ -54,7 +54,8 @@ export function wordAt(text: string, at: number, word: string): boolean {
   return !isLetter(text.charCodeAt(at + word.length));
 }
 
-function insideQuotes(text: string, at: number): boolean {
+/** Whether text[at] is inside double quotes on its line (a quoted table cell). */
+export function insideQuotes(text: string, at: number): boolean {
   let quotes = 0;
   for (let k = at - 1; k >= 0; k--) {
     const c = text.charCodeAt(k);
@@ -115,6 +116,46 @@ export function newLiteral(): NumberLiteral {
   };
 }
 
+function digitsAt(text: string, at: number, n: number): boolean {
+  for (let k = 0; k < n; k++) if (!isDigit(text.charCodeAt(at + k))) return false;
+  return true;
+}
+
+/** The end of a clock time h:mm, hh:mm, hh:mm:ss or hh:mm:ss.fff at `at`, or -1. */
+function timeEnd(text: string, at: number): number {
+  const hour = isDigit(text.charCodeAt(at + 1)) ? 2 : 1;
+  if (!isDigit(text.charCodeAt(at)) || text.charCodeAt(at + hour) !== 58 || !digitsAt(text, at + hour + 1, 2))
+    return -1;
+  let end = at + hour + 3;
+  if (text.charCodeAt(end) === 58 && digitsAt(text, end + 1, 2)) {
+    end += 3;
+    if (text.charCodeAt(end) === 46 && isDigit(text.charCodeAt(end + 1))) {
+      end++;
+      while (isDigit(text.charCodeAt(end))) end++;
+    }
+  }
+  return isDigit(text.charCodeAt(end)) ? -1 : end;
+}
+
+/**
+ * The end of an ISO date (2025-11-20, or a month 2026-04), with a time after T or a space, or of
+ * a clock time (06:03) at `at`; -1 when there is none. Dates and times are not numbers.
+ */
+export function dateOrTimeEnd(text: string, at: number): number {
+  if (digitsAt(text, at, 4) && text.charCodeAt(at + 4) === 45 && digitsAt(text, at + 5, 2)) {
+    let end = at + 7;
+    if (text.charCodeAt(end) === 45 && digitsAt(text, end + 1, 2)) end += 3;
+    if (isDigit(text.charCodeAt(end))) return -1;
+    const sep = text.charCodeAt(end);
+    if (sep === 84 || sep === 116 || sep === 32) {
+      const time = timeEnd(text, end + 1);
+      if (time >= 0) end = time;
+    }
+    return end;
+  }
+  return timeEnd(text, at);
+}
+
 /** True when a number starts at text[i] (a digit, or a point before a digit after a non-digit). */
 export function startsNumber(text: string, i: number): boolean {
   const c = text.charCodeAt(i);
@@ -137,10 +178,13 @@ export function readNumber(
   const before = i > from ? text.charCodeAt(i - 1) : -1;
   const xPrefix = (before | 32) === 120 && !isLetter(i - 2 >= from ? text.charCodeAt(i - 2) : -1);
   if (isLetter(before) && !xPrefix) {
-    // Part of an identifier (A12, v2): skip the whole word.
-    while (i < to && isWordChar(text.charCodeAt(i))) i++;
-    return i;
+    // Part of an identifier (A12, v2): skip the whole word (past the point of "M.5").
+    let j = i + 1;
+    while (j < to && isWordChar(text.charCodeAt(j))) j++;
+    return j;
   }
+  const dateEnd = isDigit(before) ? -1 : dateOrTimeEnd(text, i);
+  if (dateEnd >= 0) return dateEnd;
   let start = i;
   let negative = false;
   if ((before === 45 || before === 43) && i - 1 >= from) {

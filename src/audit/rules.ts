@@ -4,8 +4,14 @@ import path from "node:path";
 import { AhoCorasick } from "./aho-corasick.ts";
 import { FormIndex, type GatedNumber } from "./forms.ts";
 import { normalise, normalisePattern } from "./normalise.ts";
+import { NUMBER_WORDS } from "./number-words.ts";
 import type { AuditFile } from "./schema.ts";
 import { ShingleSet } from "./shingles.ts";
+import { WordTable } from "./words.ts";
+
+/** Flags of the words the scan's word pass reports (RuleSet.words). */
+export const WORD_NUMBER = 1;
+export const WORD_ANCHOR = 2;
 
 export type RuleId =
   | "gated-number"
@@ -45,6 +51,8 @@ export interface RuleSet {
   owners: LiteralOwner[];
   forms: FormIndex;
   shingles?: ShingleSet;
+  /** Spelled-out number words (WORD_NUMBER) and prose anchors (WORD_ANCHOR). */
+  words: WordTable;
   /** Index of the derived item that prose shingle hits belong to. */
   proseItem: number;
 }
@@ -137,9 +145,14 @@ export function compileRules(audit: AuditFile, artefact: ArtefactInfo): RuleSet 
   const proseItem = items.length;
   items.push({ id: "artefact-prose", rule: "artefact-prose", severity: "error", context: [] });
 
+  const words = new WordTable();
+  if (numbers.length > 0) for (const word of NUMBER_WORDS) words.add(word, WORD_NUMBER);
+  if (shingles.size > 0) for (const word of shingles.anchorWords) words.add(word, WORD_ANCHOR);
+
   return {
     items,
     literals: new AhoCorasick(patterns),
+    words,
     owners,
     forms: new FormIndex(numbers),
     shingles: shingles.size > 0 ? shingles : undefined,

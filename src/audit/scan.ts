@@ -1,14 +1,14 @@
-// Runs every matcher over a document: literals (one Aho-Corasick pass), numbers (one pass), words
-// (prose shingles and spelled-out numbers, one pass), then the same on decoded wrappers, two deep.
+// Runs every matcher over a document: literals (one Aho-Corasick pass), then numbers, spelled-out
+// numbers, prose anchors and base64 runs (one word pass), then the same on decoded wrappers, two deep.
 
-import { charPass } from "./charpass.ts";
 import { base64Candidates, base64Span, type DecodedView, decodeBase64, inlineWrappers } from "./decode.ts";
 import type { AuditDocument } from "./document.ts";
 import type { FormKind } from "./forms.ts";
 import { docOffset, normalise, type TextView } from "./normalise.ts";
-import { readNumberWords } from "./number-words.ts";
+import { NumberWordReader } from "./number-words.ts";
 import type { NumberLiteral } from "./numbers.ts";
-import type { RuleSet } from "./rules.ts";
+import { type RuleSet, WORD_ANCHOR, WORD_NUMBER } from "./rules.ts";
+import { tokenPass } from "./token-pass.ts";
 import { isWordCode } from "./words.ts";
 
 export const MAX_DECODE_DEPTH = 2;
@@ -88,10 +88,22 @@ function scanView(
     });
   };
   const runs: Array<[number, number]> = [];
+  const anchors: number[] = [];
   const numbers = rules.forms.size > 0 ? onNumber : undefined;
-  charPass(text, doc.delimiter?.charCodeAt(0) ?? -1, numbers, (a, b) => runs.push([a, b]), rules.forms.codes);
-  if (rules.forms.size > 0) readNumberWords(text, onNumber);
-  for (const run of rules.shingles?.scan(text) ?? []) {
+  const reader = numbers ? new NumberWordReader(text, numbers) : undefined;
+  tokenPass(text, {
+    delimiter: doc.delimiter?.charCodeAt(0) ?? -1,
+    onNumber: numbers,
+    codes: rules.forms.codes,
+    words: rules.words.size > 0 ? rules.words : undefined,
+    onWord: (flags, hash, start, end) => {
+      if (flags & WORD_NUMBER) reader?.word(hash, start, end);
+      if (flags & WORD_ANCHOR) anchors.push(start, end);
+    },
+    onRun: (a, b) => runs.push([a, b]),
+  });
+  reader?.finish();
+  for (const run of rules.shingles?.scan(text, anchors) ?? []) {
     push(rules.proseItem, run.start, run.end, {
       value: `${run.words} words`,
       explicit: false,

@@ -1,7 +1,7 @@
 // Prose shingles: every run of k consecutive words of the artefact, hashed; a scanned text that
 // repeats such a run copies the artefact's prose. Hits are verified word by word, so hash
 // collisions never make a finding.
-import { forEachWord, isWordCode, wordsOf } from "./words.ts";
+import { forEachWord, isWordCode, WordTable, wordsOf } from "./words.ts";
 
 const BASE = 0x9e3779b1;
 const FILTER_BITS = 21;
@@ -17,8 +17,9 @@ export class ShingleSet {
   private readonly filter = new Uint32Array(1 << (FILTER_BITS - 5));
   private readonly words: string[];
   private readonly topPower: number;
-  /** Each window's longest word: a copied window holds its anchor, found by one native search. */
-  private readonly anchors: RegExp;
+  /** Each window's longest word (not led by a digit): a copied run holds its windows' anchors. */
+  readonly anchorWords: string[];
+  private readonly anchors = new WordTable();
 
   constructor(
     artefactText: string,
@@ -27,14 +28,16 @@ export class ShingleSet {
     const words = wordsOf(artefactText);
     this.words = words.map((w) => w.word);
     const anchors = new Set<string>();
+    // A word that starts with a digit is read as a number, not as a word, by the scan's word pass.
+    const weight = (word: string) => word.length + (word.charCodeAt(0) <= 57 ? 0 : 1000);
     for (let i = 0; i + k <= words.length; i++) {
-      let longest = words[i]!.word;
+      let anchor = words[i]!.word;
       for (let j = i + 1; j < i + k; j++)
-        if (words[j]!.word.length > longest.length) longest = words[j]!.word;
-      anchors.add(longest);
+        if (weight(words[j]!.word) > weight(anchor)) anchor = words[j]!.word;
+      anchors.add(anchor);
     }
-    const alternatives = [...anchors].sort((x, y) => y.length - x.length).join("|");
-    this.anchors = new RegExp(`(?<![a-z0-9])(?:${alternatives || "(?!)"})(?![a-z0-9])`, "gi");
+    this.anchorWords = [...anchors];
+    for (const word of anchors) this.anchors.add(word, 1);
     let power = 1;
     for (let i = 1; i < k; i++) power = Math.imul(power, BASE);
     this.topPower = power;
@@ -56,14 +59,15 @@ export class ShingleSet {
     return this.windows.size;
   }
 
-  /** Copied runs in `text`: windows are hashed only around occurrences of anchor words. */
-  scan(text: string): ShingleRun[] {
+  /**
+   * Copied runs in `text`: windows are hashed only around occurrences of anchor words, given as
+   * start/end pairs in text order (the scan's word pass finds them) or found here.
+   */
+  scan(text: string, anchorSpans: readonly number[] = this.anchorSpans(text)): ShingleRun[] {
     const regions: Array<[number, number]> = [];
-    const re = this.anchors;
-    re.lastIndex = 0;
-    for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-      const a = wordsBack(text, m.index, this.k - 1);
-      const b = wordsForward(text, m.index + m[0].length, this.k - 1);
+    for (let n = 0; n < anchorSpans.length; n += 2) {
+      const a = wordsBack(text, anchorSpans[n]!, this.k - 1);
+      const b = wordsForward(text, anchorSpans[n + 1]!, this.k - 1);
       const last = regions.at(-1);
       if (last && a <= last[1]) last[1] = Math.max(last[1], b);
       else regions.push([a, b]);
@@ -75,6 +79,14 @@ export class ShingleSet {
       runs.push(...reader.finish());
     }
     return runs;
+  }
+
+  private anchorSpans(text: string): number[] {
+    const spans: number[] = [];
+    forEachWord(text, (h, s, e) => {
+      if (this.anchors.lookup(h, text, s, e) !== 0) spans.push(s, e);
+    });
+    return spans;
   }
 
   private roll(h: number, out: number, incoming: number): number {

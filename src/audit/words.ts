@@ -58,3 +58,64 @@ export function wordsOf(text: string): Array<{ word: string; hash: number; start
   );
   return out;
 }
+
+/**
+ * Words to look for, each with flags saying what it is for (a spelled-out number, a prose anchor):
+ * an open-addressing table of their hashes, checked against the text's characters on a hit.
+ */
+export class WordTable {
+  private hashes = new Int32Array(64);
+  private entries: Array<{ word: string; flags: number } | undefined> = new Array(64);
+  private count = 0;
+
+  /** Adds `word` (lower-case) with `flags`; a word added twice keeps both flags. */
+  add(word: string, flags: number): void {
+    if (this.count * 2 >= this.hashes.length) this.grow();
+    const h = wordHash(word);
+    const mask = this.hashes.length - 1;
+    let slot = h & mask;
+    for (let entry = this.entries[slot]; entry !== undefined; entry = this.entries[slot]) {
+      if (entry.word === word) {
+        entry.flags |= flags;
+        return;
+      }
+      slot = (slot + 1) & mask;
+    }
+    this.hashes[slot] = h;
+    this.entries[slot] = { word, flags };
+    this.count++;
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** The flags of the word text[start, end) with hash `hash` (see wordHash), or 0. */
+  lookup(hash: number, text: string, start: number, end: number): number {
+    const mask = this.hashes.length - 1;
+    for (let slot = hash & mask; this.entries[slot] !== undefined; slot = (slot + 1) & mask) {
+      if (this.hashes[slot] !== hash) continue;
+      const entry = this.entries[slot]!;
+      if (entry.word.length === end - start && sameFolded(text, start, entry.word)) return entry.flags;
+    }
+    return 0;
+  }
+
+  private grow(): void {
+    const old = this.entries.filter((e) => e !== undefined);
+    this.hashes = new Int32Array(this.hashes.length * 2);
+    this.entries = new Array(this.hashes.length);
+    this.count = 0;
+    for (const e of old) this.add(e.word, e.flags);
+  }
+}
+
+/** Whether text at `start` spells `word` (lower-case), ASCII case folded. */
+function sameFolded(text: string, start: number, word: string): boolean {
+  for (let k = 0; k < word.length; k++) {
+    let c = text.charCodeAt(start + k);
+    if (c >= 65 && c <= 90) c |= 32;
+    if (c !== word.charCodeAt(k)) return false;
+  }
+  return true;
+}
