@@ -103,7 +103,7 @@ export function buildProgram(onResult: (code: number) => void): Command {
     "doctor",
     "check the Docker daemon, permissions, image and base, and say how to fix what is missing",
   );
-  sandboxVerb("reap", "remove containers left behind by kgate processes that are gone");
+  sandboxVerb("reap", "remove containers and temp folders left behind by kgate processes that are gone");
 
   program
     .command("check")

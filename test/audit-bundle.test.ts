@@ -1,7 +1,7 @@
 // The fast start: scripts/build.mjs bundles the CLI with esbuild, the bundle audits like the sources,
 // and KGATE_NO_BUNDLE makes bin/kgate.js run the TypeScript sources through tsx instead.
 import { spawnSync } from "node:child_process";
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
@@ -16,26 +16,49 @@ afterAll(() => rmSync(OUT, { recursive: true, force: true }));
 
 const leak = `${corpusFile("instruction.md")}\nUse a 12% overhead.\n`;
 
+let built = false;
+/** Builds the bundle into OUT once for this file. */
+function buildOnce(): void {
+  if (built) return;
+  const build = spawnSync(process.execPath, [path.join(ROOT, "scripts", "build.mjs"), OUT], {
+    encoding: "utf8",
+  });
+  expect(build.status, build.stderr).toBe(0);
+  expect(existsSync(path.join(OUT, "cli.js"))).toBe(true);
+  built = true;
+}
+
+/** `kgate <args>` run from the bundle in OUT. */
+function bundledKgate(args: string[]) {
+  const script = `const { main } = await import(${JSON.stringify(pathToFileURL(path.join(OUT, "cli.js")).href)}); process.exitCode = await main(process.argv);`;
+  return spawnSync(process.execPath, ["--input-type=module", "-e", script, "kgate", ...args], {
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "1" },
+  });
+}
+
 describe("the CLI bundle", () => {
   it("builds with esbuild and audits exactly like the TypeScript sources", () => {
-    const build = spawnSync(process.execPath, [path.join(ROOT, "scripts", "build.mjs"), OUT], {
-      encoding: "utf8",
-    });
-    expect(build.status, build.stderr).toBe(0);
-    expect(existsSync(path.join(OUT, "cli.js"))).toBe(true);
-
+    buildOnce();
     const paths = tempProject();
     writeAuditTask(paths, "t", { instruction: leak });
-    const script = `const { main } = await import(${JSON.stringify(pathToFileURL(path.join(OUT, "cli.js")).href)}); process.exitCode = await main(process.argv);`;
-    const bundled = spawnSync(
-      process.execPath,
-      ["--input-type=module", "-e", script, "kgate", "--root", paths.root, "audit", "--json"],
-      { encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } },
-    );
+    const bundled = bundledKgate(["--root", paths.root, "audit", "--json"]);
     const fromSources = kgate(["--root", paths.root, "audit", "--json"], { env: { KGATE_NO_BUNDLE: "1" } });
     expect(bundled.status, bundled.stderr).toBe(1);
     expect(fromSources.code).toBe(1);
     expect(JSON.parse(bundled.stdout)).toEqual(JSON.parse(fromSources.stdout));
+  });
+
+  it("locates a JSON syntax error in an audit file (jsonc-parser, loaded from node_modules)", () => {
+    buildOnce();
+    const paths = tempProject();
+    writeAuditTask(paths, "t");
+    writeFileSync(path.join(paths.audits, "t.json"), '{\n  "items": [\n');
+    const bundled = bundledKgate(["--root", paths.root, "audit"]);
+    expect(bundled.status, bundled.stderr).toBe(2);
+    expect(`${bundled.stdout}${bundled.stderr}`).toContain(
+      "audits/t.json: line 3, column 1: invalid JSON: CloseBracketExpected, found the end of the file",
+    );
   });
 
   it("runs from the sources through tsx when KGATE_NO_BUNDLE is set", () => {

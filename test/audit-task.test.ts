@@ -142,8 +142,31 @@ describe("audit configuration errors", () => {
     expect(syntax.status).toBe("invalid");
     expect(syntax.problems[0]).toMatchObject({
       file: "audits/t.json",
+      field: "line 2, column 13",
       message: expect.stringMatching(/invalid JSON/),
     });
+  });
+
+  // Node 20's JSON.parse names no position for these; the problem still names line and column.
+  it.each([
+    [
+      "a truncated file",
+      '{\n  "items": [\n    {"id": "r",',
+      "line 3, column 16",
+      "PropertyNameExpected, found the end of the file",
+    ],
+    ["an empty file", "", "line 1, column 1", "ValueExpected, found the end of the file"],
+    ["a bad literal", '{\n  "items": nul\n}\n', "line 2, column 12", 'InvalidSymbol, found "nul"'],
+    ["a trailing comma", '{\n  "items": [],\n}\n', "line 3, column 1", 'PropertyNameExpected, found "}"'],
+  ])("names line and column of a syntax error in the audit file: %s", async (_name, text, where, message) => {
+    const paths = tempProject();
+    writeAuditTask(paths, "t");
+    writeFileSync(path.join(paths.audits, "t.json"), text);
+    const result = await auditTaskById(paths, "t");
+    expect(result.status).toBe("invalid");
+    expect(result.problems).toEqual([
+      { severity: "error", file: "audits/t.json", field: where, message: `invalid JSON: ${message}` },
+    ]);
   });
 });
 

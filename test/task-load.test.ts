@@ -30,6 +30,37 @@ describe("loadTask", () => {
     );
   });
 
+  // Node 20's JSON.parse names no position for these; the problem still names line and column.
+  it.each([
+    [
+      "a truncated file",
+      '{\n  "id": "demo",\n  "gate": [\n',
+      "line 4, column 1",
+      "CloseBracketExpected, found the end of the file",
+    ],
+    ["an empty file", "", "line 1, column 1", "ValueExpected, found the end of the file"],
+    [
+      "a bad literal",
+      '{\n  "id": "demo",\n  "x": tru\n}\n',
+      "line 3, column 8",
+      'InvalidSymbol, found "tru"',
+    ],
+    [
+      "a trailing comma",
+      '{\n  "tags": [\n    "a",\n  ]\n}\n',
+      "line 4, column 3",
+      'ValueExpected, found "]"',
+    ],
+  ])("names line and column for %s", (_name, text, where, message) => {
+    const paths = tempProject();
+    scaffoldTask(paths, { id: "demo", gate: "convention" });
+    writeFileSync(path.join(paths.tasks, "demo", "task.json"), text);
+    const result = loadTask(paths, "demo");
+    expect(!result.ok && result.errors.map(formatProblem)).toEqual([
+      `tasks/demo/task.json: ${where}: invalid JSON: ${message}`,
+    ]);
+  });
+
   it("says clearly which companion file is missing", () => {
     const paths = tempProject();
     scaffoldTask(paths, { id: "demo", gate: "operator" });

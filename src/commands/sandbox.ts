@@ -56,7 +56,10 @@ export async function reap(ctx: CommandContext, options: JsonOption): Promise<nu
   else {
     for (const c of result.removed)
       ctx.stdout.write(`removed ${c.id.slice(0, 12)} (run ${c.run}, trial ${c.trial})\n`);
-    ctx.stdout.write(`${result.removed.length} leftover container(s) removed\n`);
+    for (const folder of result.folders) ctx.stdout.write(`removed ${folder}\n`);
+    ctx.stdout.write(
+      `${result.removed.length} leftover container(s) and ${result.folders.length} leftover folder(s) removed\n`,
+    );
   }
   return EXIT_OK;
 }

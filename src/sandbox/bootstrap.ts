@@ -1,12 +1,12 @@
 // A Debian base image without any registry: debootstrap a minimal root filesystem and import it
 // through the Engine API. Used when pulling debian:<suite>-slim fails (e.g. Docker Hub unreachable).
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import path from "node:path";
 import tarFs from "tar-fs";
 import { sha256 } from "../task/index.ts";
 import type { DockerClient, ProgressLine } from "./docker.ts";
+import { ownedTempDir } from "./folders.ts";
 
 export interface BootstrapRecipe {
   suite: string;
@@ -91,7 +91,7 @@ export async function ensureBootstrappedBase(
       `bootstrapping a Debian base needs root (debootstrap); run \`kgate sandbox build\` once as root, or make debian:${recipe.suite}-slim available to the daemon (docker pull / docker load)`,
     );
   }
-  const dir = mkdtempSync(path.join(tmpdir(), "kgate-rootfs-"));
+  const dir = ownedTempDir("rootfs");
   try {
     onLine(
       `bootstrapping a Debian ${recipe.suite} base with debootstrap from ${recipe.mirror} (about a minute)`,

@@ -5,7 +5,8 @@ import type { ProjectPaths } from "../project.ts";
 import { bootstrapTag, DEFAULT_RECIPE } from "./bootstrap.ts";
 import { DockerClient } from "./docker.ts";
 import { DEFAULT_BASE, planImage } from "./image.ts";
-import { LABEL, LABEL_OWNER, ownerAlive } from "./reaper.ts";
+import { ownerAlive } from "./owner.ts";
+import { LABEL, LABEL_OWNER } from "./reaper.ts";
 
 export interface DoctorCheck {
   name: string;

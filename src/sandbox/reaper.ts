@@ -1,8 +1,8 @@
-// Labels on every kgate container, and the reaper that uses them: containers whose owning kgate
-// process is gone are removed on the next start, and a run's containers go on Ctrl-C / SIGTERM.
-import { readFileSync } from "node:fs";
-import { hostname } from "node:os";
+// Labels on every kgate container, and the reaper that uses them: containers (and temp folders) whose
+// owning kgate process is gone are removed on the next start, and a run's containers go on Ctrl-C / SIGTERM.
 import { DockerClient } from "./docker.ts";
+import { reapDeadFolders } from "./folders.ts";
+import { ownerAlive, ownerLabel } from "./owner.ts";
 
 export const LABEL = "kgate";
 export const LABEL_RUN = "kgate.run";
@@ -10,23 +10,6 @@ export const LABEL_TRIAL = "kgate.trial";
 export const LABEL_TASK = "kgate.task";
 /** `<host>/<pid>/<process start time>`: tells a live owner from a dead one whose pid was reused. */
 export const LABEL_OWNER = "kgate.owner";
-
-function startTime(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // Field 22 (starttime), counted after the command name in parentheses.
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null;
-  } catch {
-    return null;
-  }
-}
-
-let ownerCache: string | undefined;
-
-export function ownerLabel(): string {
-  ownerCache ??= `${hostname()}/${process.pid}/${startTime(process.pid) ?? "0"}`;
-  return ownerCache;
-}
 
 export function containerLabels(ids: {
   runId: string;
@@ -42,28 +25,16 @@ export function containerLabels(ids: {
   };
 }
 
-/** Whether the process named by an owner label is alive; owners on other hosts count as alive. */
-export function ownerAlive(owner: string): boolean {
-  const [host, pidText, start] = owner.split("/");
-  if (host !== hostname()) return true;
-  const pid = Number(pidText);
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  const current = startTime(pid);
-  if (current !== null) return start === "0" || current === start;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 export interface ReapResult {
   removed: Array<{ id: string; run: string; trial: string }>;
+  /** Host temp folders (relay sockets, bootstrap root file systems) of processes that are gone. */
+  folders: string[];
 }
 
-/** Removes the containers of kgate processes that are gone (on this host). */
+/** Removes the containers and temp folders of kgate processes that are gone (on this host). */
 export async function reapDeadRuns(docker: DockerClient = new DockerClient()): Promise<ReapResult> {
+  // Folders first: they need no daemon, so a daemon that does not answer still leaves them swept.
+  const folders = await reapDeadFolders();
   const containers = await docker.listContainers([`${LABEL}=1`, LABEL_OWNER]);
   const dead = containers.filter((c) => !ownerAlive(c.labels[LABEL_OWNER] ?? ""));
   await Promise.all(dead.map((c) => docker.removeContainer(c.id)));
@@ -73,6 +44,7 @@ export async function reapDeadRuns(docker: DockerClient = new DockerClient()): P
       run: c.labels[LABEL_RUN] ?? "",
       trial: c.labels[LABEL_TRIAL] ?? "",
     })),
+    folders,
   };
 }
 

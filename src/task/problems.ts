@@ -1,4 +1,5 @@
 // Problems found while loading a task: path-precise messages from zod issues and JSON syntax errors.
+import { createRequire } from "node:module";
 import type { z } from "zod";
 
 export type Severity = "error" | "warning";
@@ -44,7 +45,12 @@ export function problemsFromZod(file: string, error: z.ZodError): Problem[] {
   }));
 }
 
-/** Parse JSON text; a syntax error becomes a problem with line and column. */
+/**
+ * Parse JSON text; a syntax error becomes a problem with line and column. JSON.parse does the work (it is
+ * fast); only when it fails is the text parsed again by jsonc-parser in strict JSON mode, which names the
+ * offset of every error (Node's own message carries no position for some of them, e.g. a bad literal or
+ * the end of the input). jsonc-parser is loaded on that path only, so start-up does not pay for it.
+ */
 export function parseJsonText(
   file: string,
   text: string,
@@ -52,16 +58,53 @@ export function parseJsonText(
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (err) {
-    const message = (err as Error).message;
-    const position = Number(/position (\d+)/.exec(message)?.[1]);
-    let where = "";
-    if (Number.isFinite(position)) {
-      const before = text.slice(0, position).split("\n");
-      where = `line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`;
-    }
+    const located = locateJsonError(text) ?? nodeJsonError(text, (err as Error).message);
     return {
       ok: false,
-      problem: { severity: "error", file, field: where || undefined, message: `invalid JSON: ${message}` },
+      problem: {
+        severity: "error",
+        file,
+        field: located ? lineAndColumn(text, located.offset) : undefined,
+        message: `invalid JSON: ${located?.message ?? (err as Error).message}`,
+      },
     };
   }
+}
+
+/** The first syntax error jsonc-parser finds, e.g. `ValueExpected, found "}"`. */
+function locateJsonError(text: string): { offset: number; message: string } | undefined {
+  const jsonc: typeof import("jsonc-parser") = createRequire(import.meta.url)("jsonc-parser");
+  const errors: import("jsonc-parser").ParseError[] = [];
+  try {
+    jsonc.visit(
+      text,
+      { onError: (error, offset, length) => errors.push({ error, offset, length }) },
+      {
+        disallowComments: true,
+        allowTrailingComma: false,
+        allowEmptyContent: false,
+      },
+    );
+  } catch {
+    return undefined; // nesting too deep for its recursive parser: fall back to Node's message
+  }
+  const first = errors[0];
+  if (!first) return undefined;
+  const found =
+    first.offset >= text.length
+      ? "the end of the file"
+      : JSON.stringify(text.slice(first.offset, first.offset + Math.min(Math.max(first.length, 1), 20)));
+  return { offset: first.offset, message: `${jsonc.printParseErrorCode(first.error)}, found ${found}` };
+}
+
+/** Node's message, located when it carries `position N` or is about the end of the input. */
+function nodeJsonError(text: string, message: string): { offset: number; message: string } | undefined {
+  if (/end of JSON input/.test(message)) return { offset: text.length, message };
+  const position = Number(/position (\d+)/.exec(message)?.[1]);
+  return Number.isFinite(position) ? { offset: Math.min(position, text.length), message } : undefined;
+}
+
+function lineAndColumn(text: string, offset: number): string {
+  const before = text.slice(0, offset).split("\n");
+  return `line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`;
 }

@@ -2,10 +2,10 @@
 // It maps a trial's secret token to its session, injects the real API key (which never enters the
 // container), forwards only model endpoints to the configured provider, retries 429/5xx/connection
 // failures with back-off, enforces the token budget and turn limit, and counts tokens.
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { tmpdir } from "node:os";
 import path from "node:path";
+import { ownedTempDir } from "../../sandbox/folders.ts";
 import type { ProviderName, RetryPolicy } from "../config.ts";
 import { classifyError, classifyStatus, errorMessage, ModelCallError, retryAfterMs } from "../errors.ts";
 import { withRetry } from "../retry.ts";
@@ -108,7 +108,8 @@ export class Relay {
   }
 
   static async start(options: RelayOptions): Promise<Relay> {
-    const socketDir = mkdtempSync(path.join(tmpdir(), "kgate-relay-"));
+    // The folder's name carries this process, so the reaper removes it if the process is killed.
+    const socketDir = ownedTempDir("relay");
     chmodSync(socketDir, 0o755);
     const server = createServer();
     const relay = new Relay(options, server, socketDir);
