@@ -41,11 +41,25 @@ describe("normalise", () => {
 
 describe("AhoCorasick", () => {
   it("finds every pattern in one pass, overlapping ones included", () => {
-    expect(matches(["he", "she", "hers"], "ushers")).toEqual([
-      ["she", "she"],
-      ["he", "he"],
-      ["hers", "hers"],
+    expect(matches(["zero fill", "fill rule", "zero fill rule"], "the zero fill rule")).toEqual([
+      ["zero fill", "zero fill"],
+      ["zero fill rule", "zero fill rule"],
+      ["fill rule", "fill rule"],
     ]);
+  });
+
+  it("runs around each pattern's anchor word, and finds patterns without one by their text", () => {
+    const ac = new AhoCorasick(["b75f4da1d38a-x", "04:00", "12-345"].map(normalisePattern));
+    expect(ac.anchorWords).toEqual(["b75f4da1d38a"]);
+    expect(
+      matches(["3577487f-b75f4da1d38a", "04:00", "12-345"], "id 3577487F-B75F4DA1D38A at 04:00, 12-345"),
+    ).toEqual([
+      ["3577487f-b75f4da1d38a", "3577487F-B75F4DA1D38A"],
+      ["04:00", "04:00"],
+      ["12-345", "12-345"],
+    ]);
+    // An anchor is a whole word: a pattern inside a longer word is not looked for.
+    expect(matches(["he", "hers"], "ushers")).toEqual([]);
   });
 
   it("folds case, reads whitespace runs as one space and skips Markdown emphasis", () => {

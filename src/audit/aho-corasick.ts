@@ -1,8 +1,10 @@
-// Aho-Corasick automaton: every literal pattern, overlapping ones included, as a dense DFA. One
-// native regular expression of all patterns finds where matches start (V8 runs it far faster than
-// a JavaScript loop); the automaton then runs from each such start only. The scan folds ASCII case
-// and reads a run of whitespace and Markdown emphasis characters (* and `) as one space, so
-// "Compounded\n  **per** level" matches the pattern "compounded per level".
+// Aho-Corasick automaton: every literal pattern, overlapping ones included, as a dense DFA. It runs
+// only around a pattern's anchor, the longest word in it that starts with a letter: the scan's word
+// pass finds anchors in the same loop as everything else. Patterns without such a word (04:00) are
+// found by one native regular expression. The scan folds ASCII case and reads a run of whitespace
+// and Markdown emphasis characters (* and `) as one space, so "Compounded\n  **per** level" matches
+// the pattern "compounded per level".
+import { forEachWord, WordTable } from "./words.ts";
 
 export type MatchCallback = (pattern: number, start: number, end: number) => void;
 
@@ -11,6 +13,16 @@ const SKIP_BACKTICK = 96;
 
 function isSpace(c: number): boolean {
   return c === 32 || (c >= 9 && c <= 13) || c === SKIP_STAR || c === SKIP_BACKTICK;
+}
+
+/** The longest word of a pattern that starts with a letter (a word pass reads it as a word). */
+export function anchorOf(pattern: string): string | undefined {
+  let best: string | undefined;
+  forEachWord(pattern, (_h, s, e) => {
+    const c = pattern.charCodeAt(s);
+    if (!(c >= 48 && c <= 57) && (!best || e - s > best.length)) best = pattern.slice(s, e);
+  });
+  return best;
 }
 
 function escapeRegExp(text: string): string {
@@ -45,7 +57,13 @@ export class AhoCorasick {
   private readonly outStart: Int32Array;
   private readonly outList: Int32Array;
   private readonly hasOutput: Uint8Array;
-  private readonly prefilter: RegExp;
+  /** Patterns found through their anchor (1) or through the prefilter (0). */
+  private readonly anchored: Uint8Array;
+  /** Anchor words (lower-case), each reported by the word pass. */
+  readonly anchorWords: string[];
+  private readonly anchors = new WordTable();
+  /** The patterns without an anchor, as one regular expression (absent when there are none). */
+  private readonly prefilter: RegExp | undefined;
   private readonly longest: number;
 
   /** `patterns` must already be normalised (normalisePattern): lower-case, single spaces, trimmed. */
@@ -116,8 +134,22 @@ export class AhoCorasick {
     }
     this.outStart[states] = flat.length;
     this.outList = Int32Array.from(flat);
-    const sorted = [...new Set(patterns)].filter((p) => p.length > 0).sort((a, b) => b.length - a.length);
-    this.prefilter = new RegExp(sorted.map(escapeRegExp).join("|") || "(?!)", "gi");
+    this.anchored = new Uint8Array(patterns.length);
+    const unanchored = new Set<string>();
+    const anchorWords = new Set<string>();
+    patterns.forEach((p, index) => {
+      const anchor = anchorOf(p);
+      if (anchor === undefined) {
+        if (p.length > 0) unanchored.add(p);
+        return;
+      }
+      this.anchored[index] = 1;
+      anchorWords.add(anchor);
+    });
+    this.anchorWords = [...anchorWords];
+    for (const word of anchorWords) this.anchors.add(word, 1);
+    const sorted = [...unanchored].sort((a, b) => b.length - a.length);
+    this.prefilter = sorted.length > 0 ? new RegExp(sorted.map(escapeRegExp).join("|"), "gi") : undefined;
     this.longest = Math.max(1, ...patterns.map((p) => p.length));
     this.hasOutput = Uint8Array.from({ length: states }, (_, s) =>
       this.outStart[s + 1]! > this.outStart[s]! ? 1 : 0,
@@ -128,20 +160,48 @@ export class AhoCorasick {
     return c < 128 ? this.asciiClass[c]! : (this.otherClass.get(c) ?? 0);
   }
 
-  /** Calls `onMatch(pattern, start, end)` with text offsets (end exclusive) for every occurrence. */
-  scan(text: string, onMatch: MatchCallback, from = 0, to = text.length): void {
+  /**
+   * Calls `onMatch(pattern, start, end)` with text offsets (end exclusive) for every occurrence.
+   * `anchorSpans` are the start/end pairs of anchor words in text order (the scan's word pass finds
+   * them); without them they are looked up here.
+   */
+  scan(text: string, onMatch: MatchCallback, anchorSpans: readonly number[] = this.anchorSpans(text)): void {
     if (this.patterns.length === 0) return;
+    const reach = 4 * this.longest;
+    const anchored = this.anchored;
+    // Around anchors: the windows of neighbouring anchors merge, so each match is reported once.
+    for (let n = 0; n < anchorSpans.length; ) {
+      const from = Math.max(0, anchorSpans[n]! - reach);
+      let to = Math.min(text.length, anchorSpans[n + 1]! + reach);
+      n += 2;
+      while (n < anchorSpans.length && anchorSpans[n]! - reach <= to) {
+        to = Math.min(text.length, anchorSpans[n + 1]! + reach);
+        n += 2;
+      }
+      this.run(text, from, to, (pattern, s, e) => {
+        if (anchored[pattern] === 1) onMatch(pattern, s, e);
+      });
+    }
     const re = this.prefilter;
-    re.lastIndex = from;
-    for (let m = re.exec(text); m !== null && m.index < to; m = re.exec(text)) {
+    if (re === undefined) return;
+    re.lastIndex = 0;
+    for (let m = re.exec(text); m !== null; m = re.exec(text)) {
       const start = m.index;
       // Every match starting here (several patterns may): run the automaton over a bounded window.
-      const limit = Math.min(to, start + m[0].length + 4 * this.longest);
+      const limit = Math.min(text.length, start + m[0].length + reach);
       this.run(text, start, limit, (pattern, s, e) => {
-        if (s === start) onMatch(pattern, s, e);
+        if (s === start && anchored[pattern] === 0) onMatch(pattern, s, e);
       });
       re.lastIndex = start + 1;
     }
+  }
+
+  private anchorSpans(text: string): number[] {
+    const spans: number[] = [];
+    forEachWord(text, (h, s, e) => {
+      if (this.anchors.lookup(h, text, s, e) !== 0) spans.push(s, e);
+    });
+    return spans;
   }
 
   /** The automaton itself over text[from, to). */

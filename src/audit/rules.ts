@@ -11,7 +11,7 @@ import { WordTable } from "./words.ts";
 
 /** Flags of the words the scan's word pass reports (RuleSet.words). */
 export const WORD_NUMBER = 1;
-export const WORD_ANCHOR = 2;
+export const WORD_LITERAL = 2;
 
 export type RuleId =
   | "gated-number"
@@ -51,7 +51,7 @@ export interface RuleSet {
   owners: LiteralOwner[];
   forms: FormIndex;
   shingles?: ShingleSet;
-  /** Spelled-out number words (WORD_NUMBER) and prose anchors (WORD_ANCHOR). */
+  /** Spelled-out number words (WORD_NUMBER) and the anchor words of literals (WORD_LITERAL). */
   words: WordTable;
   /** Index of the derived item that prose shingle hits belong to. */
   proseItem: number;
@@ -145,13 +145,14 @@ export function compileRules(audit: AuditFile, artefact: ArtefactInfo): RuleSet 
   const proseItem = items.length;
   items.push({ id: "artefact-prose", rule: "artefact-prose", severity: "error", context: [] });
 
+  const literals = new AhoCorasick(patterns);
   const words = new WordTable();
+  for (const word of literals.anchorWords) words.add(word, WORD_LITERAL);
   if (numbers.length > 0) for (const word of NUMBER_WORDS) words.add(word, WORD_NUMBER);
-  if (shingles.size > 0) for (const word of shingles.anchorWords) words.add(word, WORD_ANCHOR);
 
   return {
     items,
-    literals: new AhoCorasick(patterns),
+    literals,
     words,
     owners,
     forms: new FormIndex(numbers),

@@ -1,5 +1,6 @@
-// Runs every matcher over a document: literals (one Aho-Corasick pass), then numbers, spelled-out
-// numbers, prose anchors and base64 runs (one word pass), then the same on decoded wrappers, two deep.
+// Runs every matcher over a document: one word pass reads numbers, spelled-out numbers, base64 runs,
+// prose shingles and the anchors of literals; literals are then matched around their anchors. The
+// same again on decoded wrappers, two deep.
 
 import { base64Candidates, base64Span, type DecodedView, decodeBase64, inlineWrappers } from "./decode.ts";
 import type { AuditDocument } from "./document.ts";
@@ -7,7 +8,8 @@ import type { FormKind } from "./forms.ts";
 import { docOffset, normalise, type TextView } from "./normalise.ts";
 import { NumberWordReader } from "./number-words.ts";
 import type { NumberLiteral } from "./numbers.ts";
-import { type RuleSet, WORD_ANCHOR, WORD_NUMBER } from "./rules.ts";
+import { type RuleSet, WORD_LITERAL, WORD_NUMBER } from "./rules.ts";
+import { ShingleReader } from "./shingles.ts";
 import { tokenPass } from "./token-pass.ts";
 import { isWordCode } from "./words.ts";
 
@@ -68,14 +70,6 @@ function scanView(
     hits.push({ item, start, end, view, vStart, vEnd, matched, ...extra });
   };
 
-  rules.literals.scan(text, (pattern, s, e) => {
-    const owner = rules.owners[pattern]!;
-    const value = owner.value;
-    if (isWordCode(value.charCodeAt(0)) && !isBoundary(text, s - 1)) return;
-    if (isWordCode(value.charCodeAt(value.length - 1)) && !isBoundary(text, e)) return;
-    push(owner.item, s, e, { value, explicit: false, distinctive: true, spelled: false });
-  });
-
   const onNumber = (lit: NumberLiteral) => {
     rules.forms.match(lit, (form) => {
       push(form.item, lit.start, lit.end, {
@@ -88,22 +82,37 @@ function scanView(
     });
   };
   const runs: Array<[number, number]> = [];
-  const anchors: number[] = [];
+  const literalAnchors: number[] = [];
   const numbers = rules.forms.size > 0 ? onNumber : undefined;
   const reader = numbers ? new NumberWordReader(text, numbers) : undefined;
+  const prose = rules.shingles ? new ShingleReader(rules.shingles, text) : undefined;
   tokenPass(text, {
     delimiter: doc.delimiter?.charCodeAt(0) ?? -1,
     onNumber: numbers,
     codes: rules.forms.codes,
     words: rules.words.size > 0 ? rules.words : undefined,
+    allWords: prose !== undefined,
     onWord: (flags, hash, start, end) => {
       if (flags & WORD_NUMBER) reader?.word(hash, start, end);
-      if (flags & WORD_ANCHOR) anchors.push(start, end);
+      if (flags & WORD_LITERAL) literalAnchors.push(start, end);
+      prose?.word(hash, start, end);
     },
     onRun: (a, b) => runs.push([a, b]),
   });
   reader?.finish();
-  for (const run of rules.shingles?.scan(text, anchors) ?? []) {
+  rules.literals.scan(
+    text,
+    (pattern, s, e) => {
+      const owner = rules.owners[pattern]!;
+      const value = owner.value;
+      if (isWordCode(value.charCodeAt(0)) && !isBoundary(text, s - 1)) return;
+      if (isWordCode(value.charCodeAt(value.length - 1)) && !isBoundary(text, e)) return;
+      push(owner.item, s, e, { value, explicit: false, distinctive: true, spelled: false });
+    },
+    literalAnchors,
+  );
+
+  for (const run of prose?.finish() ?? []) {
     push(rules.proseItem, run.start, run.end, {
       value: `${run.words} words`,
       explicit: false,

@@ -1,6 +1,7 @@
 // The one character-by-character pass of a scan. It splits the text into words and reads, in the
-// same loop: numeric literals (by readNumber), the words a WordTable knows (spelled-out numbers,
-// prose anchors), and runs of 12 or more base64 characters (blob candidates).
+// same loop: numeric literals (by readNumber), words (those a WordTable knows, or all of them), and
+// runs of 12 or more base64 characters (blob candidates). A word starts with a letter; a token that
+// starts with a digit is a number (12px, 3rd included) and never a word.
 // A number whose first two significant digits no gated form can show is skipped unread (units,
 // exponents and thousands separators do not change them; a fraction a/b is always read).
 import { type NumberLiteral, newLiteral, readNumber } from "./numbers.ts";
@@ -34,8 +35,10 @@ export interface TokenPassOptions {
   onNumber?: (lit: NumberLiteral) => void;
   /** Leading-digit codes (FormIndex.codes) of the numbers worth reading; absent: read them all. */
   codes?: Uint8Array;
-  /** Words to report, and where: flags and entry from the table, the word's hash and span. */
+  /** Words to report with their flags (0 for a word not in the table): hash (wordHash) and span. */
   words?: WordTable;
+  /** Report every word, not only the table's. */
+  allWords?: boolean;
   onWord?: (flags: number, hash: number, start: number, end: number) => void;
   /** Receives each run of at least MIN_BASE64_RUN base64 characters. */
   onRun: (start: number, end: number) => void;
@@ -49,7 +52,7 @@ function fractionAfter(text: string, end: number): boolean {
 }
 
 export function tokenPass(text: string, options: TokenPassOptions): void {
-  const { delimiter, onNumber, codes, words, onWord, onRun } = options;
+  const { delimiter, onNumber, codes, words, allWords, onWord, onRun } = options;
   const lit = newLiteral();
   const length = text.length;
   let runStart = 0;
@@ -101,9 +104,9 @@ export function tokenPass(text: string, options: TokenPassOptions): void {
         c = text.charCodeAt(i);
         k = classOf(c);
       } while ((k & (LETTER | DIGIT)) !== 0);
-      if (words !== undefined) {
-        const flags = words.lookup(h, text, start, i);
-        if (flags !== 0) onWord!(flags, h, start, i);
+      if (onWord !== undefined) {
+        const flags = words === undefined ? 0 : words.lookup(h, text, start, i);
+        if (flags !== 0 || allWords) onWord(flags, h, start, i);
       }
       continue;
     }
