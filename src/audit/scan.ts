@@ -91,12 +91,11 @@ function scanView(
     onNumber: numbers,
     codes: rules.forms.codes,
     words: rules.words.size > 0 ? rules.words : undefined,
-    allWords: prose !== undefined,
     onWord: (flags, hash, start, end) => {
       if (flags & WORD_NUMBER) reader?.word(hash, start, end);
       if (flags & WORD_LITERAL) literalAnchors.push(start, end);
-      prose?.word(hash, start, end);
     },
+    everyWord: prose,
     onRun: (a, b) => runs.push([a, b]),
   });
   reader?.finish();

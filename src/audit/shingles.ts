@@ -2,7 +2,7 @@
 // repeats such a run copies the artefact's prose. Words are what the scan's word pass reports
 // (numbers are left to the number matchers), so a text is read in the same single pass; hits are
 // verified word by word, so hash collisions never make a finding.
-import { tokenPass } from "./token-pass.ts";
+import { tokenPass, type WordSink } from "./token-pass.ts";
 
 const BASE = 0x9e3779b1;
 const FILTER_BITS = 21;
@@ -14,16 +14,18 @@ export interface ShingleRun {
 }
 
 /** The words of a text as the word pass sees them: hash, lower-cased word, span. */
-function passWords(text: string): Array<{ hash: number; word: string; start: number; end: number }> {
-  const out: Array<{ hash: number; word: string; start: number; end: number }> = [];
-  tokenPass(text, {
-    delimiter: -1,
-    allWords: true,
-    onWord: (_flags, hash, start, end) =>
-      out.push({ hash, word: text.slice(start, end).toLowerCase(), start, end }),
-    onRun: () => {},
-  });
-  return out;
+class WordList {
+  readonly words: Array<{ hash: number; word: string; start: number; end: number }> = [];
+  constructor(private readonly text: string) {}
+  word(hash: number, start: number, end: number): void {
+    this.words.push({ hash, word: this.text.slice(start, end).toLowerCase(), start, end });
+  }
+}
+
+function passWords(text: string): WordList["words"] {
+  const list = new WordList(text);
+  tokenPass(text, { delimiter: -1, everyWord: list, onRun: () => {} });
+  return list.words;
 }
 
 export class ShingleSet {
@@ -83,7 +85,7 @@ function rollHash(h: number, out: number, incoming: number, topPower: number): n
   return (Math.imul(h - Math.imul(out, topPower), BASE) + incoming) | 0;
 }
 
-export class ShingleReader {
+export class ShingleReader implements WordSink {
   private readonly ring: Int32Array;
   private readonly starts: Int32Array;
   private readonly ends: Int32Array;

@@ -20,13 +20,17 @@ for (let c = 0; c < 128; c++) {
   else if (c >= 48 && c <= 57) CLASS[c] = DIGIT | BASE64;
   else if (c === 43 || c === 47 || c === 95 || c === 45) CLASS[c] = BASE64;
 }
-/** Non-ASCII letters and digits are word characters (letters) but never base64; NaN (past the end) is 0. */
+/** Non-ASCII letters and digits are word characters (letters) but never base64; -1 (no character) is 0. */
 function classOf(c: number): number {
-  return c < 128 ? CLASS[c]! : c > 127 && isWordCode(c) ? LETTER : 0;
+  return c < 0 ? 0 : c < 128 ? CLASS[c]! : isWordCode(c) ? LETTER : 0;
 }
 
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
+
+export interface WordSink {
+  word(hash: number, start: number, end: number): void;
+}
 
 export interface TokenPassOptions {
   /** A table's field delimiter (never a thousands separator outside quotes), or -1. */
@@ -35,24 +39,29 @@ export interface TokenPassOptions {
   onNumber?: (lit: NumberLiteral) => void;
   /** Leading-digit codes (FormIndex.codes) of the numbers worth reading; absent: read them all. */
   codes?: Uint8Array;
-  /** Words to report with their flags (0 for a word not in the table): hash (wordHash) and span. */
+  /** Words to look up: `onWord` receives those in the table with their flags, hash and span. */
   words?: WordTable;
-  /** Report every word, not only the table's. */
-  allWords?: boolean;
   onWord?: (flags: number, hash: number, start: number, end: number) => void;
+  /** Receives every word (hash as wordHash computes it, and span): called for each, kept cheap. */
+  everyWord?: WordSink;
   /** Receives each run of at least MIN_BASE64_RUN base64 characters. */
   onRun: (start: number, end: number) => void;
 }
 
+/** text[at], or -1 outside the text (an out-of-bounds read would deoptimise the pass). */
+function codeAt(text: string, at: number): number {
+  return at >= 0 && at < text.length ? text.charCodeAt(at) : -1;
+}
+
 function fractionAfter(text: string, end: number): boolean {
   let k = end;
-  while (text.charCodeAt(k) === 32) k++;
-  const c = text.charCodeAt(k);
+  while (codeAt(text, k) === 32) k++;
+  const c = codeAt(text, k);
   return c === 47 || c === 0x2044;
 }
 
 export function tokenPass(text: string, options: TokenPassOptions): void {
-  const { delimiter, onNumber, codes, words, allWords, onWord, onRun } = options;
+  const { delimiter, onNumber, codes, words, onWord, everyWord, onRun } = options;
   const lit = newLiteral();
   const length = text.length;
   let runStart = 0;
@@ -73,8 +82,8 @@ export function tokenPass(text: string, options: TokenPassOptions): void {
         if (c === 34) quoted = !quoted;
         else if (c === 10) quoted = false;
         // A point before a digit after a non-digit starts a number (.5).
-        const next = text.charCodeAt(i + 1);
-        const prev = text.charCodeAt(i - 1);
+        const next = codeAt(text, i + 1);
+        const prev = codeAt(text, i - 1);
         if (c === 46 && next >= 48 && next <= 57 && !(prev >= 48 && prev <= 57)) at = i;
       }
       if (at < 0) {
@@ -85,8 +94,8 @@ export function tokenPass(text: string, options: TokenPassOptions): void {
       at = i;
     } else if (
       (c | 32) === 120 &&
-      (classOf(text.charCodeAt(i + 1)) & DIGIT) !== 0 &&
-      (i === 0 || (classOf(text.charCodeAt(i - 1)) & LETTER) === 0)
+      (classOf(codeAt(text, i + 1)) & DIGIT) !== 0 &&
+      (i === 0 || (classOf(codeAt(text, i - 1)) & LETTER) === 0)
     ) {
       // A multiplier written x1.12.
       at = i + 1;
@@ -104,10 +113,11 @@ export function tokenPass(text: string, options: TokenPassOptions): void {
         c = text.charCodeAt(i);
         k = classOf(c);
       } while ((k & (LETTER | DIGIT)) !== 0);
-      if (onWord !== undefined) {
-        const flags = words === undefined ? 0 : words.lookup(h, text, start, i);
-        if (flags !== 0 || allWords) onWord(flags, h, start, i);
+      if (words !== undefined) {
+        const flags = words.lookup(h, text, start, i);
+        if (flags !== 0) onWord!(flags, h, start, i);
       }
+      everyWord?.word(h, start, i);
       continue;
     }
     // A number: its digits and points, and the code of its first two significant digits.
@@ -129,8 +139,8 @@ export function tokenPass(text: string, options: TokenPassOptions): void {
     // Read it, or skip it unread when no gated form starts with its code. The code is not known
     // before a thousands separator (1,200 or 1_000; a table's delimiter outside quotes is none),
     // and dates and times (2025-11-20, 06:03) are read to be skipped whole.
-    const stop = text.charCodeAt(end);
-    const next = text.charCodeAt(end + 1);
+    const stop = codeAt(text, end);
+    const next = codeAt(text, end + 1);
     const nextIsDigit = next >= 48 && next <= 57;
     const unknown =
       nextIsDigit &&
