@@ -24,11 +24,26 @@ const BUNDLED = new Set(["commander", "picocolors", "zod"]);
 const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
 const external = Object.keys(pkg.dependencies ?? {}).filter((name) => !BUNDLED.has(name));
 
+// zod bundles every locale of its error messages (some 400 KB the CLI would parse on each start);
+// kgate reports in English, so z.locales holds English only.
+const englishOnlyZodLocales = {
+  name: "english-only-zod-locales",
+  setup(build) {
+    build.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
+      args.importer.includes(`${path.sep}zod${path.sep}`)
+        ? { path: path.join(path.dirname(args.importer), "..", "locales", "en.js") }
+        : undefined,
+    );
+  },
+};
+
 rmSync(outdir, { recursive: true, force: true });
 await esbuild.build({
   absWorkingDir: root,
-  entryPoints: ["src/cli.ts"],
+  // The scan worker is its own entry: parallel.ts starts dist/scan-worker.js next to the chunks.
+  entryPoints: ["src/cli.ts", "src/audit/scan-worker.ts"],
   outdir,
+  entryNames: "[name]",
   bundle: true,
   splitting: true,
   format: "esm",
@@ -39,5 +54,6 @@ await esbuild.build({
   banner: {
     js: "import { createRequire as __kgateRequire } from 'node:module'; const require = __kgateRequire(import.meta.url);",
   },
+  plugins: [englishOnlyZodLocales],
   logLevel: "warning",
 });

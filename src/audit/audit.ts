@@ -2,14 +2,14 @@
 // environment file (names included), check coverage of the artefact's numbers, apply the allowlist.
 import { type Problem, parseJsonText, problemsFromZod } from "../task/index.ts";
 import { applyAllowlist } from "./allowlist.ts";
-import { type AuditDocument, textLocator } from "./document.ts";
-import { contentDocuments, fileNameDocument, formatOf } from "./extract.ts";
-import { type Finding, findingsFromHits, fingerprint, tableFindings } from "./findings.ts";
+import { textLocator } from "./document.ts";
+import { type Finding, fingerprint } from "./findings.ts";
 import type { AuditInput } from "./input.ts";
 import { normalise } from "./normalise.ts";
 import { type NumberLiteral, scanNumbers } from "./numbers.ts";
+import { type ScanJob, scanFiles } from "./parallel.ts";
 import { artefactProse, compileRules, type RuleSet } from "./rules.ts";
-import { type Hit, scanDocument } from "./scan.ts";
+import type { ScanTarget } from "./scan-file.ts";
 import { AuditFile } from "./schema.ts";
 
 export interface Counts {
@@ -89,51 +89,6 @@ function coverageFindings(input: AuditInput, audit: AuditFile, rules: RuleSet): 
   return out;
 }
 
-async function scanFile(
-  task: string,
-  rules: RuleSet,
-  file: string,
-  bytes: Buffer,
-  name: string | undefined,
-): Promise<Finding[]> {
-  const docs: AuditDocument[] = name === undefined ? [] : [fileNameDocument(file, name)];
-  const findings: Finding[] = [];
-  if (formatOf(file, bytes) === "binary") {
-    findings.push({
-      rule: "unreadable-file",
-      severity: "warning",
-      task,
-      file,
-      location: {},
-      via: [],
-      message: "binary content is not audited (only its name is); convert it to a text format or xlsx",
-      fingerprint: fingerprint(["unreadable-file", file, "binary"]),
-    });
-  }
-  try {
-    docs.push(...(await contentDocuments(file, bytes)));
-  } catch (err) {
-    findings.push({
-      rule: "unreadable-file",
-      severity: "error",
-      task,
-      file,
-      location: {},
-      via: [],
-      message: `${(err as Error).message}; an unreadable file cannot be shown to be free of leaks`,
-      fingerprint: fingerprint(["unreadable-file", file, "unreadable"]),
-    });
-  }
-  const tableHits: Array<{ doc: AuditDocument; hit: Hit }> = [];
-  for (const doc of docs) {
-    const hits = scanDocument(doc, rules);
-    for (const hit of hits) if (rules.items[hit.item]!.rule === "alias-table") tableHits.push({ doc, hit });
-    findings.push(...findingsFromHits(task, doc, rules, hits));
-  }
-  findings.push(...tableFindings(task, file, rules, tableHits));
-  return findings;
-}
-
 export async function runAudit(input: AuditInput, problems: Problem[] = []): Promise<TaskAudit> {
   if (!input.audit) return invalidAudit(input.id, problems);
   const json = parseJsonText(input.audit.file, input.audit.text);
@@ -143,19 +98,17 @@ export async function runAudit(input: AuditInput, problems: Problem[] = []): Pro
     return invalidAudit(input.id, [...problems, ...problemsFromZod(input.audit.file, parsed.error)]);
   if (problems.length > 0) return invalidAudit(input.id, problems);
   const audit = parsed.data;
-  const rules = compileRules(audit, {
-    placedAt: input.artefact.placedAt,
-    text: input.artefact.text,
-    canary: input.artefact.canary,
-  });
-
-  const findings: Finding[] = [];
-  findings.push(
-    ...(await scanFile(input.id, rules, input.instruction.file, input.instruction.bytes, undefined)),
-  );
-  for (const env of input.environment) {
-    findings.push(...(await scanFile(input.id, rules, env.file, env.bytes, env.name)));
-  }
+  const job: ScanJob = {
+    task: input.id,
+    audit,
+    artefact: { placedAt: input.artefact.placedAt, text: input.artefact.text, canary: input.artefact.canary },
+  };
+  const rules = compileRules(audit, job.artefact);
+  const targets: ScanTarget[] = [
+    { file: input.instruction.file, bytes: input.instruction.bytes },
+    ...input.environment.map((env) => ({ file: env.file, name: env.name, bytes: env.bytes })),
+  ];
+  const findings = (await scanFiles(job, rules, targets)).flat();
   findings.push(...coverageFindings(input, audit, rules));
   const auditText = input.audit.text;
   findings.push(

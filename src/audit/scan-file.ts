@@ -1,0 +1,55 @@
+// One file's scan: its name and content as documents, every matcher over each, hits to findings
+// (alias tables counted over the whole file). The same on the main thread and in scan workers.
+import type { AuditDocument } from "./document.ts";
+import { contentDocuments, fileNameDocument, formatOf } from "./extract.ts";
+import { type Finding, findingsFromHits, fingerprint, tableFindings } from "./findings.ts";
+import type { RuleSet } from "./rules.ts";
+import { type Hit, scanDocument } from "./scan.ts";
+
+/** A file to scan: project-relative path, its name inside environment/ (absent for the instruction), bytes. */
+export interface ScanTarget {
+  file: string;
+  name?: string;
+  bytes: Uint8Array;
+}
+
+export async function scanFile(task: string, rules: RuleSet, target: ScanTarget): Promise<Finding[]> {
+  const { file, name } = target;
+  const bytes = Buffer.from(target.bytes.buffer, target.bytes.byteOffset, target.bytes.byteLength);
+  const docs: AuditDocument[] = name === undefined ? [] : [fileNameDocument(file, name)];
+  const findings: Finding[] = [];
+  if (formatOf(file, bytes) === "binary") {
+    findings.push({
+      rule: "unreadable-file",
+      severity: "warning",
+      task,
+      file,
+      location: {},
+      via: [],
+      message: "binary content is not audited (only its name is); convert it to a text format or xlsx",
+      fingerprint: fingerprint(["unreadable-file", file, "binary"]),
+    });
+  }
+  try {
+    docs.push(...(await contentDocuments(file, bytes)));
+  } catch (err) {
+    findings.push({
+      rule: "unreadable-file",
+      severity: "error",
+      task,
+      file,
+      location: {},
+      via: [],
+      message: `${(err as Error).message}; an unreadable file cannot be shown to be free of leaks`,
+      fingerprint: fingerprint(["unreadable-file", file, "unreadable"]),
+    });
+  }
+  const tableHits: Array<{ doc: AuditDocument; hit: Hit }> = [];
+  for (const doc of docs) {
+    const hits = scanDocument(doc, rules);
+    for (const hit of hits) if (rules.items[hit.item]!.rule === "alias-table") tableHits.push({ doc, hit });
+    findings.push(...findingsFromHits(task, doc, rules, hits));
+  }
+  findings.push(...tableFindings(task, file, rules, tableHits));
+  return findings;
+}
