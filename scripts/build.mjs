@@ -1,7 +1,7 @@
 // Builds dist/: the CLI as an esbuild bundle, so `kgate` starts without compiling TypeScript on every
 // run (bin/kgate.js uses it while it is newer than every file in src/). Runs on `npm ci` through the
 // `prepare` script; when esbuild is not installed it says so and leaves bin/kgate.js on tsx.
-import { readFileSync, rmSync } from "node:fs";
+import { copyFileSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -57,3 +57,5 @@ await esbuild.build({
   plugins: [englishOnlyZodLocales],
   logLevel: "warning",
 });
+// The leak audit's WebAssembly word pass (built by `npm run build:wasm`, kept in the repository).
+copyFileSync(path.join(root, "src", "audit", "scanner.wasm"), path.join(outdir, "scanner.wasm"));

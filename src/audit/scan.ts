@@ -10,7 +10,8 @@ import { NumberWordReader } from "./number-words.ts";
 import type { NumberLiteral } from "./numbers.ts";
 import { type RuleSet, WORD_LITERAL, WORD_NUMBER } from "./rules.ts";
 import { ShingleReader } from "./shingles.ts";
-import { tokenPass } from "./token-pass.ts";
+import { type TokenPassOptions, tokenPass } from "./token-pass.ts";
+import { WASM_MIN_CHARS, wasmPass } from "./wasm-pass.ts";
 import { isWordCode } from "./words.ts";
 
 export const MAX_DECODE_DEPTH = 2;
@@ -86,7 +87,7 @@ function scanView(
   const numbers = rules.forms.size > 0 ? onNumber : undefined;
   const reader = numbers ? new NumberWordReader(text, numbers) : undefined;
   const prose = rules.shingles ? new ShingleReader(rules.shingles, text) : undefined;
-  tokenPass(text, {
+  const options: TokenPassOptions = {
     delimiter: doc.delimiter?.charCodeAt(0) ?? -1,
     onNumber: numbers,
     codes: rules.forms.codes,
@@ -97,7 +98,12 @@ function scanView(
     },
     everyWord: prose,
     onRun: (a, b) => runs.push([a, b]),
-  });
+  };
+  const ascii = view.map === undefined && view.via.length === 0 && doc.ascii;
+  const inWasm =
+    text.length >= WASM_MIN_CHARS &&
+    wasmPass(text, ascii, options, prose && rules.shingles ? { reader: prose, set: rules.shingles } : undefined);
+  if (!inWasm) tokenPass(text, options);
   reader?.finish();
   rules.literals.scan(
     text,

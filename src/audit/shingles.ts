@@ -120,26 +120,32 @@ export class ShingleReader implements WordSink {
     this.count++;
     if (this.count < k) return;
     const bit = h >>> (32 - FILTER_BITS);
-    if ((set.filter[bit >>> 5]! & (1 << (bit & 31))) !== 0) this.candidate(h, end);
+    if ((set.filter[bit >>> 5]! & (1 << (bit & 31))) !== 0)
+      this.candidate(h, this.count, end, this.starts, this.ends);
   }
 
-  private candidate(h: number, end: number): void {
+  /**
+   * A window whose hash passed the filter, after `count` words (the last ending at `end`); the
+   * spans of the last k words are in `starts`/`ends` at (count - k + j) % k. The WebAssembly word
+   * pass calls this with its own ring.
+   */
+  candidate(h: number, count: number, end: number, starts: Int32Array, ends: Int32Array): void {
     const k = this.set.k;
-    const first = this.count - k;
+    const first = count - k;
     const words = (j: number) => {
       const s = (first + j) % k;
-      return this.text.slice(this.starts[s]!, this.ends[s]!).toLowerCase();
+      return this.text.slice(starts[s]!, ends[s]!).toLowerCase();
     };
     if (!this.set.verify(h, words)) return;
-    const firstStart = this.starts[first % k]!;
+    const firstStart = starts[first % k]!;
     if (this.run && this.runLastWord >= first) {
       this.run.end = end;
-      this.run.words += this.count - 1 - this.runLastWord;
+      this.run.words += count - 1 - this.runLastWord;
     } else {
       this.run = { start: firstStart, end, words: k };
       this.runs.push(this.run);
     }
-    this.runLastWord = this.count - 1;
+    this.runLastWord = count - 1;
   }
 
   finish(): ShingleRun[] {

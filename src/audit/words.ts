@@ -90,6 +90,11 @@ export class WordTable {
     return this.count;
   }
 
+  /** The slots (a power of two): each one's hash, and whether it is used (for the WebAssembly pass). */
+  slots(): { hashes: Int32Array; used: Uint8Array } {
+    return { hashes: this.hashes, used: Uint8Array.from(this.entries, (e) => (e === undefined ? 0 : 1)) };
+  }
+
   /** The flags of the word text[start, end) with hash `hash` (see wordHash), or 0. */
   lookup(hash: number, text: string, start: number, end: number): number {
     const mask = this.hashes.length - 1;

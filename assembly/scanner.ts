@@ -1,0 +1,269 @@
+// The leak audit's word pass compiled to WebAssembly (AssemblyScript): the same tokens, numbers,
+// words and base64 runs as src/audit/token-pass.ts, for large texts. It writes events into memory
+// for src/audit/wasm-pass.ts to act on. Build: `npm run build:wasm` (writes src/audit/scanner.wasm).
+// Events are 4 i32: kind, a, b, c. NUMBER(at), WORD(hash, start, end) for a word whose hash is in
+// the table, RUN(start, end) for a base64 run, SHINGLE(hash, count, end) for a window that passes
+// the prose filter (the scan then stops so its caller can read the ring of the last k words).
+
+@external("env", "wordChar")
+declare function wordChar(c: i32): i32;
+
+const LETTER: i32 = 1;
+const DIGIT: i32 = 2;
+const BASE64: i32 = 4;
+const MIN_BASE64_RUN: i32 = 12;
+const FNV_OFFSET: i32 = 0x811c9dc5;
+const FNV_PRIME: i32 = 0x01000193;
+const BASE: i32 = 0x9e3779b1;
+const FILTER_SHIFT: u32 = 11; // 32 - FILTER_BITS (21)
+
+export const EVENT_NUMBER: i32 = 1;
+export const EVENT_WORD: i32 = 2;
+export const EVENT_RUN: i32 = 3;
+export const EVENT_SHINGLE: i32 = 4;
+
+// Layout, set by configure(): tables the caller fills, then the ring, the events and the text.
+let classAt: usize = 0; // u8[128]: character classes of ASCII
+let codesAt: usize = 0; // u8[100]: leading-digit codes worth reading
+let readNumbers: bool = false;
+let filterCodes: bool = false;
+let tableAt: usize = 0; // i32 hash[size], then u8 used[size]
+let tableMask: i32 = -1; // size - 1, or -1 without a table
+let filterAt: usize = 0; // u32[65536]: prose window filter
+let k: i32 = 0; // prose window in words, 0 without shingles
+let topPower: i32 = 0;
+let ringAt: usize = 0; // i32 hash[k], i32 start[k], i32 end[k]
+let eventsAt: usize = 0;
+let eventsCap: i32 = 0;
+let textAt: usize = 0;
+let length: i32 = 0;
+let delimiter: i32 = -1;
+
+// Scan state.
+let pos: i32 = 0;
+let runStart: i32 = 0;
+let quoted: bool = false;
+let count: i32 = 0;
+let slot: i32 = 0;
+let h: i32 = 0;
+let events: i32 = 0;
+
+export function configure(
+  classes: usize,
+  codes: usize,
+  numbers: bool,
+  useCodes: bool,
+  table: usize,
+  mask: i32,
+  filter: usize,
+  window: i32,
+  power: i32,
+  ring: usize,
+  eventBuffer: usize,
+  capacity: i32,
+): void {
+  classAt = classes;
+  codesAt = codes;
+  readNumbers = numbers;
+  filterCodes = useCodes;
+  tableAt = table;
+  tableMask = mask;
+  filterAt = filter;
+  k = window;
+  topPower = power;
+  ringAt = ring;
+  eventsAt = eventBuffer;
+  eventsCap = capacity;
+}
+
+/** Starts a text of `n` characters at `at` (u8 or u16 each, as scan8 or scan16 will read them). */
+export function begin(at: usize, n: i32, delim: i32): void {
+  textAt = at;
+  length = n;
+  delimiter = delim;
+  pos = 0;
+  runStart = 0;
+  quoted = false;
+  count = 0;
+  slot = 0;
+  h = 0;
+}
+
+export function position(): i32 {
+  return pos;
+}
+
+/** Index in the ring of the oldest of the last k words. */
+export function ringSlot(): i32 {
+  return slot;
+}
+
+@inline
+function emit(kind: i32, a: i32, b: i32, c: i32): void {
+  const at = eventsAt + (<usize>events << 4);
+  store<i32>(at, kind);
+  store<i32>(at, a, 4);
+  store<i32>(at, b, 8);
+  store<i32>(at, c, 12);
+  events++;
+}
+
+@inline
+function charAt<T>(i: i32): i32 {
+  return i >= 0 && i < length ? <i32>load<T>(textAt + (<usize>i << alignof<T>())) : -1;
+}
+
+/** text[i] for an i known to be inside the text. */
+@inline
+function raw<T>(i: i32): i32 {
+  return <i32>load<T>(textAt + (<usize>i << alignof<T>()));
+}
+
+/** The class of a character (c >= 0). */
+@inline
+function classOf(c: i32): i32 {
+  if (c < 128) return <i32>load<u8>(classAt + <usize>c);
+  return wordChar(c) ? LETTER : 0;
+}
+
+/** The class of charAt's result (-1: no character). */
+@inline
+function classOrNone(c: i32): i32 {
+  return c < 0 ? 0 : classOf(c);
+}
+
+@inline
+function isDigit(c: i32): bool {
+  return c >= 48 && c <= 57;
+}
+
+function fractionAfter<T>(end: i32): bool {
+  let j = end;
+  while (charAt<T>(j) == 32) j++;
+  const c = charAt<T>(j);
+  return c == 47 || c == 0x2044;
+}
+
+function inTable(hash: i32): bool {
+  if (tableMask < 0) return false;
+  const used = tableAt + (<usize>(tableMask + 1) << 2);
+  for (let s = hash & tableMask; load<u8>(used + <usize>s) != 0; s = (s + 1) & tableMask) {
+    if (load<i32>(tableAt + (<usize>s << 2)) == hash) return true;
+  }
+  return false;
+}
+
+/** Scans on from position(); returns the number of events written (stops early when full). */
+function scan<T>(): i32 {
+  events = 0;
+  let i = pos;
+  // Leave room for the events one token can write (a run, a word, a shingle; or a number).
+  const room = eventsCap - 4;
+  while (i < length && events < room) {
+    let c = raw<T>(i);
+    let kind = classOf(c);
+    let at = -1;
+    if ((kind & (LETTER | DIGIT)) == 0) {
+      if ((kind & BASE64) == 0) {
+        if (i - runStart >= MIN_BASE64_RUN) emit(EVENT_RUN, runStart, i, 0);
+        runStart = i + 1;
+        if (c == 34) quoted = !quoted;
+        else if (c == 10) quoted = false;
+        if (c == 46 && isDigit(charAt<T>(i + 1)) && !isDigit(charAt<T>(i - 1))) at = i;
+      }
+      if (at < 0) {
+        i++;
+        continue;
+      }
+    } else if ((kind & DIGIT) != 0) {
+      at = i;
+    } else if (
+      (c | 32) == 120 &&
+      (classOrNone(charAt<T>(i + 1)) & DIGIT) != 0 &&
+      (i == 0 || (classOrNone(charAt<T>(i - 1)) & LETTER) == 0)
+    ) {
+      at = i + 1;
+    } else {
+      const start = i;
+      let hash = FNV_OFFSET;
+      do {
+        if ((kind & BASE64) == 0) {
+          if (i - runStart >= MIN_BASE64_RUN) emit(EVENT_RUN, runStart, i, 0);
+          runStart = i + 1;
+        }
+        hash = (hash ^ (c >= 65 && c <= 90 ? c | 32 : c)) * FNV_PRIME;
+        i++;
+        if (i >= length) break;
+        c = raw<T>(i);
+        kind = classOf(c);
+      } while ((kind & (LETTER | DIGIT)) != 0);
+      if (inTable(hash)) emit(EVENT_WORD, hash, start, i);
+      if (k > 0) {
+        const out = count >= k ? load<i32>(ringAt + (<usize>slot << 2)) : 0;
+        h = (h - out * topPower) * BASE + hash;
+        store<i32>(ringAt + (<usize>slot << 2), hash);
+        store<i32>(ringAt + (<usize>(k + slot) << 2), start);
+        store<i32>(ringAt + (<usize>(2 * k + slot) << 2), i);
+        slot = slot + 1 == k ? 0 : slot + 1;
+        count++;
+        if (count >= k) {
+          const bit = <u32>h >> FILTER_SHIFT;
+          if ((load<u32>(filterAt + (<usize>(bit >> 5) << 2)) & (<u32>1 << (bit & 31))) != 0) {
+            emit(EVENT_SHINGLE, h, count, i);
+            break;
+          }
+        }
+      }
+      continue;
+    }
+    // A number: digits and points, the code of its first two significant digits.
+    let d1 = -1;
+    let d2 = -1;
+    let end = at;
+    for (; end < length; end++) {
+      const d = raw<T>(end);
+      if (isDigit(d)) {
+        if (d1 < 0) {
+          if (d != 48) d1 = d - 48;
+        } else if (d2 < 0) d2 = d - 48;
+      } else if (d == 46) {
+        if (end - runStart >= MIN_BASE64_RUN) emit(EVENT_RUN, runStart, end, 0);
+        runStart = end + 1;
+      } else break;
+    }
+    const stop = charAt<T>(end);
+    const nextIsDigit = isDigit(charAt<T>(end + 1));
+    const unknown =
+      nextIsDigit && ((((stop == 44 || stop == 95) && (stop != delimiter || quoted))) || stop == 45 || stop == 58);
+    if (readNumbers) {
+      const code = d1 < 0 ? 0 : d1 * 10 + max(d2, 0);
+      if (!filterCodes || unknown || load<u8>(codesAt + <usize>code) != 0 || fractionAfter<T>(end))
+        emit(EVENT_NUMBER, at, 0, 0);
+    }
+    i = end;
+    while (i < length) {
+      c = raw<T>(i);
+      kind = classOf(c);
+      if ((kind & (LETTER | DIGIT)) == 0) break;
+      if ((kind & BASE64) == 0) {
+        if (i - runStart >= MIN_BASE64_RUN) emit(EVENT_RUN, runStart, i, 0);
+        runStart = i + 1;
+      }
+      i++;
+    }
+  }
+  pos = i;
+  if (i >= length && length - runStart >= MIN_BASE64_RUN) {
+    emit(EVENT_RUN, runStart, length, 0);
+    runStart = length;
+  }
+  return events;
+}
+
+export function scan8(): i32 {
+  return scan<u8>();
+}
+
+export function scan16(): i32 {
+  return scan<u16>();
+}

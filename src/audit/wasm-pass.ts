@@ -1,0 +1,159 @@
+// The word pass in WebAssembly (assembly/scanner.ts, built to scanner.wasm next to this module's
+// output) for large texts: it reads the characters and writes events; this side acts on them
+// exactly as tokenPass would (readNumber, the word table, base64 runs, prose windows).
+import { readFileSync } from "node:fs";
+import { type NumberLiteral, newLiteral, readNumber } from "./numbers.ts";
+import type { ShingleReader, ShingleSet } from "./shingles.ts";
+import type { TokenPassOptions } from "./token-pass.ts";
+import { isWordCode, type WordTable } from "./words.ts";
+
+/** Texts shorter than this are read by tokenPass (copying them into WebAssembly would cost more). */
+export const WASM_MIN_CHARS = 64 * 1024;
+
+const EVENT_NUMBER = 1;
+const EVENT_WORD = 2;
+const EVENT_RUN = 3;
+const EVENT_SHINGLE = 4;
+const EVENT_CAPACITY = 4096;
+const PAGE = 65536;
+
+interface Scanner {
+  memory: WebAssembly.Memory;
+  configure(...args: number[]): void;
+  begin(at: number, length: number, delimiter: number): void;
+  position(): number;
+  scan8(): number;
+  scan16(): number;
+}
+
+let scanner: Scanner | null | undefined;
+
+/**
+ * The compiled scanner, or null when scanner.wasm is missing or does not load, or KGATE_NO_WASM is
+ * set (tokenPass is used then).
+ */
+function loadScanner(): Scanner | null {
+  if (scanner !== undefined) return scanner;
+  if (process.env.KGATE_NO_WASM) return (scanner = null);
+  try {
+    const bytes = readFileSync(new URL("./scanner.wasm", import.meta.url));
+    const wordChar = (c: number) => (isWordCode(c) ? 1 : 0);
+    const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { wordChar } });
+    scanner = instance.exports as unknown as Scanner;
+  } catch {
+    scanner = null;
+  }
+  return scanner;
+}
+
+const CLASSES = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const l = c | 32;
+  if (l >= 97 && l <= 122) CLASSES[c] = 1 | 4;
+  else if (c >= 48 && c <= 57) CLASSES[c] = 2 | 4;
+  else if (c === 43 || c === 47 || c === 95 || c === 45) CLASSES[c] = 4;
+}
+
+interface Layout {
+  ring: number;
+  events: number;
+  text: number;
+}
+
+/** Writes the tables into the scanner's memory and configures it; returns where the text goes. */
+function configure(s: Scanner, options: TokenPassOptions, shingles: ShingleSet | undefined): Layout {
+  const slots = options.words?.slots();
+  const tableSize = slots?.hashes.length ?? 0;
+  const k = shingles?.k ?? 0;
+  const align = (n: number) => Math.ceil(n / 16) * 16;
+  const classes = 0;
+  const codes = 128;
+  const table = 256;
+  const filter = align(table + tableSize * 5);
+  const ring = align(filter + (shingles ? shingles.filter.byteLength : 0));
+  const events = align(ring + 12 * k);
+  const text = align(events + 16 * EVENT_CAPACITY);
+  grow(s, text);
+  const bytes = new Uint8Array(s.memory.buffer);
+  bytes.set(CLASSES, classes);
+  if (options.codes) bytes.set(options.codes.subarray(0, 100), codes);
+  if (slots) {
+    new Int32Array(s.memory.buffer, table, tableSize).set(slots.hashes);
+    bytes.set(slots.used, table + tableSize * 4);
+  }
+  if (shingles) new Uint32Array(s.memory.buffer, filter, shingles.filter.length).set(shingles.filter);
+  s.configure(
+    classes,
+    codes,
+    options.onNumber ? 1 : 0,
+    options.codes ? 1 : 0,
+    table,
+    slots ? tableSize - 1 : -1,
+    filter,
+    k,
+    shingles?.topPower ?? 0,
+    ring,
+    events,
+    EVENT_CAPACITY,
+  );
+  return { ring, events, text };
+}
+
+function grow(s: Scanner, bytes: number): void {
+  const pages = Math.ceil(bytes / PAGE) - s.memory.buffer.byteLength / PAGE;
+  if (pages > 0) s.memory.grow(pages);
+}
+
+/**
+ * Runs the word pass over `text` in WebAssembly, calling back as tokenPass does (prose windows go
+ * to `prose`); returns false when the scanner is not available, and the caller runs tokenPass.
+ */
+export function wasmPass(
+  text: string,
+  ascii: boolean,
+  options: TokenPassOptions,
+  prose: { reader: ShingleReader; set: ShingleSet } | undefined,
+): boolean {
+  const s = loadScanner();
+  if (!s) return false;
+  const layout = configure(s, options, prose?.set);
+  const wide = !ascii;
+  grow(s, layout.text + text.length * (wide ? 2 : 1));
+  Buffer.from(s.memory.buffer).write(text, layout.text, wide ? "utf16le" : "latin1");
+  const { delimiter, onNumber, words, onWord, onRun } = options;
+  s.begin(layout.text, text.length, delimiter);
+  const k = prose?.set.k ?? 0;
+  const starts = new Int32Array(s.memory.buffer, layout.ring + 4 * k, k);
+  const ends = new Int32Array(s.memory.buffer, layout.ring + 8 * k, k);
+  const lit: NumberLiteral = newLiteral();
+  let numbersUntil = 0;
+  for (;;) {
+    const count = wide ? s.scan16() : s.scan8();
+    const events = new Int32Array(s.memory.buffer, layout.events, count * 4);
+    for (let e = 0; e < events.length; e += 4) {
+      const a = events[e + 1]!;
+      const b = events[e + 2]!;
+      const c = events[e + 3]!;
+      switch (events[e]) {
+        case EVENT_NUMBER:
+          if (onNumber && a >= numbersUntil) {
+            numbersUntil = readNumber(text, a, lit, delimiter);
+            if (lit.end >= 0) onNumber(lit);
+          }
+          break;
+        case EVENT_WORD: {
+          const flags = (words as WordTable).lookup(a, text, b, c);
+          if (flags !== 0) onWord!(flags, a, b, c);
+          break;
+        }
+        case EVENT_RUN:
+          onRun(a, b);
+          break;
+        case EVENT_SHINGLE:
+          prose!.reader.candidate(a, b, c, starts, ends);
+          break;
+      }
+    }
+    if (s.position() >= text.length) return true;
+  }
+}
