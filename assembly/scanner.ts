@@ -23,7 +23,7 @@ export const EVENT_RUN: i32 = 3;
 export const EVENT_SHINGLE: i32 = 4;
 
 // Layout, set by configure(): tables the caller fills, then the ring, the events and the text.
-let classAt: usize = 0; // u8[128]: character classes of ASCII
+let classAt: usize = 0; // u8[128]: character classes of ASCII, then u8[128]: word characters lower-cased (0: not one)
 let codesAt: usize = 0; // u8[100]: leading-digit codes worth reading
 let readNumbers: bool = false;
 let filterCodes: bool = false;
@@ -47,6 +47,9 @@ let count: i32 = 0;
 let slot: i32 = 0;
 let h: i32 = 0;
 let events: i32 = 0;
+let skipUntil: i32 = 0; // numbers before this are part of a date or time
+
+let lowerAt: usize = 0;
 
 export function configure(
   classes: usize,
@@ -63,6 +66,7 @@ export function configure(
   capacity: i32,
 ): void {
   classAt = classes;
+  lowerAt = classes + 128;
   codesAt = codes;
   readNumbers = numbers;
   filterCodes = useCodes;
@@ -87,6 +91,7 @@ export function begin(at: usize, n: i32, delim: i32): void {
   count = 0;
   slot = 0;
   h = 0;
+  skipUntil = 0;
 }
 
 export function position(): i32 {
@@ -153,6 +158,49 @@ function inTable(hash: i32): bool {
   return false;
 }
 
+function digitsAt<T>(at: i32, n: i32): bool {
+  for (let j = 0; j < n; j++) if (!isDigit(charAt<T>(at + j))) return false;
+  return true;
+}
+
+/** As timeEnd in src/audit/numbers.ts: a clock time h:mm, hh:mm(:ss(.fff)) at `at`, or -1. */
+function timeEnd<T>(at: i32): i32 {
+  const hour = isDigit(charAt<T>(at + 1)) ? 2 : 1;
+  if (!isDigit(charAt<T>(at)) || charAt<T>(at + hour) != 58 || !digitsAt<T>(at + hour + 1, 2)) return -1;
+  let end = at + hour + 3;
+  if (charAt<T>(end) == 58 && digitsAt<T>(end + 1, 2)) {
+    end += 3;
+    if (charAt<T>(end) == 46 && isDigit(charAt<T>(end + 1))) {
+      end++;
+      while (isDigit(charAt<T>(end))) end++;
+    }
+  }
+  return isDigit(charAt<T>(end)) ? -1 : end;
+}
+
+/** As dateOrTimeEnd in src/audit/numbers.ts: the end of an ISO date (with a time) or a time, or -1. */
+function dateOrTimeEnd<T>(at: i32): i32 {
+  if (digitsAt<T>(at, 4) && charAt<T>(at + 4) == 45 && digitsAt<T>(at + 5, 2)) {
+    let end = at + 7;
+    if (charAt<T>(end) == 45 && digitsAt<T>(end + 1, 2)) end += 3;
+    if (isDigit(charAt<T>(end))) return -1;
+    const sep = charAt<T>(end);
+    if (sep == 84 || sep == 116 || sep == 32) {
+      const time = timeEnd<T>(end + 1);
+      if (time >= 0) end = time;
+    }
+    return end;
+  }
+  return timeEnd<T>(at);
+}
+
+/** A non-ASCII letter at text[i] (c): it ends a base64 run; the word hash takes it as it is. */
+function nonAsciiLetter(i: i32, c: i32): i32 {
+  if (i - runStart >= MIN_BASE64_RUN) emit(EVENT_RUN, runStart, i, 0);
+  runStart = i + 1;
+  return c;
+}
+
 /** Scans on from position(); returns the number of events written (stops early when full). */
 function scan<T>(): i32 {
   events = 0;
@@ -186,17 +234,15 @@ function scan<T>(): i32 {
     } else {
       const start = i;
       let hash = FNV_OFFSET;
+      // The hot loop: ASCII word characters are all base64 characters, and fold through a table.
+      let folded = c < 128 ? <i32>load<u8>(lowerAt + <usize>c) : nonAsciiLetter(i, c);
       do {
-        if ((kind & BASE64) == 0) {
-          if (i - runStart >= MIN_BASE64_RUN) emit(EVENT_RUN, runStart, i, 0);
-          runStart = i + 1;
-        }
-        hash = (hash ^ (c >= 65 && c <= 90 ? c | 32 : c)) * FNV_PRIME;
+        hash = (hash ^ folded) * FNV_PRIME;
         i++;
         if (i >= length) break;
         c = raw<T>(i);
-        kind = classOf(c);
-      } while ((kind & (LETTER | DIGIT)) != 0);
+        folded = c < 128 ? <i32>load<u8>(lowerAt + <usize>c) : classOf(c) != 0 ? nonAsciiLetter(i, c) : 0;
+      } while (folded != 0);
       if (inTable(hash)) emit(EVENT_WORD, hash, start, i);
       if (k > 0) {
         const out = count >= k ? load<i32>(ringAt + (<usize>slot << 2)) : 0;
@@ -235,7 +281,12 @@ function scan<T>(): i32 {
     const nextIsDigit = isDigit(charAt<T>(end + 1));
     const unknown =
       nextIsDigit && ((((stop == 44 || stop == 95) && (stop != delimiter || quoted))) || stop == 45 || stop == 58);
-    if (readNumbers) {
+    // Dates and times are not numbers (readNumber skips them the same way): skipped whole here.
+    if (readNumbers && unknown && at == i && (stop == 45 || stop == 58) && charAt<T>(i - 1) < 128) {
+      const dateEnd = dateOrTimeEnd<T>(at);
+      if (dateEnd >= 0) skipUntil = dateEnd;
+    }
+    if (readNumbers && at >= skipUntil) {
       const code = d1 < 0 ? 0 : d1 * 10 + max(d2, 0);
       if (!filterCodes || unknown || load<u8>(codesAt + <usize>code) != 0 || fractionAfter<T>(end))
         emit(EVENT_NUMBER, at, 0, 0);

@@ -27,17 +27,21 @@ export interface AuditDocument {
   locate(start: number, end: number): Location;
   /** Structural context of an offset without row numbers: a column header, a JSON key path. */
   structure(offset: number): string | undefined;
+  /**
+   * The text structural contexts are drawn from, when it is less than the whole text (a table's
+   * header row; nothing for prose): a keyword absent from it is in no structural context.
+   */
+  structureText?(): string;
 }
 
 /** Sorted offsets of line starts, for offset -> line/column. */
 export function lineStarts(text: string): Int32Array {
-  const starts: number[] = [0];
-  let i = text.indexOf("\n");
-  while (i >= 0) {
-    starts.push(i + 1);
-    i = text.indexOf("\n", i + 1);
-  }
-  return Int32Array.from(starts);
+  let lines = 1;
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) lines++;
+  const starts = new Int32Array(lines);
+  let n = 1;
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) starts[n++] = i + 1;
+  return starts;
 }
 
 /** Index of the last element <= value. */

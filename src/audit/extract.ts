@@ -53,6 +53,10 @@ function tableDocument(file: string, text: string, ascii: boolean, delimiter: st
       const name = header[column];
       return line === 0 ? `header row` : `column ${name ? `"${name}"` : column + 1}`;
     },
+    structureText: () => {
+      const eol = text.indexOf("\n");
+      return `header row ${eol < 0 ? text : text.slice(0, eol)}`;
+    },
   };
 }
 
@@ -65,6 +69,7 @@ export function fileNameDocument(file: string, name: string): AuditDocument {
     lineContext: true,
     locate: (start, end) => ({ part: "file name", column: start + 1, endColumn: end + 1 }),
     structure: () => "file name",
+    structureText: () => "file name",
   };
 }
 
@@ -85,6 +90,7 @@ export async function contentDocuments(file: string, bytes: Buffer): Promise<Aud
       lineContext: false,
       locate: textLocator(text),
       structure: () => undefined,
+      structureText: () => "",
     },
   ];
 }

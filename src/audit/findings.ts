@@ -4,7 +4,6 @@ import { createHash } from "node:crypto";
 import { contextWindow, findKeyword, operatorNear } from "./context.ts";
 import type { AuditDocument, Location } from "./document.ts";
 import type { FormKind } from "./forms.ts";
-import type { TextView } from "./normalise.ts";
 import type { RuleId, RuleSet } from "./rules.ts";
 import type { Hit } from "./scan.ts";
 import { forEachWord } from "./words.ts";
@@ -86,20 +85,16 @@ function viaSuffix(via: readonly string[]): string {
 export function findingsFromHits(task: string, doc: AuditDocument, rules: RuleSet, hits: Hit[]): Finding[] {
   const findings: Finding[] = [];
   const counted = new Map<string, Finding>();
-  // Whether an item's keywords occur anywhere in a view: when not, no window or header can hold one
-  // (headers and key paths are text of the document itself), which spares the structure lookups.
-  const present = new Map<TextView, Map<number, boolean>>();
-  const mayHaveKeyword = (hit: Hit, index: number, keywords: readonly string[]) => {
+  // Whether an item's keywords occur in the text structural contexts come from (a table's header,
+  // a JSON document's keys: its whole text): when not, the structure lookup is spared.
+  const present = new Map<number, boolean>();
+  const mayBeInStructure = (hit: Hit, index: number, keywords: readonly string[]) => {
     if (hit.view.via.length > 0) return true;
-    let perItem = present.get(hit.view);
-    if (!perItem) {
-      perItem = new Map();
-      present.set(hit.view, perItem);
-    }
-    let found = perItem.get(index);
+    let found = present.get(index);
     if (found === undefined) {
-      found = new RegExp(keywords.map(escapeRegExp).join("|"), "i").test(hit.view.text);
-      perItem.set(index, found);
+      const source = doc.structureText?.() ?? doc.text;
+      found = new RegExp(keywords.map(escapeRegExp).join("|"), "i").test(source);
+      present.set(index, found);
     }
     return found;
   };
@@ -123,9 +118,10 @@ export function findingsFromHits(task: string, doc: AuditDocument, rules: RuleSe
       return structure;
     };
     let keyword: string | undefined;
-    if (item.context.length > 0 && mayHaveKeyword(hit, hit.item, item.context)) {
+    if (item.context.length > 0) {
       keyword = findKeyword(contextWindow(doc, hit.view, hit.vStart, hit.vEnd), item.context);
-      keyword ??= findKeyword(structureOf()?.toLowerCase() ?? "", item.context);
+      if (keyword === undefined && mayBeInStructure(hit, hit.item, item.context))
+        keyword = findKeyword(structureOf()?.toLowerCase() ?? "", item.context);
     }
     const isNumber = item.rule === "gated-number";
     const operator = isNumber && !hit.explicit && operatorNear(hit.view.text, hit.vStart, hit.vEnd);

@@ -102,7 +102,12 @@ function scanView(
   const ascii = view.map === undefined && view.via.length === 0 && doc.ascii;
   const inWasm =
     text.length >= WASM_MIN_CHARS &&
-    wasmPass(text, ascii, options, prose && rules.shingles ? { reader: prose, set: rules.shingles } : undefined);
+    wasmPass(
+      text,
+      ascii,
+      options,
+      prose && rules.shingles ? { reader: prose, set: rules.shingles } : undefined,
+    );
   if (!inWasm) tokenPass(text, options);
   reader?.finish();
   rules.literals.scan(

@@ -46,12 +46,14 @@ function loadScanner(): Scanner | null {
   return scanner;
 }
 
-const CLASSES = new Uint8Array(128);
+/** ASCII character classes (1 letter, 2 digit, 4 base64), then each word character lower-cased. */
+const CLASSES = new Uint8Array(256);
 for (let c = 0; c < 128; c++) {
   const l = c | 32;
   if (l >= 97 && l <= 122) CLASSES[c] = 1 | 4;
   else if (c >= 48 && c <= 57) CLASSES[c] = 2 | 4;
   else if (c === 43 || c === 47 || c === 95 || c === 45) CLASSES[c] = 4;
+  if (CLASSES[c]! & 3) CLASSES[128 + c] = c >= 65 && c <= 90 ? c | 32 : c;
 }
 
 interface Layout {
@@ -67,8 +69,8 @@ function configure(s: Scanner, options: TokenPassOptions, shingles: ShingleSet |
   const k = shingles?.k ?? 0;
   const align = (n: number) => Math.ceil(n / 16) * 16;
   const classes = 0;
-  const codes = 128;
-  const table = 256;
+  const codes = 256;
+  const table = 512;
   const filter = align(table + tableSize * 5);
   const ring = align(filter + (shingles ? shingles.filter.byteLength : 0));
   const events = align(ring + 12 * k);
