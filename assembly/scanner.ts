@@ -38,6 +38,8 @@ let eventsCap: i32 = 0;
 let textAt: usize = 0;
 let length: i32 = 0;
 let delimiter: i32 = -1;
+let linesAt: usize = 0; // i32[linesCap]: where each line after the first starts
+let linesCap: i32 = 0;
 
 // Scan state.
 let pos: i32 = 0;
@@ -48,6 +50,7 @@ let slot: i32 = 0;
 let h: i32 = 0;
 let events: i32 = 0;
 let skipUntil: i32 = 0; // numbers before this are part of a date or time
+let lines: i32 = 0;
 
 let lowerAt: usize = 0;
 
@@ -80,11 +83,17 @@ export function configure(
   eventsCap = capacity;
 }
 
-/** Starts a text of `n` characters at `at` (u8 or u16 each, as scan8 or scan16 will read them). */
-export function begin(at: usize, n: i32, delim: i32): void {
+/**
+ * Starts a text of `n` characters at `at` (u8 or u16 each, as scan8 or scan16 will read them); the
+ * starts of its lines go to `lineBuffer` (up to `lineCapacity` of them).
+ */
+export function begin(at: usize, n: i32, delim: i32, lineBuffer: usize, lineCapacity: i32): void {
   textAt = at;
   length = n;
   delimiter = delim;
+  linesAt = lineBuffer;
+  linesCap = lineCapacity;
+  lines = 0;
   pos = 0;
   runStart = 0;
   quoted = false;
@@ -92,6 +101,11 @@ export function begin(at: usize, n: i32, delim: i32): void {
   slot = 0;
   h = 0;
   skipUntil = 0;
+}
+
+/** Line breaks seen so far (more than the line buffer holds when it overflowed). */
+export function lineCount(): i32 {
+  return lines;
 }
 
 export function position(): i32 {
@@ -216,7 +230,11 @@ function scan<T>(): i32 {
         if (i - runStart >= MIN_BASE64_RUN) emit(EVENT_RUN, runStart, i, 0);
         runStart = i + 1;
         if (c == 34) quoted = !quoted;
-        else if (c == 10) quoted = false;
+        else if (c == 10) {
+          quoted = false;
+          if (lines < linesCap) store<i32>(linesAt + (<usize>lines << 2), i + 1);
+          lines++;
+        }
         if (c == 46 && isDigit(charAt<T>(i + 1)) && !isDigit(charAt<T>(i - 1))) at = i;
       }
       if (at < 0) {

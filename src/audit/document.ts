@@ -34,8 +34,16 @@ export interface AuditDocument {
   structureText?(): string;
 }
 
+/** The line starts of the text scanned last (the WebAssembly pass counts them as it reads). */
+let known: { text: string; starts: Int32Array } | undefined;
+
+export function knowLineStarts(text: string, starts: Int32Array): void {
+  known = { text, starts };
+}
+
 /** Sorted offsets of line starts, for offset -> line/column. */
 export function lineStarts(text: string): Int32Array {
+  if (known !== undefined && known.text === text) return known.starts;
   let lines = 1;
   for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) lines++;
   const starts = new Int32Array(lines);

@@ -1,7 +1,9 @@
 // The word pass in WebAssembly (assembly/scanner.ts, built to scanner.wasm next to this module's
 // output) for large texts: it reads the characters and writes events; this side acts on them
-// exactly as tokenPass would (readNumber, the word table, base64 runs, prose windows).
+// exactly as tokenPass would (readNumber, the word table, base64 runs, prose windows). It also
+// hands over the text's line starts, which locations then need not count again.
 import { readFileSync } from "node:fs";
+import { knowLineStarts } from "./document.ts";
 import { type NumberLiteral, newLiteral, readNumber } from "./numbers.ts";
 import type { ShingleReader, ShingleSet } from "./shingles.ts";
 import type { TokenPassOptions } from "./token-pass.ts";
@@ -20,8 +22,9 @@ const PAGE = 65536;
 interface Scanner {
   memory: WebAssembly.Memory;
   configure(...args: number[]): void;
-  begin(at: number, length: number, delimiter: number): void;
+  begin(at: number, length: number, delimiter: number, lines: number, lineCapacity: number): void;
   position(): number;
+  lineCount(): number;
   scan8(): number;
   scan16(): number;
 }
@@ -120,10 +123,12 @@ export function wasmPass(
   if (!s) return false;
   const layout = configure(s, options, prose?.set);
   const wide = !ascii;
-  grow(s, layout.text + text.length * (wide ? 2 : 1));
+  const lineBuffer = Math.ceil((layout.text + text.length * (wide ? 2 : 1)) / 4) * 4;
+  const lineCapacity = Math.ceil(text.length / 16) + 64;
+  grow(s, lineBuffer + 4 * lineCapacity);
   Buffer.from(s.memory.buffer).write(text, layout.text, wide ? "utf16le" : "latin1");
   const { delimiter, onNumber, words, onWord, onRun } = options;
-  s.begin(layout.text, text.length, delimiter);
+  s.begin(layout.text, text.length, delimiter, lineBuffer, lineCapacity);
   const k = prose?.set.k ?? 0;
   const starts = new Int32Array(s.memory.buffer, layout.ring + 4 * k, k);
   const ends = new Int32Array(s.memory.buffer, layout.ring + 8 * k, k);
@@ -156,6 +161,13 @@ export function wasmPass(
           break;
       }
     }
-    if (s.position() >= text.length) return true;
+    if (s.position() >= text.length) break;
   }
+  const lines = s.lineCount();
+  if (lines <= lineCapacity) {
+    const starts = new Int32Array(lines + 1);
+    starts.set(new Int32Array(s.memory.buffer, lineBuffer, lines), 1);
+    knowLineStarts(text, starts);
+  }
+  return true;
 }
