@@ -1,9 +1,10 @@
 // The leak audit's word pass compiled to WebAssembly (AssemblyScript): the same tokens, numbers,
 // words and base64 runs as src/audit/token-pass.ts, for large texts. It writes events into memory
 // for src/audit/wasm-pass.ts to act on. Build: `npm run build:wasm` (writes src/audit/scanner.wasm).
-// Events are 4 i32: kind, a, b, c. NUMBER(at), WORD(hash, start, end) for a word whose hash is in
-// the table, RUN(start, end) for a base64 run, SHINGLE(hash, count, end) for a window that passes
-// the prose filter (the scan then stops so its caller can read the ring of the last k words).
+// Events are 4 i32: kind, a, b, c. NUMBER(at), DATE(at, end) for an ISO date or clock time (not a
+// number), WORD(hash, start, end) for a word whose hash is in the table, RUN(start, end) for a base64
+// run, SHINGLE(hash, count, end) for a window that passes the prose filter (the scan then stops so
+// its caller can read the ring of the last k words).
 
 @external("env", "wordChar")
 declare function wordChar(c: i32): i32;
@@ -21,6 +22,7 @@ export const EVENT_NUMBER: i32 = 1;
 export const EVENT_WORD: i32 = 2;
 export const EVENT_RUN: i32 = 3;
 export const EVENT_SHINGLE: i32 = 4;
+export const EVENT_DATE: i32 = 5;
 
 // Layout, set by configure(): tables the caller fills, then the ring, the events and the text.
 let classAt: usize = 0; // u8[128]: character classes of ASCII, then u8[128]: word characters lower-cased (0: not one)
@@ -49,7 +51,6 @@ let count: i32 = 0;
 let slot: i32 = 0;
 let h: i32 = 0;
 let events: i32 = 0;
-let skipUntil: i32 = 0; // numbers before this are part of a date or time
 let lines: i32 = 0;
 
 let lowerAt: usize = 0;
@@ -100,7 +101,6 @@ export function begin(at: usize, n: i32, delim: i32, lineBuffer: usize, lineCapa
   count = 0;
   slot = 0;
   h = 0;
-  skipUntil = 0;
 }
 
 /** Line breaks seen so far (more than the line buffer holds when it overflowed). */
@@ -299,12 +299,13 @@ function scan<T>(): i32 {
     const nextIsDigit = isDigit(charAt<T>(end + 1));
     const unknown =
       nextIsDigit && ((((stop == 44 || stop == 95) && (stop != delimiter || quoted))) || stop == 45 || stop == 58);
-    // Dates and times are not numbers (readNumber skips them the same way): skipped whole here.
-    if (readNumbers && unknown && at == i && (stop == 45 || stop == 58) && charAt<T>(i - 1) < 128) {
-      const dateEnd = dateOrTimeEnd<T>(at);
-      if (dateEnd >= 0) skipUntil = dateEnd;
-    }
-    if (readNumbers && at >= skipUntil) {
+    // Dates and times are not numbers: found here, so readNumber need not look (DATE(at, end)).
+    let dateEnd = -1;
+    if (readNumbers && unknown && at == i && (stop == 45 || stop == 58) && charAt<T>(i - 1) < 128)
+      dateEnd = dateOrTimeEnd<T>(at);
+    if (dateEnd >= 0) {
+      emit(EVENT_DATE, at, dateEnd, 0);
+    } else if (readNumbers) {
       const code = d1 < 0 ? 0 : d1 * 10 + max(d2, 0);
       if (!filterCodes || unknown || load<u8>(codesAt + <usize>code) != 0 || fractionAfter<T>(end))
         emit(EVENT_NUMBER, at, 0, 0);

@@ -27,6 +27,8 @@ export interface TaskAudit {
   counts: Counts;
   /** Files scanned (instruction and environment). */
   files: number;
+  /** Threads that scanned them (scan workers take a share of large environments). */
+  threads: number;
 }
 
 export function countFindings(findings: readonly Finding[]): Counts {
@@ -46,6 +48,7 @@ export function invalidAudit(id: string, problems: Problem[]): TaskAudit {
     findings: [],
     counts: { error: 0, warning: 0, suppressed: 0 },
     files: 0,
+    threads: 0,
   };
 }
 
@@ -108,7 +111,8 @@ export async function runAudit(input: AuditInput, problems: Problem[] = []): Pro
     { file: input.instruction.file, bytes: input.instruction.bytes },
     ...input.environment.map((env) => ({ file: env.file, name: env.name, bytes: env.bytes })),
   ];
-  const findings = (await scanFiles(job, rules, targets)).flat();
+  const scanned = await scanFiles(job, rules, targets);
+  const findings = scanned.findings.flat();
   findings.push(...coverageFindings(input, audit, rules));
   const auditText = input.audit.text;
   findings.push(
@@ -126,5 +130,6 @@ export async function runAudit(input: AuditInput, problems: Problem[] = []): Pro
     findings,
     counts,
     files: 1 + input.environment.length,
+    threads: scanned.threads,
   };
 }

@@ -1,9 +1,7 @@
 // Scans a task's files on several threads when there is enough to read: the main thread and scan
 // workers (scan-worker.ts) each take a share of the files, balanced by size; findings come back in
 // file order. A worker that fails leaves its files to the main thread, so nothing is lost.
-import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
-import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { Finding } from "./findings.ts";
 import type { ArtefactInfo, RuleSet } from "./rules.ts";
@@ -59,34 +57,42 @@ export function shares(targets: readonly ScanTarget[], groups: number): number[]
 
 const fromSources = import.meta.url.endsWith(".ts");
 
+/**
+ * The worker's entry: scan-worker.js next to the bundle, or from the TypeScript sources a module
+ * that registers tsx's loader first (a worker does not inherit the loader hooks of its parent).
+ */
+function workerEntry(): URL {
+  if (!fromSources) return new URL("./scan-worker.js", import.meta.url);
+  const tsx = import.meta.resolve("tsx/esm/api");
+  const entry = new URL("./scan-worker.ts", import.meta.url).href;
+  const code = `import { register } from ${JSON.stringify(tsx)}; register(); await import(${JSON.stringify(entry)});`;
+  return new URL(`data:text/javascript,${encodeURIComponent(code)}`);
+}
+
 function runWorker(data: WorkerData): Promise<Finding[][]> {
-  const url = new URL(fromSources ? "./scan-worker.ts" : "./scan-worker.js", import.meta.url);
-  // From the TypeScript sources the worker needs tsx's loader (a worker does not inherit hooks).
-  const execArgv = fromSources
-    ? [...process.execArgv, "--import", pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href]
-    : undefined;
   return new Promise((resolve, reject) => {
-    const worker = new Worker(url, { workerData: data, execArgv });
+    const worker = new Worker(workerEntry(), { workerData: data });
     worker.once("message", (findings: Finding[][]) => resolve(findings));
     worker.once("error", reject);
     worker.once("exit", (code) => reject(new Error(`scan worker exited with code ${code}`)));
   });
 }
 
-/** The findings of each target, in order. */
+/** The findings of each target, in order, and how many threads scanned them. */
 export async function scanFiles(
   job: ScanJob,
   rules: RuleSet,
   targets: readonly ScanTarget[],
-): Promise<Finding[][]> {
+): Promise<{ findings: Finding[][]; threads: number }> {
   const results: Finding[][] = new Array(targets.length);
+  let threads = 1;
   const scanHere = async (indices: readonly number[]) => {
     for (const i of indices) results[i] = await scanFile(job.task, rules, targets[i]!);
   };
   const workers = workersFor(targets);
   if (workers === 0) {
     await scanHere(targets.map((_, i) => i));
-    return results;
+    return { findings: results, threads };
   }
   const [mine, ...theirs] = shares(targets, workers + 1);
   const delegated = theirs.map(async (share) => {
@@ -95,6 +101,7 @@ export async function scanFiles(
       share.forEach((i, k) => {
         results[i] = found[k]!;
       });
+      threads++;
     } catch {
       // Nothing is lost: the main thread scans what the worker could not.
       await scanHere(share);
@@ -102,5 +109,5 @@ export async function scanFiles(
   });
   await scanHere(mine!);
   await Promise.all(delegated);
-  return results;
+  return { findings: results, threads };
 }

@@ -16,6 +16,7 @@ const EVENT_NUMBER = 1;
 const EVENT_WORD = 2;
 const EVENT_RUN = 3;
 const EVENT_SHINGLE = 4;
+const EVENT_DATE = 5;
 const EVENT_CAPACITY = 4096;
 const PAGE = 65536;
 
@@ -147,6 +148,10 @@ export function wasmPass(
             numbersUntil = readNumber(text, a, lit, delimiter);
             if (lit.end >= 0) onNumber(lit);
           }
+          break;
+        case EVENT_DATE:
+          // What readNumber does with a date: nothing is a number before its end.
+          if (a >= numbersUntil) numbersUntil = b;
           break;
         case EVENT_WORD: {
           const flags = (words as WordTable).lookup(a, text, b, c);

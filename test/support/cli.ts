@@ -20,6 +20,7 @@ export function kgate(
     input: options.input,
     encoding: "utf8",
     timeout: options.timeoutMs ?? 120_000,
+    maxBuffer: 256 * 1024 * 1024,
   });
   return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
 }

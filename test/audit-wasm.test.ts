@@ -1,0 +1,206 @@
+// The WebAssembly word pass and the scan workers: the committed scanner.wasm is what
+// assembly/scanner.ts builds to, the pass reports exactly what the JavaScript pass reports, and a
+// whole audit gives the same findings with and without WebAssembly, on one thread or several.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { shares } from "../src/audit/parallel.ts";
+import { compileRules, WORD_LITERAL, WORD_NUMBER } from "../src/audit/rules.ts";
+import { AuditFile } from "../src/audit/schema.ts";
+import { ShingleReader } from "../src/audit/shingles.ts";
+import { type TokenPassOptions, tokenPass } from "../src/audit/token-pass.ts";
+import { wasmPass } from "../src/audit/wasm-pass.ts";
+import { corpusFile, writeAuditTask } from "./support/audit-task.ts";
+import { kgate } from "./support/cli.ts";
+import { tempProject } from "./support/project.ts";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+
+let seed = 20261130;
+function rnd(): number {
+  seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff;
+  return seed / 0x7fffffff;
+}
+const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+
+const ARTEFACT = corpusFile("artefact.md");
+const PIECES = [
+  "overhead",
+  "12%",
+  "0.12",
+  "1.12x",
+  "x1.12",
+  "0.88",
+  "3/25",
+  "1,200 bp",
+  "235",
+  "2.35e2",
+  "1/235",
+  "-1.00",
+  "twelve percent",
+  "two hundred thirty-five",
+  "one point one two",
+  "ZERO_FILL",
+  "zero-fill rule",
+  "Northwind",
+  "Eastgate",
+  "2025-11-20",
+  "2026-03-06T06:03",
+  "06:03",
+  "v2",
+  "A12",
+  "12px",
+  ".5",
+  '"1,200"',
+  "MTIlIG92ZXJoZWFk",
+  "QUJDREVGR0hJSktMTU5PUA==",
+  "Straße",
+  "１２％",
+  "über",
+  "price",
+  "level",
+  "the",
+  "and",
+  "\n",
+  ",",
+  ", ",
+  " ",
+  " ",
+  ". ",
+];
+const PROSE = ARTEFACT.split(/\n+/).filter((line) => line.length > 40);
+
+function randomText(chars: number, ascii: boolean): string {
+  const parts: string[] = [];
+  let length = 0;
+  while (length < chars) {
+    const r = rnd();
+    let piece =
+      r < 0.02
+        ? pick(PROSE)
+        : r < 0.5
+          ? pick(PIECES)
+          : r < 0.8
+            ? (rnd() * 10 ** Math.floor(rnd() * 5)).toFixed(Math.floor(rnd() * 4))
+            : rnd()
+                .toString(36)
+                .slice(2, 4 + Math.floor(rnd() * 14));
+    if (ascii) piece = piece.replace(/[^\x00-\x7f]/g, "e");
+    parts.push(piece, rnd() < 0.6 ? " " : pick([",", "\n", ";", "-", "/"]));
+    length += piece.length + 1;
+  }
+  return parts.join("");
+}
+
+const rules = compileRules(AuditFile.parse(JSON.parse(corpusFile("audit.json"))), {
+  placedAt: "docs/internal/costing.md",
+  text: ARTEFACT,
+});
+
+/** Everything a pass reports over `text`, in order. */
+function passReport(text: string, ascii: boolean, inWasm: boolean): string[] {
+  const out: string[] = [];
+  const prose = new ShingleReader(rules.shingles!, text);
+  const options: TokenPassOptions = {
+    delimiter: 44,
+    onNumber: (lit) => out.push(`number ${lit.start}-${lit.end} ${lit.value} ${lit.unit}`),
+    codes: rules.forms.codes,
+    words: rules.words,
+    onWord: (flags, _h, s, e) => out.push(`word ${flags & (WORD_NUMBER | WORD_LITERAL)} ${s}-${e}`),
+    everyWord: prose,
+    onRun: (a, b) => out.push(`run ${a}-${b}`),
+  };
+  if (inWasm) expect(wasmPass(text, ascii, options, { reader: prose, set: rules.shingles! })).toBe(true);
+  else tokenPass(text, options);
+  for (const run of prose.finish()) out.push(`prose ${run.start}-${run.end} ${run.words}`);
+  return out;
+}
+
+describe("the WebAssembly word pass", () => {
+  it("is built from assembly/scanner.ts: the committed scanner.wasm is up to date", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "kgate-wasm-"));
+    try {
+      const out = path.join(dir, "scanner.wasm");
+      const asc = path.join(ROOT, "node_modules", "assemblyscript", "bin", "asc.js");
+      const args = ["assembly/scanner.ts", "-o", out, "-O3", "--runtime", "stub", "--noAssert"];
+      const built = spawnSync(process.execPath, [asc, ...args], { cwd: ROOT, encoding: "utf8" });
+      expect(built.status, built.stderr).toBe(0);
+      expect(readFileSync(out).equals(readFileSync(path.join(ROOT, "src", "audit", "scanner.wasm")))).toBe(
+        true,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.each([
+    ["ASCII", true],
+    ["non-ASCII", false],
+  ])("reports what the JavaScript pass reports (%s text)", (_name, ascii) => {
+    for (let round = 0; round < 6; round++) {
+      const text = randomText(round === 0 ? 200 : 40_000, ascii as boolean);
+      const fromJs = passReport(text, ascii as boolean, false);
+      expect(fromJs.filter((e) => e.startsWith("number")).length).toBeGreaterThan(0);
+      expect(passReport(text, ascii as boolean, true)).toEqual(fromJs);
+    }
+  });
+
+  it("reports prose copied from the artefact and runs around a full event buffer", () => {
+    const text = `${PROSE.join("\n")}\n${"1 2 3 4 ".repeat(5000)}${PROSE.join(" ")}`;
+    const fromWasm = passReport(text, true, true);
+    expect(fromWasm.filter((e) => e.startsWith("prose")).length).toBeGreaterThanOrEqual(2);
+    expect(fromWasm).toEqual(passReport(text, true, false));
+  });
+});
+
+describe("scan workers", () => {
+  it("share files out by size", () => {
+    const target = (n: number) => ({ file: `f${n}`, bytes: new Uint8Array(n) });
+    const groups = shares([target(5), target(90), target(40), target(50), target(10)], 2);
+    expect(groups).toEqual([
+      [1, 4],
+      [0, 2, 3],
+    ]);
+  });
+
+  it("give the same findings as one thread, with and without WebAssembly", () => {
+    const paths = tempProject();
+    const environment: Record<string, string> = {};
+    for (let f = 0; f < 5; f++) {
+      environment[`part-${f}.${["csv", "md", "json", "txt", "tsv"][f]}`] = randomText(90_000, f !== 3);
+    }
+    environment["data.json"] = JSON.stringify({
+      overhead: "12%",
+      rows: randomText(70_000, true).split("\n"),
+    });
+    writeAuditTask(paths, "big", { environment });
+    /** The report, after checking how many threads scanned the files. */
+    const audit = (env: NodeJS.ProcessEnv, threads = 1) => {
+      const run = kgate(["--root", paths.root, "audit", "--json", "--show"], { env });
+      expect(run.code, run.stderr).toBe(1);
+      const report = JSON.parse(run.stdout);
+      expect(report.tasks[0].threads).toBe(threads);
+      delete report.tasks[0].threads;
+      return report;
+    };
+    const reference = audit({ KGATE_NO_WASM: "1", KGATE_AUDIT_THREADS: "1" });
+    const findings = reference.tasks[0].findings as Array<{ rule: string; via: string[] }>;
+    expect(new Set(findings.map((f) => f.rule))).toEqual(
+      new Set([
+        "gated-number",
+        "gated-string",
+        "gated-phrase",
+        "alias-table",
+        "artefact-prose",
+        "artefact-canary",
+      ]),
+    );
+    expect(findings.some((f) => f.via.includes("base64"))).toBe(true);
+    expect(audit({ KGATE_AUDIT_THREADS: "1" })).toEqual(reference);
+    const threads = { KGATE_AUDIT_THREADS: "3", KGATE_AUDIT_PARALLEL_BYTES: "0" };
+    expect(audit(threads, 3)).toEqual(reference);
+    expect(audit({ ...threads, KGATE_NO_BUNDLE: "1" }, 3)).toEqual(reference);
+  });
+});
