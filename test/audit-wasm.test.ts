@@ -87,7 +87,7 @@ function randomText(chars: number, ascii: boolean): string {
             : rnd()
                 .toString(36)
                 .slice(2, 4 + Math.floor(rnd() * 14));
-    if (ascii) piece = piece.replace(/[^\x00-\x7f]/g, "e");
+    if (ascii) piece = piece.replace(/[^ -~\n]/g, "e");
     parts.push(piece, rnd() < 0.6 ? " " : pick([",", "\n", ";", "-", "/"]));
     length += piece.length + 1;
   }
