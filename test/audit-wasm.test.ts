@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { shares } from "../src/audit/parallel.ts";
+import { queueOrder } from "../src/audit/parallel.ts";
 import { compileRules, WORD_LITERAL, WORD_NUMBER } from "../src/audit/rules.ts";
 import { AuditFile } from "../src/audit/schema.ts";
 import { ShingleReader } from "../src/audit/shingles.ts";
@@ -156,13 +156,9 @@ describe("the WebAssembly word pass", () => {
 });
 
 describe("scan workers", () => {
-  it("share files out by size", () => {
+  it("take files largest first", () => {
     const target = (n: number) => ({ file: `f${n}`, bytes: new Uint8Array(n) });
-    const groups = shares([target(5), target(90), target(40), target(50), target(10)], 2);
-    expect(groups).toEqual([
-      [1, 4],
-      [0, 2, 3],
-    ]);
+    expect(queueOrder([target(5), target(90), target(40), target(50), target(40)])).toEqual([1, 3, 2, 4, 0]);
   });
 
   it("give the same findings as one thread, with and without WebAssembly", () => {

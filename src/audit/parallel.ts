@@ -1,6 +1,7 @@
 // Scans a task's files on several threads when there is enough to read: the main thread and scan
-// workers (scan-worker.ts) each take a share of the files, balanced by size; findings come back in
-// file order. A worker that fails leaves its files to the main thread, so nothing is lost.
+// workers (scan-worker.ts) take files from one queue, largest first, so whoever is free takes the
+// next; findings come back in file order. A worker that fails leaves its files to the main thread,
+// so nothing is lost.
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import type { Finding } from "./findings.ts";
@@ -11,6 +12,8 @@ import type { AuditFile } from "./schema.ts";
 /** Below this many bytes a worker's start-up costs more than it saves. */
 export const PARALLEL_MIN_BYTES = 8 * 1024 * 1024;
 const MAX_WORKERS = 3;
+/** Files a worker holds at once: the next one is there when it finishes one. */
+const IN_FLIGHT = 2;
 
 /** What a scan worker needs to compile the task's rules itself. */
 export interface ScanJob {
@@ -19,9 +22,14 @@ export interface ScanJob {
   artefact: ArtefactInfo;
 }
 
-export interface WorkerData {
-  job: ScanJob;
-  targets: ScanTarget[];
+/** Messages between the main thread and a scan worker. */
+export interface ToWorker {
+  index: number;
+  target: ScanTarget;
+}
+export interface FromWorker {
+  index: number;
+  findings: Finding[];
 }
 
 function numberFromEnv(name: string, fallback: number): number {
@@ -39,20 +47,11 @@ export function workersFor(targets: readonly ScanTarget[]): number {
   return Math.min(threads - 1, MAX_WORKERS, targets.length - 1);
 }
 
-/** Indices of `targets` in `groups` shares of about equal size (largest files first). */
-export function shares(targets: readonly ScanTarget[], groups: number): number[][] {
-  const out: number[][] = Array.from({ length: groups }, () => []);
-  const load = new Array<number>(groups).fill(0);
-  const bySize = targets
+/** The order files are taken in: largest first, so the last ones to finish are small. */
+export function queueOrder(targets: readonly ScanTarget[]): number[] {
+  return targets
     .map((_, i) => i)
-    .sort((a, b) => targets[b]!.bytes.byteLength - targets[a]!.bytes.byteLength);
-  for (const i of bySize) {
-    const lightest = load.indexOf(Math.min(...load));
-    out[lightest]!.push(i);
-    load[lightest]! += targets[i]!.bytes.byteLength;
-  }
-  for (const share of out) share.sort((a, b) => a - b);
-  return out;
+    .sort((a, b) => targets[b]!.bytes.byteLength - targets[a]!.bytes.byteLength || a - b);
 }
 
 const fromSources = import.meta.url.endsWith(".ts");
@@ -69,15 +68,6 @@ function workerEntry(): URL {
   return new URL(`data:text/javascript,${encodeURIComponent(code)}`);
 }
 
-function runWorker(data: WorkerData): Promise<Finding[][]> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(workerEntry(), { workerData: data });
-    worker.once("message", (findings: Finding[][]) => resolve(findings));
-    worker.once("error", reject);
-    worker.once("exit", (code) => reject(new Error(`scan worker exited with code ${code}`)));
-  });
-}
-
 /** The findings of each target, in order, and how many threads scanned them. */
 export async function scanFiles(
   job: ScanJob,
@@ -85,29 +75,52 @@ export async function scanFiles(
   targets: readonly ScanTarget[],
 ): Promise<{ findings: Finding[][]; threads: number }> {
   const results: Finding[][] = new Array(targets.length);
+  const queue = queueOrder(targets);
+  let next = 0;
+  const take = () => (next < queue.length ? queue[next++] : undefined);
+  /** Files a failed worker held: the main thread scans them. */
+  const orphans: number[] = [];
   let threads = 1;
-  const scanHere = async (indices: readonly number[]) => {
-    for (const i of indices) results[i] = await scanFile(job.task, rules, targets[i]!);
-  };
-  const workers = workersFor(targets);
-  if (workers === 0) {
-    await scanHere(targets.map((_, i) => i));
-    return { findings: results, threads };
-  }
-  const [mine, ...theirs] = shares(targets, workers + 1);
-  const delegated = theirs.map(async (share) => {
-    try {
-      const found = await runWorker({ job, targets: share.map((i) => targets[i]!) });
-      share.forEach((i, k) => {
-        results[i] = found[k]!;
+
+  const runWorker = () =>
+    new Promise<void>((resolve) => {
+      const worker = new Worker(workerEntry(), { workerData: job });
+      const held = new Set<number>();
+      let finished = 0;
+      const send = () => {
+        const index = take();
+        if (index === undefined) return false;
+        held.add(index);
+        worker.postMessage({ index, target: targets[index]! } satisfies ToWorker);
+        return true;
+      };
+      const stop = (failed: boolean) => {
+        if (failed) orphans.push(...held);
+        else if (finished > 0) threads++;
+        held.clear();
+        worker.removeAllListeners();
+        void worker.terminate();
+        resolve();
+      };
+      worker.on("message", (message: FromWorker) => {
+        results[message.index] = message.findings;
+        held.delete(message.index);
+        finished++;
+        if (!send() && held.size === 0) stop(false);
       });
-      threads++;
-    } catch {
-      // Nothing is lost: the main thread scans what the worker could not.
-      await scanHere(share);
-    }
-  });
-  await scanHere(mine!);
-  await Promise.all(delegated);
+      worker.once("error", () => stop(true));
+      worker.once("exit", () => stop(held.size > 0));
+      for (let k = 0; k < IN_FLIGHT; k++) if (!send()) break;
+      if (held.size === 0) stop(false);
+    });
+
+  const workers = Array.from({ length: workersFor(targets) }, runWorker);
+  for (let index = take(); index !== undefined; index = take()) {
+    results[index] = await scanFile(job.task, rules, targets[index]!);
+    // Let workers' messages in between files, so they get their next file.
+    if (workers.length > 0) await new Promise((resolve) => setImmediate(resolve));
+  }
+  await Promise.all(workers);
+  for (const index of orphans) results[index] = await scanFile(job.task, rules, targets[index]!);
   return { findings: results, threads };
 }
