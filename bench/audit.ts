@@ -2,8 +2,9 @@
 //  (a) `kgate audit` of the whole task library (target < 0.5 s), baseline `node -e 0`;
 //  (b) `kgate audit --staged` in a repository of 200 tasks with one staged change (target < 0.3 s),
 //      baselines `node -e 0` and `git diff --cached --name-only`;
-//  (c) a ~100 MB synthetic environment corpus: `kgate audit` vs `grep -F -f <literals>` (and
-//      ripgrep when installed) over the same files and literal list (target: within 3x of grep).
+//  (c) a ~100 MB synthetic environment corpus: `kgate audit` (also on one thread, and without
+//      WebAssembly) vs `grep -F -f <literals>` (and ripgrep when installed) over the same files and
+//      literal list (target: within 3x of grep).
 // Wall times are medians of several runs of separate processes. KGATE_BENCH_MB sets the corpus size.
 //   npm run bench audit      or      npx tsx bench/audit.ts
 import { spawnSync } from "node:child_process";
@@ -242,9 +243,11 @@ export default async function bench(): Promise<void> {
     { cmd: "grep", args: ["-r", "-F", "-c", "-f", lits, env], ok: [0, 1] },
     { cmd: "grep", args: ["-r", "-F", "-i", "-c", "-f", lits, env], ok: [0, 1] },
     kgate(["--root", root, "audit", "corpus", "--json"]),
+    kgate(["--root", root, "audit", "corpus", "--json"], { KGATE_AUDIT_THREADS: "1" }),
+    kgate(["--root", root, "audit", "corpus", "--json"], { KGATE_AUDIT_THREADS: "1", KGATE_NO_WASM: "1" }),
     ...(hasRg ? [{ cmd: "rg", args: ["-F", "-c", "-f", lits, env], ok: [0, 1] }] : []),
   ];
-  const [grep, grepI, audit, rg] = timeAll(probes, 3);
+  const [grep, grepI, audit, oneThread, noWasm, rg] = timeAll(probes, 3);
   const mb = CORPUS_MB;
   console.log(
     `\n(c) ~${mb} MB environment corpus (${Math.round(mb)} files: CSV, Markdown, JSON), median of 3`,
@@ -257,6 +260,8 @@ export default async function bench(): Promise<void> {
   console.log(r("`grep -r -F -i -c -f literals`", grepI!));
   if (rg !== undefined) console.log(r("`rg -F -c -f literals`", rg));
   console.log(r("`kgate audit` (all matchers, number forms, decoding, shingles)", audit!));
+  console.log(r("`kgate audit`, one thread (KGATE_AUDIT_THREADS=1)", oneThread!));
+  console.log(r("`kgate audit`, one thread, no WebAssembly (KGATE_NO_WASM=1)", noWasm!));
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await bench();
