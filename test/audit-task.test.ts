@@ -1,11 +1,20 @@
 // Auditing a whole task through the library: statuses, configuration errors, allowlist, coverage,
 // locations in every kind of file, stable fingerprints, and SARIF valid against the 2.1.0 schema.
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import Ajv from "ajv-draft-04";
 import addFormats from "ajv-formats";
 import { describe, expect, it } from "vitest";
-import { auditTask, auditTaskById, buildReport, formatSarif, redactReport } from "../src/audit/index.ts";
+import { runAudit } from "../src/audit/audit.ts";
+import {
+  auditTask,
+  auditTaskById,
+  buildReport,
+  formatSarif,
+  readAuditInput,
+  redactReport,
+  workingTree,
+} from "../src/audit/index.ts";
 import { loadValidTask, scaffoldTask } from "../src/task/index.ts";
 import { corpusFile, writeAuditTask } from "./support/audit-task.ts";
 import { tempProject } from "./support/project.ts";
@@ -76,6 +85,26 @@ describe("auditing a task", () => {
       via: ["base64"],
       location: { line: 2, column: 10 },
     });
+  });
+
+  it("reads environment files when it scans them: one gone by then is an unreadable-file error", async () => {
+    const paths = tempProject();
+    writeAuditTask(paths, "t", { environment: { "a.csv": "x,y\n1,2\n", "b.csv": "x,y\n3,4\n" } });
+    const input = readAuditInput("t", workingTree(paths));
+    expect(input.input!.environment.map((e) => e.content)).toEqual([
+      { path: path.join(paths.tasks, "t", "environment", "a.csv"), size: 8 },
+      { path: path.join(paths.tasks, "t", "environment", "b.csv"), size: 8 },
+    ]);
+    rmSync(path.join(paths.tasks, "t", "environment", "b.csv"));
+    const result = await runAudit(input.input!);
+    expect(result.status).toBe("findings");
+    expect(result.findings.filter((f) => f.severity === "error")).toMatchObject([
+      {
+        rule: "unreadable-file",
+        file: "tasks/t/environment/b.csv",
+        message: expect.stringContaining("ENOENT"),
+      },
+    ]);
   });
 
   it("counts bare look-alikes once per file as a warning", async () => {

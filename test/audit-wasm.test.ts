@@ -157,7 +157,7 @@ describe("the WebAssembly word pass", () => {
 
 describe("scan workers", () => {
   it("take files largest first", () => {
-    const target = (n: number) => ({ file: `f${n}`, bytes: new Uint8Array(n) });
+    const target = (n: number) => ({ file: `f${n}`, content: { path: `f${n}`, size: n } });
     expect(queueOrder([target(5), target(90), target(40), target(50), target(40)])).toEqual([1, 3, 2, 4, 0]);
   });
 

@@ -108,8 +108,8 @@ export async function runAudit(input: AuditInput, problems: Problem[] = []): Pro
   };
   const rules = compileRules(audit, job.artefact);
   const targets: ScanTarget[] = [
-    { file: input.instruction.file, bytes: input.instruction.bytes },
-    ...input.environment.map((env) => ({ file: env.file, name: env.name, bytes: env.bytes })),
+    { file: input.instruction.file, content: { bytes: input.instruction.bytes } },
+    ...input.environment,
   ];
   const scanned = await scanFiles(job, rules, targets);
   const findings = scanned.findings.flat();

@@ -1,6 +1,6 @@
 // What one task's audit reads, from any source (working tree or git index): instruction, environment
 // files, artefact, task.json's artefact path and the audit file. Problems name the file and field.
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import type { ProjectPaths } from "../project.ts";
 import {
@@ -12,11 +12,14 @@ import {
   TaskSpec,
 } from "../task/index.ts";
 
+/** A file's content: its bytes, or where to read them when it is scanned (so they are read by the thread that scans them, and held only while it does). */
+export type FileContent = { bytes: Uint8Array } | { path: string; size: number };
+
 export interface AuditInput {
   id: string;
   instruction: { file: string; bytes: Buffer };
   /** `name` is the path inside environment/ (and the sandbox work directory). */
-  environment: Array<{ file: string; name: string; bytes: Buffer }>;
+  environment: Array<{ file: string; name: string; content: FileContent }>;
   artefact: { file: string; placedAt: string; text: string; canary?: string };
   /** Absent when the audit file is missing (a configuration error, never a silent pass). */
   audit?: { file: string; text: string };
@@ -25,8 +28,19 @@ export interface AuditInput {
 /** Where files come from: the working tree, or the git index for `--staged`. Paths are project-relative. */
 export interface FileSource {
   read(file: string): Buffer | undefined;
+  /** The content of a file, read now or later (the working tree reads at scan time). */
+  content(file: string): FileContent;
   /** Every file under a folder (recursively, dotfiles skipped), as paths relative to that folder. */
   list(dir: string): string[];
+}
+
+/** A file's size, or 0 when it cannot be read (the scan then says it is unreadable). */
+function statSize(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
 }
 
 export function workingTree(paths: ProjectPaths): FileSource {
@@ -37,6 +51,10 @@ export function workingTree(paths: ProjectPaths): FileSource {
       } catch {
         return undefined;
       }
+    },
+    content(file) {
+      const abs = path.join(paths.root, file);
+      return { path: abs, size: statSize(abs) };
     },
     list(dir) {
       const out: string[] = [];
@@ -91,7 +109,7 @@ export function readAuditInput(id: string, source: FileSource): { input?: AuditI
   const environment = source.list(envDir).map((name) => ({
     file: `${envDir}/${name}`,
     name,
-    bytes: source.read(`${envDir}/${name}`) ?? Buffer.alloc(0),
+    content: source.content(`${envDir}/${name}`),
   }));
   const artefactText = artefact.toString("utf8");
   return {
@@ -127,7 +145,7 @@ export function inputFromLoadedTask(paths: ProjectPaths, task: LoadedTask): Audi
     environment: task.environment.map((f) => ({
       file: rel(f.absPath),
       name: f.path,
-      bytes: readFileSync(f.absPath),
+      content: { path: f.absPath, size: statSize(f.absPath) },
     })),
     artefact: {
       file: rel(task.artefact.absPath),

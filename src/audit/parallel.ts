@@ -6,7 +6,7 @@ import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import type { Finding } from "./findings.ts";
 import type { ArtefactInfo, RuleSet } from "./rules.ts";
-import { type ScanTarget, scanFile } from "./scan-file.ts";
+import { type ScanTarget, scanFile, sizeOf } from "./scan-file.ts";
 import type { AuditFile } from "./schema.ts";
 
 /** Below this many bytes a worker's start-up costs more than it saves. */
@@ -42,16 +42,14 @@ function numberFromEnv(name: string, fallback: number): number {
 export function workersFor(targets: readonly ScanTarget[]): number {
   const threads = numberFromEnv("KGATE_AUDIT_THREADS", availableParallelism());
   const minBytes = numberFromEnv("KGATE_AUDIT_PARALLEL_BYTES", PARALLEL_MIN_BYTES);
-  const bytes = targets.reduce((sum, t) => sum + t.bytes.byteLength, 0);
+  const bytes = targets.reduce((sum, t) => sum + sizeOf(t), 0);
   if (threads <= 1 || bytes < minBytes) return 0;
   return Math.min(threads - 1, MAX_WORKERS, targets.length - 1);
 }
 
 /** The order files are taken in: largest first, so the last ones to finish are small. */
 export function queueOrder(targets: readonly ScanTarget[]): number[] {
-  return targets
-    .map((_, i) => i)
-    .sort((a, b) => targets[b]!.bytes.byteLength - targets[a]!.bytes.byteLength || a - b);
+  return targets.map((_, i) => i).sort((a, b) => sizeOf(targets[b]!) - sizeOf(targets[a]!) || a - b);
 }
 
 const fromSources = import.meta.url.endsWith(".ts");

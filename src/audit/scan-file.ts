@@ -1,23 +1,59 @@
 // One file's scan: its name and content as documents, every matcher over each, hits to findings
 // (alias tables counted over the whole file). The same on the main thread and in scan workers.
+import { readFileSync } from "node:fs";
 import type { AuditDocument } from "./document.ts";
 import { contentDocuments, fileNameDocument, formatOf } from "./extract.ts";
 import { type Finding, findingsFromHits, fingerprint, tableFindings } from "./findings.ts";
+import type { FileContent } from "./input.ts";
 import type { RuleSet } from "./rules.ts";
 import { type Hit, scanDocument } from "./scan.ts";
 
-/** A file to scan: project-relative path, its name inside environment/ (absent for the instruction), bytes. */
+/** A file to scan: project-relative path, its name inside environment/ (absent for the instruction), content. */
 export interface ScanTarget {
   file: string;
   name?: string;
-  bytes: Uint8Array;
+  content: FileContent;
+}
+
+/** A target's size in bytes. */
+export function sizeOf(target: ScanTarget): number {
+  return "bytes" in target.content ? target.content.bytes.byteLength : target.content.size;
+}
+
+function unreadable(task: string, file: string, message: string): Finding {
+  return {
+    rule: "unreadable-file",
+    severity: "error",
+    task,
+    file,
+    location: {},
+    via: [],
+    message: `${message}; an unreadable file cannot be shown to be free of leaks`,
+    fingerprint: fingerprint(["unreadable-file", file, "unreadable"]),
+  };
 }
 
 export async function scanFile(task: string, rules: RuleSet, target: ScanTarget): Promise<Finding[]> {
-  const { file, name } = target;
-  const bytes = Buffer.from(target.bytes.buffer, target.bytes.byteOffset, target.bytes.byteLength);
+  const { file, name, content } = target;
   const docs: AuditDocument[] = name === undefined ? [] : [fileNameDocument(file, name)];
   const findings: Finding[] = [];
+  let bytes: Buffer;
+  if ("bytes" in content) {
+    bytes = Buffer.from(content.bytes.buffer, content.bytes.byteOffset, content.bytes.byteLength);
+  } else {
+    try {
+      bytes = readFileSync(content.path);
+    } catch (err) {
+      bytes = Buffer.alloc(0);
+      findings.push(
+        unreadable(
+          task,
+          file,
+          `cannot read the file: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+        ),
+      );
+    }
+  }
   if (formatOf(file, bytes) === "binary") {
     findings.push({
       rule: "unreadable-file",
@@ -33,16 +69,7 @@ export async function scanFile(task: string, rules: RuleSet, target: ScanTarget)
   try {
     docs.push(...(await contentDocuments(file, bytes)));
   } catch (err) {
-    findings.push({
-      rule: "unreadable-file",
-      severity: "error",
-      task,
-      file,
-      location: {},
-      via: [],
-      message: `${(err as Error).message}; an unreadable file cannot be shown to be free of leaks`,
-      fingerprint: fingerprint(["unreadable-file", file, "unreadable"]),
-    });
+    findings.push(unreadable(task, file, (err as Error).message));
   }
   const tableHits: Array<{ doc: AuditDocument; hit: Hit }> = [];
   for (const doc of docs) {

@@ -65,6 +65,7 @@ export function stagedTasks(root: string): StagedTasks {
       const oid = files.get(file);
       return oid === undefined ? undefined : blobs.get(oid);
     },
+    content: (file) => ({ bytes: source.read(file) ?? Buffer.alloc(0) }),
     list: (dir) =>
       [...files.keys()]
         .filter((f) => f.startsWith(`${dir}/`))
