@@ -262,6 +262,24 @@ export default async function bench(): Promise<void> {
   console.log(r("`kgate audit` (all matchers, number forms, decoding, shingles)", audit!));
   console.log(r("`kgate audit`, one thread (KGATE_AUDIT_THREADS=1)", oneThread!));
   console.log(r("`kgate audit`, one thread, no WebAssembly (KGATE_NO_WASM=1)", noWasm!));
+
+  // Peak memory, one run each through /usr/bin/time (when installed).
+  if (existsSync("/usr/bin/time")) {
+    const peak = (p: Probe) => {
+      const run = spawnSync("/usr/bin/time", ["-f", "%M", p.cmd, ...p.args], {
+        env: { ...process.env, ...p.env },
+        maxBuffer: 1 << 30,
+      });
+      return Number(run.stderr.toString().trim().split("\n").at(-1)) / 1024;
+    };
+    const grepPeak = peak(probes[0]!);
+    console.log(`\n(c) peak resident memory, one run each\n| what | peak RSS | ratio to grep |\n|---|---|---|`);
+    const m = (label: string, mb: number) => `| ${label} | ${mb.toFixed(0)} MB | ${(mb / grepPeak).toFixed(1)}x |`;
+    console.log(m("`grep -r -F -c -f literals`", grepPeak));
+    console.log(m("`node -e 0`", peak(node)));
+    console.log(m("`kgate audit`", peak(probes[2]!)));
+    console.log(m("`kgate audit`, one thread", peak(probes[3]!)));
+  }
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await bench();
