@@ -273,8 +273,11 @@ export default async function bench(): Promise<void> {
       return Number(run.stderr.toString().trim().split("\n").at(-1)) / 1024;
     };
     const grepPeak = peak(probes[0]!);
-    console.log(`\n(c) peak resident memory, one run each\n| what | peak RSS | ratio to grep |\n|---|---|---|`);
-    const m = (label: string, mb: number) => `| ${label} | ${mb.toFixed(0)} MB | ${(mb / grepPeak).toFixed(1)}x |`;
+    console.log(
+      `\n(c) peak resident memory, one run each\n| what | peak RSS | ratio to grep |\n|---|---|---|`,
+    );
+    const m = (label: string, mb: number) =>
+      `| ${label} | ${mb.toFixed(0)} MB | ${(mb / grepPeak).toFixed(1)}x |`;
     console.log(m("`grep -r -F -c -f literals`", grepPeak));
     console.log(m("`node -e 0`", peak(node)));
     console.log(m("`kgate audit`", peak(probes[2]!)));
