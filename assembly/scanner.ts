@@ -26,7 +26,7 @@ export const EVENT_DATE: i32 = 5;
 
 // Layout, set by configure(): tables the caller fills, then the ring, the events and the text.
 let classAt: usize = 0; // u8[128]: character classes of ASCII, then u8[128]: word characters lower-cased (0: not one)
-let codesAt: usize = 0; // u8[100]: leading-digit codes worth reading
+let codesAt: usize = 0; // u8[1000]: leading-digit codes worth reading
 let readNumbers: bool = false;
 let filterCodes: bool = false;
 let tableAt: usize = 0; // i32 hash[size], then u8 used[size]
@@ -280,21 +280,23 @@ function scan<T>(): i32 {
       }
       continue;
     }
-    // A number: digits and points, the code of its first two significant digits.
-    let d1 = -1;
-    let d2 = -1;
+    // A number: digits and points, the code of its first three significant digits.
+    let code = 0;
+    let sig = 0;
     let end = at;
     for (; end < length; end++) {
       const d = raw<T>(end);
       if (isDigit(d)) {
-        if (d1 < 0) {
-          if (d != 48) d1 = d - 48;
-        } else if (d2 < 0) d2 = d - 48;
+        if (sig > 0 || d != 48) {
+          if (sig < 3) code = code * 10 + d - 48;
+          sig++;
+        }
       } else if (d == 46) {
         if (end - runStart >= MIN_BASE64_RUN) emit(EVENT_RUN, runStart, end, 0);
         runStart = end + 1;
       } else break;
     }
+    for (let s = sig; s > 0 && s < 3; s++) code *= 10;
     const stop = charAt<T>(end);
     const nextIsDigit = isDigit(charAt<T>(end + 1));
     const unknown =
@@ -306,7 +308,6 @@ function scan<T>(): i32 {
     if (dateEnd >= 0) {
       emit(EVENT_DATE, at, dateEnd, 0);
     } else if (readNumbers) {
-      const code = d1 < 0 ? 0 : d1 * 10 + max(d2, 0);
       if (!filterCodes || unknown || load<u8>(codesAt + <usize>code) != 0 || fractionAfter<T>(end))
         emit(EVENT_NUMBER, at, 0, 0);
     }

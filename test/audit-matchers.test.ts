@@ -157,13 +157,13 @@ describe("the word pass", () => {
 
 describe("the leading-digit prefilter of the word pass", () => {
   it("computes leading codes", () => {
-    expect([0.12, 12, 1200, 1, -1, 0.0042553, 0].map(leadingCode)).toEqual([12, 12, 12, 10, 10, 42, 0]);
+    expect([0.12, 12, 1200, 1, -1, 0.0042553, 0].map(leadingCode)).toEqual([120, 120, 120, 100, 100, 425, 0]);
   });
 
   it("skips only numbers that cannot show a form: the same matches as reading every number", () => {
     const index = new FormIndex([
       { item: 0, value: 0.12, as: "rate", equivalents: [] },
-      { item: 1, value: 235, as: "quantity", equivalents: [0.0999] },
+      { item: 1, value: 235, as: "quantity", equivalents: [0.0999, 0.123456] },
     ]);
     let seed = 7;
     const rnd = () => {
@@ -182,6 +182,18 @@ describe("the leading-digit prefilter of the word pass", () => {
       "1.12x",
       "88%",
       "235",
+      "0.004255",
+      "0.0042553",
+      "1.120",
+      "12.00 %",
+      "235.0",
+      "0.1235",
+      "0.123",
+      "0.1",
+      "0.10",
+      "0.09990",
+      "999",
+      "8.80e-1",
     ];
     const parts: string[] = [];
     for (let i = 0; i < 3000; i++) {

@@ -45,12 +45,15 @@ function tolerance(value: number): number {
   return 1e-9 * Math.max(1, Math.abs(value));
 }
 
-/** The first two significant digits of |value| as 10-99 (a lone digit d is d0), or 0 for zero. */
+/** Significant digits the leading code keeps. */
+export const CODE_DIGITS = 3;
+
+/** The first three significant digits of |value| as 100-999 (1.2 is 120), or 0 for zero. */
 export function leadingCode(value: number): number {
   const digits = Math.abs(value)
     .toExponential(14)
     .replace(/\.|e.*$/g, "");
-  return value === 0 ? 0 : Number(digits.slice(0, 2));
+  return value === 0 ? 0 : Number(digits.slice(0, CODE_DIGITS));
 }
 
 export class FormIndex {
@@ -60,7 +63,7 @@ export class FormIndex {
    * Leading-digit codes (see leadingCode) a literal needs to show some form, exactly or as any
    * displayed rounding: a prefilter that lets the character pass skip most numbers unread.
    */
-  readonly codes = new Uint8Array(100);
+  readonly codes = new Uint8Array(10 ** CODE_DIGITS);
 
   constructor(numbers: readonly GatedNumber[]) {
     this.forms = numbers.flatMap(formsOf).sort((a, b) => a.value - b.value);
@@ -71,7 +74,7 @@ export class FormIndex {
       this.codes[leadingCode(f.value)] = 1;
       for (let n = 2; n <= 15; n++) {
         const code = leadingCode(Number(f.value.toPrecision(n)));
-        if (n >= ROUNDING_MIN_SIG || code === 10) this.codes[code] = 1;
+        if (n >= ROUNDING_MIN_SIG || code === 100) this.codes[code] = 1;
       }
     }
   }

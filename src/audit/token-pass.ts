@@ -2,7 +2,7 @@
 // same loop: numeric literals (by readNumber), words (those a WordTable knows, or all of them), and
 // runs of 12 or more base64 characters (blob candidates). A word starts with a letter; a token that
 // starts with a digit is a number (12px, 3rd included) and never a word.
-// A number whose first two significant digits no gated form can show is skipped unread (units,
+// A number whose first three significant digits no gated form can show is skipped unread (units,
 // exponents and thousands separators do not change them; a fraction a/b is always read).
 import { type NumberLiteral, newLiteral, readNumber } from "./numbers.ts";
 import { isWordCode, type WordTable } from "./words.ts";
@@ -120,22 +120,24 @@ export function tokenPass(text: string, options: TokenPassOptions): void {
       everyWord?.word(h, start, i);
       continue;
     }
-    // A number: its digits and points, and the code of its first two significant digits.
-    let d1 = -1;
-    let d2 = -1;
+    // A number: its digits and points, and the code of its first three significant digits.
+    let code = 0;
+    let sig = 0;
     let end = at;
     for (; end < length; end++) {
       const d = text.charCodeAt(end);
       if (d >= 48 && d <= 57) {
-        if (d1 < 0) {
-          if (d !== 48) d1 = d - 48;
-        } else if (d2 < 0) d2 = d - 48;
+        if (sig > 0 || d !== 48) {
+          if (sig < 3) code = code * 10 + d - 48;
+          sig++;
+        }
       } else if (d === 46) {
         // Points end base64 runs.
         if (end - runStart >= MIN_BASE64_RUN) onRun(runStart, end);
         runStart = end + 1;
       } else break;
     }
+    for (let s = sig; s > 0 && s < 3; s++) code *= 10;
     // Read it, or skip it unread when no gated form starts with its code. The code is not known
     // before a thousands separator (1,200 or 1_000; a table's delimiter outside quotes is none),
     // and dates and times (2025-11-20, 06:03) are read to be skipped whole.
@@ -148,10 +150,7 @@ export function tokenPass(text: string, options: TokenPassOptions): void {
     if (
       onNumber !== undefined &&
       at >= numbersUntil &&
-      (codes === undefined ||
-        unknown ||
-        codes[d1 < 0 ? 0 : d1 * 10 + Math.max(d2, 0)] !== 0 ||
-        fractionAfter(text, end))
+      (codes === undefined || unknown || codes[code] !== 0 || fractionAfter(text, end))
     ) {
       numbersUntil = readNumber(text, at, lit, delimiter);
       if (lit.end >= 0) onNumber(lit);

@@ -75,7 +75,7 @@ function configure(s: Scanner, options: TokenPassOptions, shingles: ShingleSet |
   const align = (n: number) => Math.ceil(n / 16) * 16;
   const classes = 0;
   const codes = 256;
-  const table = 512;
+  const table = 1280;
   const filter = align(table + tableSize * 5);
   const ring = align(filter + (shingles ? shingles.filter.byteLength : 0));
   const events = align(ring + 12 * k);
@@ -83,7 +83,7 @@ function configure(s: Scanner, options: TokenPassOptions, shingles: ShingleSet |
   grow(s, text);
   const bytes = new Uint8Array(s.memory.buffer);
   bytes.set(CLASSES, classes);
-  if (options.codes) bytes.set(options.codes.subarray(0, 100), codes);
+  if (options.codes) bytes.set(options.codes.subarray(0, 1000), codes);
   if (slots) {
     new Int32Array(s.memory.buffer, table, tableSize).set(slots.hashes);
     bytes.set(slots.used, table + tableSize * 4);
