@@ -1,5 +1,5 @@
 // Words of a text in one pass: each word's FNV-1a hash of its case-folded characters and its span.
-// Prose shingles and spelled-out numbers both read this stream.
+// The word table the scan's word pass looks words up in.
 
 export type WordCallback = (hash: number, start: number, end: number) => void;
 
@@ -48,15 +48,6 @@ export function forEachWord(text: string, onWord: WordCallback, from = 0, to = t
     } while (c < 128 ? (c >= 48 && c <= 57) || ((c | 32) >= 97 && (c | 32) <= 122) : isWordCode(c));
     onWord(h, start, i);
   }
-}
-
-/** The words of a text, lower-cased, with their spans. */
-export function wordsOf(text: string): Array<{ word: string; hash: number; start: number; end: number }> {
-  const out: Array<{ word: string; hash: number; start: number; end: number }> = [];
-  forEachWord(text, (hash, start, end) =>
-    out.push({ word: text.slice(start, end).toLowerCase(), hash, start, end }),
-  );
-  return out;
 }
 
 /**
