@@ -201,6 +201,26 @@ export class DockerClient {
     await followProgress(this.docker, stream, onLine);
   }
 
+  /**
+   * Builds `spec.tag`, logging each Dockerfile step; a failed build throws with the last 30 lines
+   * of its output, a build that tags nothing throws too. Returns the new image's id.
+   */
+  async buildTaggedImage(context: TarSource, spec: BuildSpec, log: (line: string) => void): Promise<string> {
+    const tail: string[] = [];
+    await this.buildImage(context, spec, (line) => {
+      tail.push(line);
+      if (tail.length > 30) tail.shift();
+      if (/^Step \d+\/\d+ :/.test(line)) log(`build: ${line}`);
+    }).catch((err: Error) => {
+      throw new Error(
+        `the build of ${spec.tag} failed: ${err.message}\nlast build output:\n${tail.join("\n")}`,
+      );
+    });
+    const built = await this.imageId(spec.tag);
+    if (!built) throw new Error(`the build of ${spec.tag} produced no image`);
+    return built;
+  }
+
   async createContainer(spec: ContainerSpec): Promise<string> {
     const container = await call("create", () =>
       this.docker.createContainer({

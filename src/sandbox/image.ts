@@ -133,28 +133,15 @@ async function buildIfNeeded(plan: ImagePlan, options: ImageOptions): Promise<st
   log(`building the sandbox image ${plan.tag} from ${plan.contextDir}`);
   if (plan.caFile) log(`trusting the extra CA certificates in ${plan.caFile}`);
   const base = await resolveBase(docker, log, options.pullTimeoutMs ?? 120_000);
-  const tail: string[] = [];
-  await docker
-    .buildImage(
-      buildContext(plan),
-      {
-        tag: plan.tag,
-        buildargs: { BASE: base },
-        labels: { kgate: "1", "kgate.sandbox.digest": plan.digest, "kgate.sandbox.base": base },
-      },
-      (line) => {
-        tail.push(line);
-        if (tail.length > 30) tail.shift();
-        if (/^Step \d+\/\d+ :/.test(line)) log(`build: ${line}`);
-      },
-    )
-    .catch((err: Error) => {
-      throw new Error(
-        `the build of ${plan.tag} failed: ${err.message}\nlast build output:\n${tail.join("\n")}`,
-      );
-    });
-  const built = await docker.imageId(plan.tag);
-  if (!built) throw new Error(`the build of ${plan.tag} produced no image`);
+  const built = await docker.buildTaggedImage(
+    buildContext(plan),
+    {
+      tag: plan.tag,
+      buildargs: { BASE: base },
+      labels: { kgate: "1", "kgate.sandbox.digest": plan.digest, "kgate.sandbox.base": base },
+    },
+    log,
+  );
   // A forced rebuild leaves the old image untagged: remove it unless a container still uses it.
   if (previous && previous !== built) await docker.removeImage(previous);
   log(`built ${plan.tag}`);

@@ -86,27 +86,15 @@ async function build(plan: HarnessImagePlan, options: HarnessImageOptions): Prom
   for (const f of plan.files)
     pack.entry({ name: f, mode: 0o644 }, readFileSync(path.join(plan.contextDir, f)));
   pack.finalize();
-  const tail: string[] = [];
-  await docker
-    .buildImage(
-      pack,
-      {
-        tag: plan.tag,
-        buildargs: { BASE: plan.base, HARNESS_PACKAGES: plan.packages },
-        labels: { kgate: "1", "kgate.harness.digest": plan.digest, "kgate.harness.packages": plan.packages },
-      },
-      (line) => {
-        tail.push(line);
-        if (tail.length > 30) tail.shift();
-        if (/^Step \d+\/\d+ :/.test(line)) log(`build: ${line}`);
-      },
-    )
-    .catch((err: Error) => {
-      throw new Error(
-        `the build of ${plan.tag} failed: ${err.message}\nlast build output:\n${tail.join("\n")}`,
-      );
-    });
-  if (!(await docker.imageId(plan.tag))) throw new Error(`the build of ${plan.tag} produced no image`);
+  await docker.buildTaggedImage(
+    pack,
+    {
+      tag: plan.tag,
+      buildargs: { BASE: plan.base, HARNESS_PACKAGES: plan.packages },
+      labels: { kgate: "1", "kgate.harness.digest": plan.digest, "kgate.harness.packages": plan.packages },
+    },
+    log,
+  );
   log(`built ${plan.tag}`);
   return plan.tag;
 }
