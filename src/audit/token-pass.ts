@@ -13,13 +13,19 @@ export const MIN_BASE64_RUN = 12;
 const LETTER = 1;
 const DIGIT = 2;
 const BASE64 = 4;
-const CLASS = new Uint8Array(128);
+/**
+ * The classes of the codes below 128, then each word character lower-cased (0 for others): the
+ * tables the WebAssembly pass reads too.
+ */
+export const ASCII_TABLES = new Uint8Array(256);
 for (let c = 0; c < 128; c++) {
   const l = c | 32;
-  if (l >= 97 && l <= 122) CLASS[c] = LETTER | BASE64;
-  else if (c >= 48 && c <= 57) CLASS[c] = DIGIT | BASE64;
-  else if (c === 43 || c === 47 || c === 95 || c === 45) CLASS[c] = BASE64;
+  if (l >= 97 && l <= 122) ASCII_TABLES[c] = LETTER | BASE64;
+  else if (c >= 48 && c <= 57) ASCII_TABLES[c] = DIGIT | BASE64;
+  else if (c === 43 || c === 47 || c === 95 || c === 45) ASCII_TABLES[c] = BASE64;
+  if (ASCII_TABLES[c]! & (LETTER | DIGIT)) ASCII_TABLES[128 + c] = c >= 65 && c <= 90 ? c | 32 : c;
 }
+const CLASS = ASCII_TABLES.subarray(0, 128);
 /** Non-ASCII letters and digits are word characters (letters) but never base64; -1 (no character) is 0. */
 function classOf(c: number): number {
   return c < 0 ? 0 : c < 128 ? CLASS[c]! : isWordCode(c) ? LETTER : 0;

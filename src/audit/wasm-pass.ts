@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { knowLineStarts } from "./document.ts";
 import { type NumberLiteral, newLiteral, readNumber } from "./numbers.ts";
 import type { ShingleReader, ShingleSet } from "./shingles.ts";
-import type { TokenPassOptions } from "./token-pass.ts";
+import { ASCII_TABLES, type TokenPassOptions } from "./token-pass.ts";
 import { isWordCode, type WordTable } from "./words.ts";
 
 /** Texts shorter than this are read by tokenPass (copying them into WebAssembly would cost more). */
@@ -51,24 +51,27 @@ function loadScanner(): Scanner | null {
   return scanner;
 }
 
-/** ASCII character classes (1 letter, 2 digit, 4 base64), then each word character lower-cased. */
-const CLASSES = new Uint8Array(256);
-for (let c = 0; c < 128; c++) {
-  const l = c | 32;
-  if (l >= 97 && l <= 122) CLASSES[c] = 1 | 4;
-  else if (c >= 48 && c <= 57) CLASSES[c] = 2 | 4;
-  else if (c === 43 || c === 47 || c === 95 || c === 45) CLASSES[c] = 4;
-  if (CLASSES[c]! & 3) CLASSES[128 + c] = c >= 65 && c <= 90 ? c | 32 : c;
-}
-
 interface Layout {
   ring: number;
   events: number;
   text: number;
 }
 
-/** Writes the tables into the scanner's memory and configures it; returns where the text goes. */
+/** What the scanner was last configured with: a rule set's texts reuse its tables. */
+let configured: { key: readonly unknown[]; layout: Layout } | undefined;
+
+/**
+ * Writes the tables into the scanner's memory and configures it, unless they are the ones already
+ * there; returns where the text goes.
+ */
 function configure(s: Scanner, options: TokenPassOptions, shingles: ShingleSet | undefined): Layout {
+  const key = [options.words, options.codes, options.onNumber !== undefined, shingles];
+  if (configured?.key.every((part, i) => part === key[i])) return configured.layout;
+  configured = { key, layout: writeTables(s, options, shingles) };
+  return configured.layout;
+}
+
+function writeTables(s: Scanner, options: TokenPassOptions, shingles: ShingleSet | undefined): Layout {
   const slots = options.words?.slots();
   const tableSize = slots?.hashes.length ?? 0;
   const k = shingles?.k ?? 0;
@@ -82,7 +85,7 @@ function configure(s: Scanner, options: TokenPassOptions, shingles: ShingleSet |
   const text = align(events + 16 * EVENT_CAPACITY);
   grow(s, text);
   const bytes = new Uint8Array(s.memory.buffer);
-  bytes.set(CLASSES, classes);
+  bytes.set(ASCII_TABLES, classes);
   if (options.codes) bytes.set(options.codes.subarray(0, 1000), codes);
   if (slots) {
     new Int32Array(s.memory.buffer, table, tableSize).set(slots.hashes);
