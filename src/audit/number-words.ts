@@ -1,7 +1,7 @@
 // Spelled-out numbers ("twelve percent", "two hundred thirty-five", "one point one two") read from
 // the word stream and reported as number literals.
 import { applyUnit, type NumberLiteral, unitAfter } from "./numbers.ts";
-import { forEachWord, wordHash } from "./words.ts";
+import { forEachWord, WordTable, wordHash } from "./words.ts";
 
 const SMALL = [
   "zero",
@@ -35,11 +35,11 @@ interface Entry {
 }
 
 const ENTRIES = new Map<number, Entry>();
-const FILTER = new Uint32Array(32);
+/** The same words, for checking that a word of a text is one of them. */
+const TABLE = new WordTable();
 function add(word: string, kind: Kind, value: number): void {
-  const h = wordHash(word);
-  ENTRIES.set(h, { word, kind, value });
-  FILTER[(h >>> 5) & 31]! |= 1 << (h & 31);
+  ENTRIES.set(wordHash(word), { word, kind, value });
+  TABLE.add(word, 1);
 }
 for (const [i, w] of SMALL.entries()) add(w, "small", i);
 for (const [i, w] of TENS.entries()) add(w, "tens", (i + 2) * 10);
@@ -61,7 +61,7 @@ export const NUMBER_WORDS: readonly string[] = [...ENTRIES.values()].map((e) => 
 export function readNumberWords(text: string, onNumber: (lit: NumberLiteral) => void): void {
   const reader = new NumberWordReader(text, onNumber);
   forEachWord(text, (hash, start, end) => {
-    if (ENTRIES.has(hash)) reader.word(hash, start, end);
+    if (TABLE.lookup(hash, text, start, end) !== 0) reader.word(hash, start, end);
   });
   reader.finish();
 }
@@ -70,7 +70,7 @@ function sigDigits(value: number): number {
   return String(Math.abs(value)).replace(".", "").replace(/^0+/, "").length || 1;
 }
 
-/** Feed it every number word (hash, start, end) in order, then call finish(). */
+/** Feed it every number word (hash, start, end) in order, and only those, then call finish(). */
 export class NumberWordReader {
   private total = 0;
   private current = 0;
@@ -98,20 +98,9 @@ export class NumberWordReader {
     private readonly onNumber: (lit: NumberLiteral) => void,
   ) {}
 
+  /** `hash` and the span are a number word's (the caller has looked it up in a word table). */
   word(hash: number, start: number, end: number): void {
-    if ((FILTER[(hash >>> 5) & 31]! & (1 << (hash & 31))) === 0) {
-      if (this.count > 0) this.flush();
-      return;
-    }
-    const entry = ENTRIES.get(hash);
-    if (
-      !entry ||
-      end - start !== entry.word.length ||
-      this.text.slice(start, end).toLowerCase() !== entry.word
-    ) {
-      if (this.count > 0) this.flush();
-      return;
-    }
+    const entry = ENTRIES.get(hash)!;
     if (this.count > 0 && !isGap(this.text, this.lastWordEnd, start)) this.flush();
     if (this.count === 0 && (entry.kind === "point" || entry.kind === "hundred" || entry.kind === "scale")) {
       return;
