@@ -4,7 +4,7 @@ import type { Sandbox } from "../sandbox/types.ts";
 import type { Pricing, RetryPolicy } from "./config.ts";
 import { classifyError, errorMessage, ModelCallError } from "./errors.ts";
 import type { ChatMessage, ChatModel, ModelReply, ToolResult } from "./providers/types.ts";
-import { withRetry } from "./retry.ts";
+import { retryLine, retryNote, withRetry } from "./retry.ts";
 import { capText, runTool, TOOL_SPECS } from "./tools.ts";
 import type { AgentResult, TrajectorySink } from "./types.ts";
 import { UsageMeter } from "./usage.ts";
@@ -89,19 +89,8 @@ export async function runToolLoop(o: LoopOptions): Promise<LoopResult> {
           signal: abort.signal,
           random: o.random,
           onRetry: (n) => {
-            o.log?.(
-              `${n.failure.kind} (${n.failure.status ?? "no status"}), retry ${n.retry}/${n.of} in ${n.delayMs} ms`,
-            );
-            o.trajectory.append({
-              type: "note",
-              kind: "retry",
-              retry: n.retry,
-              of: n.of,
-              delayMs: n.delayMs,
-              failure: n.failure.kind,
-              status: n.failure.status ?? null,
-              message: n.message,
-            });
+            o.log?.(retryLine(n));
+            o.trajectory.append({ ...retryNote(n), message: n.message });
           },
         },
       );

@@ -11,6 +11,24 @@ export interface RetryNotice {
   message: string;
 }
 
+/** The trajectory note of a retry (callers add what is theirs: the message, the source). */
+export function retryNote(n: RetryNotice) {
+  return {
+    type: "note" as const,
+    kind: "retry",
+    retry: n.retry,
+    of: n.of,
+    delayMs: n.delayMs,
+    failure: n.failure.kind,
+    status: n.failure.status ?? null,
+  };
+}
+
+/** A retry in one log line. */
+export function retryLine(n: RetryNotice): string {
+  return `${n.failure.kind} (${n.failure.status ?? "no status"}), retry ${n.retry}/${n.of} in ${n.delayMs} ms`;
+}
+
 export interface RetryOptions {
   signal?: AbortSignal;
   /** Called before each wait: log it (trajectory note, stderr). */

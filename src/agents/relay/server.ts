@@ -8,7 +8,7 @@ import path from "node:path";
 import { ownedTempDir } from "../../sandbox/folders.ts";
 import type { ProviderName, RetryPolicy } from "../config.ts";
 import { classifyError, classifyStatus, errorMessage, ModelCallError, retryAfterMs } from "../errors.ts";
-import { withRetry } from "../retry.ts";
+import { retryLine, retryNote, withRetry } from "../retry.ts";
 import { RelaySession, type RelaySessionOptions } from "./session.ts";
 import {
   replyOfJson,
@@ -254,19 +254,8 @@ export class Relay {
               ? { ...classifyStatus(err.status, err.body), retryAfterMs: retryAfterMs(err.headers) }
               : classifyError(err),
           onRetry: (n) => {
-            session.options.trajectory.append({
-              type: "note",
-              kind: "retry",
-              retry: n.retry,
-              of: n.of,
-              delayMs: n.delayMs,
-              failure: n.failure.kind,
-              status: n.failure.status ?? null,
-              source: "relay",
-            });
-            this.options.log?.(
-              `relay: ${n.failure.kind} (${n.failure.status ?? "no status"}), retry ${n.retry}/${n.of} in ${n.delayMs} ms`,
-            );
+            session.options.trajectory.append({ ...retryNote(n), source: "relay" });
+            this.options.log?.(`relay: ${retryLine(n)}`);
           },
         },
       );
