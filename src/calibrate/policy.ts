@@ -5,7 +5,7 @@
 import type { PlannedCell } from "./cells.ts";
 import type { Plan } from "./plan.ts";
 import { type ClauseResult, sequentialClause } from "./rule.ts";
-import { type CellTally, cellsOfTask, outcomeOf, type Tally } from "./tally.ts";
+import { type CellTally, cellsOfTask, clauseInputOf, outcomeOf, type Tally } from "./tally.ts";
 
 export interface WantedTrial {
   cell: PlannedCell;
@@ -14,19 +14,8 @@ export interface WantedTrial {
 
 /** The clause of a cell, judged the way the plan's mode judges it (sequential only here). */
 export function sequentialResult(plan: Plan, t: CellTally): ClauseResult | null {
-  if (!t.cell.require) return null;
-  return sequentialClause(
-    {
-      cell: t.cell.label,
-      requirement: t.cell.require,
-      control: t.cell.control,
-      passes: t.passes,
-      runs: t.runs,
-      excluded: t.infra + t.unverified,
-    },
-    plan.sequential,
-    plan.sequential.cap,
-  );
+  const input = clauseInputOf(t);
+  return input && sequentialClause(input, plan.sequential, plan.sequential.cap);
 }
 
 function firstRound(plan: Plan, t: CellTally): number[] {

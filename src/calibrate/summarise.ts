@@ -17,10 +17,10 @@ import type { Plan } from "./plan.ts";
 import { maxTrials } from "./plan.ts";
 import { pendingReason, sequentialResult } from "./policy.ts";
 import { clauseText } from "./requirement.ts";
-import { type ClauseInput, type Decision, decide, fixedClause } from "./rule.ts";
+import { type Decision, decide, fixedClause } from "./rule.ts";
 import { describeSequential } from "./sequential.ts";
 import { passRate, wilson } from "./stats.ts";
-import { type CellTally, cellsOfTask, outcomeOf, type Tally, tallyRecords } from "./tally.ts";
+import { type CellTally, cellsOfTask, clauseInputOf, outcomeOf, type Tally, tallyRecords } from "./tally.ts";
 
 const zeroUsage = (): UsageTotals => ({
   inputTokens: 0,
@@ -70,17 +70,9 @@ function attributionOf(records: Iterable<TrialRecord>): AttributionCounts {
 }
 
 function clauseOf(plan: Plan, t: CellTally): Clause | null {
-  if (!t.cell.require) return null;
   if (plan.mode === "sequential") return sequentialResult(plan, t);
-  const input: ClauseInput = {
-    cell: t.cell.label,
-    requirement: t.cell.require,
-    control: t.cell.control,
-    passes: t.passes,
-    runs: t.runs,
-    excluded: t.infra + t.unverified,
-  };
-  return fixedClause(input);
+  const input = clauseInputOf(t);
+  return input && fixedClause(input);
 }
 
 function cellSummary(plan: Plan, t: CellTally): CellSummary {

@@ -3,6 +3,7 @@
 import type { TrialRecord } from "../trial/record.ts";
 import { cellKey, type PlannedCell } from "./cells.ts";
 import type { Plan } from "./plan.ts";
+import type { ClauseInput } from "./rule.ts";
 
 export type Outcome = "pass" | "fail" | "infra" | "unverified";
 
@@ -23,6 +24,19 @@ export interface CellTally {
   unverified: number;
   /** Valid runs: passes + fails. */
   runs: number;
+}
+
+/** What the retain rule judges of a cell: its clause and counts (null for a cell without one). */
+export function clauseInputOf(t: CellTally): ClauseInput | null {
+  if (!t.cell.require) return null;
+  return {
+    cell: t.cell.label,
+    requirement: t.cell.require,
+    control: t.cell.control,
+    passes: t.passes,
+    runs: t.runs,
+    excluded: t.infra + t.unverified,
+  };
 }
 
 export interface Tally {
