@@ -1,7 +1,7 @@
 // The fast start: scripts/build.mjs bundles the CLI with esbuild, the bundle audits like the sources,
 // and KGATE_NO_BUNDLE makes bin/kgate.js run the TypeScript sources through tsx instead.
 import { spawnSync } from "node:child_process";
-import { existsSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
@@ -59,6 +59,25 @@ describe("the CLI bundle", () => {
     expect(`${bundled.stdout}${bundled.stderr}`).toContain(
       "audits/t.json: line 3, column 1: invalid JSON: CloseBracketExpected, found the end of the file",
     );
+  });
+
+  it("loads zod/mini and no classic zod for `kgate audit` (the pre-commit hook's start-up)", () => {
+    buildOnce();
+    /** The bundle's files that `file` imports, directly or not (static imports only). */
+    const closure = (file: string, seen = new Set<string>()): Set<string> => {
+      seen.add(file);
+      for (const [, dep] of readFileSync(path.join(OUT, file), "utf8").matchAll(/from "\.\/([\w-]+\.js)"/g)) {
+        if (!seen.has(dep!)) closure(dep!, seen);
+      }
+      return seen;
+    };
+    const entry = readdirSync(OUT).find((f) => /^audit-\w+\.js$/.test(f));
+    expect(entry).toBeDefined();
+    const loaded = [...closure(entry!)].map((f) => readFileSync(path.join(OUT, f), "utf8")).join("\n");
+    expect(loaded).toContain("node_modules/zod/v4/mini/");
+    expect(loaded).not.toContain("node_modules/zod/v4/classic/");
+    // The task loader (classic zod schemas) is the one module the audit must keep out of its way.
+    expect(loaded).not.toContain("// src/task/schema.ts");
   });
 
   it("runs from the sources through tsx when KGATE_NO_BUNDLE is set", () => {

@@ -71,6 +71,27 @@ describe("kgate audit", () => {
     expect(invalid.code).toBe(2);
     expect(invalid.stdout).toMatch(/audits\/t\.json: items\[0\]\.kind/);
   });
+
+  it("validates what it reads of task.json (the artefact's path) and leaves the rest to kgate check", () => {
+    const paths = tempProject();
+    writeAuditTask(paths, "t");
+    const taskFile = path.join(paths.tasks, "t", "task.json");
+    const task = JSON.parse(readFileSync(taskFile, "utf8"));
+    writeFileSync(taskFile, JSON.stringify({ ...task, limits: { cpus: "many" } }));
+    expect(kgate(["--root", paths.root, "audit"]).code).toBe(0);
+    expect(kgate(["--root", paths.root, "check", "t", "--no-sandbox"]).stdout).toMatch(/limits\.cpus/);
+
+    writeFileSync(taskFile, JSON.stringify({ ...task, artefact: { ...task.artefact, path: "../up.md" } }));
+    const outside = kgate(["--root", paths.root, "audit"]);
+    expect(outside.code).toBe(2);
+    expect(outside.stdout).toMatch(/tasks\/t\/task\.json: artefact\.path: must be a relative path/);
+    writeFileSync(taskFile, JSON.stringify({ ...task, artefact: {} }));
+    const missing = kgate(["--root", paths.root, "audit"]);
+    expect(missing.code).toBe(2);
+    expect(missing.stdout).toMatch(
+      /tasks\/t\/task\.json: artefact\.path: required field missing \(expected string\)/,
+    );
+  });
 });
 
 describe("kgate audit --staged", () => {

@@ -1,7 +1,7 @@
 // The leak audit's public face: audit tasks (from the working tree, a loaded task or the git index)
 // and render the report as text, JSON or SARIF. `kgate check` calls auditTask.
 import type { ProjectPaths } from "../project.ts";
-import type { LoadedTask } from "../task/index.ts";
+import type { LoadedTask } from "../task/load.ts";
 import { invalidAudit, runAudit, type TaskAudit } from "./audit.ts";
 import { type FileSource, inputFromLoadedTask, readAuditInput, workingTree } from "./input.ts";
 import { type AuditReport, buildReport } from "./report.ts";

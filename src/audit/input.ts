@@ -3,14 +3,11 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import type { ProjectPaths } from "../project.ts";
-import {
-  extractCanary,
-  type LoadedTask,
-  type Problem,
-  parseJsonText,
-  problemsFromZod,
-  TaskSpec,
-} from "../task/index.ts";
+// The audit imports the task modules it uses one by one: the task loader's schemas are classic zod.
+import { extractCanary } from "../task/canary.ts";
+import type { LoadedTask } from "../task/load.ts";
+import { type Problem, parseJsonText, problemsFromZod } from "../task/problems.ts";
+import { AuditedTaskSpec } from "./schema.ts";
 
 /** A file's content: its bytes, or where to read them when it is scanned (so they are read by the thread that scans them, and held only while it does). */
 export type FileContent = { bytes: Uint8Array } | { path: string; size: number };
@@ -85,7 +82,7 @@ export function readAuditInput(id: string, source: FileSource): { input?: AuditI
   if (!specBytes) return { problems: [{ severity: "error", file: specFile, message: "file is missing" }] };
   const json = parseJsonText(specFile, specBytes.toString("utf8"));
   if (!json.ok) return { problems: [json.problem] };
-  const spec = TaskSpec.safeParse(json.value);
+  const spec = AuditedTaskSpec.safeParse(json.value);
   if (!spec.success) return { problems: problemsFromZod(specFile, spec.error) };
 
   const instructionFile = `tasks/${id}/instruction.md`;

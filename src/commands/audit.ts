@@ -13,7 +13,7 @@ import {
   stagedTasks,
 } from "../audit/index.ts";
 import { UsageError } from "../errors.ts";
-import { listTaskIds } from "../task/index.ts";
+import { listTaskIds } from "../task/listing.ts";
 import type { CommandContext } from "./context.ts";
 import { packageInfo } from "./package-info.ts";
 

@@ -1,6 +1,8 @@
 // The task concern's public face: schemas, loading, digests, condition file sets, scaffolding.
+export * from "./canary.ts";
 export * from "./digest.ts";
 export * from "./fileset.ts";
+export * from "./listing.ts";
 export * from "./load.ts";
 export * from "./problems.ts";
 export * from "./rules.ts";

@@ -1,9 +1,11 @@
 // Loads tasks from disk: validates task.json, reads instruction, environment, artefact and variants,
 // computes digests, and reports every problem with its file and field instead of throwing.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { type ProjectPaths, relativeToProject } from "../project.ts";
+import { extractCanary } from "./canary.ts";
 import { sha256 } from "./digest.ts";
+import { listFiles, listTaskIds } from "./listing.ts";
 import { formatProblem, type Problem, parseJsonText, problemsFromZod } from "./problems.ts";
 import { checkSizeRules } from "./rules.ts";
 import { TaskSpec, type VariantKind } from "./schema.ts";
@@ -47,39 +49,9 @@ export type TaskLoadResult =
   | { ok: true; id: string; task: LoadedTask; warnings: Problem[] }
   | { ok: false; id: string; errors: Problem[]; warnings: Problem[] };
 
-const CANARY = /<!--\s*kgate-canary:\s*([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\s*-->/i;
-
-export function extractCanary(text: string): string | undefined {
-  return CANARY.exec(text)?.[1]?.toLowerCase();
-}
-
-/** Every regular file under `dir`, as sorted POSIX paths relative to it; dotfiles are skipped. */
-export function listFiles(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (abs: string, rel: string) => {
-    for (const entry of readdirSync(abs, { withFileTypes: true })) {
-      if (entry.name.startsWith(".")) continue;
-      const childRel = rel ? `${rel}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) walk(path.join(abs, entry.name), childRel);
-      else if (entry.isFile()) out.push(childRel);
-    }
-  };
-  if (existsSync(dir)) walk(dir, "");
-  return out.sort();
-}
-
 function readArtefact(absPath: string): ArtefactFile {
   const bytes = readFileSync(absPath);
   return { absPath, bytes, sha256: sha256(bytes) };
-}
-
-/** The ids of all task folders (sub-folders of tasks/), sorted. */
-export function listTaskIds(paths: ProjectPaths): string[] {
-  if (!existsSync(paths.tasks)) return [];
-  return readdirSync(paths.tasks, { withFileTypes: true })
-    .filter((e) => e.isDirectory() && !e.name.startsWith("."))
-    .map((e) => e.name)
-    .sort();
 }
 
 export function loadTask(paths: ProjectPaths, id: string): TaskLoadResult {

@@ -36,7 +36,8 @@ function issueMessage(issue: z.core.$ZodIssue): string {
   return issue.message.replace(/^Invalid input: /, "");
 }
 
-export function problemsFromZod(file: string, error: z.ZodError): Problem[] {
+/** Problems from a zod error, classic or zod/mini (both are core errors). */
+export function problemsFromZod(file: string, error: z.core.$ZodError): Problem[] {
   return error.issues.map((issue) => ({
     severity: "error" as const,
     file,

@@ -1,5 +1,6 @@
 // The task format as zod schemas: the single source of truth for task.json and conditions.
 import { z } from "zod";
+import { isWorkPath, WORK_PATH_RULE } from "./work-path.ts";
 
 export const TASK_SCHEMA_VERSION = 1;
 
@@ -9,13 +10,7 @@ export const Slug = z
   .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, "must be lower-case letters, digits and dashes (max 63)");
 
 /** A path relative to the sandbox work directory, with no `..` segment. */
-export const RelativePath = z
-  .string()
-  .min(1)
-  .refine(
-    (p) => !p.startsWith("/") && !p.includes("\\") && !p.split("/").some((s) => s === ".." || s === ""),
-    "must be a relative path inside the work directory (no leading '/', no '..', no empty segment)",
-  );
+export const RelativePath = z.string().min(1).refine(isWorkPath, WORK_PATH_RULE);
 
 export const GateKind = z.enum(["convention", "operator"]);
 export const VariantKind = z.enum(["perturbed", "compressed", "other"]);
