@@ -26,9 +26,9 @@ export interface AuditOptions {
 
 async function audit(ctx: CommandContext, ids: string[], options: AuditOptions): Promise<AuditReport> {
   if (options.staged) {
-    let staged: ReturnType<typeof stagedTasks>;
+    let staged: Awaited<ReturnType<typeof stagedTasks>>;
     try {
-      staged = stagedTasks(ctx.paths.root);
+      staged = await stagedTasks(ctx.paths.root);
     } catch (err) {
       if (err instanceof GitError) throw new UsageError(`--staged: ${err.message}`);
       throw err;
