@@ -37,6 +37,16 @@ const englishOnlyZodLocales = {
   },
 };
 
+// The bundle serves `audit`, `hook` and help (bin/kgate.js runs every other verb from the sources).
+// The audit's schemas use zod/mini, bundled and tree-shaken; classic zod (the task loader's schemas,
+// which the audit does not load) stays in node_modules, so the audit's chunks do not carry it.
+const classicZodExternal = {
+  name: "classic-zod-external",
+  setup(build) {
+    build.onResolve({ filter: /^zod$/ }, () => ({ path: "zod", external: true }));
+  },
+};
+
 rmSync(outdir, { recursive: true, force: true });
 await esbuild.build({
   absWorkingDir: root,
@@ -54,7 +64,7 @@ await esbuild.build({
   banner: {
     js: "import { createRequire as __kgateRequire } from 'node:module'; const require = __kgateRequire(import.meta.url);",
   },
-  plugins: [englishOnlyZodLocales],
+  plugins: [englishOnlyZodLocales, classicZodExternal],
   logLevel: "warning",
 });
 // The leak audit's WebAssembly word pass (built by `npm run build:wasm`, kept in the repository).

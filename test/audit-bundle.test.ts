@@ -76,6 +76,7 @@ describe("the CLI bundle", () => {
     const loaded = [...closure(entry!)].map((f) => readFileSync(path.join(OUT, f), "utf8")).join("\n");
     expect(loaded).toContain("node_modules/zod/v4/mini/");
     expect(loaded).not.toContain("node_modules/zod/v4/classic/");
+    expect(loaded).not.toMatch(/from "zod"/);
     // The task loader (classic zod schemas) is the one module the audit must keep out of its way.
     expect(loaded).not.toContain("// src/task/schema.ts");
   });
