@@ -3,7 +3,6 @@
 // next; findings come back in file order. A worker that fails leaves its files to the main thread,
 // so nothing is lost.
 import { availableParallelism } from "node:os";
-import { Worker } from "node:worker_threads";
 import type { Finding } from "./findings.ts";
 import type { ArtefactInfo, RuleSet } from "./rules.ts";
 import { type ScanTarget, scanFile, sizeOf } from "./scan-file.ts";
@@ -80,9 +79,13 @@ export async function scanFiles(
   const orphans: number[] = [];
   let threads = 1;
 
-  const runWorker = () =>
+  const count = workersFor(targets);
+  // node:worker_threads is loaded only when workers start: a small audit (the pre-commit hook's)
+  // does without it.
+  const Worker = count > 0 ? (await import("node:worker_threads")).Worker : undefined;
+  const runWorker = (WorkerThread: NonNullable<typeof Worker>) =>
     new Promise<void>((resolve) => {
-      const worker = new Worker(workerEntry(), { workerData: job });
+      const worker = new WorkerThread(workerEntry(), { workerData: job });
       const held = new Set<number>();
       let finished = 0;
       const send = () => {
@@ -112,7 +115,7 @@ export async function scanFiles(
       if (held.size === 0) stop(false);
     });
 
-  const workers = Array.from({ length: workersFor(targets) }, runWorker);
+  const workers = Worker ? Array.from({ length: count }, () => runWorker(Worker)) : [];
   for (let index = take(); index !== undefined; index = take()) {
     results[index] = await scanFile(job.task, rules, targets[index]!);
     // Let workers' messages in between files, so they get their next file.
