@@ -138,17 +138,17 @@ function raw<T>(i: i32): i32 {
   return <i32>load<T>(textAt + (<usize>i << alignof<T>()));
 }
 
-/** The class of a character (c >= 0). */
+/** The class of a character (c >= 0) of a u8 or u16 text (u8 texts are all ASCII: see scan8). */
 @inline
-function classOf(c: i32): i32 {
-  if (c < 128) return <i32>load<u8>(classAt + <usize>c);
+function classOf<T>(c: i32): i32 {
+  if (sizeof<T>() == 1 || c < 128) return <i32>load<u8>(classAt + <usize>c);
   return wordChar(c) ? LETTER : 0;
 }
 
 /** The class of charAt's result (-1: no character). */
 @inline
-function classOrNone(c: i32): i32 {
-  return c < 0 ? 0 : classOf(c);
+function classOrNone<T>(c: i32): i32 {
+  return c < 0 ? 0 : classOf<T>(c);
 }
 
 @inline
@@ -217,13 +217,14 @@ function nonAsciiLetter(i: i32, c: i32): i32 {
 
 /** Scans on from position(); returns the number of events written (stops early when full). */
 function scan<T>(): i32 {
+  const n = length;
   events = 0;
   let i = pos;
   // Leave room for the events one token can write (a run, a word, a shingle; or a number).
   const room = eventsCap - 4;
-  while (i < length && events < room) {
+  while (i < n && events < room) {
     let c = raw<T>(i);
-    let kind = classOf(c);
+    let kind = classOf<T>(c);
     let at = -1;
     if ((kind & (LETTER | DIGIT)) == 0) {
       if ((kind & BASE64) == 0) {
@@ -245,21 +246,26 @@ function scan<T>(): i32 {
       at = i;
     } else if (
       (c | 32) == 120 &&
-      (classOrNone(charAt<T>(i + 1)) & DIGIT) != 0 &&
-      (i == 0 || (classOrNone(charAt<T>(i - 1)) & LETTER) == 0)
+      (classOrNone<T>(charAt<T>(i + 1)) & DIGIT) != 0 &&
+      (i == 0 || (classOrNone<T>(charAt<T>(i - 1)) & LETTER) == 0)
     ) {
       at = i + 1;
     } else {
       const start = i;
       let hash = FNV_OFFSET;
       // The hot loop: ASCII word characters are all base64 characters, and fold through a table.
-      let folded = c < 128 ? <i32>load<u8>(lowerAt + <usize>c) : nonAsciiLetter(i, c);
+      let folded = sizeof<T>() == 1 || c < 128 ? <i32>load<u8>(lowerAt + <usize>c) : nonAsciiLetter(i, c);
       do {
         hash = (hash ^ folded) * FNV_PRIME;
         i++;
-        if (i >= length) break;
+        if (i >= n) break;
         c = raw<T>(i);
-        folded = c < 128 ? <i32>load<u8>(lowerAt + <usize>c) : classOf(c) != 0 ? nonAsciiLetter(i, c) : 0;
+        folded =
+          sizeof<T>() == 1 || c < 128
+            ? <i32>load<u8>(lowerAt + <usize>c)
+            : classOf<T>(c) != 0
+              ? nonAsciiLetter(i, c)
+              : 0;
       } while (folded != 0);
       if (inTable(hash)) emit(EVENT_WORD, hash, start, i);
       if (k > 0) {
@@ -284,7 +290,7 @@ function scan<T>(): i32 {
     let code = 0;
     let sig = 0;
     let end = at;
-    for (; end < length; end++) {
+    for (; end < n; end++) {
       const d = raw<T>(end);
       if (isDigit(d)) {
         if (sig > 0 || d != 48) {
@@ -312,9 +318,9 @@ function scan<T>(): i32 {
         emit(EVENT_NUMBER, at, 0, 0);
     }
     i = end;
-    while (i < length) {
+    while (i < n) {
       c = raw<T>(i);
-      kind = classOf(c);
+      kind = classOf<T>(c);
       if ((kind & (LETTER | DIGIT)) == 0) break;
       if ((kind & BASE64) == 0) {
         if (i - runStart >= MIN_BASE64_RUN) emit(EVENT_RUN, runStart, i, 0);
@@ -324,13 +330,14 @@ function scan<T>(): i32 {
     }
   }
   pos = i;
-  if (i >= length && length - runStart >= MIN_BASE64_RUN) {
-    emit(EVENT_RUN, runStart, length, 0);
-    runStart = length;
+  if (i >= n && n - runStart >= MIN_BASE64_RUN) {
+    emit(EVENT_RUN, runStart, n, 0);
+    runStart = n;
   }
   return events;
 }
 
+/** Scans a text of u8 characters, all ASCII (the caller writes only ASCII texts one byte a character). */
 export function scan8(): i32 {
   return scan<u8>();
 }

@@ -117,6 +117,7 @@ function grow(s: Scanner, bytes: number): void {
 /**
  * Runs the word pass over `text` in WebAssembly, calling back as tokenPass does (prose windows go
  * to `prose`); returns false when the scanner is not available, and the caller runs tokenPass.
+ * `ascii`: every character is below 128 (the text is then handed over a byte a character).
  */
 export function wasmPass(
   text: string,
