@@ -31,10 +31,6 @@ export interface Finding {
   suppressed?: { reason: string; expires?: string };
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-
 export function fingerprint(parts: readonly string[]): string {
   return createHash("sha256").update(parts.join("\0")).digest("hex").slice(0, 32);
 }
@@ -87,13 +83,15 @@ export function findingsFromHits(task: string, doc: AuditDocument, rules: RuleSe
   const counted = new Map<string, Finding>();
   // Whether an item's keywords occur in the text structural contexts come from (a table's header,
   // a JSON document's keys: its whole text): when not, the structure lookup is spared.
+  // Checked as findKeyword will look (lower case, substring), in a lower-cased copy made once.
   const present = new Map<number, boolean>();
+  let lowered: string | undefined;
   const mayBeInStructure = (hit: Hit, index: number, keywords: readonly string[]) => {
     if (hit.view.via.length > 0) return true;
     let found = present.get(index);
     if (found === undefined) {
-      const source = doc.structureText?.() ?? doc.text;
-      found = new RegExp(keywords.map(escapeRegExp).join("|"), "i").test(source);
+      lowered ??= (doc.structureText?.() ?? doc.text).toLowerCase();
+      found = keywords.some((keyword) => lowered!.includes(keyword));
       present.set(index, found);
     }
     return found;
