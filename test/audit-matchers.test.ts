@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { AhoCorasick } from "../src/audit/aho-corasick.ts";
 import { decodeBase64, inlineWrappers } from "../src/audit/decode.ts";
+import { keywordsIn } from "../src/audit/findings.ts";
 import { FormIndex, leadingCode } from "../src/audit/forms.ts";
 import { docOffset, normalise, normalisePattern } from "../src/audit/normalise.ts";
 import { type NumberLiteral, scanNumbers } from "../src/audit/numbers.ts";
@@ -262,5 +263,16 @@ describe("decoding wrappers", () => {
       ["percent-encoding", "overhead: 12%"],
       ["html-entities", "12%"],
     ]);
+  });
+});
+
+describe("keywordsIn", () => {
+  it("finds every keyword in one pass, overlapping ones and any case included", () => {
+    const keywords = ["over", "overhead", "head", "day count", "surcharge"];
+    expect([...keywordsIn("The OVERHEAD rate; Day Count", keywords)].sort()).toEqual(
+      ["day count", "head", "over", "overhead"].sort(),
+    );
+    expect(keywordsIn("nothing here", keywords).size).toBe(0);
+    expect(keywordsIn("anything", []).size).toBe(0);
   });
 });

@@ -31,6 +31,27 @@ export interface Finding {
   suppressed?: { reason: string; expires?: string };
 }
 
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/**
+ * Which of `keywords` (lower case) occur in `text`, as findKeyword compares (lower case,
+ * substring): one case-insensitive pass for all of them, overlapping occurrences included.
+ */
+export function keywordsIn(text: string, keywords: readonly string[]): Set<string> {
+  const found = new Set<string>();
+  if (keywords.length === 0) return found;
+  const longest = Math.max(...keywords.map((k) => k.length));
+  const pattern = new RegExp(keywords.map(escapeRegExp).join("|"), "gi");
+  for (let m = pattern.exec(text); m && found.size < keywords.length; m = pattern.exec(text)) {
+    const here = text.slice(m.index, m.index + longest).toLowerCase();
+    for (const keyword of keywords) if (here.startsWith(keyword)) found.add(keyword);
+    pattern.lastIndex = m.index + 1;
+  }
+  return found;
+}
+
 export function fingerprint(parts: readonly string[]): string {
   return createHash("sha256").update(parts.join("\0")).digest("hex").slice(0, 32);
 }
@@ -83,18 +104,14 @@ export function findingsFromHits(task: string, doc: AuditDocument, rules: RuleSe
   const counted = new Map<string, Finding>();
   // Whether an item's keywords occur in the text structural contexts come from (a table's header,
   // a JSON document's keys: its whole text): when not, the structure lookup is spared.
-  // Checked as findKeyword will look (lower case, substring), in a lower-cased copy made once.
-  const present = new Map<number, boolean>();
-  let lowered: string | undefined;
-  const mayBeInStructure = (hit: Hit, index: number, keywords: readonly string[]) => {
+  // One pass finds the keywords of every item at once.
+  let present: Set<string> | undefined;
+  const mayBeInStructure = (hit: Hit, keywords: readonly string[]) => {
     if (hit.view.via.length > 0) return true;
-    let found = present.get(index);
-    if (found === undefined) {
-      lowered ??= (doc.structureText?.() ?? doc.text).toLowerCase();
-      found = keywords.some((keyword) => lowered!.includes(keyword));
-      present.set(index, found);
-    }
-    return found;
+    present ??= keywordsIn(doc.structureText?.() ?? doc.text, [
+      ...new Set(rules.items.flatMap((i) => i.context)),
+    ]);
+    return keywords.some((keyword) => present!.has(keyword));
   };
   const seen = new Set<string>();
   // Longest first at each start, so a match inside a longer one of the same item is dropped.
@@ -118,7 +135,7 @@ export function findingsFromHits(task: string, doc: AuditDocument, rules: RuleSe
     let keyword: string | undefined;
     if (item.context.length > 0) {
       keyword = findKeyword(contextWindow(doc, hit.view, hit.vStart, hit.vEnd), item.context);
-      if (keyword === undefined && mayBeInStructure(hit, hit.item, item.context))
+      if (keyword === undefined && mayBeInStructure(hit, item.context))
         keyword = findKeyword(structureOf()?.toLowerCase() ?? "", item.context);
     }
     const isNumber = item.rule === "gated-number";
