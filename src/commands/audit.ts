@@ -2,16 +2,8 @@
 // SARIF; `--staged` audits the git index's content of the tasks a staged change touches.
 import { existsSync } from "node:fs";
 import path from "node:path";
-import {
-  type AuditReport,
-  auditTasks,
-  exitCodeOf,
-  formatSarif,
-  formatText,
-  GitError,
-  redactReport,
-  stagedTasks,
-} from "../audit/index.ts";
+import type { AuditReport } from "../audit/index.ts";
+import { GitError, type StagedTasks, stagedTasks } from "../audit/staged.ts";
 import { UsageError } from "../errors.ts";
 import { listTaskIds } from "../task/listing.ts";
 import type { CommandContext } from "./context.ts";
@@ -24,11 +16,17 @@ export interface AuditOptions {
   show?: boolean;
 }
 
+/** The audit's modules, loaded after `--staged` has set git to work (the two overlap). */
+const auditModules = () => import("../audit/index.ts");
+
 async function audit(ctx: CommandContext, ids: string[], options: AuditOptions): Promise<AuditReport> {
   if (options.staged) {
-    let staged: Awaited<ReturnType<typeof stagedTasks>>;
+    const asked = stagedTasks(ctx.paths.root);
+    asked.catch(() => {}); // awaited below; until then a failure must not count as unhandled
+    const { auditTasks } = await auditModules();
+    let staged: StagedTasks;
     try {
-      staged = await stagedTasks(ctx.paths.root);
+      staged = await asked;
     } catch (err) {
       if (err instanceof GitError) throw new UsageError(`--staged: ${err.message}`);
       throw err;
@@ -37,6 +35,7 @@ async function audit(ctx: CommandContext, ids: string[], options: AuditOptions):
     if (chosen.length === 0) ctx.stderr.write("kgate audit --staged: no staged change touches a task\n");
     return auditTasks(ctx.paths, chosen, staged.source);
   }
+  const { auditTasks } = await auditModules();
   for (const id of ids) {
     if (!existsSync(path.join(ctx.paths.tasks, id)))
       throw new UsageError(`no task "${id}" in ${ctx.paths.tasks}`);
@@ -47,6 +46,7 @@ async function audit(ctx: CommandContext, ids: string[], options: AuditOptions):
 export async function run(ctx: CommandContext, ids: string[], options: AuditOptions): Promise<number> {
   const format = options.json ? "json" : options.format;
   const report = await audit(ctx, ids, options);
+  const { exitCodeOf, formatSarif, formatText, redactReport } = await auditModules();
   const shown = redactReport(report, options.show === true);
   if (format === "json") {
     ctx.stdout.write(
