@@ -102,9 +102,9 @@ function viaSuffix(via: readonly string[]): string {
 export function findingsFromHits(task: string, doc: AuditDocument, rules: RuleSet, hits: Hit[]): Finding[] {
   const findings: Finding[] = [];
   const counted = new Map<string, Finding>();
-  // Whether an item's keywords occur in the text structural contexts come from (a table's header,
-  // a JSON document's keys: its whole text): when not, the structure lookup is spared.
-  // One pass finds the keywords of every item at once.
+  // Whether an item's keywords occur in the text structural contexts come from (a table's header;
+  // a JSON document's whole text, keys included): when not, the structure lookup is spared. One
+  // pass finds the keywords of every item at once.
   let present: Set<string> | undefined;
   const mayBeInStructure = (hit: Hit, keywords: readonly string[]) => {
     if (hit.view.via.length > 0) return true;
