@@ -5,6 +5,9 @@
 // number), WORD(hash, start, end) for a word whose hash is in the table, RUN(start, end) for a base64
 // run, SHINGLE(hash, count, end) for a window that passes the prose filter (the scan then stops so
 // its caller can read the ring of the last k words).
+// A date or time is skipped here, its inner numbers unreported, when no NUMBER event came before it
+// on its line: the caller's readNumber never reads across a line break, so it would skip them too.
+// After a NUMBER event on the line the caller decides (DATE event, inner numbers reported).
 
 @external("env", "wordChar")
 declare function wordChar(c: i32): i32;
@@ -52,6 +55,10 @@ let slot: i32 = 0;
 let h: i32 = 0;
 let events: i32 = 0;
 let lines: i32 = 0;
+/** A NUMBER event was written since the last line break. */
+let numberOnLine: bool = false;
+/** Numbers starting before this are inside a date or time skipped here. */
+let datesUntil: i32 = 0;
 
 let lowerAt: usize = 0;
 
@@ -101,6 +108,8 @@ export function begin(at: usize, n: i32, delim: i32, lineBuffer: usize, lineCapa
   count = 0;
   slot = 0;
   h = 0;
+  numberOnLine = false;
+  datesUntil = 0;
 }
 
 /** Line breaks seen so far (more than the line buffer holds when it overflowed). */
@@ -233,6 +242,7 @@ function scan<T>(): i32 {
         if (c == 34) quoted = !quoted;
         else if (c == 10) {
           quoted = false;
+          numberOnLine = false;
           if (lines < linesCap) store<i32>(linesAt + (<usize>lines << 2), i + 1);
           lines++;
         }
@@ -307,15 +317,19 @@ function scan<T>(): i32 {
     const nextIsDigit = isDigit(charAt<T>(end + 1));
     const unknown =
       nextIsDigit && ((((stop == 44 || stop == 95) && (stop != delimiter || quoted))) || stop == 45 || stop == 58);
-    // Dates and times are not numbers: found here, so readNumber need not look (DATE(at, end)).
+    // Dates and times are not numbers: found here, so readNumber need not look.
+    const read = readNumbers && at >= datesUntil;
     let dateEnd = -1;
-    if (readNumbers && unknown && at == i && (stop == 45 || stop == 58) && charAt<T>(i - 1) < 128)
+    if (read && unknown && at == i && (stop == 45 || stop == 58) && charAt<T>(i - 1) < 128)
       dateEnd = dateOrTimeEnd<T>(at);
     if (dateEnd >= 0) {
-      emit(EVENT_DATE, at, dateEnd, 0);
-    } else if (readNumbers) {
-      if (!filterCodes || unknown || load<u8>(codesAt + <usize>code) != 0 || fractionAfter<T>(end))
+      if (numberOnLine) emit(EVENT_DATE, at, dateEnd, 0);
+      else datesUntil = dateEnd;
+    } else if (read) {
+      if (!filterCodes || unknown || load<u8>(codesAt + <usize>code) != 0 || fractionAfter<T>(end)) {
         emit(EVENT_NUMBER, at, 0, 0);
+        numberOnLine = true;
+      }
     }
     i = end;
     while (i < n) {

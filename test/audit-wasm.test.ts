@@ -49,6 +49,9 @@ const PIECES = [
   "2025-11-20",
   "2026-03-06T06:03",
   "06:03",
+  // A number read across the start of a date: the date's inner numbers are read after it.
+  "7/2025-11-20",
+  "2e-2026-03-06",
   "v2",
   "A12",
   "12px",
