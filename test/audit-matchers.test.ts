@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { AhoCorasick } from "../src/audit/aho-corasick.ts";
 import { decodeBase64, inlineWrappers } from "../src/audit/decode.ts";
+import { KeyStrings } from "../src/audit/extract-json.ts";
 import { keywordsIn } from "../src/audit/findings.ts";
 import { FormIndex, leadingCode } from "../src/audit/forms.ts";
 import { docOffset, normalise, normalisePattern } from "../src/audit/normalise.ts";
@@ -274,5 +275,38 @@ describe("keywordsIn", () => {
     );
     expect(keywordsIn("nothing here", keywords).size).toBe(0);
     expect(keywordsIn("anything", []).size).toBe(0);
+  });
+
+  it("counts only the occurrences its filter accepts", () => {
+    const text = "overhead here, surcharge there";
+    expect([...keywordsIn(text, ["overhead", "surcharge"], (at) => at > 10)]).toEqual(["surcharge"]);
+  });
+});
+
+describe("KeyStrings (which JSON offsets can be in a key path)", () => {
+  const json =
+    '{"overhead": {"note": "the 5\\" day pipe", "tags": ["cycle"]}, "surcharge": 1, "rate" :\n "count"}';
+  const at = (word: string) => json.indexOf(word);
+
+  it("takes keys and array strings, not values after a colon nor text outside strings", () => {
+    const keys = new KeyStrings(json);
+    const words = ["overhead", "note", "day", "tags", "cycle", "surcharge", "rate", "count"];
+    expect(words.map((word) => [word, keys.at(at(word))])).toEqual([
+      ["overhead", true],
+      ["note", true],
+      ["day", false],
+      ["tags", true],
+      ["cycle", true],
+      ["surcharge", true],
+      ["rate", true],
+      ["count", false],
+    ]);
+    expect(keys.at(json.length - 1)).toBe(false);
+  });
+
+  it("starts again when asked for an earlier offset", () => {
+    const keys = new KeyStrings(json);
+    expect(keys.at(at("count"))).toBe(false);
+    expect(keys.at(at("overhead"))).toBe(true);
   });
 });

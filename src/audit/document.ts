@@ -32,6 +32,12 @@ export interface AuditDocument {
    * header row; nothing for prose): a keyword absent from it is in no structural context.
    */
   structureText?(): string;
+  /**
+   * Whether the text at an offset can be part of a structural context, when they are drawn from
+   * the whole text (no structureText): a JSON document's keys can, its values cannot. Asked for
+   * increasing offsets. Absent: any offset can.
+   */
+  inStructure?(offset: number): boolean;
 }
 
 /** The line starts of the text scanned last (the WebAssembly pass counts them as it reads). */

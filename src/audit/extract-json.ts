@@ -140,6 +140,36 @@ export class JsonPathWalker {
   }
 }
 
+/**
+ * Whether file offsets lie inside a string JsonPathWalker could read as a key: any string but one
+ * right after a colon (a value). Quotes are paired as the walker pairs them. Resumable: asking for
+ * increasing offsets costs one pass overall.
+ */
+export class KeyStrings {
+  private pos = 0;
+  /** The opening quote of the string `pos` is in, or -1. */
+  private open = -1;
+
+  constructor(private readonly text: string) {}
+
+  at(offset: number): boolean {
+    if (offset < this.pos) {
+      this.pos = 0;
+      this.open = -1;
+    }
+    const text = this.text;
+    for (let q = text.indexOf('"', this.pos); q >= 0 && q < offset; q = text.indexOf('"', q + 1)) {
+      if (this.open < 0) this.open = q;
+      else if (!isEscaped(text, q)) this.open = -1;
+    }
+    this.pos = offset;
+    if (this.open < 0) return false;
+    let before = this.open - 1;
+    while (before >= 0 && " \t\r\n".includes(text[before]!)) before--;
+    return text[before] !== ":";
+  }
+}
+
 /** True when the quote at text[at] is escaped by an odd number of backslashes. */
 function isEscaped(text: string, at: number): boolean {
   let n = 0;
@@ -150,6 +180,8 @@ function isEscaped(text: string, at: number): boolean {
 export function jsonDocument(file: string, fileText: string, ascii: boolean, lines: boolean): AuditDocument {
   const { text, map } = unescapeJson(fileText);
   const walker = new JsonPathWalker(fileText);
+  const keys = new KeyStrings(fileText);
+  const fileOffset = (offset: number) => (map ? map[Math.min(offset, map.length - 1)]! : offset);
   return {
     file,
     text,
@@ -157,6 +189,7 @@ export function jsonDocument(file: string, fileText: string, ascii: boolean, lin
     delimiter: ",",
     lineContext: lines,
     locate: textLocator(fileText, map),
-    structure: (offset) => walker.at(map ? map[Math.min(offset, map.length - 1)]! : offset),
+    structure: (offset) => walker.at(fileOffset(offset)),
+    inStructure: (offset) => keys.at(fileOffset(offset)),
   };
 }

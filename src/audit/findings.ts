@@ -37,17 +37,23 @@ function escapeRegExp(text: string): string {
 
 /**
  * Which of `keywords` (lower case) occur in `text`, as findKeyword compares (lower case,
- * substring): one case-insensitive pass for all of them, overlapping occurrences included.
+ * substring): one case-insensitive pass for all of them, overlapping occurrences included. Only
+ * occurrences at offsets `accept` takes count, when given.
  */
-export function keywordsIn(text: string, keywords: readonly string[]): Set<string> {
+export function keywordsIn(
+  text: string,
+  keywords: readonly string[],
+  accept?: (offset: number) => boolean,
+): Set<string> {
   const found = new Set<string>();
   if (keywords.length === 0) return found;
   const longest = Math.max(...keywords.map((k) => k.length));
   const pattern = new RegExp(keywords.map(escapeRegExp).join("|"), "gi");
   for (let m = pattern.exec(text); m && found.size < keywords.length; m = pattern.exec(text)) {
+    pattern.lastIndex = m.index + 1;
+    if (accept && !accept(m.index)) continue;
     const here = text.slice(m.index, m.index + longest).toLowerCase();
     for (const keyword of keywords) if (here.startsWith(keyword)) found.add(keyword);
-    pattern.lastIndex = m.index + 1;
   }
   return found;
 }
@@ -103,14 +109,17 @@ export function findingsFromHits(task: string, doc: AuditDocument, rules: RuleSe
   const findings: Finding[] = [];
   const counted = new Map<string, Finding>();
   // Whether an item's keywords occur in the text structural contexts come from (a table's header;
-  // a JSON document's whole text, keys included): when not, the structure lookup is spared. One
-  // pass finds the keywords of every item at once.
+  // a JSON document's keys): when not, the structure lookup is spared. One pass finds the keywords
+  // of every item at once.
   let present: Set<string> | undefined;
   const mayBeInStructure = (hit: Hit, keywords: readonly string[]) => {
     if (hit.view.via.length > 0) return true;
-    present ??= keywordsIn(doc.structureText?.() ?? doc.text, [
-      ...new Set(rules.items.flatMap((i) => i.context)),
-    ]);
+    if (present === undefined) {
+      const all = [...new Set(rules.items.flatMap((i) => i.context))];
+      present = doc.structureText
+        ? keywordsIn(doc.structureText(), all)
+        : keywordsIn(doc.text, all, (offset) => doc.inStructure?.(offset) ?? true);
+    }
     return keywords.some((keyword) => present!.has(keyword));
   };
   const seen = new Set<string>();
