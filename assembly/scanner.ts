@@ -359,3 +359,88 @@ export function scan8(): i32 {
 export function scan16(): i32 {
   return scan<u16>();
 }
+
+// Keyword presence: where any of a few short needles (ASCII, lower case) occur in an ASCII text,
+// ASCII case ignored. Sixteen positions at a time: a position is a candidate when the text there
+// starts with a needle's first three characters (all of a shorter one), then it is compared in full.
+
+/** Lower-cases the ASCII capitals of 16 bytes. */
+@inline
+function foldCapitals(v: v128): v128 {
+  const capital = v128.and(i8x16.ge_u(v, i8x16.splat(65)), i8x16.le_u(v, i8x16.splat(90)));
+  return v128.or(v, v128.and(capital, i8x16.splat(32)));
+}
+
+@inline
+function foldByte(c: i32): i32 {
+  return c >= 65 && c <= 90 ? c | 32 : c;
+}
+
+/** Whether the needle of `size` bytes at `address` occurs at text[at]. */
+function needleAt(text: usize, n: i32, address: usize, size: i32, at: i32): bool {
+  if (at + size > n) return false;
+  for (let k = 0; k < size; k++) {
+    if (foldByte(<i32>load<u8>(text + <usize>(at + k))) != <i32>load<u8>(address + <usize>k)) return false;
+  }
+  return true;
+}
+
+/** Where findNeedles stopped: the text's length when it read to the end. */
+let needlesUntil: i32 = 0;
+
+export function needlesNext(): i32 {
+  return needlesUntil;
+}
+
+/**
+ * Occurrences of the `count` needles in text[from, n) (a table at `needles`: each needle's i32
+ * address and i32 length, then 16-byte-aligned room for 48 bytes a needle): writes (position,
+ * needle) pairs of i32 to `out`, in order, up to `cap` pairs (cap >= count); returns how many it
+ * wrote. needlesNext() then tells where to go on from (n: done). The text must have 17 readable
+ * bytes after it.
+ */
+export function findNeedles(text: usize, n: i32, needles: usize, count: i32, from: i32, out: usize, cap: i32): i32 {
+  // Each needle's first three characters (fewer for a shorter needle), each in all 16 lanes.
+  const lanes = (needles + (<usize>count << 3) + 15) & ~15;
+  for (let j = 0; j < count; j++) {
+    const address = <usize>load<i32>(needles + (<usize>j << 3));
+    const size = load<i32>(needles + (<usize>j << 3), 4);
+    for (let k = 0; k < 3 && k < size; k++)
+      v128.store(lanes + <usize>(j * 48 + k * 16), i8x16.splat(load<u8>(address + <usize>k)));
+  }
+  let written = 0;
+  for (let i = from; i < n; i += 16) {
+    const first = foldCapitals(v128.load(text + <usize>i));
+    const second = foldCapitals(v128.load(text + <usize>i + 1));
+    const third = foldCapitals(v128.load(text + <usize>i + 2));
+    let hits = i8x16.splat(0);
+    for (let j = 0; j < count; j++) {
+      const lane = lanes + <usize>(j * 48);
+      const size = load<i32>(needles + (<usize>j << 3), 4);
+      let match = v128.and(i8x16.eq(first, v128.load(lane)), i8x16.eq(second, v128.load(lane, 16)));
+      if (size < 2) match = i8x16.eq(first, v128.load(lane));
+      else if (size > 2) match = v128.and(match, i8x16.eq(third, v128.load(lane, 32)));
+      hits = v128.or(hits, match);
+    }
+    let bits = i8x16.bitmask(hits);
+    while (bits != 0) {
+      const at = i + ctz(bits);
+      bits &= bits - 1;
+      if (at >= n) break;
+      if (written + count > cap) {
+        needlesUntil = at;
+        return written;
+      }
+      for (let j = 0; j < count; j++) {
+        const address = <usize>load<i32>(needles + (<usize>j << 3));
+        if (needleAt(text, n, address, load<i32>(needles + (<usize>j << 3), 4), at)) {
+          store<i32>(out + (<usize>written << 3), at);
+          store<i32>(out + (<usize>written << 3), j, 4);
+          written++;
+        }
+      }
+    }
+  }
+  needlesUntil = n;
+  return written;
+}

@@ -6,12 +6,13 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { keywordsIn } from "../src/audit/findings.ts";
 import { queueOrder } from "../src/audit/parallel.ts";
 import { compileRules, WORD_LITERAL, WORD_NUMBER } from "../src/audit/rules.ts";
 import { AuditFile } from "../src/audit/schema.ts";
 import { ShingleReader } from "../src/audit/shingles.ts";
 import { type TokenPassOptions, tokenPass } from "../src/audit/token-pass.ts";
-import { wasmPass } from "../src/audit/wasm-pass.ts";
+import { eachNeedle, wasmPass } from "../src/audit/wasm-pass.ts";
 import { corpusFile, writeAuditTask } from "./support/audit-task.ts";
 import { kgate } from "./support/cli.ts";
 import { tempProject } from "./support/project.ts";
@@ -127,7 +128,17 @@ describe("the WebAssembly word pass", () => {
     try {
       const out = path.join(dir, "scanner.wasm");
       const asc = path.join(ROOT, "node_modules", "assemblyscript", "bin", "asc.js");
-      const args = ["assembly/scanner.ts", "-o", out, "-O3", "--runtime", "stub", "--noAssert"];
+      const args = [
+        "assembly/scanner.ts",
+        "-o",
+        out,
+        "-O3",
+        "--runtime",
+        "stub",
+        "--noAssert",
+        "--enable",
+        "simd",
+      ];
       const built = spawnSync(process.execPath, [asc, ...args], { cwd: ROOT, encoding: "utf8" });
       expect(built.status, built.stderr).toBe(0);
       expect(readFileSync(out).equals(readFileSync(path.join(ROOT, "src", "audit", "scanner.wasm")))).toBe(
@@ -155,6 +166,56 @@ describe("the WebAssembly word pass", () => {
     const fromWasm = passReport(text, true, true);
     expect(fromWasm.filter((e) => e.startsWith("prose")).length).toBeGreaterThanOrEqual(2);
     expect(fromWasm).toEqual(passReport(text, true, false));
+  });
+});
+
+/** Every (position, needle) occurrence, found the plain way: a lower-cased copy and indexOf. */
+function needlesByIndexOf(text: string, needles: readonly string[]): Array<[number, number]> {
+  const lower = text.toLowerCase();
+  const out: Array<[number, number]> = [];
+  needles.forEach((needle, j) => {
+    for (let at = lower.indexOf(needle); at >= 0; at = lower.indexOf(needle, at + 1)) out.push([at, j]);
+  });
+  return out.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+}
+
+describe("the WebAssembly needle search (keyword presence)", () => {
+  const needles = ["overhead", "head", "day count", "x", "12%", "cycle"];
+
+  it("finds what indexOf finds in a lower-cased copy, any case, overlapping, over 1024 at a time", () => {
+    for (let round = 0; round < 4; round++) {
+      const words = [
+        "OverHead",
+        "HEAD",
+        "Day Count",
+        "day  count",
+        "X",
+        "12%",
+        "cyclE",
+        "cycl",
+        "ove",
+        "price",
+      ];
+      let text = randomText(40_000 + round * 7, true);
+      text = text.replace(/ /g, () => (rnd() < 0.4 ? ` ${pick(words)} ` : " "));
+      if (round === 3) text += "overhead";
+      const found: Array<[number, number]> = [];
+      expect(eachNeedle(text, needles, (at, j) => found.push([at, j]) > 0)).toBe(true);
+      const expected = needlesByIndexOf(text, needles);
+      expect(expected.length).toBeGreaterThan(1024);
+      expect(found).toEqual(expected);
+    }
+  });
+
+  it("stops when asked to, and keywordsIn gives the same answer in WebAssembly and by regex", () => {
+    const text = `${"a".repeat(70_000)}Cycle then OVERHEAD`;
+    const seen: number[] = [];
+    eachNeedle(text, needles, (at) => seen.push(at) < 1);
+    expect(seen).toEqual([70_000]);
+    const keywords = ["overhead", "cycle", "surcharge"];
+    const accept = (at: number) => at > 70_005;
+    expect([...keywordsIn(text, keywords, accept, true)]).toEqual(["overhead"]);
+    expect([...keywordsIn(text, keywords, accept, false)]).toEqual(["overhead"]);
   });
 });
 

@@ -6,6 +6,7 @@ import type { AuditDocument, Location } from "./document.ts";
 import type { FormKind } from "./forms.ts";
 import type { RuleId, RuleSet } from "./rules.ts";
 import type { Hit } from "./scan.ts";
+import { eachNeedle, WASM_MIN_CHARS } from "./wasm-pass.ts";
 import { forEachWord } from "./words.ts";
 
 export type Severity = "error" | "warning";
@@ -35,18 +36,29 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
+const PRINTABLE_ASCII = /^[ -~]+$/;
+
 /**
  * Which of `keywords` (lower case) occur in `text`, as findKeyword compares (lower case,
  * substring): one case-insensitive pass for all of them, overlapping occurrences included. Only
- * occurrences at offsets `accept` takes count, when given.
+ * occurrences at offsets `accept` takes count, when given. A long text known to be all ASCII
+ * (`ascii`) with ASCII keywords is searched in WebAssembly.
  */
 export function keywordsIn(
   text: string,
   keywords: readonly string[],
   accept?: (offset: number) => boolean,
+  ascii = false,
 ): Set<string> {
   const found = new Set<string>();
   if (keywords.length === 0) return found;
+  if (ascii && text.length >= WASM_MIN_CHARS && keywords.every((k) => PRINTABLE_ASCII.test(k))) {
+    const searched = eachNeedle(text, keywords, (at, needle) => {
+      if (!accept || accept(at)) found.add(keywords[needle]!);
+      return found.size < keywords.length;
+    });
+    if (searched) return found;
+  }
   const longest = Math.max(...keywords.map((k) => k.length));
   const pattern = new RegExp(keywords.map(escapeRegExp).join("|"), "gi");
   for (let m = pattern.exec(text); m && found.size < keywords.length; m = pattern.exec(text)) {
@@ -118,7 +130,7 @@ export function findingsFromHits(task: string, doc: AuditDocument, rules: RuleSe
       const all = [...new Set(rules.items.flatMap((i) => i.context))];
       present = doc.structureText
         ? keywordsIn(doc.structureText(), all)
-        : keywordsIn(doc.text, all, (offset) => doc.inStructure?.(offset) ?? true);
+        : keywordsIn(doc.text, all, (offset) => doc.inStructure?.(offset) ?? true, doc.ascii);
     }
     return keywords.some((keyword) => present!.has(keyword));
   };

@@ -18,6 +18,7 @@ const EVENT_RUN = 3;
 const EVENT_SHINGLE = 4;
 const EVENT_DATE = 5;
 const EVENT_CAPACITY = 4096;
+const NEEDLE_CAPACITY = 1024;
 const PAGE = 65536;
 
 interface Scanner {
@@ -28,6 +29,16 @@ interface Scanner {
   lineCount(): number;
   scan8(): number;
   scan16(): number;
+  findNeedles(
+    text: number,
+    length: number,
+    needles: number,
+    count: number,
+    from: number,
+    out: number,
+    cap: number,
+  ): number;
+  needlesNext(): number;
 }
 
 let scanner: Scanner | null | undefined;
@@ -178,6 +189,46 @@ export function wasmPass(
     const starts = new Int32Array(lines + 1);
     starts.set(new Int32Array(s.memory.buffer, lineBuffer, lines), 1);
     knowLineStarts(text, starts);
+  }
+  return true;
+}
+
+/**
+ * Calls `each(at, needle)` for every occurrence of `needles` (ASCII, lower case, none empty) in an
+ * all-ASCII `text`, ASCII case ignored, in order of position, until it returns false. Returns false,
+ * calling nothing, when the scanner is not available.
+ */
+export function eachNeedle(
+  text: string,
+  needles: readonly string[],
+  each: (at: number, needle: number) => boolean,
+): boolean {
+  const s = loadScanner();
+  if (!s) return false;
+  // Above the tables a configured scanner keeps; the text's place is free between passes.
+  const base = configured?.layout.text ?? 0;
+  const table = Math.ceil((base + text.length + 32) / 8) * 8;
+  // The table, room for each needle's first characters in 16 lanes (see findNeedles), the needles.
+  let address = Math.ceil((table + 8 * needles.length) / 16) * 16 + 48 * needles.length;
+  const addresses = needles.map((needle) => {
+    const at = address;
+    address += needle.length;
+    return at;
+  });
+  const out = Math.ceil(address / 8) * 8;
+  grow(s, out + 8 * NEEDLE_CAPACITY);
+  const memory = Buffer.from(s.memory.buffer);
+  memory.write(text, base, "latin1");
+  const entries = new Int32Array(s.memory.buffer, table, 2 * needles.length);
+  needles.forEach((needle, j) => {
+    memory.write(needle, addresses[j]!, "latin1");
+    entries[2 * j] = addresses[j]!;
+    entries[2 * j + 1] = needle.length;
+  });
+  for (let from = 0; from < text.length; from = s.needlesNext()) {
+    const count = s.findNeedles(base, text.length, table, needles.length, from, out, NEEDLE_CAPACITY);
+    const pairs = new Int32Array(s.memory.buffer, out, 2 * count);
+    for (let k = 0; k < pairs.length; k += 2) if (!each(pairs[k]!, pairs[k + 1]!)) return true;
   }
   return true;
 }
