@@ -63,60 +63,79 @@ export function unescapeJson(fileText: string): { text: string; map?: Int32Array
   return { text: parts.join(""), map: Int32Array.from(map) };
 }
 
-interface Frame {
-  array: boolean;
-  key?: string;
-  expectKey: boolean;
+/** Quotes and the characters of JSON's structure: { } [ ] : , (all else is skipped). */
+const STRUCTURAL = new Uint8Array(128);
+for (const c of '"{}[]:,') STRUCTURAL[c.charCodeAt(0)] = 1;
+
+/** A key as written in the file (text[start, end)), its escapes decoded. */
+function decodeKey(text: string, start: number, end: number): string {
+  const raw = text.slice(start, end);
+  if (!raw.includes("\\")) return raw;
+  try {
+    return JSON.parse(`"${raw}"`) as string;
+  } catch {
+    return raw;
+  }
 }
 
-/** Key path at file offsets, resumable: asking for increasing offsets costs one pass overall. */
+/**
+ * Key path at file offsets, resumable: asking for increasing offsets costs one pass overall. The
+ * open objects and arrays are kept per depth (no object per frame), keys as file spans decoded only
+ * when a path is asked for.
+ */
 export class JsonPathWalker {
   private pos = 0;
-  private stack: Frame[] = [];
+  private depth = 0;
+  private readonly isArray: boolean[] = [];
+  private readonly expectKey: boolean[] = [];
+  /** The span of each frame's last key (start -1: none yet). */
+  private readonly keyStart: number[] = [];
+  private readonly keyEnd: number[] = [];
 
   constructor(private readonly text: string) {}
 
   private path(insideKey: boolean): string {
-    const parts: string[] = [];
-    for (const frame of this.stack) {
-      if (frame.array) parts.push("[]");
-      else if (frame.key !== undefined) parts.push(parts.length ? `.${frame.key}` : frame.key);
+    let path = "";
+    let parts = 0;
+    for (let d = 0; d < this.depth; d++) {
+      if (this.isArray[d]) path += "[]";
+      else if (this.keyStart[d]! >= 0) {
+        const key = decodeKey(this.text, this.keyStart[d]!, this.keyEnd[d]!);
+        path += parts > 0 ? `.${key}` : key;
+      } else continue;
+      parts++;
     }
-    const path = parts.join("") || "(root)";
+    path ||= "(root)";
     return insideKey ? `${path} (key)` : path;
   }
 
   at(offset: number): string {
     if (offset < this.pos) {
       this.pos = 0;
-      this.stack = [];
+      this.depth = 0;
     }
     const text = this.text;
+    const length = text.length;
     let i = this.pos;
-    while (i < text.length) {
-      const c = text.charCodeAt(i);
-      // Only quotes and structure characters matter.
-      if (c !== 34 && c !== 123 && c !== 125 && c !== 91 && c !== 93 && c !== 58 && c !== 44) {
-        if (offset <= i) {
-          this.pos = i;
-          return this.path(false);
-        }
-        i++;
-        continue;
+    while (i < length) {
+      // Only quotes and structure characters matter: skip to the next one, or to the offset.
+      let c = text.charCodeAt(i);
+      while (i < offset && (c >= 128 || STRUCTURAL[c] === 0)) c = text.charCodeAt(++i);
+      if (i >= length) break;
+      if (i === offset && c !== 34) {
+        this.pos = i;
+        return this.path(false);
       }
-      const top = this.stack.at(-1);
+      const top = this.depth - 1;
       if (c === 34) {
-        let j = text.indexOf('"', i + 1);
-        while (j > 0 && isEscaped(text, j)) j = text.indexOf('"', j + 1);
-        if (j < 0) j = text.length;
-        const isKey = top !== undefined && !top.array && top.expectKey;
+        // The closing quote: the first one no backslash escapes.
+        let j = i + 1;
+        for (let d = text.charCodeAt(j); j < length && d !== 34; d = text.charCodeAt(j)) j += d === 92 ? 2 : 1;
+        if (j > length) j = length;
+        const isKey = top >= 0 && !this.isArray[top] && this.expectKey[top]!;
         if (isKey) {
-          const raw = text.slice(i + 1, j);
-          try {
-            top.key = raw.includes("\\") ? (JSON.parse(`"${raw}"`) as string) : raw;
-          } catch {
-            top.key = raw;
-          }
+          this.keyStart[top] = i + 1;
+          this.keyEnd[top] = j;
         }
         if (offset <= j) {
           this.pos = i;
@@ -125,14 +144,15 @@ export class JsonPathWalker {
         i = j + 1;
         continue;
       }
-      if (offset <= i) {
-        this.pos = i;
-        return this.path(false);
-      }
-      if (c === 123 || c === 91) this.stack.push({ array: c === 91, expectKey: c === 123 });
-      else if (c === 125 || c === 93) this.stack.pop();
-      else if (c === 58 && top && !top.array) top.expectKey = false;
-      else if (c === 44 && top && !top.array) top.expectKey = true;
+      if (c === 123 || c === 91) {
+        const d = this.depth++;
+        this.isArray[d] = c === 91;
+        this.expectKey[d] = c === 123;
+        this.keyStart[d] = -1;
+      } else if (c === 125 || c === 93) {
+        if (this.depth > 0) this.depth--;
+      } else if (c === 58 && top >= 0 && !this.isArray[top]) this.expectKey[top] = false;
+      else if (c === 44 && top >= 0 && !this.isArray[top]) this.expectKey[top] = true;
       i++;
     }
     this.pos = i;
