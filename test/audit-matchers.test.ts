@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { AhoCorasick } from "../src/audit/aho-corasick.ts";
 import { decodeBase64, inlineWrappers } from "../src/audit/decode.ts";
-import { KeyStrings } from "../src/audit/extract-json.ts";
+import { JsonPathWalker, KeyStrings } from "../src/audit/extract-json.ts";
 import { keywordsIn } from "../src/audit/findings.ts";
 import { FormIndex, leadingCode } from "../src/audit/forms.ts";
 import { docOffset, normalise, normalisePattern } from "../src/audit/normalise.ts";
@@ -280,6 +280,27 @@ describe("keywordsIn", () => {
   it("counts only the occurrences its filter accepts", () => {
     const text = "overhead here, surcharge there";
     expect([...keywordsIn(text, ["overhead", "surcharge"], (at) => at > 10)]).toEqual(["surcharge"]);
+  });
+});
+
+describe("JsonPathWalker (the key path of an offset)", () => {
+  const json = '{"a": {"b\\"c": [1, {"d\\u00e9": "x\\"y", "e": [[{"f": 2}]]}], "g": "h"}, "": {"": 3}}';
+
+  it("names keys decoded, arrays as [], a key itself with (key), and starts again for an earlier offset", () => {
+    const walker = new JsonPathWalker(json);
+    const paths = ["1", "d\\u", "x\\", "f", "2", "h", '""', "3"].map((word) => walker.at(json.indexOf(word)));
+    expect(paths).toEqual([
+      'a.b"c[]',
+      'a.b"c[].d\u00e9 (key)',
+      'a.b"c[].d\u00e9',
+      'a.b"c[].e[][].f (key)',
+      'a.b"c[].e[][].f',
+      "a.g",
+      "(root) (key)",
+      ".",
+    ]);
+    expect(walker.at(json.indexOf("h"))).toBe("a.g");
+    expect(walker.at(json.length)).toBe("(root)");
   });
 });
 
