@@ -20,6 +20,8 @@ const FNV_OFFSET: i32 = 0x811c9dc5;
 const FNV_PRIME: i32 = 0x01000193;
 const BASE: i32 = 0x9e3779b1;
 const FILTER_SHIFT: u32 = 11; // 32 - FILTER_BITS (21)
+const VOCABULARY_SHIFT: u32 = 16; // 32 - VOCABULARY_BITS (16)
+const VOCABULARY_OFFSET: usize = 1 << 18; // the window filter's bytes
 
 export const EVENT_NUMBER: i32 = 1;
 export const EVENT_WORD: i32 = 2;
@@ -34,7 +36,7 @@ let readNumbers: bool = false;
 let filterCodes: bool = false;
 let tableAt: usize = 0; // i32 hash[size], then u8 used[size]
 let tableMask: i32 = -1; // size - 1, or -1 without a table
-let filterAt: usize = 0; // u32[65536]: prose window filter
+let filterAt: usize = 0; // u32[65536]: prose window filter, then u32[2048]: vocabulary filter
 let k: i32 = 0; // prose window in words, 0 without shingles
 let topPower: i32 = 0;
 let ringAt: usize = 0; // i32 hash[k], i32 start[k], i32 end[k]
@@ -51,6 +53,8 @@ let pos: i32 = 0;
 let runStart: i32 = 0;
 let quoted: bool = false;
 let count: i32 = 0;
+/** Words in a row the vocabulary filter may hold (only such a run of k is a window worth a lookup). */
+let known: i32 = 0;
 let slot: i32 = 0;
 let h: i32 = 0;
 let events: i32 = 0;
@@ -106,6 +110,7 @@ export function begin(at: usize, n: i32, delim: i32, lineBuffer: usize, lineCapa
   runStart = 0;
   quoted = false;
   count = 0;
+  known = 0;
   slot = 0;
   h = 0;
   numberOnLine = false;
@@ -286,7 +291,10 @@ function scan<T>(): i32 {
         store<i32>(ringAt + (<usize>(2 * k + slot) << 2), i);
         slot = slot + 1 == k ? 0 : slot + 1;
         count++;
-        if (count >= k) {
+        const word = <u32>hash >> VOCABULARY_SHIFT;
+        const vocabulary = filterAt + VOCABULARY_OFFSET + (<usize>(word >> 5) << 2);
+        known = (load<u32>(vocabulary) & (<u32>1 << (word & 31))) != 0 ? known + 1 : 0;
+        if (known >= k) {
           const bit = <u32>h >> FILTER_SHIFT;
           if ((load<u32>(filterAt + (<usize>(bit >> 5) << 2)) & (<u32>1 << (bit & 31))) != 0) {
             emit(EVENT_SHINGLE, h, count, i);

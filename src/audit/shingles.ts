@@ -6,6 +6,13 @@ import { tokenPass, type WordSink } from "./token-pass.ts";
 
 const BASE = 0x9e3779b1;
 const FILTER_BITS = 21;
+const VOCABULARY_BITS = 16;
+
+/** Whether a word hash is in a vocabulary filter (a window with a word outside it matches nothing). */
+function inVocabulary(vocabulary: Uint32Array, hash: number): boolean {
+  const bit = hash >>> (32 - VOCABULARY_BITS);
+  return (vocabulary[bit >>> 5]! & (1 << (bit & 31))) !== 0;
+}
 
 export interface ShingleRun {
   start: number;
@@ -32,6 +39,11 @@ export class ShingleSet {
   private readonly windows = new Map<number, number[]>();
   /** Internal (read by ShingleReader): a bit filter of window hashes in front of the map. */
   readonly filter = new Uint32Array(1 << (FILTER_BITS - 5));
+  /**
+   * Internal: a bit filter of the artefact's word hashes. Only a run of k words it may hold is
+   * looked up in the window filter (which is large: most lookups would miss the cache).
+   */
+  readonly vocabulary = new Uint32Array(1 << (VOCABULARY_BITS - 5));
   private readonly words: string[];
   /** Internal: BASE^(k-1), what the word leaving the window weighs in its hash. */
   readonly topPower: number;
@@ -47,6 +59,8 @@ export class ShingleSet {
     this.topPower = power;
     let h = 0;
     for (let i = 0; i < words.length; i++) {
+      const bit = words[i]!.hash >>> (32 - VOCABULARY_BITS);
+      this.vocabulary[bit >>> 5]! |= 1 << (bit & 31);
       h = rollHash(h, i >= k ? words[i - k]!.hash : 0, words[i]!.hash, power);
       if (i + 1 >= k) {
         const start = i + 1 - k;
@@ -91,6 +105,8 @@ export class ShingleReader implements WordSink {
   private readonly ends: Int32Array;
   private readonly runs: ShingleRun[] = [];
   private count = 0;
+  /** Words in a row that the vocabulary filter may hold. */
+  private known = 0;
   /** Ring position of the next word (count % k). */
   private slot = 0;
   private h = 0;
@@ -118,7 +134,8 @@ export class ShingleReader implements WordSink {
     this.ends[slot] = end;
     this.slot = slot + 1 === k ? 0 : slot + 1;
     this.count++;
-    if (this.count < k) return;
+    this.known = inVocabulary(set.vocabulary, hash) ? this.known + 1 : 0;
+    if (this.known < k) return;
     const bit = h >>> (32 - FILTER_BITS);
     if ((set.filter[bit >>> 5]! & (1 << (bit & 31))) !== 0)
       this.candidate(h, this.count, end, this.starts, this.ends);

@@ -91,7 +91,7 @@ function writeTables(s: Scanner, options: TokenPassOptions, shingles: ShingleSet
   const codes = 256;
   const table = 1280;
   const filter = align(table + tableSize * 5);
-  const ring = align(filter + (shingles ? shingles.filter.byteLength : 0));
+  const ring = align(filter + (shingles ? shingles.filter.byteLength + shingles.vocabulary.byteLength : 0));
   const events = align(ring + 12 * k);
   const text = align(events + 16 * EVENT_CAPACITY);
   grow(s, text);
@@ -102,7 +102,13 @@ function writeTables(s: Scanner, options: TokenPassOptions, shingles: ShingleSet
     new Int32Array(s.memory.buffer, table, tableSize).set(slots.hashes);
     bytes.set(slots.used, table + tableSize * 4);
   }
-  if (shingles) new Uint32Array(s.memory.buffer, filter, shingles.filter.length).set(shingles.filter);
+  if (shingles) {
+    // The vocabulary filter right after the window filter, where the scanner reads it.
+    new Uint32Array(s.memory.buffer, filter, shingles.filter.length).set(shingles.filter);
+    new Uint32Array(s.memory.buffer, filter + shingles.filter.byteLength, shingles.vocabulary.length).set(
+      shingles.vocabulary,
+    );
+  }
   s.configure(
     classes,
     codes,
