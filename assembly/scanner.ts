@@ -284,16 +284,24 @@ function scan<T>(): i32 {
       } while (folded != 0);
       if (inTable(hash)) emit(EVENT_WORD, hash, start, i);
       if (k > 0) {
-        const out = count >= k ? load<i32>(ringAt + (<usize>slot << 2)) : 0;
-        h = (h - out * topPower) * BASE + hash;
-        store<i32>(ringAt + (<usize>slot << 2), hash);
-        store<i32>(ringAt + (<usize>(k + slot) << 2), start);
-        store<i32>(ringAt + (<usize>(2 * k + slot) << 2), i);
-        slot = slot + 1 == k ? 0 : slot + 1;
-        count++;
+        // Only a word the vocabulary filter may hold goes into the ring and the window hash: a
+        // window is looked up only when its k words all do (the ring holds them then). Until k
+        // known words are in a row, h is the hash of those so far.
         const word = <u32>hash >> VOCABULARY_SHIFT;
         const vocabulary = filterAt + VOCABULARY_OFFSET + (<usize>(word >> 5) << 2);
-        known = (load<u32>(vocabulary) & (<u32>1 << (word & 31))) != 0 ? known + 1 : 0;
+        if ((load<u32>(vocabulary) & (<u32>1 << (word & 31))) != 0) {
+          const out = known >= k ? load<i32>(ringAt + (<usize>slot << 2)) : 0;
+          h = (h - out * topPower) * BASE + hash;
+          store<i32>(ringAt + (<usize>slot << 2), hash);
+          store<i32>(ringAt + (<usize>(k + slot) << 2), start);
+          store<i32>(ringAt + (<usize>(2 * k + slot) << 2), i);
+          known++;
+        } else {
+          known = 0;
+          h = 0;
+        }
+        slot = slot + 1 == k ? 0 : slot + 1;
+        count++;
         if (known >= k) {
           const bit = <u32>h >> FILTER_SHIFT;
           if ((load<u32>(filterAt + (<usize>(bit >> 5) << 2)) & (<u32>1 << (bit & 31))) != 0) {
