@@ -235,6 +235,8 @@ describe("scan workers", () => {
       overhead: "12%",
       rows: randomText(70_000, true).split("\n"),
     });
+    // Larger than the buffer files are first read into (1 MiB): it grows, the end is still read.
+    environment["large.md"] = `${"A line of filler.\n".repeat(70_000)}Apply the ZERO_FILL rule.\n`;
     writeAuditTask(paths, "big", { environment });
     /** The report, after checking how many threads scanned the files. */
     const audit = (env: NodeJS.ProcessEnv, threads = 1) => {
@@ -246,7 +248,7 @@ describe("scan workers", () => {
       return report;
     };
     const reference = audit({ KGATE_NO_WASM: "1", KGATE_AUDIT_THREADS: "1" });
-    const findings = reference.tasks[0].findings as Array<{ rule: string; via: string[] }>;
+    const findings = reference.tasks[0].findings as Array<{ rule: string; file: string; via: string[] }>;
     expect(new Set(findings.map((f) => f.rule))).toEqual(
       new Set([
         "gated-number",
@@ -258,6 +260,9 @@ describe("scan workers", () => {
       ]),
     );
     expect(findings.some((f) => f.via.includes("base64"))).toBe(true);
+    expect(findings).toContainEqual(
+      expect.objectContaining({ rule: "gated-string", file: "tasks/big/environment/large.md" }),
+    );
     expect(audit({ KGATE_AUDIT_THREADS: "1" })).toEqual(reference);
     const threads = { KGATE_AUDIT_THREADS: "3", KGATE_AUDIT_PARALLEL_BYTES: "0" };
     expect(audit(threads, 3)).toEqual(reference);

@@ -20,15 +20,26 @@ export function sizeOf(target: ScanTarget): number {
   return "bytes" in target.content ? target.content.bytes.byteLength : target.content.size;
 }
 
-/** One buffer per thread that files are read into (fresh allocations for every file cost more). */
-let shared = Buffer.allocUnsafe(1 << 20);
+const PAGE = 65536;
+
+/**
+ * One buffer per thread that files are read into (fresh allocations for every file cost more). A
+ * WebAssembly memory backs it because its start is page-aligned: the kernel copies into a
+ * destination that is not aligned to 64 bytes (as Buffer.allocUnsafe's may be) up to three times
+ * slower, and reading the text out of it is faster too (npm run bench audit, (c)).
+ */
+const memory = new WebAssembly.Memory({ initial: 16 });
+let shared = Buffer.from(memory.buffer);
 
 /** A file's bytes in the shared buffer: valid until the next read, so decode them at once. */
 function readReusing(file: string): Buffer {
   const fd = openSync(file, "r");
   try {
     const size = fstatSync(fd).size;
-    if (shared.length < size) shared = Buffer.allocUnsafe(size);
+    if (shared.length < size) {
+      memory.grow(Math.ceil((size - shared.length) / PAGE));
+      shared = Buffer.from(memory.buffer);
+    }
     let length = 0;
     while (length < size) {
       const n = readSync(fd, shared, length, size - length, length);
