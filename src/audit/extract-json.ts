@@ -130,7 +130,8 @@ export class JsonPathWalker {
       if (c === 34) {
         // The closing quote: the first one no backslash escapes.
         let j = i + 1;
-        for (let d = text.charCodeAt(j); j < length && d !== 34; d = text.charCodeAt(j)) j += d === 92 ? 2 : 1;
+        for (let d = text.charCodeAt(j); j < length && d !== 34; d = text.charCodeAt(j))
+          j += d === 92 ? 2 : 1;
         if (j > length) j = length;
         const isKey = top >= 0 && !this.isArray[top] && this.expectKey[top]!;
         if (isKey) {
