@@ -1,7 +1,9 @@
 // Scans a task's files on several threads when there is enough to read: the main thread and scan
 // workers (scan-worker.ts) take files from one queue, largest first, so whoever is free takes the
-// next; findings come back in file order. A worker that fails leaves its files to the main thread,
-// so nothing is lost.
+// next; findings come back in file order. The queue is a counter in shared memory that every
+// thread advances atomically, so a worker never waits for the main thread to hand it a file. Each
+// worker's first file is its own (so each takes part). A worker that fails leaves its files to
+// the main thread, so nothing is lost.
 import { availableParallelism } from "node:os";
 import type { Finding } from "./findings.ts";
 import type { ArtefactInfo, RuleSet } from "./rules.ts";
@@ -11,8 +13,6 @@ import type { AuditFile } from "./schema.ts";
 /** Below this many bytes a worker's start-up costs more than it saves. */
 export const PARALLEL_MIN_BYTES = 8 * 1024 * 1024;
 const MAX_WORKERS = 3;
-/** Files a worker holds at once: the next one is there when it finishes one. */
-const IN_FLIGHT = 2;
 
 /** What a scan worker needs to compile the task's rules itself. */
 export interface ScanJob {
@@ -21,14 +21,29 @@ export interface ScanJob {
   artefact: ArtefactInfo;
 }
 
-/** Messages between the main thread and a scan worker. */
-export interface ToWorker {
-  index: number;
-  target: ScanTarget;
+/**
+ * What a scan worker is started with: its job, the files and the order they are taken in, its
+ * first file (a position in that order), and the shared queue: one Int32 counter, the position
+ * of the next file to take.
+ */
+export interface WorkerData {
+  job: ScanJob;
+  targets: readonly ScanTarget[];
+  order: readonly number[];
+  first: number;
+  queue: SharedArrayBuffer;
 }
+
+/** What a scan worker sends: the findings of a file, one message each. */
 export interface FromWorker {
   index: number;
   findings: Finding[];
+}
+
+/** The next file to scan (its index in the targets), taken from the shared queue. */
+export function takeNext(counter: Int32Array, order: readonly number[]): number | undefined {
+  const at = Atomics.add(counter, 0, 1);
+  return at < order.length ? order[at] : undefined;
 }
 
 function numberFromEnv(name: string, fallback: number): number {
@@ -72,56 +87,43 @@ export async function scanFiles(
   targets: readonly ScanTarget[],
 ): Promise<{ findings: Finding[][]; threads: number }> {
   const results: Finding[][] = new Array(targets.length);
-  const queue = queueOrder(targets);
-  let next = 0;
-  const take = () => (next < queue.length ? queue[next++] : undefined);
-  /** Files a failed worker held: the main thread scans them. */
-  const orphans: number[] = [];
+  const order = queueOrder(targets);
+  const count = workersFor(targets);
+  // The first `count` files are the workers' first files; the queue starts after them.
+  const queue = new SharedArrayBuffer(4);
+  const counter = new Int32Array(queue);
+  counter[0] = count;
   let threads = 1;
 
-  const count = workersFor(targets);
   // node:worker_threads is loaded only when workers start: a small audit (the pre-commit hook's)
   // does without it.
   const Worker = count > 0 ? (await import("node:worker_threads")).Worker : undefined;
-  const runWorker = (WorkerThread: NonNullable<typeof Worker>) =>
+  const runWorker = (WorkerThread: NonNullable<typeof Worker>, first: number) =>
     new Promise<void>((resolve) => {
-      const worker = new WorkerThread(workerEntry(), { workerData: job });
-      const held = new Set<number>();
-      let finished = 0;
-      const send = () => {
-        const index = take();
-        if (index === undefined) return false;
-        held.add(index);
-        worker.postMessage({ index, target: targets[index]! } satisfies ToWorker);
-        return true;
-      };
-      const stop = (failed: boolean) => {
-        if (failed) orphans.push(...held);
-        else if (finished > 0) threads++;
-        held.clear();
+      const workerData: WorkerData = { job, targets, order, first, queue };
+      const worker = new WorkerThread(workerEntry(), { workerData });
+      let scanned = 0;
+      const stop = () => {
+        if (scanned > 0) threads++;
         worker.removeAllListeners();
         void worker.terminate();
         resolve();
       };
-      worker.on("message", (message: FromWorker) => {
+      worker.on("message", (message: FromWorker | "done") => {
+        if (message === "done") return stop();
         results[message.index] = message.findings;
-        held.delete(message.index);
-        finished++;
-        if (!send() && held.size === 0) stop(false);
+        scanned++;
       });
-      worker.once("error", () => stop(true));
-      worker.once("exit", () => stop(held.size > 0));
-      for (let k = 0; k < IN_FLIGHT; k++) if (!send()) break;
-      if (held.size === 0) stop(false);
+      worker.once("error", stop);
+      worker.once("exit", stop);
     });
 
-  const workers = Worker ? Array.from({ length: count }, () => runWorker(Worker)) : [];
-  for (let index = take(); index !== undefined; index = take()) {
+  const workers = Worker ? Array.from({ length: count }, (_, first) => runWorker(Worker, first)) : [];
+  for (let index = takeNext(counter, order); index !== undefined; index = takeNext(counter, order)) {
     results[index] = await scanFile(job.task, rules, targets[index]!);
-    // Let workers' messages in between files, so they get their next file.
-    if (workers.length > 0) await new Promise((resolve) => setImmediate(resolve));
   }
   await Promise.all(workers);
-  for (const index of orphans) results[index] = await scanFile(job.task, rules, targets[index]!);
+  // What a failed worker did not finish.
+  for (const index of order) results[index] ??= await scanFile(job.task, rules, targets[index]!);
   return { findings: results, threads };
 }
