@@ -311,10 +311,13 @@ describe("KeyStrings (which JSON offsets can be in a key path)", () => {
 
   it("takes keys and array strings, not values after a colon nor text outside strings", () => {
     const keys = new KeyStrings(json);
-    const words = ["overhead", "note", "day", "tags", "cycle", "surcharge", "rate", "count"];
-    expect(words.map((word) => [word, keys.at(at(word))])).toEqual([
+    const words = ["overhead", "note", '\\"', "day", "tags", "cycle", "surcharge", "rate", "count"];
+    // '\\"' is asked at its quote: the one a backslash escapes, inside a value.
+    const offset = (word: string) => at(word) + (word.startsWith("\\") ? 1 : 0);
+    expect(words.map((word) => [word, keys.at(offset(word))])).toEqual([
       ["overhead", true],
       ["note", true],
+      ['\\"', false],
       ["day", false],
       ["tags", true],
       ["cycle", true],

@@ -170,6 +170,8 @@ export class KeyStrings {
   private pos = 0;
   /** The opening quote of the string `pos` is in, or -1. */
   private open = -1;
+  /** The character at `pos` is escaped (a backslash inside a string came before it). */
+  private escaped = false;
 
   constructor(private readonly text: string) {}
 
@@ -177,25 +179,27 @@ export class KeyStrings {
     if (offset < this.pos) {
       this.pos = 0;
       this.open = -1;
+      this.escaped = false;
     }
     const text = this.text;
-    for (let q = text.indexOf('"', this.pos); q >= 0 && q < offset; q = text.indexOf('"', q + 1)) {
-      if (this.open < 0) this.open = q;
-      else if (!isEscaped(text, q)) this.open = -1;
+    let { pos: i, open, escaped } = this;
+    for (; i < offset; i++) {
+      if (escaped) {
+        escaped = false;
+        continue;
+      }
+      const c = text.charCodeAt(i);
+      if (c === 34) open = open < 0 ? i : -1;
+      else if (c === 92 && open >= 0) escaped = true;
     }
-    this.pos = offset;
-    if (this.open < 0) return false;
-    let before = this.open - 1;
+    this.pos = i;
+    this.open = open;
+    this.escaped = escaped;
+    if (open < 0) return false;
+    let before = open - 1;
     while (before >= 0 && " \t\r\n".includes(text[before]!)) before--;
     return text[before] !== ":";
   }
-}
-
-/** True when the quote at text[at] is escaped by an odd number of backslashes. */
-function isEscaped(text: string, at: number): boolean {
-  let n = 0;
-  for (let k = at - 1; k >= 0 && text.charCodeAt(k) === 92; k--) n++;
-  return n % 2 === 1;
 }
 
 export function jsonDocument(file: string, fileText: string, ascii: boolean, lines: boolean): AuditDocument {
