@@ -102,7 +102,25 @@ function decodeEntity(entity: string): string | undefined {
   return ENTITIES[body.toLowerCase()];
 }
 
-const PERCENT_ESCAPE = /%[0-9a-f]{2}/gi;
+function isHexDigit(c: number): boolean {
+  const l = c | 32;
+  return (c >= 48 && c <= 57) || (l >= 97 && l <= 102);
+}
+
+/**
+ * Where percent escapes (%41) start, as /%[0-9a-f]{2}/gi would match them: found with indexOf,
+ * which skips to the next "%" far faster than a regex scans.
+ */
+function percentEscapes(text: string): number[] {
+  const out: number[] = [];
+  for (let at = text.indexOf("%"); at >= 0; at = text.indexOf("%", at + 1)) {
+    if (isHexDigit(text.charCodeAt(at + 1)) && isHexDigit(text.charCodeAt(at + 2))) {
+      out.push(at);
+      at += 2;
+    }
+  }
+  return out;
+}
 const TOKEN_CHAR = /[^\s"'<>]/;
 const ENTITY_RUN = /(?:&(?:#\d{1,7}|#x[0-9a-f]{1,6}|[a-z]{2,8});)+/gi;
 const ENTITY = /&(?:#\d{1,7}|#x[0-9a-f]{1,6}|[a-z]{2,8});/gi;
@@ -133,19 +151,17 @@ export function inlineWrappers(view: TextView, focus?: [number, number]): Decode
     while (fb < child.text.length && docOffset(child, fb) < to) fb++;
     out.push({ ...child, focus: focusTo > focusFrom ? [fa, Math.max(fb, fa + 1)] : [fa, fa] });
   };
-  if (text.includes("%")) {
-    // A token (no spaces or quotes) holding percent escapes is decoded whole: "12%25" reads "12%".
-    let tokenEnd = -1;
-    for (const m of text.matchAll(PERCENT_ESCAPE)) {
-      if (m.index < tokenEnd) continue;
-      let a = m.index;
-      while (a > 0 && TOKEN_CHAR.test(text[a - 1]!)) a--;
-      tokenEnd = m.index;
-      while (tokenEnd < text.length && TOKEN_CHAR.test(text[tokenEnd]!)) tokenEnd++;
-      const token = text.slice(a, tokenEnd);
-      const decoded = decodePercent(token);
-      if (decoded !== token) add(a, tokenEnd, decoded, "percent-encoding");
-    }
+  // A token (no spaces or quotes) holding percent escapes is decoded whole: "12%25" reads "12%".
+  let tokenEnd = -1;
+  for (const escape of percentEscapes(text)) {
+    if (escape < tokenEnd) continue;
+    let a = escape;
+    while (a > 0 && TOKEN_CHAR.test(text[a - 1]!)) a--;
+    tokenEnd = escape;
+    while (tokenEnd < text.length && TOKEN_CHAR.test(text[tokenEnd]!)) tokenEnd++;
+    const token = text.slice(a, tokenEnd);
+    const decoded = decodePercent(token);
+    if (decoded !== token) add(a, tokenEnd, decoded, "percent-encoding");
   }
   if (text.includes("&")) {
     for (const m of text.matchAll(ENTITY_RUN)) {
