@@ -153,11 +153,11 @@ export function inlineWrappers(view: TextView, focus?: [number, number]): Decode
   };
   // A token (no spaces or quotes) holding percent escapes is decoded whole: "12%25" reads "12%".
   let tokenEnd = -1;
-  for (const escape of percentEscapes(text)) {
-    if (escape < tokenEnd) continue;
-    let a = escape;
+  for (const at of percentEscapes(text)) {
+    if (at < tokenEnd) continue;
+    let a = at;
     while (a > 0 && TOKEN_CHAR.test(text[a - 1]!)) a--;
-    tokenEnd = escape;
+    tokenEnd = at;
     while (tokenEnd < text.length && TOKEN_CHAR.test(text[tokenEnd]!)) tokenEnd++;
     const token = text.slice(a, tokenEnd);
     const decoded = decodePercent(token);
