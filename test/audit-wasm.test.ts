@@ -207,6 +207,22 @@ describe("the WebAssembly needle search (keyword presence)", () => {
     }
   });
 
+  it("searches a text the word pass has just read (its bytes are already in place) or another", () => {
+    const [first, second] = [randomText(80_000, true), randomText(80_000, true)].map((t) =>
+      t.replace(/ /g, () => (rnd() < 0.3 ? " OverHead " : " ")),
+    );
+    const search = (text: string) => {
+      const found: Array<[number, number]> = [];
+      eachNeedle(text, needles, (at, j) => found.push([at, j]) > 0);
+      expect(found).toEqual(needlesByIndexOf(text, needles));
+    };
+    for (const text of [first!, second!, first!]) {
+      passReport(text, true, true);
+      search(second!);
+      search(text);
+    }
+  });
+
   it("stops when asked to, and keywordsIn gives the same answer in WebAssembly and by regex", () => {
     const text = `${"a".repeat(70_000)}Cycle then OVERHEAD`;
     const seen: number[] = [];

@@ -68,6 +68,12 @@ interface Layout {
   text: number;
 }
 
+/**
+ * The ASCII text whose bytes are at the text's place in the scanner's memory, if any (tables are
+ * only ever rewritten by a pass, which then writes its own text).
+ */
+let resident: string | undefined;
+
 /** What the scanner was last configured with: a rule set's texts reuse its tables. */
 let configured: { key: readonly unknown[]; layout: Layout } | undefined;
 
@@ -150,6 +156,7 @@ export function wasmPass(
   const lineCapacity = Math.ceil(text.length / 16) + 64;
   grow(s, lineBuffer + 4 * lineCapacity);
   Buffer.from(s.memory.buffer).write(text, layout.text, wide ? "utf16le" : "latin1");
+  resident = wide ? undefined : text;
   const { delimiter, onNumber, words, onWord, onRun } = options;
   s.begin(layout.text, text.length, delimiter, lineBuffer, lineCapacity);
   const k = prose?.set.k ?? 0;
@@ -224,7 +231,11 @@ export function eachNeedle(
   const out = Math.ceil(address / 8) * 8;
   grow(s, out + 8 * NEEDLE_CAPACITY);
   const memory = Buffer.from(s.memory.buffer);
-  memory.write(text, base, "latin1");
+  // The text the last pass read is still there (keyword presence is asked after a document's scan).
+  if (resident !== text) {
+    memory.write(text, base, "latin1");
+    resident = text;
+  }
   const entries = new Int32Array(s.memory.buffer, table, 2 * needles.length);
   needles.forEach((needle, j) => {
     memory.write(needle, addresses[j]!, "latin1");
