@@ -247,10 +247,10 @@ export default async function bench(): Promise<void> {
     kgate(["--root", root, "audit", "corpus", "--json"], { KGATE_AUDIT_THREADS: "1", KGATE_NO_WASM: "1" }),
     ...(hasRg ? [{ cmd: "rg", args: ["-F", "-c", "-f", lits, env], ok: [0, 1] }] : []),
   ];
-  const [grep, grepI, audit, oneThread, noWasm, rg] = timeAll(probes, 3);
+  const [grep, grepI, audit, oneThread, noWasm, rg] = timeAll(probes, RUNS);
   const mb = CORPUS_MB;
   console.log(
-    `\n(c) ~${mb} MB environment corpus (${Math.round(mb)} files: CSV, Markdown, JSON), median of 3`,
+    `\n(c) ~${mb} MB environment corpus (${Math.round(mb)} files: CSV, Markdown, JSON), median of ${RUNS}`,
   );
   console.log("| what | wall time | throughput | ratio to grep -F |\n|---|---|---|---|");
   const tp = (ms: number) => `${(mb / (ms / 1000)).toFixed(0)} MB/s`;
