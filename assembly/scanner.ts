@@ -8,6 +8,7 @@
 // A date or time is skipped here, its inner numbers unreported, when no NUMBER event came before it
 // on its line: the caller's readNumber never reads across a line break, so it would skip them too.
 // After a NUMBER event on the line the caller decides (DATE event, inner numbers reported).
+// findNeedles, at the end, is the keyword search of src/audit/wasm-pass.ts's eachNeedle.
 
 @external("env", "wordChar")
 declare function wordChar(c: i32): i32;

@@ -121,6 +121,7 @@ function percentEscapes(text: string): number[] {
   }
   return out;
 }
+
 const TOKEN_CHAR = /[^\s"'<>]/;
 const ENTITY_RUN = /(?:&(?:#\d{1,7}|#x[0-9a-f]{1,6}|[a-z]{2,8});)+/gi;
 const ENTITY = /&(?:#\d{1,7}|#x[0-9a-f]{1,6}|[a-z]{2,8});/gi;

@@ -41,7 +41,7 @@ export class ShingleSet {
   readonly filter = new Uint32Array(1 << (FILTER_BITS - 5));
   /**
    * Internal: a bit filter of the artefact's word hashes. Only a run of k words it may hold is
-   * looked up in the window filter (which is large: most lookups would miss the cache).
+   * looked up in the window filter.
    */
   readonly vocabulary = new Uint32Array(1 << (VOCABULARY_BITS - 5));
   private readonly words: string[];

@@ -1,7 +1,8 @@
 // The word pass in WebAssembly (assembly/scanner.ts, built to scanner.wasm next to this module's
 // output) for large texts: it reads the characters and writes events; this side acts on them
 // exactly as tokenPass would (readNumber, the word table, base64 runs, prose windows). It also
-// hands over the text's line starts, which locations then need not count again.
+// hands over the text's line starts, which locations then need not count again. The same module
+// searches long ASCII texts for context keywords (eachNeedle).
 import { readFileSync } from "node:fs";
 import { knowLineStarts } from "./document.ts";
 import { type NumberLiteral, newLiteral, readNumber } from "./numbers.ts";
