@@ -67,6 +67,16 @@ export function unescapeJson(fileText: string): { text: string; map?: Int32Array
 const STRUCTURAL = new Uint8Array(128);
 for (const c of '"{}[]:,') STRUCTURAL[c.charCodeAt(0)] = 1;
 
+/**
+ * Where the string whose opening quote is at text[open] closes: the first quote no backslash
+ * escapes (the text's length when none does).
+ */
+function closingQuote(text: string, open: number): number {
+  let j = open + 1;
+  for (let c = text.charCodeAt(j); j < text.length && c !== 34; c = text.charCodeAt(j)) j += c === 92 ? 2 : 1;
+  return Math.min(j, text.length);
+}
+
 /** A key as written in the file (text[start, end)), its escapes decoded. */
 function decodeKey(text: string, start: number, end: number): string {
   const raw = text.slice(start, end);
@@ -128,11 +138,7 @@ export class JsonPathWalker {
       }
       const top = this.depth - 1;
       if (c === 34) {
-        // The closing quote: the first one no backslash escapes.
-        let j = i + 1;
-        for (let d = text.charCodeAt(j); j < length && d !== 34; d = text.charCodeAt(j))
-          j += d === 92 ? 2 : 1;
-        if (j > length) j = length;
+        const j = closingQuote(text, i);
         const isKey = top >= 0 && !this.isArray[top] && this.expectKey[top]!;
         if (isKey) {
           this.keyStart[top] = i + 1;
@@ -163,42 +169,35 @@ export class JsonPathWalker {
 
 /**
  * Whether file offsets lie inside a string JsonPathWalker could read as a key: any string but one
- * right after a colon (a value). Quotes are paired as the walker pairs them. Resumable: asking for
- * increasing offsets costs one pass overall.
+ * right after a colon (a value). Quotes are paired as the walker pairs them (closingQuote).
+ * Resumable: asking for increasing offsets costs one pass overall.
  */
 export class KeyStrings {
+  /** Where reading goes on: outside strings, or at the opening quote of the string last asked into. */
   private pos = 0;
-  /** The opening quote of the string `pos` is in, or -1. */
-  private open = -1;
-  /** The character at `pos` is escaped (a backslash inside a string came before it). */
-  private escaped = false;
 
   constructor(private readonly text: string) {}
 
   at(offset: number): boolean {
-    if (offset < this.pos) {
-      this.pos = 0;
-      this.open = -1;
-      this.escaped = false;
-    }
+    if (offset < this.pos) this.pos = 0;
     const text = this.text;
-    let { pos: i, open, escaped } = this;
-    for (; i < offset; i++) {
-      if (escaped) {
-        escaped = false;
+    let i = this.pos;
+    while (i < offset) {
+      if (text.charCodeAt(i) !== 34) {
+        i++;
         continue;
       }
-      const c = text.charCodeAt(i);
-      if (c === 34) open = open < 0 ? i : -1;
-      else if (c === 92 && open >= 0) escaped = true;
+      const close = closingQuote(text, i);
+      if (offset <= close) {
+        this.pos = i;
+        let before = i - 1;
+        while (before >= 0 && " \t\r\n".includes(text[before]!)) before--;
+        return text[before] !== ":";
+      }
+      i = close + 1;
     }
     this.pos = i;
-    this.open = open;
-    this.escaped = escaped;
-    if (open < 0) return false;
-    let before = open - 1;
-    while (before >= 0 && " \t\r\n".includes(text[before]!)) before--;
-    return text[before] !== ":";
+    return false;
   }
 }
 
