@@ -93,14 +93,16 @@ function writeTables(s: Scanner, options: TokenPassOptions, shingles: ShingleSet
   const slots = options.words?.slots();
   const tableSize = slots?.hashes.length ?? 0;
   const k = shingles?.k ?? 0;
-  const align = (n: number) => Math.ceil(n / 16) * 16;
   const classes = 0;
   const codes = 256;
   const table = 1280;
-  const filter = align(table + tableSize * 5);
-  const ring = align(filter + (shingles ? shingles.filter.byteLength + shingles.vocabulary.byteLength : 0));
-  const events = align(ring + 12 * k);
-  const text = align(events + 16 * EVENT_CAPACITY);
+  const filter = alignUp(table + tableSize * 5, 16);
+  const ring = alignUp(
+    filter + (shingles ? shingles.filter.byteLength + shingles.vocabulary.byteLength : 0),
+    16,
+  );
+  const events = alignUp(ring + 12 * k, 16);
+  const text = alignUp(events + 16 * EVENT_CAPACITY, 16);
   grow(s, text);
   const bytes = new Uint8Array(s.memory.buffer);
   bytes.set(ASCII_TABLES, classes);
@@ -133,6 +135,11 @@ function writeTables(s: Scanner, options: TokenPassOptions, shingles: ShingleSet
   return { ring, events, text };
 }
 
+/** `n` rounded up to a multiple of `to`: where a table of `to`-byte items may start. */
+function alignUp(n: number, to: number): number {
+  return Math.ceil(n / to) * to;
+}
+
 function grow(s: Scanner, bytes: number): void {
   const pages = Math.ceil(bytes / PAGE) - s.memory.buffer.byteLength / PAGE;
   if (pages > 0) s.memory.grow(pages);
@@ -153,7 +160,7 @@ export function wasmPass(
   if (!s) return false;
   const layout = configure(s, options, prose?.set);
   const wide = !ascii;
-  const lineBuffer = Math.ceil((layout.text + text.length * (wide ? 2 : 1)) / 4) * 4;
+  const lineBuffer = alignUp(layout.text + text.length * (wide ? 2 : 1), 4);
   const lineCapacity = Math.ceil(text.length / 16) + 64;
   grow(s, lineBuffer + 4 * lineCapacity);
   Buffer.from(s.memory.buffer).write(text, layout.text, wide ? "utf16le" : "latin1");
@@ -221,15 +228,15 @@ export function eachNeedle(
   if (!s) return false;
   // Above the tables a configured scanner keeps; the text's place is free between passes.
   const base = configured?.layout.text ?? 0;
-  const table = Math.ceil((base + text.length + 32) / 8) * 8;
+  const table = alignUp(base + text.length + 32, 8);
   // The table, room for each needle's first characters in 16 lanes (see findNeedles), the needles.
-  let address = Math.ceil((table + 8 * needles.length) / 16) * 16 + 48 * needles.length;
+  let address = alignUp(table + 8 * needles.length, 16) + 48 * needles.length;
   const addresses = needles.map((needle) => {
     const at = address;
     address += needle.length;
     return at;
   });
-  const out = Math.ceil(address / 8) * 8;
+  const out = alignUp(address, 8);
   grow(s, out + 8 * NEEDLE_CAPACITY);
   const memory = Buffer.from(s.memory.buffer);
   // The text the last pass read is still there (keyword presence is asked after a document's scan).
