@@ -9,3 +9,4 @@ export * from "./rules.ts";
 export * from "./scaffold.ts";
 export * from "./schema.ts";
 export * from "./task-digests.ts";
+export * from "./items.ts";
