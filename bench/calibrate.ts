@@ -12,11 +12,11 @@ import { Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
 import { resolveAgent } from "../src/agents/index.ts";
 import { CalibrationConfig, calibrate, dockerBackend, expandCells } from "../src/calibrate/index.ts";
+import type { TrialRecord } from "../src/model/index.ts";
 import { projectPaths } from "../src/project.ts";
-import { ensureSandboxImage } from "../src/sandbox/index.ts";
+import { DockerProvider, ensureSandboxImage } from "../src/sandbox/index.ts";
 import { listTaskIds, loadValidTask, scaffoldTask } from "../src/task/index.ts";
-import { readTrialRecords, runPool, runTrial, type TrialRecord } from "../src/trial/index.ts";
-import { verifyTrial } from "../src/verify/index.ts";
+import { agentInfoOf, readTrialRecords, runTrial, TrialEngine } from "../src/trial/index.ts";
 import { startModelServer } from "../test/support/model-server.ts";
 import { scriptedPolicy } from "../test/support/scripted-model.ts";
 
@@ -75,12 +75,13 @@ async function runPhase(phase: string, root: string): Promise<PhaseResult> {
     const config = CalibrationConfig.parse({ n: N, concurrency: CONCURRENCY });
     const result = await calibrate(
       { paths, config, taskIds: [], runId: "calibrate", stderr: new Sink(), live: false },
-      dockerBackend({ paths, verify: verifyTrial }),
+      dockerBackend({ paths }),
     );
     trials = result.engine.written.length;
   } else {
     // The same 300 trials with nothing of calibration around them: no plan, tally, progress or report.
-    const image = await ensureSandboxImage(paths);
+    const provider = new DockerProvider();
+    const image = await provider.prepareImage(paths);
     const agents = new Map([
       ["frontier", await resolveAgent(paths, "frontier")],
       ["mid", await resolveAgent(paths, "mid")],
@@ -93,18 +94,20 @@ async function runPhase(phase: string, root: string): Promise<PhaseResult> {
       );
     });
     const runDir = path.join(paths.runs, "bare");
-    await runPool(jobs, CONCURRENCY, (job) =>
-      runTrial({
-        paths,
+    const engine = new TrialEngine({
+      runId: "bare",
+      runDir,
+      concurrency: CONCURRENCY,
+      runner: (job, signal) =>
+        runTrial({ paths, ...job, agent: agents.get(job.agent.name)!, provider, image, signal }),
+    });
+    await engine.runAll(
+      jobs.map((job) => ({
         task: job.task,
         condition: job.cell.condition,
-        agent: agents.get(job.cell.agent)!,
-        runId: "bare",
-        runDir,
+        agent: agentInfoOf(agents.get(job.cell.agent)!),
         index: job.index,
-        image,
-        verify: verifyTrial,
-      }),
+      })),
     );
     trials = jobs.length;
   }

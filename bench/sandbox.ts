@@ -7,9 +7,19 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import type { Agent } from "../src/agents/types.ts";
 import { projectPaths } from "../src/project.ts";
-import { collectOutputs, DockerSandbox, ensureSandboxImage, SANDBOX_WORKDIR } from "../src/sandbox/index.ts";
+import {
+  collectOutputs,
+  DockerProvider,
+  DockerSandbox,
+  ensureSandboxImage,
+  SANDBOX_WORKDIR,
+} from "../src/sandbox/index.ts";
 import { loadValidTask, scaffoldTask, sha256 } from "../src/task/index.ts";
-import { runTrial, runTrials, ZERO_USAGE } from "../src/trial/index.ts";
+import { agentInfoOf, runTrial, TrialEngine, type TrialRunner } from "../src/trial/index.ts";
+
+const provider = new DockerProvider();
+
+import { ZERO_USAGE } from "../src/model/index.ts";
 
 const ROUNDS = Number(process.env.KGATE_BENCH_ROUNDS ?? 21);
 const EXEC_ROUNDS = 50;
@@ -95,7 +105,8 @@ async function lifecycleTable(image: string, project: ReturnType<typeof benchPro
       runId,
       runDir,
       index: index++,
-      image,
+      provider,
+      image: { ref: image, id: null, base: null },
     });
     if (record.error || record.outputs[0]?.status !== "collected") {
       throw new Error(`trial failed: ${JSON.stringify(record.error ?? record.outputs)}`);
@@ -154,18 +165,23 @@ async function throughputTable(image: string, project: ReturnType<typeof benchPr
   for (const concurrency of [1, 2, 4]) {
     const runId = `bench-c${concurrency}`;
     const runDir = path.join(project.paths.runs, runId);
-    const wall = await time(() =>
-      runTrials({
+    const runner: TrialRunner = (job, signal) =>
+      runTrial({
         ...project,
+        ...job,
         agent: trueAgent,
-        condition: "+A",
-        runId,
-        runDir,
-        image,
-        n: TRIALS_PER_LEVEL,
-        concurrency,
-      }),
-    );
+        provider,
+        image: { ref: image, id: null, base: null },
+        signal,
+      });
+    const engine = new TrialEngine({ runId, runDir, runner, concurrency });
+    const slots = Array.from({ length: TRIALS_PER_LEVEL }, (_, index) => ({
+      task: project.task,
+      condition: "+A" as const,
+      agent: agentInfoOf(trueAgent),
+      index,
+    }));
+    const wall = await time(() => engine.runAll(slots));
     const perMinute = (TRIALS_PER_LEVEL / wall) * 60_000;
     if (concurrency === 1) base = perMinute;
     const cells = [concurrency, TRIALS_PER_LEVEL, `${(wall / 1000).toFixed(1)} s`, perMinute.toFixed(0)];

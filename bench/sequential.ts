@@ -12,7 +12,7 @@ import {
   tallyRecords,
   wantedTrials,
 } from "../src/calibrate/index.ts";
-import { type TrialRecord, TrialRecord as TrialRecordSchema } from "../src/trial/record.ts";
+import { type TrialRecord, TrialRecord as TrialRecordSchema } from "../src/model/index.ts";
 
 /** Deterministic uniform numbers (mulberry32). */
 function rng(seed: number): () => number {

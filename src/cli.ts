@@ -1,7 +1,7 @@
 // The CLI router: parses argv with commander and lazily imports one module per verb.
 import { Argument, Command, CommanderError, Option } from "commander";
 import type { CommandContext } from "./commands/context.ts";
-import { EXIT_USAGE, ExitError } from "./errors.ts";
+import { EXIT_USAGE, ExitError, REPORT_BUGS } from "./errors.ts";
 import { findProjectRoot, projectPaths } from "./project.ts";
 
 type Runner = (ctx: CommandContext, ...args: never[]) => Promise<number>;
@@ -188,7 +188,8 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`kgate: ${err.message}\n`);
       return err.code;
     }
-    process.stderr.write(`kgate: ${(err as Error).stack ?? String(err)}\n`);
+    // Anything else is kgate's own bug: the stack, and where to report it.
+    process.stderr.write(`kgate: internal error: ${(err as Error).stack ?? String(err)}\n${REPORT_BUGS}\n`);
     return EXIT_USAGE;
   }
 }

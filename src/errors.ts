@@ -20,3 +20,23 @@ export class UsageError extends ExitError {
     this.name = "UsageError";
   }
 }
+
+/** Where a report of kgate's own bugs goes. */
+export const REPORT_BUGS =
+  "this is a bug in kgate: please report it with the lines above (and the run folder)";
+
+/** Records of trials that met kgate's own bugs (`internal` errors): the command fails after its output. */
+export class InternalTrialErrors extends ExitError {
+  constructor(
+    records: ReadonlyArray<{ trialId: string; error: { message: string; stack?: string } | null }>,
+  ) {
+    const lines = records.map(
+      (r) => `  ${r.trialId}: ${r.error?.stack ?? r.error?.message ?? "(no message)"}`,
+    );
+    super(
+      EXIT_USAGE,
+      `${records.length} trial(s) met an internal error (recorded, left out of pass rates, not retried):\n${lines.join("\n")}\n${REPORT_BUGS}`,
+    );
+    this.name = "InternalTrialErrors";
+  }
+}

@@ -9,9 +9,8 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { BuiltinAgent } from "../src/agents/index.ts";
 import { projectPaths } from "../src/project.ts";
 import { type Condition, loadValidTask } from "../src/task/index.ts";
-import { runTrials } from "../src/trial/index.ts";
-import { verifyTrial } from "../src/verify/index.ts";
 import { agentConfig } from "./support/agent-context.ts";
+import { engineTrials } from "./support/engine.ts";
 import {
   lastToolResults,
   type ModelServer,
@@ -116,7 +115,7 @@ async function bomTrial(condition: Condition) {
   );
   const task = loadValidTask(repo, "bom-costing");
   const runDir = path.join(runsDir, condition === "+A" ? "with" : "without");
-  const [record] = await runTrials({
+  const [record] = await engineTrials({
     paths: repo,
     task,
     condition,
@@ -125,7 +124,6 @@ async function bomTrial(condition: Condition) {
     runDir,
     n: 1,
     retries: 0,
-    verify: verifyTrial,
   });
   return record!;
 }

@@ -20,8 +20,8 @@ import {
 import { projectPaths } from "../src/project.ts";
 import { containerLabels, DockerClient, DockerSandbox, ensureSandboxImage } from "../src/sandbox/index.ts";
 import type { Condition, LoadedTask } from "../src/task/index.ts";
-import { runTrials } from "../src/trial/index.ts";
 import { agentConfig, runContext, scaffoldedTask } from "./support/agent-context.ts";
+import { engineTrials } from "./support/engine.ts";
 import {
   type ModelServer,
   type Script,
@@ -162,7 +162,7 @@ async function installedTrial(task: LoadedTask, condition: Condition, adapter: H
   const agent = await installedAgent(adapter === codex ? codexPolicy : claudeCodePolicy, adapter);
   const paths = projectPaths(path.dirname(path.dirname(task.dir)));
   const runDir = path.join(paths.runs, "installed-test");
-  const [record] = await runTrials({
+  const [record] = await engineTrials({
     paths,
     task,
     condition,

@@ -5,6 +5,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { BuiltinAgent } from "../src/agents/builtin.ts";
 import type { AgentConfigInput } from "../src/agents/config.ts";
+import { AgentTimeoutError } from "../src/agents/types.ts";
 import { agentConfig, conditionFiles, runContext, scaffoldedTask } from "./support/agent-context.ts";
 import { DirSandbox } from "./support/dir-sandbox.ts";
 import {
@@ -162,12 +163,22 @@ describe("stop reasons", () => {
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
-  it("stops on timeout when the runner aborts the signal", async () => {
+  it("stops on timeout when the runner aborts the signal with the task's timeout", async () => {
     const agent = await agentFor([{ text: "slow", delayMs: 10_000 }], "openai-compatible");
     const controller = new AbortController();
-    setTimeout(() => controller.abort(new Error("runner timeout")), 200);
+    setTimeout(() => controller.abort(new AgentTimeoutError("runner timeout")), 200);
     const result = await agent.run(runContext(new DirSandbox(), { signal: controller.signal }));
     expect(result.stopReason).toBe("timeout");
+    expect(result.error).toBeUndefined();
+  });
+
+  it("a cancelled run (any other abort reason) is cancelled, never a timeout", async () => {
+    const agent = await agentFor([{ text: "slow", delayMs: 10_000 }], "anthropic");
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error("user pressed Ctrl-C")), 200);
+    const result = await agent.run(runContext(new DirSandbox(), { signal: controller.signal }));
+    expect(result.stopReason).toBe("cancelled");
+    expect(result.error).toEqual({ kind: "cancelled", owner: "cancelled", message: "user pressed Ctrl-C" });
   });
 
   it("abandons a running bash command when the runner aborts", async () => {
@@ -176,7 +187,7 @@ describe("stop reasons", () => {
       "anthropic",
     );
     const controller = new AbortController();
-    setTimeout(() => controller.abort(new Error("runner timeout")), 300);
+    setTimeout(() => controller.abort(new AgentTimeoutError("runner timeout")), 300);
     const started = Date.now();
     const result = await agent.run(runContext(new DirSandbox(), { signal: controller.signal }));
     expect(result.stopReason).toBe("timeout");
@@ -250,7 +261,7 @@ describe("provider failures", () => {
     const ctx = runContext(new DirSandbox());
     const result = await agent.run(ctx);
     expect(result.stopReason).toBe("error");
-    expect(result.error).toMatchObject({ class: "infra", kind: "provider-outage" });
+    expect(result.error).toMatchObject({ owner: "provider", kind: "provider-outage" });
     expect(server!.requests).toHaveLength(4);
     expect(ctx.trajectory.events.filter((e) => e.type === "error")).toHaveLength(1);
   });
@@ -267,7 +278,7 @@ describe("provider failures", () => {
     const agent = new BuiltinAgent(config, { env: {} });
     await expect(agent.prepare()).rejects.toThrow(/KGATE_UNSET_KEY/);
     const result = await agent.run(runContext(new DirSandbox()));
-    expect(result.error).toMatchObject({ class: "infra", kind: "config" });
+    expect(result.error).toMatchObject({ owner: "provider", kind: "config" });
     expect(server.requests).toHaveLength(0);
   });
 });

@@ -7,14 +7,13 @@ import {
   buildPlan,
   CalibrationConfig,
   type CalibrationConfigInput,
-  PoolAbortedError,
   runCalibration,
   summarise,
   type TrialJob,
-  TrialPool,
 } from "../src/calibrate/index.ts";
+import type { TrialRecord } from "../src/model/index.ts";
 import type { LoadedTask } from "../src/task/index.ts";
-import { readTrialRecords } from "../src/trial/index.ts";
+import { PoolAbortedError, readTrialRecords, TrialPool } from "../src/trial/index.ts";
 import { type FakeRunnerOptions, fakeRunner, resolver, scaffoldTasks } from "./support/calibrate-fixtures.ts";
 import { tempProject } from "./support/project.ts";
 
@@ -128,9 +127,9 @@ async function run(
   });
 }
 
-function perCell(s: Setup): Record<string, number[]> {
+function perCell(s: Setup, keep: (r: TrialRecord) => boolean = () => true): Record<string, number[]> {
   const out: Record<string, number[]> = {};
-  for (const r of readTrialRecords(s.runDir).records) {
+  for (const r of readTrialRecords(s.runDir).records.filter(keep)) {
     const key = `${r.task.id} ${r.agent.name} ${r.condition}`;
     out[key] = [...(out[key] ?? []), r.index];
   }
@@ -179,11 +178,17 @@ describe("calibration engine, fixed n", () => {
       { signal: controller.signal, concurrency: 2 },
     );
     expect(first.interrupted).toBe(true);
-    const before = readTrialRecords(s.runDir).records.length;
+    const records = readTrialRecords(s.runDir).records;
+    const cancelled = records.filter((r) => r.error?.kind === "cancelled");
+    expect(cancelled.length).toBeGreaterThan(0);
+    expect(cancelled.every((r) => r.stopReason === "cancelled")).toBe(true);
+    // Cancelled trials are not the agent's: the resume runs them again, beside the missing ones.
+    const before = records.length - cancelled.length;
     expect(before).toBeLessThan(20);
     const second = await run(s, { pass: CLEAR });
     expect(second.written).toHaveLength(20 - before);
-    for (const indices of Object.values(perCell(s))) expect(indices).toEqual([0, 1, 2, 3, 4]);
+    const counted = (r: TrialRecord) => r.error?.kind !== "cancelled";
+    for (const indices of Object.values(perCell(s, counted))) expect(indices).toEqual([0, 1, 2, 3, 4]);
   });
 
   it("retries infrastructure errors with a new attempt and leaves them out of the rates", async () => {
@@ -194,7 +199,7 @@ describe("calibration engine, fixed n", () => {
     expect(retried.length).toBeGreaterThan(0);
     for (const r of retried) {
       expect(
-        records.some((x) => x.trialId === r.trialId.replace(/\.retry1$/, "") && x.error?.class === "infra"),
+        records.some((x) => x.trialId === r.trialId.replace(/\.retry1$/, "") && x.error?.owner === "sandbox"),
       ).toBe(true);
     }
     const summary = summarise(s.plan, records);

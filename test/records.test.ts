@@ -27,7 +27,7 @@ describe("trials.jsonl", () => {
     const a = makeRecord({ trialId: "a" });
     const b = makeRecord({
       trialId: "b",
-      error: { class: "infra", kind: "sandbox", message: "daemon gone" },
+      error: { kind: "sandbox", owner: "sandbox", message: "daemon gone" },
     });
     appendTrialRecord(dir, a);
     appendTrialRecord(dir, b);

@@ -3,7 +3,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { readTrialRecords, type TrialRecord } from "../src/trial/index.ts";
+import type { TrialRecord } from "../src/model/index.ts";
+import { readTrialRecords } from "../src/trial/index.ts";
 import { kgate } from "./support/cli.ts";
 import { demoTask } from "./support/sandbox.ts";
 

@@ -6,7 +6,8 @@ import { describe, expect, it } from "vitest";
 import { oracleAgent } from "../src/agents/index.ts";
 import { DockerClient, LABEL_RUN } from "../src/sandbox/index.ts";
 import { runTrial } from "../src/trial/index.ts";
-import { type DemoTask, demoTask, sandboxImage } from "./support/sandbox.ts";
+import { sandboxTarget } from "./support/engine.ts";
+import { type DemoTask, demoTask } from "./support/sandbox.ts";
 
 const RUN = `test-limits-${process.pid}`;
 
@@ -18,7 +19,7 @@ function start(demo: DemoTask, index: number) {
     runId: RUN,
     runDir: path.join(demo.paths.runs, RUN),
     index,
-    image: sandboxImage(),
+    ...sandboxTarget(),
   });
 }
 

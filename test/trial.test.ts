@@ -5,11 +5,12 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { noopAgent, oracleAgent } from "../src/agents/index.ts";
 import type { Agent, AgentRunContext } from "../src/agents/types.ts";
+import { UNVERIFIED, ZERO_USAGE } from "../src/model/index.ts";
 import { DockerClient, LABEL_RUN } from "../src/sandbox/index.ts";
 import { type Condition, sha256 } from "../src/task/index.ts";
-import { readTrialRecords, runTrial, runTrials, type VerifyTrial, ZERO_USAGE } from "../src/trial/index.ts";
-import { UNVERIFIED } from "../src/verify/verdict.ts";
-import { type DemoTask, demoTask, sandboxImage } from "./support/sandbox.ts";
+import { readTrialRecords, runTrial, type VerifyTrial } from "../src/trial/index.ts";
+import { engineTrials, sandboxTarget } from "./support/engine.ts";
+import { type DemoTask, demoTask } from "./support/sandbox.ts";
 
 /** Checks output/result.csv against values recomputed here from input.csv (quantity x 1.12). */
 const verifyDemo: VerifyTrial = async (task, outputs) => {
@@ -43,7 +44,7 @@ function trial(
 ) {
   const runId = `test-trial-${process.pid}-${counter++}`;
   const runDir = path.join(demo.paths.runs, runId);
-  return runTrial({ ...demo, agent, condition, runId, runDir, index: 0, image: sandboxImage(), ...extra });
+  return runTrial({ ...demo, agent, condition, runId, runDir, index: 0, ...sandboxTarget(), ...extra });
 }
 
 /** An agent that runs a script in the sandbox and keeps its result for the test to inspect. */
@@ -70,7 +71,15 @@ describe("a trial with the oracle agent", () => {
     expect(record.outputs).toEqual([
       expect.objectContaining({ path: "output/result.csv", status: "collected" }),
     ]);
-    expect(Object.keys(record.phases)).toEqual(["create", "copyIn", "agent", "copyOut", "remove", "verify"]);
+    expect(Object.keys(record.phases)).toEqual([
+      "create",
+      "copyIn",
+      "agent",
+      "stop",
+      "copyOut",
+      "remove",
+      "verify",
+    ]);
     expect(record.artefactDigest).toBe(demo.task.artefact.sha256);
     expect(record.task.digests.instruction).toBe(demo.task.digests.instruction);
 
@@ -86,8 +95,8 @@ describe("a trial with the oracle agent", () => {
     expect(trajectory.map((l) => JSON.parse(l).type)).toEqual(["note", "tool-call", "tool-result"]);
   });
 
-  it("without a verify function the verdict is unverified", async () => {
-    const record = await trial(demoTask(), oracleAgent(), "-A");
+  it("with verification turned off (verify: null) the verdict is unverified", async () => {
+    const record = await trial(demoTask(), oracleAgent(), "-A", { verify: null });
     expect(record.verdict).toEqual(UNVERIFIED);
     expect(record.artefactDigest).toBeNull();
   });
@@ -96,7 +105,7 @@ describe("a trial with the oracle agent", () => {
     const demo = demoTask({ solution: "echo 'no such table' >&2; exit 7\n" });
     const record = await trial(demo, oracleAgent(), "+A", { verify: verifyDemo });
     expect(record.error).toEqual({
-      class: "agent",
+      owner: "agent",
       kind: "solution-failed",
       message: "the solution exited with 7: no such table",
     });
@@ -177,7 +186,7 @@ describe("timeouts and failures are recorded, never thrown", () => {
     });
     const record = await trial(demo, oracleAgent(), "+A");
     expect(record.stopReason).toBe("timeout");
-    expect(record.error).toMatchObject({ class: "agent", kind: "timeout" });
+    expect(record.error).toMatchObject({ owner: "agent", kind: "timeout" });
     expect(record.outputs[0]?.status).toBe("collected");
     expect(record.phases.agent!.durationMs).toBeLessThan(20_000);
   });
@@ -190,13 +199,13 @@ describe("timeouts and failures are recorded, never thrown", () => {
       ...oracleAgent(),
       prepare: async () => ({ image: "kgate-test-no-such-image:0" }),
     };
-    const records = await runTrials({
+    const records = await engineTrials({
       ...demo,
       agent: broken,
       condition: "+A",
       runId,
       runDir: path.join(demo.paths.runs, runId),
-      image: sandboxImage(),
+      ...sandboxTarget(),
       n: 1,
       onRecord: (r) => seen.push(r.trialId),
     });
@@ -205,13 +214,13 @@ describe("timeouts and failures are recorded, never thrown", () => {
     expect(records[0]).toMatchObject({
       attempt: 2,
       stopReason: "error",
-      error: { class: "infra", kind: "sandbox" },
+      error: { owner: "sandbox", kind: "sandbox" },
     });
     expect(records[0]?.error?.message).toMatch(/no such image|kgate-test-no-such-image/i);
     expect(readTrialRecords(path.join(demo.paths.runs, runId)).records).toHaveLength(2);
   });
 
-  it("an agent that throws is an infra (harness) error, not an agent failure", async () => {
+  it("an agent that throws is kgate's internal error (with its stack), not an agent failure", async () => {
     const record = await trial(
       demoTask(),
       probe(async () => {
@@ -219,7 +228,8 @@ describe("timeouts and failures are recorded, never thrown", () => {
       }),
       "+A",
     );
-    expect(record.error).toEqual({ class: "infra", kind: "harness", message: "harness bug" });
+    expect(record.error).toMatchObject({ owner: "kgate", kind: "internal", message: "harness bug" });
+    expect(record.error?.stack).toMatch(/^Error: harness bug\n\s+at /);
   });
 
   it("a cancelled trial is recorded as cancelled and its container is removed", async () => {
@@ -233,12 +243,13 @@ describe("timeouts and failures are recorded, never thrown", () => {
       runId,
       runDir: path.join(demo.paths.runs, runId),
       index: 0,
-      image: sandboxImage(),
+      ...sandboxTarget(),
       signal: controller.signal,
     });
     setTimeout(() => controller.abort(new Error("user pressed Ctrl-C")), 1500);
     const record = await pending;
-    expect(record.error).toEqual({ class: "infra", kind: "cancelled", message: "user pressed Ctrl-C" });
+    expect(record.error).toEqual({ owner: "cancelled", kind: "cancelled", message: "user pressed Ctrl-C" });
+    expect(record.stopReason).toBe("cancelled");
     expect(await new DockerClient().listContainers([`${LABEL_RUN}=${runId}`])).toEqual([]);
     expect(existsSync(path.join(demo.paths.runs, runId, "trials.jsonl"))).toBe(true);
   });

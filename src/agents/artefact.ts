@@ -1,9 +1,10 @@
 // The artefact as a harness meets it: which text a condition placed, and the skill folder that
 // installed harnesses discover (SKILL.md with name + description front matter). Nothing under -A.
 import path from "node:path";
+import type { TrajectoryEvent } from "../model/index.ts";
 import { extractCanary, variantOf } from "../task/index.ts";
 import { artefactOpened } from "./trajectory.ts";
-import type { AgentRunContext, TrajectoryEvent } from "./types.ts";
+import type { AgentRunContext } from "./types.ts";
 
 export interface PlacedArtefact {
   /** Path in the sandbox work directory. */

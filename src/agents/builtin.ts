@@ -1,12 +1,14 @@
 // The built-in harness as an Agent: one configuration, the tool loop, the provider through its SDK.
-import { ZERO_USAGE } from "../trial/record.ts";
+
+import type { SandboxRequirements } from "../model/index.ts";
+import { trialError, ZERO_USAGE } from "../model/index.ts";
 import { openedFrom, placedArtefact } from "./artefact.ts";
 import { type ResolvedAgentConfig, resolveApiKey } from "./load-config.ts";
 import { runToolLoop } from "./loop.ts";
 import { buildSystemPrompt } from "./prompt.ts";
 import type { ChatModel } from "./providers/types.ts";
 import { TrajectoryRecorder } from "./trajectory.ts";
-import type { Agent, AgentResult, AgentRunContext, SandboxRequirements } from "./types.ts";
+import type { Agent, AgentResult, AgentRunContext } from "./types.ts";
 
 export class MissingKeyError extends Error {
   override name = "MissingKeyError";
@@ -27,6 +29,7 @@ export class BuiltinAgent implements Agent {
   readonly harness = "builtin";
   readonly model: string;
   readonly digest: string;
+  readonly revision: string;
 
   constructor(
     readonly config: ResolvedAgentConfig,
@@ -35,6 +38,7 @@ export class BuiltinAgent implements Agent {
     this.name = config.name;
     this.model = config.model;
     this.digest = config.digest;
+    this.revision = config.harnessRevision;
   }
 
   private apiKey(): string | null {
@@ -82,7 +86,7 @@ export class BuiltinAgent implements Agent {
       // the SDKs load on first use: commands that never call a model do not pay for them
       model = this.options.model ?? (await import("./providers/index.ts")).createChatModel(c, key);
     } catch (err) {
-      const error = { class: "infra" as const, kind: "config", message: (err as Error).message };
+      const error = trialError("config", (err as Error).message);
       ctx.trajectory.append({ type: "error", ...error });
       return { stopReason: "error", usage: { ...ZERO_USAGE }, artefactListed: ctx.artefact !== null, error };
     }

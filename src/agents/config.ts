@@ -141,6 +141,8 @@ export const KgateConfig = z
      * calibration commands, which own it; here only its place in the file is reserved.
      */
     calibration: z.record(z.string(), z.unknown()).optional(),
+    /** The sandbox provider: its shape is SandboxConfig (src/sandbox/config.ts), checked there. */
+    sandbox: z.record(z.string(), z.unknown()).optional(),
   })
   .strict();
 

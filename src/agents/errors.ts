@@ -1,12 +1,12 @@
 // Classifies model-call failures: what is retried, and what is infrastructure (never counted against
 // the agent) versus the agent's own outcome. Works on SDK errors and on raw HTTP responses (relay).
+import { type FailureKind, type TrialError, trialError } from "../model/index.ts";
 import { SandboxUnavailableError } from "../sandbox/types.ts";
-import type { TrialError } from "../trial/record.ts";
 
+/** A model call's failure: its kind in the taxonomy, and whether the call itself is worth retrying. */
 export interface FailureClass {
-  class: TrialError["class"];
-  /** rate-limit, provider-outage, provider-unreachable, auth, provider-rejected, context-overflow, sandbox, ... */
-  kind: string;
+  kind: FailureKind;
+  /** Retried by the call's own retry loop (withRetry); engine retries follow the taxonomy. */
   retryable: boolean;
   status?: number;
   /** From retry-after / retry-after-ms, when the provider sent one. */
@@ -34,13 +34,13 @@ export function retryAfterMs(headers: { get(name: string): string | null } | und
 
 /** Classifies an HTTP status (with the error text for 400s that mean a full context). */
 export function classifyStatus(status: number, message = ""): FailureClass {
-  if (status === 429) return { class: "infra", kind: "rate-limit", retryable: true, status };
+  if (status === 429) return { kind: "rate-limit", retryable: true, status };
   if (status >= 500 || status === 408 || status === 409)
-    return { class: "infra", kind: "provider-outage", retryable: true, status };
-  if (status === 401 || status === 403) return { class: "infra", kind: "auth", retryable: false, status };
+    return { kind: "provider-outage", retryable: true, status };
+  if (status === 401 || status === 403) return { kind: "auth", retryable: false, status };
   if ((status === 400 || status === 413) && CONTEXT_OVERFLOW.test(message))
-    return { class: "agent", kind: "context-overflow", retryable: false, status };
-  return { class: "infra", kind: "provider-rejected", retryable: false, status };
+    return { kind: "context-overflow", retryable: false, status };
+  return { kind: "provider-rejected", retryable: false, status };
 }
 
 function isAbort(err: unknown): boolean {
@@ -50,8 +50,8 @@ function isAbort(err: unknown): boolean {
 
 /** Classifies anything thrown while calling a model or driving a sandbox. */
 export function classifyError(err: unknown): FailureClass {
-  if (err instanceof SandboxUnavailableError) return { class: "infra", kind: "sandbox", retryable: false };
-  if (isAbort(err)) return { class: "agent", kind: "aborted", retryable: false };
+  if (err instanceof SandboxUnavailableError) return { kind: "sandbox", retryable: false };
+  if (isAbort(err)) return { kind: "cancelled", retryable: false };
   const e = err as { status?: unknown; name?: string; message?: string; headers?: unknown } | null;
   if (typeof e?.status === "number") {
     const base = classifyStatus(e.status, e.message ?? "");
@@ -66,9 +66,9 @@ export function classifyError(err: unknown): FailureClass {
       `${code ?? ""} ${e?.message ?? ""}`,
     )
   ) {
-    return { class: "infra", kind: "provider-unreachable", retryable: true };
+    return { kind: "provider-unreachable", retryable: true };
   }
-  return { class: "infra", kind: "harness", retryable: false };
+  return { kind: "internal", retryable: false };
 }
 
 /** A failure after classification and retries: becomes AgentResult.error. */
@@ -84,7 +84,7 @@ export class ModelCallError extends Error {
   }
 
   toTrialError(): TrialError {
-    return { class: this.failure.class, kind: this.failure.kind, message: this.message };
+    return trialError(this.failure.kind, this.message);
   }
 }
 

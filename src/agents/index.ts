@@ -27,7 +27,7 @@ export { noopAgent } from "./noop.ts";
 export { oracleAgent, SOLUTION_DIR_IN_SANDBOX } from "./oracle.ts";
 export { RELAY_MOUNT, RELAY_PORT, Relay } from "./relay/server.ts";
 export { artefactOpened, readTrajectory, TrajectoryRecorder } from "./trajectory.ts";
-export type * from "./types.ts";
+export * from "./types.ts";
 export { costUsd, UsageMeter } from "./usage.ts";
 
 const BUILTIN: Record<string, () => Agent> = { oracle: oracleAgent, noop: noopAgent };

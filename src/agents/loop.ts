@@ -1,12 +1,14 @@
 // The built-in tool loop: the model on the host, its tool calls in the sandbox. Stops on finish, max
 // turns, token budget or timeout (each the recorded stop reason); infra failures end it as errors.
+
+import { type TrajectorySink, trialError } from "../model/index.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import type { Pricing, RetryPolicy } from "./config.ts";
 import { classifyError, errorMessage, ModelCallError } from "./errors.ts";
 import type { ChatMessage, ChatModel, ModelReply, ToolResult } from "./providers/types.ts";
 import { retryLine, retryNote, withRetry } from "./retry.ts";
 import { capText, runTool, TOOL_SPECS } from "./tools.ts";
-import type { AgentResult, TrajectorySink } from "./types.ts";
+import { type AgentResult, AgentTimeoutError, abortOutcome } from "./types.ts";
 import { UsageMeter } from "./usage.ts";
 
 export interface LoopOptions {
@@ -49,11 +51,19 @@ export async function runToolLoop(o: LoopOptions): Promise<LoopResult> {
   const onOuterAbort = () => abort.abort(o.signal.reason);
   o.signal.addEventListener("abort", onOuterAbort, { once: true });
   if (o.signal.aborted) abort.abort(o.signal.reason);
-  const timer = setTimeout(() => abort.abort(new Error("agent timeout")), o.timeoutSec * 1000);
+  const timer = setTimeout(
+    () => abort.abort(new AgentTimeoutError(`the agent did not finish within ${o.timeoutSec} s`)),
+    o.timeoutSec * 1000,
+  );
   const remainingSec = () => Math.max(1, Math.floor((deadline - Date.now()) / 1000));
   const messages: ChatMessage[] = [{ role: "user", text: o.instruction }];
   let turns = 0;
 
+  /** An abort ends the loop as a timeout (the agent's) or as cancelled (the run's, never counted). */
+  const aborted = (): LoopResult => {
+    const outcome = abortOutcome(abort.signal);
+    return outcome.stopReason === "timeout" ? end("timeout") : end("cancelled", outcome.error);
+  };
   const end = (stopReason: AgentResult["stopReason"], error?: AgentResult["error"]): LoopResult => {
     const usage = meter.snapshot();
     if (error) o.trajectory.append({ type: "error", ...error });
@@ -70,7 +80,7 @@ export async function runToolLoop(o: LoopOptions): Promise<LoopResult> {
 
   try {
     for (;;) {
-      if (abort.signal.aborted) return end("timeout");
+      if (abort.signal.aborted) return aborted();
       if (turns >= o.maxTurns) return end("max-turns");
       if (meter.total >= o.tokenBudget) return end("token-budget");
       const callStarted = Date.now();
@@ -143,10 +153,11 @@ export async function runToolLoop(o: LoopOptions): Promise<LoopResult> {
       if (finished) return end("finish");
     }
   } catch (err) {
-    if (abort.signal.aborted) return end("timeout");
+    if (abort.signal.aborted) return aborted();
     if (err instanceof ModelCallError) return end("error", err.toTrialError());
     const failure = classifyError(err);
-    return end("error", { class: failure.class, kind: failure.kind, message: errorMessage(err) });
+    const stack = failure.kind === "internal" && err instanceof Error ? err.stack : undefined;
+    return end("error", trialError(failure.kind, errorMessage(err), stack));
   } finally {
     clearTimeout(timer);
     o.signal.removeEventListener("abort", onOuterAbort);

@@ -2,8 +2,8 @@
 // runs task.json `solution.command` with bash in the work directory. A failing solution is a failure.
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
+import { trialError, ZERO_USAGE } from "../model/index.ts";
 import { listFiles, sha256 } from "../task/index.ts";
-import { ZERO_USAGE } from "../trial/record.ts";
 import type { Agent, AgentResult, AgentRunContext } from "./types.ts";
 
 /** Where the solution goes: in the sandbox user's home, beside (not inside) the work directory. */
@@ -31,7 +31,7 @@ async function run(ctx: AgentRunContext): Promise<AgentResult> {
   ctx.trajectory.append({ type: "tool-result", tool: "bash", ...result });
   if (result.timedOut) {
     const message = `the solution did not finish within ${ctx.limits.timeoutSec} s`;
-    return { stopReason: "timeout", usage: ZERO_USAGE, error: { class: "agent", kind: "timeout", message } };
+    return { stopReason: "timeout", usage: ZERO_USAGE, error: trialError("timeout", message) };
   }
   if (result.exitCode !== 0) {
     const tail = result.stderr.slice(-STDERR_TAIL).trim();
@@ -39,7 +39,7 @@ async function run(ctx: AgentRunContext): Promise<AgentResult> {
     return {
       stopReason: "error",
       usage: ZERO_USAGE,
-      error: { class: "agent", kind: "solution-failed", message },
+      error: trialError("solution-failed", message),
     };
   }
   return { stopReason: "finish", usage: ZERO_USAGE };
@@ -51,6 +51,7 @@ export function oracleAgent(): Agent {
     harness: "oracle",
     model: null,
     digest: sha256(JSON.stringify({ name: "oracle", harness: "oracle", version: 1 })),
+    revision: "oracle@1",
     run,
   };
 }

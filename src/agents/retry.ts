@@ -78,7 +78,7 @@ export async function withRetry<T>(
     } catch (err) {
       if (options.signal?.aborted) throw err;
       const failure = classify(err);
-      if (failure.kind === "aborted") throw err;
+      if (failure.kind === "cancelled") throw err;
       const retry = attempt;
       if (!failure.retryable || retry > policy.maxRetries) {
         const spent = failure.retryable ? ` (after ${attempt} attempts)` : "";

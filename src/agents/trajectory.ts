@@ -1,7 +1,7 @@
 // Trajectories as agents see them: an in-memory recorder in front of the trial's sink, a reader of
 // trajectory files, and a fact derived from the events: did the agent open the artefact (+A)?
 import { readFileSync } from "node:fs";
-import type { TrajectoryEvent, TrajectorySink } from "./types.ts";
+import type { TrajectoryEvent, TrajectorySink } from "../model/index.ts";
 
 /** Keeps every event in memory (with its timestamp) and passes it on to another sink, if any. */
 export class TrajectoryRecorder implements TrajectorySink {

@@ -1,17 +1,28 @@
 // The interface every agent implements (oracle, noop, the built-in tool loop, installed CLI harnesses).
+import {
+  type Condition,
+  type SandboxRequirements,
+  type StopReason,
+  type TrajectorySink,
+  type TrialError,
+  trialError,
+  type Usage,
+} from "../model/index.ts";
 import type { Sandbox } from "../sandbox/types.ts";
-import type { Condition, Limits, LoadedTask } from "../task/index.ts";
-import type { StopReason, TrialError, Usage } from "../trial/record.ts";
+import type { Limits, LoadedTask } from "../task/index.ts";
 
-/** One event of a trajectory: a model turn, a tool call and its (capped) output, a note. */
-export interface TrajectoryEvent {
-  at: string;
-  type: "model" | "tool-call" | "tool-result" | "note" | "error";
-  [key: string]: unknown;
+/** The reason the runner aborts an agent's signal with when the task's wall-clock budget runs out. */
+export class AgentTimeoutError extends Error {
+  override name = "AgentTimeoutError";
 }
 
-export interface TrajectorySink {
-  append(event: Omit<TrajectoryEvent, "at">): void;
+/** How an aborted agent ends: the task's timeout (the agent's failure) or a cancelled run (not counted). */
+export function abortOutcome(
+  signal: AbortSignal,
+): { stopReason: "timeout" } | { stopReason: "cancelled"; error: TrialError } {
+  if (signal.reason instanceof AgentTimeoutError) return { stopReason: "timeout" };
+  const message = signal.reason instanceof Error ? signal.reason.message : "the run was cancelled";
+  return { stopReason: "cancelled", error: trialError("cancelled", message) };
 }
 
 export interface AgentRunContext {
@@ -40,20 +51,6 @@ export interface AgentResult {
   artefactOpened?: boolean | null;
 }
 
-/** What the container needs for this agent beyond the default sandbox image. */
-export interface SandboxRequirements {
-  /** A derived image (e.g. with a CLI harness installed). */
-  image?: string;
-  /** Host unix sockets or folders mounted read-only (e.g. a model relay socket). */
-  binds?: string[];
-  env?: Record<string, string>;
-  /**
-   * Extra writable folders (anonymous volumes seeded from the image, removed with the container);
-   * the root filesystem is read-only, and /home/agent (with the work directory) and /tmp are writable.
-   */
-  writable?: string[];
-}
-
 export interface Agent {
   /** Configuration name, e.g. `oracle`, `frontier`. */
   readonly name: string;
@@ -62,6 +59,8 @@ export interface Agent {
   readonly model: string | null;
   /** sha256 of the normalised configuration: goes into every record. */
   readonly digest: string;
+  /** The exact harness that ran (`builtin@1`, `claude-code@2.1.332`, `oracle@1`), for provenance. */
+  readonly revision?: string;
   /** Prepared once per run (build a derived image, start a relay). */
   prepare?(): Promise<SandboxRequirements>;
   run(context: AgentRunContext): Promise<AgentResult>;

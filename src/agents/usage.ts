@@ -1,5 +1,5 @@
 // Token usage of model calls: normalised counts from each wire format, totals, and cost.
-import type { Usage } from "../trial/record.ts";
+import type { Usage } from "../model/index.ts";
 import type { Pricing } from "./config.ts";
 
 /** One model call's tokens. `input` excludes cache reads and writes (the Anthropic convention). */

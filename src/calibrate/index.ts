@@ -13,7 +13,7 @@ export * from "./reports.ts";
 export * from "./requirement.ts";
 export * from "./rule.ts";
 export * from "./rundir.ts";
-export * from "./scheduler.ts";
+
 export * from "./sequential.ts";
 export * from "./session.ts";
 export * from "./stats.ts";

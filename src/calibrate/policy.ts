@@ -2,10 +2,12 @@
 // latest attempt was an infrastructure error is wanted again), then under sequential screening one
 // more at a time for cells whose clause is undecided, until decided or capped. A task whose rule
 // clause is decided "not met" gets no further trials: it is discarded whatever the rest shows.
+
+import { outcomeOf } from "../model/index.ts";
 import type { PlannedCell } from "./cells.ts";
 import type { Plan } from "./plan.ts";
 import { type ClauseResult, sequentialClause } from "./rule.ts";
-import { type CellTally, cellsOfTask, clauseInputOf, outcomeOf, type Tally } from "./tally.ts";
+import { type CellTally, cellsOfTask, clauseInputOf, type Tally } from "./tally.ts";
 
 export interface WantedTrial {
   cell: PlannedCell;

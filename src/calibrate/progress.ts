@@ -3,10 +3,10 @@
 // trial otherwise (CI, pipes).
 import type { Writable } from "node:stream";
 import picocolors from "picocolors";
-import type { TrialRecord } from "../trial/record.ts";
-import type { EngineEvents, TrialJob } from "./engine.ts";
+import type { Outcome, TrialRecord } from "../model/index.ts";
+import type { EngineOptions, TrialJob } from "./engine.ts";
 import type { Plan } from "./plan.ts";
-import type { Outcome, Tally } from "./tally.ts";
+import type { Tally } from "./tally.ts";
 
 export interface ProgressOptions {
   stream: Writable & { isTTY?: boolean; rows?: number };
@@ -40,7 +40,7 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, "0")}m`;
 }
 
-export class Progress implements EngineEvents {
+export class Progress implements NonNullable<EngineOptions["events"]> {
   private readonly cells = new Map<string, CellProgress>();
   private readonly live: boolean;
   private readonly colors: ReturnType<typeof picocolors.createColors>;
@@ -107,14 +107,6 @@ export class Progress implements EngineEvents {
     else this.cost += record.usage.costUsd;
     this.dirty = true;
     if (!this.live) this.line(job, record, outcome, retrying);
-  }
-
-  crashed(job: TrialJob, error: Error, retrying: boolean): void {
-    this.cell(job).running -= 1;
-    this.dirty = true;
-    const what = `${job.trialId}: the trial runner failed: ${error.message}${retrying ? " (retrying)" : ""}`;
-    if (this.live) this.note(what);
-    else this.options.stream.write(`${this.colors.red("error")} ${what}\n`);
   }
 
   /** A message above the live block (or a plain line). */

@@ -1,8 +1,9 @@
 // Writes a run's reports from its files: summary.json, report.md (Table 1), report.svg (the
 // chart) and report.html (both, plus attribution, tokens, cost and per-trial rows).
 import path from "node:path";
+import type { TrialRecord } from "../model/index.ts";
 import { htmlReport, markdownReport, type RunSummary, svgChart } from "../report/index.ts";
-import { readTrialRecords, type TrialRecord } from "../trial/index.ts";
+import { readTrialRecords } from "../trial/index.ts";
 import { type RunDir, readPlan, writeFileAtomic } from "./rundir.ts";
 import { summarise } from "./summarise.ts";
 

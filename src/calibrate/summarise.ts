@@ -1,6 +1,8 @@
 // Plan + trial records -> the run summary that every report renders: per cell counts, Wilson
 // intervals, clause verdicts, attribution, usage; per task the decision and its reasons; the
 // aggregate rows (e.g. 51/75); every trial as a row.
+
+import { outcomeOf, type TrialRecord } from "../model/index.ts";
 import type {
   Aggregate,
   AttributionCounts,
@@ -12,7 +14,6 @@ import type {
   UsageTotals,
 } from "../report/model.ts";
 import { SUMMARY_VERSION } from "../report/model.ts";
-import type { TrialRecord } from "../trial/record.ts";
 import type { Plan } from "./plan.ts";
 import { maxTrials } from "./plan.ts";
 import { pendingReason, sequentialResult } from "./policy.ts";
@@ -20,7 +21,7 @@ import { clauseText } from "./requirement.ts";
 import { type Decision, decide, fixedClause } from "./rule.ts";
 import { describeSequential } from "./sequential.ts";
 import { passRate, wilson } from "./stats.ts";
-import { type CellTally, cellsOfTask, clauseInputOf, outcomeOf, type Tally, tallyRecords } from "./tally.ts";
+import { type CellTally, cellsOfTask, clauseInputOf, type Tally, tallyRecords } from "./tally.ts";
 
 const zeroUsage = (): UsageTotals => ({
   inputTokens: 0,

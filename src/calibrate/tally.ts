@@ -1,18 +1,9 @@
 // Trial records sorted into the cells of a plan: per cell the latest attempt of each trial index,
 // and the counts the rule needs (passes, fails, infrastructure errors, unverified trials).
-import type { TrialRecord } from "../trial/record.ts";
+import { outcomeOf, type TrialRecord } from "../model/index.ts";
 import { cellKey, type PlannedCell } from "./cells.ts";
 import type { Plan } from "./plan.ts";
 import type { ClauseInput } from "./rule.ts";
-
-export type Outcome = "pass" | "fail" | "infra" | "unverified";
-
-/** Infrastructure errors and unverified verdicts never count as passes or failures. */
-export function outcomeOf(record: TrialRecord): Outcome {
-  if (record.error?.class === "infra") return "infra";
-  if (record.verdict.status === "unverified") return "unverified";
-  return record.verdict.status;
-}
 
 export interface CellTally {
   cell: PlannedCell;

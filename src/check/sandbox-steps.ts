@@ -1,21 +1,35 @@
 // Checks in the real sandbox: the oracle passes under +A and the noop agent fails under -A. Each is
-// one trial through the trial runner, verified on the host and recorded in runs/<run-id>/.
-import { type Agent, noopAgent, oracleAgent } from "../agents/index.ts";
+// one trial through the trial engine, verified on the host and recorded in runs/<run-id>/.
+import { noopAgent, oracleAgent } from "../agents/index.ts";
+import { type Condition, outcomeOf, type TrialRecord } from "../model/index.ts";
 import { type ProjectPaths, relativeToProject } from "../project.ts";
-import { ensureSandboxImage } from "../sandbox/index.ts";
-import type { Condition } from "../task/index.ts";
-import { newRunId, runDirOf, runTrial, type TrialRecord, trialsFileOf } from "../trial/index.ts";
-import { verifyTrial } from "../verify/index.ts";
+import {
+  agentInfoOf,
+  newRunId,
+  openSandboxRunner,
+  runDirOf,
+  type SandboxRunner,
+  TrialEngine,
+  trialsFileOf,
+} from "../trial/index.ts";
 import type { CheckContext, CheckStep, StepOutcome } from "./types.ts";
 
-/** What the sandbox steps of one `kgate check` share: a run for their records, and the image. */
+const AGENTS = { oracle: oracleAgent(), noop: noopAgent() };
+
+/** What the sandbox steps of one `kgate check` share: a run for their records, and one engine. */
 export interface SandboxSession {
   paths: ProjectPaths;
   runId: string;
   runDir: string;
-  signal?: AbortSignal;
-  /** The sandbox image, built or found once (a failure is remembered and reported by each step). */
-  image(): Promise<string>;
+  /** One trial through the engine (opened on first use), or why it could not run. */
+  trial(
+    context: CheckContext,
+    condition: Condition,
+    agent: keyof typeof AGENTS,
+  ): Promise<TrialRecord | string>;
+  /** kgate's own errors met so far (`internal` records). */
+  internal(): TrialRecord[];
+  close(): Promise<void>;
 }
 
 export function sandboxSession(
@@ -23,15 +37,44 @@ export function sandboxSession(
   options: { signal?: AbortSignal; progress?: (line: string) => void } = {},
 ): SandboxSession {
   const runId = `check-${newRunId()}`;
-  let image: Promise<string> | undefined;
+  const runDir = runDirOf(paths, runId);
+  let opened: Promise<{ sandbox: SandboxRunner; engine: TrialEngine }> | undefined;
+  let engineSeen: TrialEngine | undefined;
+  const open = () => {
+    opened ??= openSandboxRunner({ paths, agents: Object.values(AGENTS), log: options.progress }).then(
+      (sandbox) => ({
+        sandbox,
+        engine: new TrialEngine({
+          runId,
+          runDir,
+          runner: sandbox.runner,
+          concurrency: 1,
+          signal: options.signal,
+        }),
+      }),
+    );
+    return opened;
+  };
   return {
     paths,
     runId,
-    runDir: runDirOf(paths, runId),
-    signal: options.signal,
-    image: () => {
-      image ??= ensureSandboxImage(paths, { onProgress: (line) => options.progress?.(`sandbox: ${line}`) });
-      return image;
+    runDir,
+    async trial(context, condition, name) {
+      let engine: TrialEngine;
+      try {
+        engine = (await open()).engine;
+        engineSeen = engine;
+      } catch (err) {
+        return `the sandbox is not available: ${(err as Error).message} (run \`kgate sandbox doctor\`)`;
+      }
+      context.progress(`${context.id}: ${name} under ${condition} in the sandbox`);
+      const slot = { task: context.task!, condition, agent: agentInfoOf(AGENTS[name]), index: 0 };
+      return (await engine.run(slot)) ?? "cancelled before it started";
+    },
+    internal: () => engineSeen?.internal ?? [],
+    async close() {
+      const done = await opened?.catch(() => undefined);
+      await done?.sandbox.close();
     },
   };
 }
@@ -40,42 +83,14 @@ function seconds(record: TrialRecord): string {
   return `${((Date.parse(record.finishedAt) - Date.parse(record.startedAt)) / 1000).toFixed(1)} s`;
 }
 
-/** One trial of the task with `agent` under `condition`, or why it could not run. */
-async function trial(
-  context: CheckContext,
-  condition: Condition,
-  agent: Agent,
-): Promise<TrialRecord | string> {
-  const session = context.sandbox!;
-  let image: string;
-  try {
-    image = await session.image();
-  } catch (err) {
-    return `the sandbox image is not available: ${(err as Error).message} (run \`kgate sandbox doctor\`)`;
-  }
-  context.progress(`${context.id}: ${agent.name} under ${condition} in the sandbox`);
-  return runTrial({
-    paths: session.paths,
-    task: context.task!,
-    condition,
-    agent,
-    runId: session.runId,
-    runDir: session.runDir,
-    index: 0,
-    image,
-    verify: verifyTrial,
-    signal: session.signal,
-  });
-}
-
 function judged(context: CheckContext, record: TrialRecord | string, expect: "pass" | "fail"): StepOutcome[] {
   if (typeof record === "string") return [{ status: "fail", detail: record }];
   const where = `${relativeToProject(context.sandbox!.paths, trialsFileOf(context.sandbox!.runDir))} ${record.trialId}`;
-  if (record.error?.class === "infra") {
+  if (outcomeOf(record) === "infra") {
     return [
       {
         status: "fail",
-        detail: `infrastructure error ${record.error.kind}: ${record.error.message} (${where})`,
+        detail: `infrastructure error ${record.error?.kind}: ${record.error?.message} (${where})`,
       },
     ];
   }
@@ -99,7 +114,7 @@ export const oracleStep: CheckStep = {
   needs: ["task", "verifier"],
   async run(context) {
     if (!context.sandbox) return [{ status: "unavailable", detail: "not run (--no-sandbox)" }];
-    return judged(context, await trial(context, "+A", oracleAgent()), "pass");
+    return judged(context, await context.sandbox.trial(context, "+A", "oracle"), "pass");
   },
 };
 
@@ -108,6 +123,6 @@ export const noopStep: CheckStep = {
   needs: ["task", "verifier"],
   async run(context) {
     if (!context.sandbox) return [{ status: "unavailable", detail: "not run (--no-sandbox)" }];
-    return judged(context, await trial(context, "-A", noopAgent()), "fail");
+    return judged(context, await context.sandbox.trial(context, "-A", "noop"), "fail");
   },
 };

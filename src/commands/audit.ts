@@ -5,9 +5,9 @@ import path from "node:path";
 import type { AuditReport } from "../audit/index.ts";
 import { GitError, type StagedTasks, stagedTasks } from "../audit/staged.ts";
 import { UsageError } from "../errors.ts";
+import { packageInfo } from "../package-info.ts";
 import { listTaskIds } from "../task/listing.ts";
 import type { CommandContext } from "./context.ts";
-import { packageInfo } from "./package-info.ts";
 
 export interface AuditOptions {
   format: "text" | "json" | "sarif";

@@ -14,12 +14,11 @@ import {
   OverrideError,
 } from "../calibrate/index.ts";
 import { pc } from "../colours.ts";
-import { EXIT_FAILED, EXIT_OK, UsageError } from "../errors.ts";
+import { EXIT_FAILED, EXIT_OK, InternalTrialErrors, UsageError } from "../errors.ts";
 import { relativeToProject } from "../project.ts";
 import { table1 } from "../report/index.ts";
-import { InterruptedError, removeOnInterrupt } from "../sandbox/index.ts";
+import { InterruptedError, removeOnInterrupt, SandboxUnavailableError } from "../sandbox/index.ts";
 import { formatProblem } from "../task/index.ts";
-import { verifyTrial } from "../verify/index.ts";
 import type { CommandContext } from "./context.ts";
 
 export interface CalibrateOptions extends Omit<ConfigOverrides, "n" | "concurrency" | "cap" | "confidence"> {
@@ -96,13 +95,14 @@ export async function run(ctx: CommandContext, taskIds: string[], o: CalibrateOp
         signal: controller.signal,
         stderr: ctx.stderr as CommandContext["stderr"] & { isTTY?: boolean },
       },
-      dockerBackend({ paths: ctx.paths, log, verify: verifyTrial }),
+      dockerBackend({ paths: ctx.paths, log }),
     );
   } catch (err) {
     if (err instanceof CalibrationError) throw new UsageError(err.message);
-    throw new UsageError(
-      `${(err as Error).message}\n(run \`kgate sandbox doctor\` if Docker is the trouble)`,
-    );
+    if (err instanceof SandboxUnavailableError)
+      throw new UsageError(`${err.message}\n(run \`kgate sandbox doctor\` to see what is missing)`);
+    if (err instanceof Error && err.name === "MissingKeyError") throw new UsageError(err.message);
+    throw err;
   } finally {
     dispose();
   }
@@ -113,6 +113,7 @@ export async function run(ctx: CommandContext, taskIds: string[], o: CalibrateOp
     log(pc.yellow(`interrupted: resume with  kgate calibrate --resume ${run.id}`));
   }
   ctx.stdout.write(o.json ? `${JSON.stringify(summary, null, 2)}\n` : `${table1(summary)}\n`);
+  if (result.engine.internal.length > 0) throw new InternalTrialErrors(result.engine.internal);
   const reason = controller.signal.reason;
   if (reason instanceof InterruptedError) return reason.exitCode;
   return summary.tasks.every((t) => t.decision === "retain") ? EXIT_OK : EXIT_FAILED;

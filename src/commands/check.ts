@@ -9,7 +9,7 @@ import {
   type TaskCheck,
 } from "../check/index.ts";
 import { pc } from "../colours.ts";
-import { EXIT_FAILED, EXIT_OK, UsageError } from "../errors.ts";
+import { EXIT_FAILED, EXIT_OK, InternalTrialErrors, UsageError } from "../errors.ts";
 import { InterruptedError, reapDeadRuns, removeOnInterrupt } from "../sandbox/index.ts";
 import { listTaskIds } from "../task/index.ts";
 import type { CommandContext } from "./context.ts";
@@ -73,6 +73,7 @@ export async function run(
     }
   } finally {
     dispose();
+    await session?.close();
   }
   const summary = summarise(results);
   if (options.json) {
@@ -87,6 +88,8 @@ export async function run(
       `${summary.tasks} task(s): ${summary.passed} passed, ${failed}, ${summary.unavailable} not available, ${summary.skipped} skipped\n`,
     );
   }
+  const internal = session?.internal() ?? [];
+  if (internal.length > 0) throw new InternalTrialErrors(internal);
   const reason = controller.signal.reason;
   if (reason instanceof InterruptedError) return reason.exitCode;
   return summary.failed > 0 ? EXIT_FAILED : EXIT_OK;

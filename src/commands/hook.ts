@@ -5,8 +5,8 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { UsageError } from "../errors.ts";
+import { packageInfo } from "../package-info.ts";
 import type { CommandContext } from "./context.ts";
-import { packageInfo } from "./package-info.ts";
 
 export const BEGIN = "# >>> kgate leak audit (written by `kgate hook install`) >>>";
 export const END = "# <<< kgate leak audit <<<";

@@ -1,19 +1,22 @@
-// `kgate run <task> --agent <name> --condition <c> [-n N] [--concurrency C]`: N trials of one cell,
-// one TrialRecord each in runs/<run-id>/trials.jsonl; Ctrl-C removes the run's containers.
+// `kgate run <task> --agent <name> --condition <c> [-n N] [--concurrency C]`: N trials of one cell
+// through the trial engine, one TrialRecord each in runs/<run-id>/trials.jsonl; Ctrl-C cancels
+// them (recorded as cancelled, never as the agent's failure) and removes the run's containers.
 import path from "node:path";
 import { resolveAgent } from "../agents/index.ts";
 import { pc } from "../colours.ts";
-import { EXIT_FAILED, EXIT_OK, UsageError } from "../errors.ts";
+import { EXIT_FAILED, EXIT_OK, InternalTrialErrors, UsageError } from "../errors.ts";
+import { type Condition, outcomeOf, type TrialRecord } from "../model/index.ts";
 import { relativeToProject } from "../project.ts";
+import { InterruptedError, removeOnInterrupt, SandboxUnavailableError } from "../sandbox/index.ts";
+import { conditionFileSet, type LoadedTask, loadValidTask, parseCondition } from "../task/index.ts";
 import {
-  ensureSandboxImage,
-  InterruptedError,
-  reapDeadRunsOnce,
-  removeOnInterrupt,
-} from "../sandbox/index.ts";
-import { type Condition, type LoadedTask, loadValidTask, parseCondition } from "../task/index.ts";
-import { newRunId, runDirOf, runTrials, type TrialRecord, trialsFileOf } from "../trial/index.ts";
-import { verifyTrial } from "../verify/index.ts";
+  agentInfoOf,
+  newRunId,
+  openSandboxRunner,
+  runDirOf,
+  TrialEngine,
+  trialsFileOf,
+} from "../trial/index.ts";
 import type { CommandContext } from "./context.ts";
 
 export interface RunOptions {
@@ -40,9 +43,31 @@ function seconds(record: TrialRecord): string {
 function summary(record: TrialRecord): string {
   const collected = record.outputs.filter((o) => o.status === "collected").length;
   const error = record.error
-    ? `${record.error.class}/${record.error.kind}: ${record.error.message.split("\n")[0]}`
+    ? `${record.error.owner}/${record.error.kind}: ${record.error.message.split("\n")[0]}`
     : "-";
-  return `${record.stopReason.padEnd(7)} outputs ${collected}/${record.outputs.length}  ${record.verdict.status.padEnd(10)} ${seconds(record).padStart(7)}  ${error}`;
+  return `${record.stopReason.padEnd(9)} outputs ${collected}/${record.outputs.length}  ${record.verdict.status.padEnd(10)} ${seconds(record).padStart(7)}  ${error}`;
+}
+
+/** The sandbox and the agent, prepared once; what cannot start is the user's to fix (exit 2). */
+async function openRunner(ctx: CommandContext, options: RunOptions, log: (line: string) => void) {
+  const agent = await resolveAgent(ctx.paths, options.agent, {
+    log: (line) => log(`${pc.dim(`${options.agent}:`)} ${line}`),
+  }).catch((err: Error) => {
+    throw new UsageError(err.message);
+  });
+  try {
+    const sandbox = await openSandboxRunner({
+      paths: ctx.paths,
+      agents: [agent],
+      log: (line) => log(pc.dim(line)),
+    });
+    return { agent, sandbox };
+  } catch (err) {
+    if (err instanceof SandboxUnavailableError)
+      throw new UsageError(`${err.message}\n(run \`kgate sandbox doctor\` to see what is missing)`);
+    if (err instanceof Error && err.name === "MissingKeyError") throw new UsageError(err.message);
+    throw err;
+  }
 }
 
 export async function run(ctx: CommandContext, taskId: string, options: RunOptions): Promise<number> {
@@ -54,27 +79,12 @@ export async function run(ctx: CommandContext, taskId: string, options: RunOptio
   try {
     condition = parseCondition(options.condition);
     task = loadValidTask(ctx.paths, taskId);
+    conditionFileSet(task, condition); // an unknown variant is the user's error, before anything runs
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
   const log = (line: string) => ctx.stderr.write(`${line}\n`);
-  const agent = await resolveAgent(ctx.paths, options.agent, {
-    log: (line) => log(`${pc.dim(`${options.agent}:`)} ${line}`),
-  }).catch((err: Error) => {
-    throw new UsageError(err.message);
-  });
-
-  let image: string;
-  try {
-    const reaped = await reapDeadRunsOnce();
-    if (reaped.removed.length)
-      log(`removed ${reaped.removed.length} container(s) left by kgate processes that are gone`);
-    image = await ensureSandboxImage(ctx.paths, {
-      onProgress: (line) => log(`${pc.dim("sandbox:")} ${line}`),
-    });
-  } catch (err) {
-    throw new UsageError(`${(err as Error).message}\n(run \`kgate sandbox doctor\` to see what is missing)`);
-  }
+  const { agent, sandbox } = await openRunner(ctx, options, log);
 
   const runId = options.runId ?? newRunId();
   const runDir = runDirOf(ctx.paths, runId);
@@ -84,26 +94,24 @@ export async function run(ctx: CommandContext, taskId: string, options: RunOptio
     `run ${runId}: ${n} trial(s) of ${task.id} ${condition} with ${agent.name}, concurrency ${concurrency}`,
   );
   let records: TrialRecord[];
+  let engine: TrialEngine;
   try {
-    records = await runTrials({
-      paths: ctx.paths,
-      task,
-      condition,
-      agent,
+    engine = new TrialEngine({
       runId,
       runDir,
-      image,
-      n,
+      runner: sandbox.runner,
       concurrency,
       retries,
-      verify: verifyTrial,
       signal: controller.signal,
-      onRecord: (r) => log(`${pc.dim("trial")} ${r.trialId}  ${summary(r)}`),
+      events: { finished: (_job, r) => log(`${pc.dim("trial")} ${r.trialId}  ${summary(r)}`) },
     });
-  } catch (err) {
-    throw new UsageError((err as Error).message);
+    const info = agentInfoOf(agent);
+    records = await engine.runAll(
+      Array.from({ length: n }, (_, index) => ({ task, condition, agent: info, index })),
+    );
   } finally {
     dispose();
+    await sandbox.close();
   }
 
   const file = relativeToProject(ctx.paths, trialsFileOf(runDir));
@@ -115,7 +123,8 @@ export async function run(ctx: CommandContext, taskId: string, options: RunOptio
     ctx.stdout.write(`run ${runId}: ${records.length} trial(s) recorded in ${file}\n`);
     for (const r of records) ctx.stdout.write(`  ${r.trialId}  ${summary(r)}\n`);
   }
+  if (engine.internal.length > 0) throw new InternalTrialErrors(engine.internal);
   const reason = controller.signal.reason;
   if (reason instanceof InterruptedError) return reason.exitCode;
-  return records.some((r) => r.error?.class === "infra") ? EXIT_FAILED : EXIT_OK;
+  return records.some((r) => outcomeOf(r) === "infra") ? EXIT_FAILED : EXIT_OK;
 }

@@ -1,9 +1,8 @@
 // Text rendering for `kgate show`: a trial's header, one line (plus an excerpt) per trajectory event,
 // and a run's table of trials. Colour only on a TTY (src/colours.ts).
 
-import type { TrajectoryEvent } from "../agents/index.ts";
 import { pc } from "../colours.ts";
-import type { TrialRecord, Usage } from "../trial/index.ts";
+import type { TrajectoryEvent, TrialRecord, Usage } from "../model/index.ts";
 
 const EXCERPT_LINES = 8;
 const num = (n: number) => n.toLocaleString("en-US");
@@ -32,7 +31,7 @@ export function formatRecordHeader(r: TrialRecord, eventCount: number): string {
     `task        ${r.task.id}  ${r.condition}  artefact listed: ${yesNo(r.artefactListed)}  opened: ${yesNo(r.artefactOpened)}`,
     `agent       ${r.agent.name}  ${r.agent.harness}  ${r.agent.model ?? "-"}  ${pc.dim(`digest ${r.agent.digest.slice(0, 12)}`)}`,
     `verdict     ${verdict}  reward ${r.verdict.reward.toFixed(2)}  score ${r.verdict.score.toFixed(2)}${attribution}`,
-    `stop        ${r.stopReason}${r.error ? `  ${pc.red(`${r.error.class}/${r.error.kind}`)}: ${r.error.message.split("\n")[0]}` : ""}`,
+    `stop        ${r.stopReason}${r.error ? `  ${pc.red(`${r.error.owner}/${r.error.kind}`)}: ${r.error.message.split("\n")[0]}` : ""}`,
     `usage       ${formatUsage(r.usage)}`,
     `time        ${seconds.toFixed(1)} s  ${pc.dim(phases)}`,
     `canary      ${r.canaryLeak === null ? "n/a" : r.canaryLeak ? pc.red("LEAKED") : "no leak"}`,
@@ -85,7 +84,7 @@ export function formatEvent(e: TrajectoryEvent, start: number, full: boolean): s
       return `${offset}  ${pc.magenta(`←${name}`)}  ${status}${extra}${e.timedOut ? " (timed out)" : ""}\n${excerpt(String(e.output ?? ""), full)}`;
     }
     case "error":
-      return `${offset}  ${pc.red("error")}  ${e.class ?? ""}/${e.kind ?? ""} ${oneLine(e.message ?? e.text ?? "", 200)}\n`;
+      return `${offset}  ${pc.red("error")}  ${e.owner ?? e.class ?? ""}/${e.kind ?? ""} ${oneLine(e.message ?? e.text ?? "", 200)}\n`;
     default: {
       const { at: _at, type: _type, kind, ...rest } = e;
       const detail =
@@ -107,7 +106,7 @@ export function formatRunTable(runId: string, records: readonly TrialRecord[]): 
     const tokens =
       r.usage.inputTokens + r.usage.outputTokens + r.usage.cacheReadTokens + r.usage.cacheWriteTokens;
     const cost = r.usage.costUsd === null ? "-" : `$${r.usage.costUsd.toFixed(4)}`;
-    const error = r.error ? `${r.error.class}/${r.error.kind}` : "";
+    const error = r.error ? `${r.error.owner}/${r.error.kind}` : "";
     return [r.trialId, r.verdict.status, r.stopReason, num(tokens), cost, error];
   });
   const header = ["trial", "verdict", "stop", "tokens", "cost", "error"];

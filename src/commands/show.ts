@@ -1,11 +1,12 @@
 // `kgate show <run>[/<trial>]`: one trial's record and trajectory, readably; or the trials of a run.
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { readTrajectory, type TrajectoryEvent } from "../agents/index.ts";
+import { readTrajectory } from "../agents/index.ts";
 import { pc } from "../colours.ts";
 import { EXIT_OK, UsageError } from "../errors.ts";
+import type { TrajectoryEvent, TrialRecord } from "../model/index.ts";
 import { relativeToProject } from "../project.ts";
-import { readTrialRecords, runDirOf, type TrialRecord } from "../trial/index.ts";
+import { readTrialRecords, runDirOf } from "../trial/index.ts";
 import type { CommandContext } from "./context.ts";
 import { formatEvent, formatRecordHeader, formatRunTable } from "./show-format.ts";
 

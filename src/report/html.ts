@@ -118,7 +118,7 @@ function trialsTable(s: RunSummary, base: string): string {
   ];
   const rows = s.trials.map((t) => {
     const link = t.trajectory ? `<a href="${esc(base + t.trajectory)}">trajectory</a>` : "—";
-    const error = t.error ? `${t.error.class}: ${t.error.kind}: ${t.error.message}` : "";
+    const error = t.error ? `${t.error.owner}: ${t.error.kind}: ${t.error.message}` : "";
     return (
       `<tr class="${t.superseded ? "superseded" : ""}" data-trial="${esc(t.trialId)}" data-outcome="${t.outcome}">` +
       `<td>${esc(t.trialId)}</td><td>${esc(t.task)}</td><td>${esc(t.cell)}</td><td class="num">${t.index + 1}</td>` +

@@ -111,7 +111,7 @@ export const TrialRow = z.object({
   superseded: z.boolean(),
   attribution: z.string().nullable(),
   stopReason: z.string(),
-  error: z.object({ class: z.string(), kind: z.string(), message: z.string() }).nullable(),
+  error: z.object({ kind: z.string(), owner: z.string(), message: z.string() }).nullable(),
   inputTokens: z.number().int().nonnegative(),
   outputTokens: z.number().int().nonnegative(),
   costUsd: z.number().nonnegative().nullable(),

@@ -2,13 +2,15 @@
 // and output caps, read and write files through tar archives, kill and remove.
 import path from "node:path";
 import type { Readable } from "node:stream";
-import type { SandboxRequirements } from "../agents/types.ts";
+import type { SandboxRequirements } from "../model/index.ts";
 import type { Limits } from "../task/index.ts";
 import { type PackFile, packFiles, readSingleEntry } from "./archive.ts";
 import { CappedSink } from "./capture.ts";
 import { DockerClient, isDirectoryMode, isSymlinkMode, type PathStat } from "./docker.ts";
+import { collectOutputs, type DeclaredOutput, type OutputFile } from "./outputs.ts";
+import type { TrialSandbox } from "./provider.ts";
 import { reapDeadRunsOnce } from "./reaper.ts";
-import { type ExecOptions, type ExecResult, type Sandbox, SandboxFileError } from "./types.ts";
+import { type ExecOptions, type ExecResult, SandboxFileError } from "./types.ts";
 
 export const SANDBOX_UID = 1000;
 export const SANDBOX_GID = 1000;
@@ -44,7 +46,7 @@ function isUnder(root: string, p: string): boolean {
   return p === root || p.startsWith(`${root}/`);
 }
 
-export class DockerSandbox implements Sandbox {
+export class DockerSandbox implements TrialSandbox {
   readonly workdir = SANDBOX_WORKDIR;
 
   private constructor(
@@ -213,6 +215,11 @@ export class DockerSandbox implements Sandbox {
   /** Stops every process (SIGKILL); files stay readable until the container is removed. */
   async stop(): Promise<void> {
     await this.docker.killContainer(this.id);
+  }
+
+  /** The declared outputs, each judged by its tar entry (call after stop()). */
+  collectOutputs(outputs: readonly DeclaredOutput[]): Promise<OutputFile[]> {
+    return collectOutputs(this, outputs);
   }
 
   async remove(): Promise<void> {

@@ -158,6 +158,16 @@ export class DockerClient {
     }
   }
 
+  /** The image's labels ({} when it has none or does not exist). */
+  async imageLabels(ref: string): Promise<Record<string, string>> {
+    try {
+      return (await this.docker.getImage(ref).inspect()).Config?.Labels ?? {};
+    } catch (err) {
+      if (statusOf(err) === 404) return {};
+      throw unavailable(err, "image inspect");
+    }
+  }
+
   /** Removes an image by id; an image still in use or already gone is left alone. */
   async removeImage(id: string): Promise<void> {
     try {

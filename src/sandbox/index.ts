@@ -1,11 +1,21 @@
 // The sandbox concern's public face: the Sandbox interface, the Docker implementation, the image,
 // output collection, the reaper (containers and temp folders) and the doctor.
+
+export {
+  loadSandboxConfig,
+  SANDBOX_PROVIDERS,
+  SandboxConfig,
+  SandboxConfigError,
+  sandboxProviderFor,
+} from "./config.ts";
 export { type ContainerOptions, DockerSandbox, SANDBOX_HOME, SANDBOX_WORKDIR } from "./container.ts";
 export { DockerClient } from "./docker.ts";
+export { type DockerEndpoint, DockerProvider, dockerOptions } from "./docker-provider.ts";
 export { type DoctorCheck, runDoctor } from "./doctor.ts";
 export { type FolderKind, OWNERLESS_MIN_AGE_MS, ownedTempDir, reapDeadFolders } from "./folders.ts";
 export { ensureSandboxImage, type ImageOptions, planImage } from "./image.ts";
 export { collectOutputs, type DeclaredOutput, type OutputFile, unsafeOutputPath } from "./outputs.ts";
+export type { SandboxImage, SandboxProvider, SandboxSpec, TrialSandbox } from "./provider.ts";
 export {
   containerLabels,
   InterruptedError,

@@ -4,8 +4,8 @@
 // checks can at worst swap in another file of the container (which it could have copied anyway),
 // never a host file; the type and size are checked again on the tar entry itself.
 import path from "node:path";
+import type { CollectedOutput } from "../model/index.ts";
 import { sha256 } from "../task/index.ts";
-import type { CollectedOutput } from "../trial/record.ts";
 import { readSingleEntry } from "./archive.ts";
 import type { DockerSandbox } from "./container.ts";
 import { isDirectoryMode, isSymlinkMode, type PathStat } from "./docker.ts";

@@ -1,13 +1,11 @@
 // The task format as zod schemas: the single source of truth for task.json and conditions.
 import { z } from "zod";
+import { Condition, Slug } from "../model/index.ts";
 import { isWorkPath, WORK_PATH_RULE } from "./work-path.ts";
 
-export const TASK_SCHEMA_VERSION = 1;
+export { Condition, Slug };
 
-/** Lower-case identifiers used for task ids and variant names. */
-export const Slug = z
-  .string()
-  .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, "must be lower-case letters, digits and dashes (max 63)");
+export const TASK_SCHEMA_VERSION = 1;
 
 /** A path relative to the sandbox work directory, with no `..` segment. */
 export const RelativePath = z.string().min(1).refine(isWorkPath, WORK_PATH_RULE);
@@ -198,9 +196,6 @@ export type GateKind = z.infer<typeof GateKind>;
 export type VariantKind = z.infer<typeof VariantKind>;
 
 /** A condition: the artefact present, absent, or replaced by a named variant. */
-export const Condition = z.union([z.literal("+A"), z.literal("-A"), z.templateLiteral(["variant:", Slug])]);
-export type Condition = z.infer<typeof Condition>;
-
 export function parseCondition(text: string): Condition {
   const parsed = Condition.safeParse(text);
   if (!parsed.success) throw new Error(`invalid condition "${text}": expected +A, -A or variant:<name>`);

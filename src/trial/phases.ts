@@ -1,12 +1,13 @@
 // Timed, bounded phases of a trial: each records {startedAt, finishedAt, durationMs, error} and
-// fails with a typed PhaseTimeoutError when it overruns; errors are classified agent vs infra.
+// fails with a typed PhaseTimeoutError when it overruns; sandbox errors are classified in the taxonomy.
+import { PhaseName, type PhaseTiming, type TrialError, trialError } from "../model/index.ts";
 import { SandboxUnavailableError } from "../sandbox/index.ts";
-import { PhaseName, type PhaseTiming, type TrialError } from "./record.ts";
 
 /** Bounds of the sandbox phases, in ms (the agent phase is bounded by the task's timeoutSec). */
 export interface PhaseTimeouts {
   create: number;
   copyIn: number;
+  stop: number;
   copyOut: number;
   remove: number;
   verify: number;
@@ -17,9 +18,10 @@ export interface PhaseTimeouts {
 export const DEFAULT_PHASE_TIMEOUTS: PhaseTimeouts = {
   create: 60_000,
   copyIn: 60_000,
+  stop: 30_000,
   copyOut: 120_000,
   remove: 60_000,
-  verify: 120_000,
+  verify: 60_000,
   agentGrace: 15_000,
 };
 
@@ -88,10 +90,17 @@ export class PhaseClock {
   }
 }
 
-/** Classifies an error raised by a sandbox phase (create, copy in/out): never the agent's fault. */
-export function infraError(phase: PhaseName, err: unknown): TrialError {
-  const e = err as Error;
-  if (e instanceof PhaseTimeoutError) return { class: "infra", kind: "sandbox-timeout", message: e.message };
-  const kind = e instanceof SandboxUnavailableError ? "sandbox-unavailable" : "sandbox";
-  return { class: "infra", kind, message: `${phase}: ${e.message}` };
+/**
+ * Classifies an error raised by a sandbox phase (create, copy in/out, stop): the provider's failure
+ * is infrastructure; anything else thrown there is kgate's own bug.
+ */
+export function sandboxPhaseError(phase: PhaseName, err: unknown): TrialError {
+  if (err instanceof PhaseTimeoutError) return trialError("sandbox-timeout", err.message);
+  if (err instanceof SandboxUnavailableError)
+    return trialError("sandbox-unavailable", `${phase}: ${err.message}`);
+  const e = err instanceof Error ? err : new Error(String(err));
+  // Errors the Docker API answered with (a status code) are the sandbox's; the rest is a bug of kgate.
+  if (typeof (e as { statusCode?: unknown }).statusCode === "number")
+    return trialError("sandbox", `${phase}: ${e.message}`);
+  return trialError("internal", `${phase}: ${e.message}`, e.stack);
 }

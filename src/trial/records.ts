@@ -11,8 +11,8 @@ import {
   writeSync,
 } from "node:fs";
 import path from "node:path";
+import { TrialRecord } from "../model/index.ts";
 import { fieldPath } from "../task/index.ts";
-import { TrialRecord } from "./record.ts";
 
 export const TRIALS_FILE = "trials.jsonl";
 

@@ -1,29 +1,49 @@
-// One trial end to end: fresh hardened sandbox, condition file set in, agent, declared outputs out,
-// sandbox removed, verification on the host, one TrialRecord appended. Never throws to its caller.
-import { mkdirSync, writeFileSync } from "node:fs";
+// One trial end to end: a fresh hardened sandbox from the provider, the condition's file set in, the
+// agent, every process stopped, the declared outputs out, the sandbox removed, verification on the
+// host (killable), one TrialRecord appended. Never throws: whatever fails is the record's error.
 import path from "node:path";
-import type { Agent, AgentResult, SandboxRequirements } from "../agents/types.ts";
+import { type Agent, AgentTimeoutError } from "../agents/index.ts";
+import {
+  type Condition,
+  internalError,
+  type SandboxRequirements,
+  type TrialError,
+  type TrialRecord,
+  trialError,
+  UNVERIFIED,
+  type Verdict,
+  ZERO_USAGE,
+} from "../model/index.ts";
 import type { ProjectPaths } from "../project.ts";
 import {
-  collectOutputs,
   containerLabels,
-  DockerSandbox,
-  ensureSandboxImage,
   type OutputFile,
   SANDBOX_WORKDIR,
+  type SandboxImage,
+  type SandboxProvider,
   SandboxUnavailableError,
+  type TrialSandbox,
 } from "../sandbox/index.ts";
-import { type Condition, type ConditionFileSet, conditionFileSet, type LoadedTask } from "../task/index.ts";
-import type { OutputForVerification } from "../verify/contract.ts";
-import { UNVERIFIED, type Verdict } from "../verify/verdict.ts";
+import { type ConditionFileSet, conditionFileSet, type LoadedTask } from "../task/index.ts";
+import { type OutputForVerification, VerifierRunError, verifyKillable } from "../verify/index.ts";
 import { trialDirOf, trialId } from "./ids.ts";
-import { bounded, DEFAULT_PHASE_TIMEOUTS, infraError, PhaseClock, type PhaseTimeouts } from "./phases.ts";
-import { type StopReason, type TrialError, TrialRecord, type Usage, ZERO_USAGE } from "./record.ts";
+import {
+  bounded,
+  DEFAULT_PHASE_TIMEOUTS,
+  PhaseClock,
+  type PhaseTimeouts,
+  sandboxPhaseError,
+} from "./phases.ts";
+import { buildRecord, canaryLeak, type TrialOutcome } from "./record-parts.ts";
 import { appendTrialRecord } from "./records.ts";
 import { FileTrajectory } from "./trajectory.ts";
 
-/** Verification as the trial runner calls it (the verify library provides the real one). */
-export type VerifyTrial = (task: LoadedTask, outputs: readonly OutputForVerification[]) => Promise<Verdict>;
+/** Verification as the trial runner calls it; by default the task's verifier in a killable worker. */
+export type VerifyTrial = (
+  task: LoadedTask,
+  outputs: readonly OutputForVerification[],
+  timeoutMs: number,
+) => Promise<Verdict>;
 
 export interface TrialOptions {
   paths: ProjectPaths;
@@ -35,60 +55,59 @@ export interface TrialOptions {
   runDir: string;
   /** 0-based index of the trial within its cell. */
   index: number;
-  /** 1 for the first attempt; retries of infra failures count up. */
+  /** 1 for the first attempt; retries count up. */
   attempt?: number;
-  /** The sandbox image (from ensureSandboxImage); built or found when omitted. */
-  image?: string;
+  provider: SandboxProvider;
+  /** The sandbox image on that provider (SandboxProvider.prepareImage). */
+  image: SandboxImage;
   /** What the agent's prepare() asked for (derived image, binds, env, writable folders). */
   requirements?: SandboxRequirements;
-  verify?: VerifyTrial;
-  /** Cancels the trial (recorded as an infra error of kind `cancelled`). */
+  /** null: no verification (verdict `unverified`, left out of rates). */
+  verify?: VerifyTrial | null;
+  /** Cancels the trial (recorded as `cancelled`, never as the agent's failure). */
   signal?: AbortSignal;
   timeouts?: Partial<PhaseTimeouts>;
 }
 
-class AgentTimeoutError extends Error {
-  override name = "AgentTimeoutError";
+const NO_AGENT: TrialOutcome = {
+  stopReason: "error",
+  usage: ZERO_USAGE,
+  error: null,
+  artefactOpened: null,
+  artefactListed: null,
+};
+
+function cancelledError(signal: AbortSignal | undefined): TrialError {
+  const reason = signal?.reason;
+  return trialError("cancelled", reason instanceof Error ? reason.message : "the run was cancelled");
 }
 
-interface AgentOutcome {
-  stopReason: StopReason;
-  usage: Usage;
-  error: TrialError | null;
-  artefactOpened: boolean | null;
-  artefactListed: boolean | null;
-}
-
-function cancelled(reason: unknown): TrialError {
-  const message = reason instanceof Error ? reason.message : "the run was cancelled";
-  return { class: "infra", kind: "cancelled", message };
-}
-
-/** Runs the agent under the task's wall-clock budget; an abort is a timeout (agent) or a cancel (infra). */
+/** Runs the agent under the task's wall-clock budget; a cancelled run wins over whatever it returned. */
 async function agentPhase(
-  options: TrialOptions,
-  sandbox: DockerSandbox,
+  o: TrialOptions,
+  sandbox: TrialSandbox,
   trajectory: FileTrajectory,
   grace: number,
-): Promise<AgentOutcome> {
-  const { task, condition, agent } = options;
+): Promise<TrialOutcome> {
+  const { task, condition, agent } = o;
   const limits = task.spec.limits;
   const controller = new AbortController();
   const timer = setTimeout(
     () => controller.abort(new AgentTimeoutError(`the agent did not finish within ${limits.timeoutSec} s`)),
     limits.timeoutSec * 1000,
   );
-  const onCancel = () => controller.abort(options.signal?.reason);
-  if (options.signal?.aborted) onCancel();
-  else options.signal?.addEventListener("abort", onCancel, { once: true });
+  const onCancel = () => controller.abort(o.signal?.reason ?? new Error("the run was cancelled"));
+  if (o.signal?.aborted) onCancel();
+  else o.signal?.addEventListener("abort", onCancel, { once: true });
   let graceTimer: NodeJS.Timeout | undefined;
   const abandoned = new Promise<never>((_, reject) => {
     controller.signal.addEventListener("abort", () => {
       graceTimer = setTimeout(() => reject(controller.signal.reason), grace);
     });
   });
+  const cancelled = () => o.signal?.aborted === true;
   try {
-    const result: AgentResult = await Promise.race([
+    const result = await Promise.race([
       agent.run({
         instruction: task.instruction.toString("utf8"),
         sandbox,
@@ -104,197 +123,201 @@ async function agentPhase(
       }),
       abandoned,
     ]);
-    return {
-      stopReason: result.stopReason,
+    const base = {
       usage: result.usage,
-      error: result.error ?? null,
       artefactOpened: condition === "-A" ? null : (result.artefactOpened ?? null),
       artefactListed: result.artefactListed ?? null,
     };
+    if (cancelled()) return { ...base, stopReason: "cancelled", error: cancelledError(o.signal) };
+    return { ...base, stopReason: result.stopReason, error: result.error ?? null };
   } catch (err) {
     const base = { usage: ZERO_USAGE, artefactOpened: null, artefactListed: null };
-    const reason = controller.signal.aborted ? controller.signal.reason : undefined;
-    if (reason instanceof AgentTimeoutError) {
-      trajectory.append({ type: "error", text: reason.message });
+    if (cancelled()) return { ...base, stopReason: "cancelled", error: cancelledError(o.signal) };
+    if (controller.signal.reason instanceof AgentTimeoutError) {
+      trajectory.append({ type: "error", kind: "timeout", message: controller.signal.reason.message });
       return {
         ...base,
         stopReason: "timeout",
-        error: { class: "agent", kind: "timeout", message: reason.message },
+        error: trialError("timeout", controller.signal.reason.message),
       };
     }
-    if (controller.signal.aborted) return { ...base, stopReason: "error", error: cancelled(reason) };
-    const e = err as Error;
-    trajectory.append({ type: "error", text: e.message });
-    const kind = e instanceof SandboxUnavailableError ? "sandbox-unavailable" : "harness";
-    return { ...base, stopReason: "error", error: { class: "infra", kind, message: e.message } };
+    // An agent reports its failures in its result; one that throws is a bug of kgate (or the provider's).
+    const error =
+      err instanceof SandboxUnavailableError
+        ? trialError("sandbox-unavailable", err.message)
+        : internalError(err);
+    trajectory.append({ type: "error", kind: error.kind, message: error.message });
+    return { ...base, stopReason: "error", error };
   } finally {
     clearTimeout(timer);
     clearTimeout(graceTimer);
-    options.signal?.removeEventListener("abort", onCancel);
+    o.signal?.removeEventListener("abort", onCancel);
   }
 }
 
-function saveOutputs(trialDir: string, files: readonly OutputFile[]): void {
-  for (const file of files) {
-    if (!file.bytes) continue;
-    const target = path.join(trialDir, "outputs", ...file.record.path.split("/"));
-    mkdirSync(path.dirname(target), { recursive: true });
-    writeFileSync(target, file.bytes);
-  }
-}
-
-function canaryLeak(
-  task: LoadedTask,
-  condition: Condition,
-  trajectory: FileTrajectory | null,
+/** Verifies on the host; a verifier that overruns or throws on the agent's output fails the trial as `format`. */
+async function verifyPhase(
+  o: TrialOptions,
+  verify: VerifyTrial,
   files: readonly OutputFile[],
-): boolean | null {
-  const canary = task.artefact.canary;
-  if (condition !== "-A" || !canary) return null;
-  const texts = [trajectory?.text() ?? "", ...files.map((f) => f.bytes?.toString("utf8") ?? "")];
-  return texts.some((t) => t.toLowerCase().includes(canary));
+  timeoutMs: number,
+): Promise<{ verdict: Verdict; error: TrialError | null }> {
+  const given: OutputForVerification[] = files.map((f) => ({
+    path: f.record.path,
+    status: f.record.status,
+    bytes: f.bytes,
+    reason: f.record.reason,
+  }));
+  try {
+    return { verdict: await verify(o.task, given, timeoutMs), error: null };
+  } catch (err) {
+    if (!(err instanceof VerifierRunError)) return { verdict: UNVERIFIED, error: internalError(err) };
+    const kind = err.reason === "timeout" ? "verifier-timeout" : "verifier-crash";
+    const verdict: Verdict = {
+      status: "fail",
+      reward: 0,
+      score: 0,
+      criteria: [],
+      attribution: "format",
+      reason: `${err.message} (on this output)`,
+    };
+    return { verdict, error: trialError(kind, err.message) };
+  }
 }
 
-/** Runs one trial and appends its record to runDir/trials.jsonl; errors are recorded, not thrown. */
-export async function runTrial(options: TrialOptions): Promise<TrialRecord> {
-  const { task, condition, agent, runId, runDir, index } = options;
-  const attempt = options.attempt ?? 1;
-  const timeouts = { ...DEFAULT_PHASE_TIMEOUTS, ...options.timeouts };
-  const id = trialId(task.id, condition, agent.name, index, attempt);
-  const trialDir = trialDirOf(runDir, id);
+export const defaultVerify =
+  (paths: ProjectPaths): VerifyTrial =>
+  (task, outputs, timeoutMs) =>
+    verifyKillable(paths.root, task, outputs, timeoutMs);
+
+/** Runs one trial and appends its record to runDir/trials.jsonl; errors are recorded, never thrown. */
+export async function runTrial(o: TrialOptions): Promise<TrialRecord> {
+  const attempt = o.attempt ?? 1;
+  const id = trialId(o.task.id, o.condition, o.agent.name, o.index, attempt);
   const startedAt = new Date();
   const clock = new PhaseClock();
-  let error: TrialError | null = null;
   let fileSet: ConditionFileSet | null = null;
   let trajectory: FileTrajectory | null = null;
-  let sandbox: DockerSandbox | null = null;
-  let outcome: AgentOutcome = {
-    stopReason: "error",
-    usage: ZERO_USAGE,
-    error: null,
-    artefactOpened: null,
-    artefactListed: null,
-  };
+  let outcome = NO_AGENT;
   let files: OutputFile[] = [];
-
-  let step: "setup" | "image" | "create" | "copyIn" = "setup";
+  let verdict: Verdict = UNVERIFIED;
+  let error: TrialError | null = null;
   try {
-    fileSet = conditionFileSet(task, condition);
-    trajectory = new FileTrajectory(path.join(trialDir, "trajectory.jsonl"));
-    options.signal?.throwIfAborted();
-    step = "image";
-    const image = options.image ?? (await ensureSandboxImage(options.paths));
-    step = "create";
-    const created = await clock.run("create", () =>
+    const timeouts = { ...DEFAULT_PHASE_TIMEOUTS, ...o.timeouts };
+    fileSet = conditionFileSet(o.task, o.condition);
+    trajectory = new FileTrajectory(path.join(trialDirOf(o.runDir, id), "trajectory.jsonl"));
+    const run = await sandboxPhases(o, id, fileSet, trajectory, clock, timeouts);
+    ({ outcome, files } = run);
+    error = run.error;
+    if (o.verify !== null && (error === null || errorIsCounted(error))) {
+      const verify = o.verify ?? defaultVerify(o.paths);
+      const checked = await clock.run("verify", () => verifyPhase(o, verify, files, timeouts.verify));
+      verdict = checked.verdict;
+      error ??= checked.error;
+    }
+    trajectory.close();
+    if (trajectory.failure)
+      error ??= trialError("evidence-write", `trajectory: ${trajectory.failure.message}`);
+  } catch (err) {
+    error = internalError(err);
+  }
+  if (o.signal?.aborted && error === null && verdict.status === "unverified")
+    error = cancelledError(o.signal);
+  const record = buildRecord({
+    options: o,
+    trialId: id,
+    attempt,
+    startedAt,
+    phases: clock.ordered(),
+    fileSet,
+    outcome,
+    files,
+    verdict,
+    error,
+    trajectory: trajectory ? path.relative(o.runDir, trajectory.file).split(path.sep).join("/") : null,
+    canaryLeak: canaryLeak(o.task, o.condition, trajectory, files),
+  });
+  try {
+    appendTrialRecord(o.runDir, record);
+  } catch (err) {
+    record.error ??= trialError("evidence-write", `trials.jsonl: ${(err as Error).message}`);
+  }
+  return record;
+}
+
+function errorIsCounted(error: TrialError): boolean {
+  return error.owner === "agent";
+}
+
+interface SandboxRun {
+  outcome: TrialOutcome;
+  files: OutputFile[];
+  error: TrialError | null;
+}
+
+/** create, copy in, agent, stop, copy out, remove: the sandbox part of a trial. */
+async function sandboxPhases(
+  o: TrialOptions,
+  id: string,
+  fileSet: ConditionFileSet,
+  trajectory: FileTrajectory,
+  clock: PhaseClock,
+  timeouts: PhaseTimeouts,
+): Promise<SandboxRun> {
+  let sandbox: TrialSandbox | null = null;
+  let outcome = NO_AGENT;
+  let files: OutputFile[] = [];
+  let error: TrialError | null = null;
+  try {
+    o.signal?.throwIfAborted();
+    sandbox = await clock.run("create", () =>
       bounded(
         "create",
         timeouts.create,
         () =>
-          DockerSandbox.create({
-            image,
-            limits: task.spec.limits,
-            network: task.spec.network,
-            labels: containerLabels({ runId, trialId: id, taskId: task.id }),
-            requirements: options.requirements,
+          o.provider.create({
+            image: o.requirements?.image ?? o.image.ref,
+            limits: o.task.spec.limits,
+            network: o.task.spec.network,
+            labels: containerLabels({ runId: o.runId, trialId: id, taskId: o.task.id }),
+            requirements: o.requirements,
           }),
         (late) => void late.remove().catch(() => {}),
       ),
     );
-    sandbox = created;
-    options.signal?.throwIfAborted();
-    step = "copyIn";
-    const set = fileSet;
+    const box = sandbox;
+    o.signal?.throwIfAborted();
     await clock.run("copyIn", () =>
       bounded("copyIn", timeouts.copyIn, () =>
-        created.putFiles(
+        box.putFiles(
           SANDBOX_WORKDIR,
-          set.files.map((f) => ({ path: f.path, bytes: f.read() })),
+          fileSet.files.map((f) => ({ path: f.path, bytes: f.read() })),
         ),
       ),
     );
-    options.signal?.throwIfAborted();
-  } catch (err) {
-    const message = (err as Error).message;
-    if (options.signal?.aborted) error = cancelled(options.signal.reason);
-    else if (step === "create" || step === "copyIn") error = infraError(step, err);
-    else error = { class: "infra", kind: step, message };
-  }
-
-  if (sandbox && trajectory && !error) {
-    const box = sandbox;
-    const sink = trajectory;
-    outcome = await clock.run("agent", () => agentPhase(options, box, sink, timeouts.agentGrace));
+    o.signal?.throwIfAborted();
+    outcome = await clock.run("agent", () => agentPhase(o, box, trajectory, timeouts.agentGrace));
     error = outcome.error;
-    try {
+    // Every process ends before the outputs are read: nothing of the agent writes during copy-out.
+    await clock.run("stop", () => bounded("stop", timeouts.stop, () => box.stop()));
+    if (error?.kind !== "cancelled")
       files = await clock.run("copyOut", () =>
-        bounded("copyOut", timeouts.copyOut, () => collectOutputs(box, task.spec.outputs)),
+        bounded("copyOut", timeouts.copyOut, () => box.collectOutputs(o.task.spec.outputs)),
       );
-      saveOutputs(trialDir, files);
-    } catch (err) {
-      error ??= options.signal?.aborted ? cancelled(options.signal.reason) : infraError("copyOut", err);
-    }
-  }
-  // The container is removed while verification runs on the host; the record waits for both.
-  const toRemove = sandbox;
-  const removal = toRemove
-    ? clock.run("remove", () => bounded("remove", timeouts.remove, () => toRemove.remove())).catch(() => {})
-    : Promise.resolve();
-
-  let verdict: Verdict = UNVERIFIED;
-  if (options.verify && error?.class !== "infra") {
-    const verify = options.verify;
-    const given: OutputForVerification[] = files.map((f) => ({
-      path: f.record.path,
-      status: f.record.status,
-      bytes: f.bytes,
-      reason: f.record.reason,
-    }));
-    try {
-      verdict = await clock.run("verify", () =>
-        bounded("verify", timeouts.verify, () => verify(task, given)),
-      );
-    } catch (err) {
-      verdict = { ...UNVERIFIED, reason: `verification failed: ${(err as Error).message}` };
-      error ??= { class: "infra", kind: "verifier", message: (err as Error).message };
-    }
-  }
-
-  await removal;
-  const record = TrialRecord.parse({
-    recordVersion: 1,
-    runId,
-    trialId: id,
-    index,
-    attempt,
-    task: {
-      id: task.id,
-      digests: {
-        task: task.digests.task,
-        instruction: task.digests.instruction,
-        environment: task.digests.environment,
-      },
-    },
-    condition,
-    artefactDigest: fileSet?.artefactDigest ?? null,
-    fileSetDigest: fileSet?.digest ?? "",
-    agent: { name: agent.name, digest: agent.digest, harness: agent.harness, model: agent.model },
-    startedAt: startedAt.toISOString(),
-    finishedAt: new Date().toISOString(),
-    phases: clock.ordered(),
-    usage: outcome.usage,
-    stopReason: error?.class === "infra" ? "error" : outcome.stopReason,
-    outputs: files.map((f) => f.record),
-    verdict,
-    error,
-    trajectory: trajectory ? path.relative(runDir, trajectory.file).split(path.sep).join("/") : null,
-    artefactListed: outcome.artefactListed,
-    artefactOpened: outcome.artefactOpened,
-    canaryLeak: canaryLeak(task, condition, trajectory, files),
-  } satisfies TrialRecord);
-  try {
-    appendTrialRecord(runDir, record);
   } catch (err) {
-    record.error ??= { class: "infra", kind: "record-write", message: (err as Error).message };
+    if (o.signal?.aborted) error = cancelledError(o.signal);
+    else error ??= sandboxPhaseError(phaseOf(clock), err);
+  } finally {
+    const box = sandbox;
+    if (box)
+      await clock.run("remove", () => bounded("remove", timeouts.remove, () => box.remove())).catch(() => {});
   }
-  return record;
+  return { outcome, files, error };
+}
+
+/** The last phase that started (the one an error came from). */
+function phaseOf(clock: PhaseClock): "create" | "copyIn" | "stop" | "copyOut" {
+  const ran = Object.keys(clock.ordered());
+  const last = ran[ran.length - 1];
+  return last === "copyIn" || last === "stop" || last === "copyOut" ? last : "create";
 }

@@ -1,19 +1,34 @@
-// The trajectory of one trial as JSON lines beside its record, written as events arrive.
-import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
+// The trajectory of one trial as JSON lines beside its record, written as events arrive through one
+// descriptor held open for the trial; a failed write is kept, so the trial can say its evidence is incomplete.
+import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import path from "node:path";
-import type { TrajectoryEvent, TrajectorySink } from "../agents/types.ts";
+import type { TrajectoryEvent, TrajectorySink } from "../model/index.ts";
 
 export class FileTrajectory implements TrajectorySink {
+  private fd: number | null;
+  /** The first write that failed (disk full, descriptor gone), or null. */
+  failure: Error | null = null;
+
   constructor(readonly file: string) {
     mkdirSync(path.dirname(file), { recursive: true });
-    appendFileSync(file, "");
+    this.fd = openSync(file, "a");
   }
 
   append(event: Omit<TrajectoryEvent, "at">): void {
-    appendFileSync(this.file, `${JSON.stringify({ at: new Date().toISOString(), ...event })}\n`);
+    if (this.fd === null) return; // events after close (an abandoned agent) are not the trial's
+    try {
+      writeSync(this.fd, `${JSON.stringify({ at: new Date().toISOString(), ...event })}\n`);
+    } catch (err) {
+      this.failure ??= err as Error;
+    }
   }
 
   text(): string {
     return readFileSync(this.file, "utf8");
+  }
+
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
   }
 }

@@ -1,8 +1,9 @@
 // Failure attribution: did a failed output follow the default conventions, a perturbed variant, or none?
+
+import type { Attribution } from "../model/index.ts";
 import { agreement } from "./compare.ts";
 import type { ParsedOutput } from "./parse.ts";
 import type { ExpectedOutputs } from "./reference.ts";
-import type { Attribution } from "./verdict.ts";
 
 /** A candidate is credited when the output agrees with it on at least this share of its distinguishing values. */
 export const ATTRIBUTION_THRESHOLD = 0.5;

@@ -1,10 +1,13 @@
 // The verification concern's public face: the verifier contract, loading, verifyTrial and its parts.
+
+export * from "../model/verdict.ts";
 export { ATTRIBUTION_THRESHOLD, type AttributionResult, attribute, type Candidate } from "./attribution.ts";
 export { type Agreement, agreement, compareTables, type TableComparison } from "./compare.ts";
 export * from "./contract.ts";
 export { type CsvParse, type CsvText, type CsvVisitor, csvField, parseCsv, readCsv } from "./csv.ts";
 export { DIFF_CAP } from "./diff.ts";
 export { environmentRows, environmentText } from "./environment.ts";
+export { VerifierRunError, verifyKillable } from "./killable.ts";
 export {
   EMPTY_ARRAY,
   EMPTY_OBJECT,
@@ -29,5 +32,4 @@ export {
 export { renderAnswers, renderOutput } from "./render.ts";
 export { rewardAndScore, runCriterion } from "./rubric.ts";
 export { leafAt, type Table, tableFromCsv, tableFromJson, tableFromRows, tableFromText } from "./table.ts";
-export * from "./verdict.ts";
 export { verifyTrial, verifyWith } from "./verify.ts";

@@ -1,6 +1,7 @@
 // Rubric scoring: each named criterion is a deterministic check; R = product, partial score = mean.
+
+import type { CriterionResult } from "../model/index.ts";
 import type { Criterion } from "./contract.ts";
-import type { CriterionResult } from "./verdict.ts";
 
 /** Runs one criterion; a thrown error or a non-boolean result is a failed criterion with the reason. */
 export function runCriterion(

@@ -1,4 +1,6 @@
 // verifyTrial: a trial's outputs against the reference answer, rubric criteria, verdict and attribution.
+
+import type { CriterionResult, Verdict } from "../model/index.ts";
 import type { LoadedTask, OutputSpec } from "../task/index.ts";
 import { attribute, type Candidate } from "./attribution.ts";
 import { compareTables, describeFirstDifference } from "./compare.ts";
@@ -10,21 +12,23 @@ import { type ParsedOutput, parseActual } from "./parse.ts";
 import { expectedOutputs } from "./reference.ts";
 import { rewardAndScore, runCriterion } from "./rubric.ts";
 import { leafAt } from "./table.ts";
-import type { CriterionResult, Verdict } from "./verdict.ts";
 
 /** Characters kept of one output's format reason (a garbage header could otherwise fill the record). */
 const REASON_CAP = 500;
 
 /**
- * Verifies one trial's outputs. Never throws: malformed outputs give a failed verdict attributed to
- * `format`; a verifier that cannot be loaded or misbehaves gives an `unverified` verdict with the reason.
+ * Verifies one trial's outputs. Malformed outputs give a failed verdict attributed to `format`; a
+ * verifier that cannot be loaded gives an `unverified` verdict with the reason (the task's problem,
+ * which `kgate check` reports); a verifier that throws on these outputs throws (the caller, which
+ * runs it in a killable worker, records it as the verifier's failure on the agent's output).
  */
 export async function verifyTrial(
   task: LoadedTask,
   outputs: readonly OutputForVerification[],
 ): Promise<Verdict> {
+  let verifier: LoadedVerifier;
   try {
-    return verifyWith(task, await loadVerifier(task), outputs);
+    verifier = await loadVerifier(task);
   } catch (err) {
     return {
       status: "unverified",
@@ -35,6 +39,7 @@ export async function verifyTrial(
       reason: (err as Error).message,
     };
   }
+  return verifyWith(task, verifier, outputs);
 }
 
 /** The reference comparison of one output, as a criterion named after the output path. */

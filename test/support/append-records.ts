@@ -1,7 +1,8 @@
 // Test support: a separate process that appends many large records to one run directory
 // (argv: runDir writerId count), to show that concurrent writers never interleave.
+
+import { UNVERIFIED } from "../../src/model/index.ts";
 import { appendTrialRecord } from "../../src/trial/index.ts";
-import { UNVERIFIED } from "../../src/verify/verdict.ts";
 import { makeRecord } from "./records.ts";
 
 const [runDir, writer, count] = process.argv.slice(2);

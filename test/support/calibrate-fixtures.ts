@@ -4,11 +4,16 @@ import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { AgentInfo, Plan, PlannedCell, TrialJob, TrialRunner } from "../../src/calibrate/index.ts";
+import {
+  type Attribution,
+  type FailureKind,
+  type TrialRecord,
+  TrialRecord as TrialRecordSchema,
+  trialError,
+} from "../../src/model/index.ts";
 import type { ProjectPaths } from "../../src/project.ts";
 import { type LoadedTask, loadTask, scaffoldTask } from "../../src/task/index.ts";
 import { appendTrialRecord, trialId } from "../../src/trial/index.ts";
-import { type TrialRecord, TrialRecord as TrialRecordSchema } from "../../src/trial/record.ts";
-import type { Attribution } from "../../src/verify/verdict.ts";
 
 /** Scaffolds and loads tasks; each gets the scaffold's perturbed variant. */
 export function scaffoldTasks(paths: ProjectPaths, ids: string[]): LoadedTask[] {
@@ -57,7 +62,7 @@ export function recordFor(job: TrialJob, o: RecordOptions): TrialRecord {
         ? job.task.digests.artefact
         : job.task.digests.variants[job.cell.condition.slice("variant:".length)]!;
   return TrialRecordSchema.parse({
-    recordVersion: 1,
+    recordVersion: 2,
     runId: job.runId,
     trialId: job.trialId,
     index: job.index,
@@ -107,10 +112,7 @@ export function recordFor(job: TrialJob, o: RecordOptions): TrialRecord {
             criteria: [],
             attribution: fail ? (o.attribution === undefined ? "default-convention" : o.attribution) : null,
           },
-    error:
-      o.outcome === "infra"
-        ? { class: "infra", kind: "sandbox-unavailable", message: "the daemon went away" }
-        : null,
+    error: o.outcome === "infra" ? trialError("sandbox-unavailable", "the daemon went away") : null,
     trajectory: o.trajectory === undefined ? `trials/${job.trialId}/trajectory.jsonl` : o.trajectory,
   });
 }
@@ -129,32 +131,40 @@ export interface FakeRunnerOptions {
   script?: Record<string, string>;
   /** Probability that an attempt ends in an infrastructure error. */
   infra?: number;
-  /** Its kind (default `sandbox-unavailable`, which the trial runner deems worth another attempt). */
-  infraKind?: string;
+  /** Its kind (default `sandbox-unavailable`, which the taxonomy retries). */
+  infraKind?: FailureKind;
   delayMs?: number;
   /** Called as each trial starts (to observe concurrency). */
   onStart?: (job: TrialJob) => void;
   onEnd?: (job: TrialJob) => void;
 }
 
-/** Runs no container: draws an outcome, writes the trajectory and appends the record line. */
+/** Runs no container: draws an outcome, writes the trajectory and appends the record line; a cancelled
+ * attempt is recorded as cancelled, as runTrial records it. */
 export function fakeRunner(o: FakeRunnerOptions): TrialRunner {
   const seed = o.seed ?? 1;
   return async (job, signal) => {
     o.onStart?.(job);
     try {
       if (o.delayMs) {
-        await new Promise<void>((resolve, reject) => {
+        const cancelled = await new Promise<boolean>((resolve) => {
           const onAbort = () => {
             clearTimeout(timer);
-            reject(new Error("aborted"));
+            resolve(true);
           };
           const timer = setTimeout(() => {
             signal.removeEventListener("abort", onAbort);
-            resolve();
+            resolve(false);
           }, o.delayMs);
           signal.addEventListener("abort", onAbort, { once: true });
         });
+        if (cancelled) {
+          const record = recordFor(job, { outcome: "infra", trajectory: null });
+          record.error = trialError("cancelled", "the run was cancelled");
+          record.stopReason = "cancelled";
+          appendTrialRecord(job.runDir, record);
+          return record;
+        }
       }
       const key = `${job.cell.key}#${job.index}`;
       const infra = o.infra !== undefined && draw(seed, `${key}@${job.attempt}:infra`) < o.infra;
@@ -164,7 +174,7 @@ export function fakeRunner(o: FakeRunnerOptions): TrialRunner {
         ? `perturbed-convention:${job.cell.condition.slice(8)}`
         : "default-convention";
       const record = recordFor(job, { outcome: infra ? "infra" : pass ? "pass" : "fail", attribution });
-      if (infra && o.infraKind) record.error = { ...record.error!, kind: o.infraKind };
+      if (infra && o.infraKind) record.error = trialError(o.infraKind, record.error!.message);
       mkdirSync(path.dirname(path.join(job.runDir, record.trajectory!)), { recursive: true });
       writeFileSync(
         path.join(job.runDir, record.trajectory!),
@@ -195,6 +205,7 @@ export function jobFor(
     task: tasks.get(cell.task)!,
     cell,
     agent,
+    condition: cell.condition,
     index,
     attempt,
   };

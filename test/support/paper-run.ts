@@ -10,9 +10,9 @@ import {
   summarise,
   writePlan,
 } from "../../src/calibrate/index.ts";
+import type { TrialRecord } from "../../src/model/index.ts";
 import type { ProjectPaths } from "../../src/project.ts";
 import type { RunSummary } from "../../src/report/index.ts";
-import type { TrialRecord } from "../../src/trial/record.ts";
 import { recordsFromScript, resolver, scaffoldTasks } from "./calibrate-fixtures.ts";
 
 export const PAPER_TASKS = Array.from({ length: 15 }, (_, i) => `t${String(i + 1).padStart(2, "0")}`);

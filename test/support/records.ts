@@ -1,6 +1,5 @@
 // Test support: valid TrialRecords for record-file tests, without running a trial.
-import { type TrialRecord, TrialRecord as TrialRecordSchema } from "../../src/trial/index.ts";
-import { UNVERIFIED } from "../../src/verify/verdict.ts";
+import { type TrialRecord, TrialRecord as TrialRecordSchema, UNVERIFIED } from "../../src/model/index.ts";
 
 export function makeRecord(overrides: Partial<TrialRecord> = {}): TrialRecord {
   const now = new Date().toISOString();

@@ -1,6 +1,6 @@
 // How each installed CLI harness is launched headless inside the sandbox, pointed at the relay, where
 // it discovers skills, and how its own report of the ending is read.
-import type { StopReason } from "../../trial/record.ts";
+import type { StopReason } from "../../model/index.ts";
 import type { SystemPromptPolicy } from "../config.ts";
 
 export interface LaunchInput {

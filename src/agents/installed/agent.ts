@@ -1,14 +1,21 @@
 // An installed CLI harness as an Agent: prepared once per run (derived image, relay on a host socket),
 // run per trial headless in the sandbox behind the in-container forwarder, with its own relay session.
+
+import {
+  type SandboxRequirements,
+  type StopReason,
+  type TrialError,
+  trialError,
+  ZERO_USAGE,
+} from "../../model/index.ts";
 import { type ExecResult, SandboxUnavailableError } from "../../sandbox/types.ts";
-import { type StopReason, type TrialError, ZERO_USAGE } from "../../trial/record.ts";
 import { openedFrom, placedArtefact, skillFile, skillName } from "../artefact.ts";
 import { errorMessage } from "../errors.ts";
 import { type ResolvedAgentConfig, resolveApiKey } from "../load-config.ts";
 import { RELAY_MOUNT, RELAY_PORT, RELAY_SOCKET_NAME, Relay } from "../relay/server.ts";
 import type { RelaySession } from "../relay/session.ts";
 import { TrajectoryRecorder } from "../trajectory.ts";
-import type { Agent, AgentResult, AgentRunContext, SandboxRequirements } from "../types.ts";
+import { type Agent, type AgentResult, type AgentRunContext, abortOutcome } from "../types.ts";
 import type { HarnessAdapter } from "./adapters.ts";
 
 /** Installed into every harness image by sandbox/harness/Dockerfile. */
@@ -31,6 +38,7 @@ export class InstalledAgent implements Agent {
   readonly harness: string;
   readonly model: string;
   readonly digest: string;
+  readonly revision: string;
   private relay: Relay | null = null;
 
   constructor(
@@ -41,6 +49,7 @@ export class InstalledAgent implements Agent {
     this.harness = config.harness;
     this.model = config.model;
     this.digest = config.digest;
+    this.revision = config.harnessRevision;
   }
 
   async prepare(): Promise<SandboxRequirements> {
@@ -76,11 +85,7 @@ export class InstalledAgent implements Agent {
       timeoutSec: Math.min(c.timeoutSec, ctx.limits.timeoutSec),
     };
     if (!this.relay) {
-      const error: TrialError = {
-        class: "infra",
-        kind: "harness",
-        message: "prepare() was not called: no relay",
-      };
+      const error = trialError("internal", "prepare() was not called: no relay");
       recorder.append({ type: "error", ...error });
       return { stopReason: "error", usage: { ...ZERO_USAGE }, error };
     }
@@ -201,10 +206,11 @@ export class InstalledAgent implements Agent {
     session: RelaySession,
     reported: StopReason | undefined,
   ): { stopReason: StopReason; error?: TrialError } {
-    if (signal.aborted || exec?.timedOut) return { stopReason: "timeout" };
+    if (signal.aborted) return abortOutcome(signal);
+    if (exec?.timedOut) return { stopReason: "timeout" };
     if (thrown || !exec) {
-      const kind = thrown instanceof SandboxUnavailableError ? "sandbox" : "harness";
-      return { stopReason: "error", error: { class: "infra", kind, message: errorMessage(thrown) } };
+      const kind = thrown instanceof SandboxUnavailableError ? "sandbox" : "internal";
+      return { stopReason: "error", error: trialError(kind, errorMessage(thrown)) };
     }
     if (session.limitHit) return { stopReason: session.limitHit };
     if (reported) return { stopReason: reported };
@@ -212,13 +218,12 @@ export class InstalledAgent implements Agent {
     if (session.infraFailure) return { stopReason: "error", error: session.infraFailure };
     if (session.agentFailure) return { stopReason: "error", error: session.agentFailure };
     const tail = exec.stderr.trim().split("\n").slice(-3).join(" | ");
+    // After a model call the agent was at work: its commands may have killed the harness (its own
+    // failure); a harness that dies before any call failed to start (infrastructure, retried).
+    const kind = session.turns > 0 ? "agent-exit" : "harness-start";
     return {
       stopReason: "error",
-      error: {
-        class: "infra",
-        kind: "harness-exit",
-        message: `${this.harness} exited with ${exec.exitCode}: ${tail}`,
-      },
+      error: trialError(kind, `${this.harness} exited with ${exec.exitCode}: ${tail}`),
     };
   }
 }

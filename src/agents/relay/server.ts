@@ -5,6 +5,7 @@
 import { chmodSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import path from "node:path";
+import { trialError } from "../../model/index.ts";
 import { ownedTempDir } from "../../sandbox/folders.ts";
 import type { ProviderName, RetryPolicy } from "../config.ts";
 import { classifyError, classifyStatus, errorMessage, ModelCallError, retryAfterMs } from "../errors.ts";
@@ -262,9 +263,7 @@ export class Relay {
     } catch (err) {
       if (signal.aborted) return this.refuse(res, 503, "session closed");
       const failure =
-        err instanceof ModelCallError
-          ? err.toTrialError()
-          : { class: "infra" as const, kind: "relay", message: errorMessage(err) };
+        err instanceof ModelCallError ? err.toTrialError() : trialError("relay", errorMessage(err));
       const cause = (err as { cause?: unknown }).cause;
       const status = err instanceof ModelCallError ? (err.failure.status ?? null) : null;
       session.recordFailure(failure, status);
@@ -318,10 +317,7 @@ export class Relay {
     const text = Buffer.concat(chunks).toString("utf8");
     if (upstream.status >= 400) {
       const failure = classifyStatus(upstream.status, text);
-      session.recordFailure(
-        { class: failure.class, kind: failure.kind, message: text.slice(0, 500) },
-        upstream.status,
-      );
+      session.recordFailure(trialError(failure.kind, text.slice(0, 500)), upstream.status);
       return;
     }
     let reply = stream?.result();
@@ -329,10 +325,7 @@ export class Relay {
       try {
         reply = replyOfJson(api, JSON.parse(text) as Record<string, unknown>);
       } catch {
-        return session.recordFailure(
-          { class: "infra", kind: "provider-rejected", message: "reply is not JSON" },
-          upstream.status,
-        );
+        return session.recordFailure(trialError("provider-rejected", "reply is not JSON"), upstream.status);
       }
     }
     session.recordReply(reply, {

@@ -1,10 +1,9 @@
 // One trial's view of the relay: its secret token, usage, limits, infra failures, and the trajectory
 // events the relay derives from the traffic (model turns, tool calls, tool results).
 import { randomBytes } from "node:crypto";
-import type { TrialError, Usage } from "../../trial/record.ts";
+import { FAILURE_KINDS, type TrajectorySink, type TrialError, type Usage } from "../../model/index.ts";
 import type { Pricing } from "../config.ts";
 import { capText } from "../tools.ts";
-import type { TrajectorySink } from "../types.ts";
 import { UsageMeter } from "../usage.ts";
 import type { ReplySeen, ToolResultSeen } from "./wire.ts";
 
@@ -108,7 +107,7 @@ export class RelaySession {
   }
 
   recordFailure(error: TrialError, status: number | null): void {
-    if (error.class === "infra") this.infraFailure = error;
+    if (!FAILURE_KINDS[error.kind].counted) this.infraFailure = error;
     else this.agentFailure = error;
     this.options.trajectory.append({ type: "error", ...error, status, source: "relay" });
   }

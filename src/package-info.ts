@@ -11,7 +11,7 @@ export interface PackageInfo {
 
 let cached: PackageInfo | undefined;
 
-/** Walks up from this module (src/commands/ or a bundle in dist/) to kgate's package.json. */
+/** Walks up from this module (src/ or a bundle in dist/) to kgate's package.json. */
 export function packageInfo(): PackageInfo {
   if (cached) return cached;
   let dir = path.dirname(fileURLToPath(import.meta.url));
@@ -28,4 +28,9 @@ export function packageInfo(): PackageInfo {
     if (parent === dir) throw new Error("cannot find kgate's package.json above its sources");
     dir = parent;
   }
+}
+
+/** kgate's version, for provenance. */
+export function kgateVersion(): string {
+  return packageInfo().version;
 }

@@ -1,11 +1,14 @@
 // The TrialRecord: one line of runs/<run>/trials.jsonl per trial, versioned, the on-disk contract.
+// Version 1 records (free-string error kinds, no provenance) are read and upgraded on the way in.
 import { z } from "zod";
-import { Condition } from "../task/schema.ts";
-import { Verdict } from "../verify/verdict.ts";
+import { Condition } from "./condition.ts";
+import { legacyError, TrialError } from "./failure.ts";
+import { Usage } from "./usage.ts";
+import { Verdict } from "./verdict.ts";
 
-export const TRIAL_RECORD_VERSION = 1;
+export const TRIAL_RECORD_VERSION = 2;
 
-export const PhaseName = z.enum(["create", "copyIn", "agent", "copyOut", "remove", "verify"]);
+export const PhaseName = z.enum(["create", "copyIn", "agent", "stop", "copyOut", "remove", "verify"]);
 
 export const PhaseTiming = z.object({
   startedAt: z.iso.datetime(),
@@ -14,21 +17,12 @@ export const PhaseTiming = z.object({
   error: z.string().optional(),
 });
 
-export const Usage = z.object({
-  inputTokens: z.number().int().nonnegative().default(0),
-  outputTokens: z.number().int().nonnegative().default(0),
-  cacheReadTokens: z.number().int().nonnegative().default(0),
-  cacheWriteTokens: z.number().int().nonnegative().default(0),
-  modelCalls: z.number().int().nonnegative().default(0),
-  /** USD; null when the configuration declares no pricing. */
-  costUsd: z.number().nonnegative().nullable().default(null),
-});
-
 export const StopReason = z.enum([
   "finish", // the agent said it was done (or the oracle/noop completed)
   "max-turns",
   "token-budget",
   "timeout",
+  "cancelled",
   "error",
 ]);
 
@@ -41,26 +35,34 @@ export const CollectedOutput = z.object({
   reason: z.string().optional(),
 });
 
-/** `agent`: the agent's own failure (counted); `infra`: Docker, provider outage, sandbox timeout (never counted). */
-export const TrialError = z.object({
-  class: z.enum(["agent", "infra"]),
-  kind: z.string(),
-  message: z.string(),
+/** What produced a record, so a result can be trusted or refused later. */
+export const Provenance = z.object({
+  kgateVersion: z.string(),
+  /** The sandbox provider and the host it ran on (`docker`, `local` or the DOCKER_HOST endpoint). */
+  sandboxProvider: z.string().nullable().default(null),
+  host: z.string().nullable().default(null),
+  /** Image id (sha256:...) the container ran, and the base it was built on. */
+  sandboxImage: z.string().nullable().default(null),
+  sandboxBase: z.string().nullable().default(null),
+  /** The installed harness's CLI version (e.g. `@anthropic-ai/claude-code@2.1.3`), or kgate's loop revision. */
+  harnessVersion: z.string().nullable().default(null),
 });
 
-export const TrialRecord = z.object({
+const RecordV2 = z.object({
   recordVersion: z.literal(TRIAL_RECORD_VERSION),
   runId: z.string(),
   trialId: z.string(),
   /** 0-based index of the trial within its cell. */
   index: z.number().int().nonnegative(),
-  /** 1 for the first attempt; infra errors are retried with a new attempt. */
+  /** 1 for the first attempt; retried failures get a new attempt. */
   attempt: z.number().int().positive().default(1),
   task: z.object({
     id: z.string(),
     digests: z.object({ task: z.string(), instruction: z.string(), environment: z.string() }),
   }),
   condition: Condition,
+  /** `sandbox`: an agent in a container; `inline`: one conversation without tools (probes). */
+  form: z.enum(["sandbox", "inline"]).default("sandbox"),
   /** sha256 of the artefact or variant placed; null under -A. */
   artefactDigest: z.string().nullable(),
   fileSetDigest: z.string(),
@@ -70,6 +72,7 @@ export const TrialRecord = z.object({
     harness: z.string(),
     model: z.string().nullable().default(null),
   }),
+  provenance: Provenance.nullable().default(null),
   startedAt: z.iso.datetime(),
   finishedAt: z.iso.datetime(),
   phases: z.partialRecord(PhaseName, PhaseTiming),
@@ -88,12 +91,20 @@ export const TrialRecord = z.object({
   canaryLeak: z.boolean().nullable().default(null),
 });
 
+/** A version-1 line, upgraded: the error into the taxonomy, a cancelled trial's stop reason. */
+function upgrade(value: unknown): unknown {
+  const v = value as Record<string, unknown> | null;
+  if (!v || typeof v !== "object" || v.recordVersion !== 1) return value;
+  const error = v.error ? legacyError(v.error as Record<string, string>) : null;
+  const stopReason = error?.kind === "cancelled" ? "cancelled" : v.stopReason;
+  return { ...v, recordVersion: TRIAL_RECORD_VERSION, error, stopReason };
+}
+
+export const TrialRecord = z.preprocess(upgrade, RecordV2);
+
 export type PhaseName = z.infer<typeof PhaseName>;
 export type PhaseTiming = z.infer<typeof PhaseTiming>;
-export type Usage = z.infer<typeof Usage>;
 export type StopReason = z.infer<typeof StopReason>;
 export type CollectedOutput = z.infer<typeof CollectedOutput>;
-export type TrialError = z.infer<typeof TrialError>;
-export type TrialRecord = z.infer<typeof TrialRecord>;
-
-export const ZERO_USAGE: Usage = Usage.parse({});
+export type Provenance = z.infer<typeof Provenance>;
+export type TrialRecord = z.infer<typeof RecordV2>;

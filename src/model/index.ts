@@ -1,0 +1,10 @@
+// The shared model: zod schemas and types of the record, usage, stop reasons, the failure taxonomy,
+// trajectory events, conditions, verdicts and sandbox requirements. It imports nothing of kgate.
+export * from "./condition.ts";
+export * from "./failure.ts";
+export * from "./outcome.ts";
+export * from "./record.ts";
+export * from "./sandbox.ts";
+export * from "./trajectory.ts";
+export * from "./usage.ts";
+export * from "./verdict.ts";

@@ -1,0 +1,85 @@
+// The Docker sandbox provider: the local socket, DOCKER_HOST, or a host configured in
+// kgate.config.json (`sandbox.docker`: tcp:// with TLS material, or ssh://), through dockerode.
+import { readFileSync } from "node:fs";
+import type Docker from "dockerode";
+import type { ProjectPaths } from "../project.ts";
+import { DockerSandbox } from "./container.ts";
+import { DockerClient } from "./docker.ts";
+import { ensureSandboxImage } from "./image.ts";
+import type { SandboxImage, SandboxProvider, SandboxSpec, TrialSandbox } from "./provider.ts";
+import { reapDeadRuns } from "./reaper.ts";
+
+/** `sandbox.docker` in kgate.config.json; absent fields fall back to DOCKER_HOST and the local socket. */
+export interface DockerEndpoint {
+  /** unix:///var/run/docker.sock, tcp://host:2376, ssh://user@host */
+  host?: string;
+  /** Files of the TLS material for tcp:// (paths relative to the project root or absolute). */
+  tls?: { ca: string; cert: string; key: string };
+}
+
+/** dockerode's options for an endpoint (undefined: dockerode reads DOCKER_HOST, then the socket). */
+export function dockerOptions(endpoint: DockerEndpoint = {}): Docker.DockerOptions | undefined {
+  if (!endpoint.host) return undefined;
+  const url = new URL(endpoint.host);
+  if (url.protocol === "unix:") return { socketPath: url.pathname };
+  const tls = endpoint.tls
+    ? {
+        ca: readFileSync(endpoint.tls.ca),
+        cert: readFileSync(endpoint.tls.cert),
+        key: readFileSync(endpoint.tls.key),
+      }
+    : {};
+  if (url.protocol === "ssh:")
+    return {
+      protocol: "ssh",
+      host: url.hostname,
+      port: Number(url.port || 22),
+      username: url.username || undefined,
+    };
+  const protocol = endpoint.tls ? "https" : "http";
+  return { protocol, host: url.hostname, port: Number(url.port || (endpoint.tls ? 2376 : 2375)), ...tls };
+}
+
+/** The endpoint a DockerClient without options reaches: DOCKER_HOST, else the local socket. */
+export function describeEndpoint(endpoint: DockerEndpoint = {}): string {
+  return endpoint.host ?? process.env.DOCKER_HOST ?? "local";
+}
+
+export class DockerProvider implements SandboxProvider {
+  readonly name = "docker";
+  readonly host: string;
+  readonly docker: DockerClient;
+  private image?: Promise<SandboxImage>;
+
+  constructor(endpoint: DockerEndpoint = {}) {
+    this.docker = new DockerClient(dockerOptions(endpoint));
+    this.host = describeEndpoint(endpoint);
+  }
+
+  prepareImage(paths: ProjectPaths, onProgress?: (line: string) => void): Promise<SandboxImage> {
+    this.image ??= (async () => {
+      const ref = await ensureSandboxImage(paths, { docker: this.docker, onProgress });
+      const labels = await this.docker.imageLabels(ref);
+      return { ref, id: await this.docker.imageId(ref), base: labels["kgate.sandbox.base"] ?? null };
+    })();
+    this.image.catch(() => {
+      this.image = undefined;
+    });
+    return this.image;
+  }
+
+  create(spec: SandboxSpec): Promise<TrialSandbox> {
+    return DockerSandbox.create({
+      image: spec.image,
+      limits: spec.limits,
+      network: spec.network,
+      labels: spec.labels,
+      requirements: spec.requirements,
+      docker: this.docker,
+    });
+  }
+
+  async reap(): Promise<number> {
+    return (await reapDeadRuns(this.docker)).removed.length;
+  }
+}

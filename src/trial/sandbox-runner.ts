@@ -1,0 +1,91 @@
+// The real trial machinery behind the engine: one sandbox provider, the sandbox image prepared once,
+// orphans of dead runs swept, each agent prepared once and disposed once, every attempt by runTrial.
+import { type Agent, BuiltinAgent, InstalledAgent } from "../agents/index.ts";
+import type { SandboxRequirements } from "../model/index.ts";
+import type { ProjectPaths } from "../project.ts";
+import { type SandboxImage, type SandboxProvider, sandboxProviderFor } from "../sandbox/index.ts";
+import type { EngineAgentInfo, TrialRunner } from "./engine.ts";
+import type { PhaseTimeouts } from "./phases.ts";
+import { runTrial, type VerifyTrial } from "./run-trial.ts";
+
+/** Trials of one model provider share its limit; agents without one (oracle, noop) run as `local`. */
+export function modelProviderOf(agent: Agent): string {
+  return agent instanceof BuiltinAgent || agent instanceof InstalledAgent ? agent.config.provider : "local";
+}
+
+export function agentInfoOf(agent: Agent): EngineAgentInfo {
+  return {
+    name: agent.name,
+    digest: agent.digest,
+    harness: agent.harness,
+    model: agent.model,
+    provider: modelProviderOf(agent),
+  };
+}
+
+export interface SandboxRunnerOptions {
+  paths: ProjectPaths;
+  /** The agents trials may name, by name. */
+  agents: readonly Agent[];
+  /** Default: the provider kgate.config.json names (the local Docker daemon). */
+  provider?: SandboxProvider;
+  /** Default: the task's verifier in a killable worker; null: no verification. */
+  verify?: VerifyTrial | null;
+  timeouts?: Partial<PhaseTimeouts>;
+  log?: (line: string) => void;
+}
+
+export interface SandboxRunner {
+  runner: TrialRunner;
+  provider: SandboxProvider;
+  image: SandboxImage;
+  /** Disposes every agent once and sweeps once more. */
+  close(): Promise<void>;
+}
+
+/** Prepares the provider's image and every agent; if any preparation fails, what was prepared is released. */
+export async function openSandboxRunner(o: SandboxRunnerOptions): Promise<SandboxRunner> {
+  const log = o.log ?? (() => {});
+  const provider = o.provider ?? sandboxProviderFor(o.paths);
+  const reaped = await provider.reap();
+  if (reaped > 0) log(`removed ${reaped} sandbox(es) left by kgate processes that are gone`);
+  const image = await provider.prepareImage(o.paths, (line) => log(`sandbox: ${line}`));
+  const prepared = new Map<string, SandboxRequirements>();
+  const byName = new Map(o.agents.map((a) => [a.name, a]));
+  const used: Agent[] = [];
+  const close = async () => {
+    await Promise.allSettled(used.map((a) => a.dispose?.()));
+    // A container whose create request was in flight when a process died can appear after a sweep.
+    await provider.reap().catch(() => 0);
+  };
+  try {
+    for (const agent of byName.values()) {
+      used.push(agent);
+      prepared.set(agent.name, (await agent.prepare?.()) ?? {});
+    }
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  const runner: TrialRunner = (job, signal) => {
+    const agent = byName.get(job.agent.name);
+    if (!agent) throw new Error(`no agent "${job.agent.name}" was prepared for this run`);
+    return runTrial({
+      paths: o.paths,
+      task: job.task,
+      condition: job.condition,
+      agent,
+      runId: job.runId,
+      runDir: job.runDir,
+      index: job.index,
+      attempt: job.attempt,
+      provider,
+      image,
+      requirements: prepared.get(agent.name),
+      verify: o.verify,
+      timeouts: o.timeouts,
+      signal,
+    });
+  };
+  return { runner, provider, image, close };
+}

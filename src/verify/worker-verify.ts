@@ -1,0 +1,23 @@
+// Inside the verifier's worker thread: the task loaded afresh from disk, its outputs verified.
+
+import type { Verdict } from "../model/index.ts";
+import { projectPaths } from "../project.ts";
+import { loadValidTask } from "../task/index.ts";
+import type { OutputForVerification } from "./contract.ts";
+import { verifyTrial } from "./verify.ts";
+
+export interface WorkerJob {
+  root: string;
+  taskId: string;
+  outputs: OutputForVerification[];
+}
+
+export function verifyLoaded(job: WorkerJob): Promise<Verdict> {
+  const task = loadValidTask(projectPaths(job.root), job.taskId);
+  // Buffers cross the thread boundary as plain Uint8Arrays.
+  const outputs = job.outputs.map((o) => ({
+    ...o,
+    bytes: o.bytes ? Buffer.from(o.bytes.buffer, o.bytes.byteOffset, o.bytes.byteLength) : undefined,
+  }));
+  return verifyTrial(task, outputs);
+}

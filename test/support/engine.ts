@@ -1,0 +1,63 @@
+// Test support: trials through the real engine and sandbox runner (the image the global setup built),
+// the way `kgate run` drives them.
+import type { Agent } from "../../src/agents/index.ts";
+import type { Condition, TrialRecord } from "../../src/model/index.ts";
+import type { ProjectPaths } from "../../src/project.ts";
+import { DockerProvider, type SandboxImage } from "../../src/sandbox/index.ts";
+import type { LoadedTask } from "../../src/task/index.ts";
+import { agentInfoOf, openSandboxRunner, TrialEngine, type VerifyTrial } from "../../src/trial/index.ts";
+import { sandboxImage } from "./sandbox.ts";
+
+/** The local Docker daemon, with the image of the global setup whatever the project's sandbox/ holds. */
+export class TestDockerProvider extends DockerProvider {
+  override prepareImage(): Promise<SandboxImage> {
+    return Promise.resolve({ ref: sandboxImage(), id: null, base: null });
+  }
+}
+
+/** What runTrial needs of a sandbox in tests: the provider and its image. */
+export function sandboxTarget(): { provider: DockerProvider; image: SandboxImage } {
+  return { provider: new TestDockerProvider(), image: { ref: sandboxImage(), id: null, base: null } };
+}
+
+export interface EngineTrials {
+  paths: ProjectPaths;
+  task: LoadedTask;
+  condition: Condition;
+  agent: Agent;
+  runId: string;
+  runDir: string;
+  n: number;
+  retries?: number;
+  concurrency?: number;
+  verify?: VerifyTrial | null;
+  signal?: AbortSignal;
+  onRecord?: (record: TrialRecord) => void;
+}
+
+/** n trials of one cell through the engine; every attempt reaches onRecord, the last of each is returned. */
+export async function engineTrials(o: EngineTrials): Promise<TrialRecord[]> {
+  const sandbox = await openSandboxRunner({
+    paths: o.paths,
+    agents: [o.agent],
+    provider: new TestDockerProvider(),
+    verify: o.verify,
+  });
+  try {
+    const engine = new TrialEngine({
+      runId: o.runId,
+      runDir: o.runDir,
+      runner: sandbox.runner,
+      concurrency: o.concurrency ?? 1,
+      retries: o.retries,
+      signal: o.signal,
+      events: { finished: (_job, record) => o.onRecord?.(record) },
+    });
+    const agent = agentInfoOf(o.agent);
+    return await engine.runAll(
+      Array.from({ length: o.n }, (_, index) => ({ task: o.task, condition: o.condition, agent, index })),
+    );
+  } finally {
+    await sandbox.close();
+  }
+}
