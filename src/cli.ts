@@ -6,6 +6,34 @@ import { findProjectRoot, projectPaths } from "./project.ts";
 
 type Runner = (ctx: CommandContext, ...args: never[]) => Promise<number>;
 
+/** Every verb's module, imported only when that verb runs (`sandbox build` is `sandbox.build`). */
+export const VERBS: Record<string, () => Promise<Runner>> = {
+  list: () => import("./commands/list.ts").then((m) => m.run),
+  new: () => import("./commands/new.ts").then((m) => m.run),
+  run: () => import("./commands/run.ts").then((m) => m.run),
+  agents: () => import("./commands/agents.ts").then((m) => m.run),
+  show: () => import("./commands/show.ts").then((m) => m.run),
+  "sandbox.build": () => import("./commands/sandbox.ts").then((m) => m.build),
+  "sandbox.doctor": () => import("./commands/sandbox.ts").then((m) => m.doctor),
+  "sandbox.reap": () => import("./commands/sandbox.ts").then((m) => m.reap),
+  check: () => import("./commands/check.ts").then((m) => m.run),
+  audit: () => import("./commands/audit.ts").then((m) => m.run),
+  hook: () => import("./commands/hook.ts").then((m) => m.run),
+  calibrate: () => import("./commands/calibrate.ts").then((m) => m.run),
+  report: () => import("./commands/report.ts").then((m) => m.run),
+};
+
+/** What a parsed command line asks for: a verb, its positional arguments, then its options object. */
+export type Invoke = (verb: string, args: unknown[], ctx: CommandContext) => Promise<number>;
+
+/** Runs the verb's module: the real behaviour behind the parser. */
+export const invokeVerb: Invoke = async (verb, args, ctx) => {
+  const load = VERBS[verb];
+  if (!load) throw new Error(`no module for the verb "${verb}"`);
+  const run = (await load()) as (ctx: CommandContext, ...rest: unknown[]) => Promise<number>;
+  return run(ctx, ...args);
+};
+
 function context(program: Command): CommandContext {
   const root = program.opts<{ root?: string }>().root;
   return { paths: projectPaths(root ?? findProjectRoot()), stdout: process.stdout, stderr: process.stderr };
@@ -16,7 +44,8 @@ function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
 
-export function buildProgram(onResult: (code: number) => void): Command {
+/** The parser: argv to (verb, arguments, options), handed to `invoke` (tests pass a recorder). */
+export function buildProgram(onResult: (code: number) => void, invoke: Invoke = invokeVerb): Command {
   const program = new Command("kgate")
     .description(
       "Build knowledge-gated, verifiable tasks for LLM agents and calibrate them in Docker sandboxes",
@@ -25,24 +54,18 @@ export function buildProgram(onResult: (code: number) => void): Command {
     .showHelpAfterError()
     .exitOverride();
 
+  // commander passes the positional arguments, then options, then the command itself.
   const action =
-    <A extends unknown[]>(load: () => Promise<{ run: Runner }>) =>
+    <A extends unknown[]>(verb: string) =>
     async (...args: A) => {
-      const { run } = await load();
-      // commander passes the positional arguments, then options, then the command itself.
-      onResult(
-        await (run as (ctx: CommandContext, ...rest: unknown[]) => Promise<number>)(
-          context(program),
-          ...args.slice(0, -1),
-        ),
-      );
+      onResult(await invoke(verb, args.slice(0, -1), context(program)));
     };
 
   program
     .command("list")
     .description("list tasks with their validity, gate, digests and problems")
     .option("--json", "machine-readable output")
-    .action(action(() => import("./commands/list.ts")));
+    .action(action("list"));
 
   program
     .command("new")
@@ -56,7 +79,7 @@ export function buildProgram(onResult: (code: number) => void): Command {
     .option("--title <title>", "task title")
     .option("--domain <domain>", "task domain")
     .option("--json", "machine-readable output")
-    .action(action(() => import("./commands/new.ts")));
+    .action(action("new"));
 
   program
     .command("run")
@@ -72,14 +95,14 @@ export function buildProgram(onResult: (code: number) => void): Command {
     .option("--retries <count>", "extra attempts after a transient infrastructure error", "1")
     .option("--run-id <id>", "append to this run (default: a new run id)")
     .option("--json", "machine-readable output")
-    .action(action(() => import("./commands/run.ts")));
+    .action(action("run"));
 
   program
     .command("agents")
     .description("list agent configurations and whether each can run here (key set, image built)")
     .option("--build", "build the images the configured agents need (harness image included)")
     .option("--json", "machine-readable output")
-    .action(action(() => import("./commands/agents.ts")));
+    .action(action("agents"));
 
   program
     .command("show")
@@ -87,7 +110,7 @@ export function buildProgram(onResult: (code: number) => void): Command {
     .argument("<ref>", "<run> or <run>/<trial> (as in runs/)")
     .option("--full", "print tool outputs and model texts in full")
     .option("--json", "machine-readable output")
-    .action(action(() => import("./commands/show.ts")));
+    .action(action("show"));
 
   const sandbox = program
     .command("sandbox")
@@ -97,7 +120,7 @@ export function buildProgram(onResult: (code: number) => void): Command {
       .command(name)
       .description(description)
       .option("--json", "machine-readable output")
-      .action(action(() => import("./commands/sandbox.ts").then((m) => ({ run: m[name] }))));
+      .action(action(`sandbox.${name}`));
   sandboxVerb("build", "build the sandbox image now (it is otherwise built on first use and cached)");
   sandboxVerb(
     "doctor",
@@ -113,7 +136,7 @@ export function buildProgram(onResult: (code: number) => void): Command {
     .argument("[task...]", "task ids (default: every task)")
     .option("--no-sandbox", "skip the oracle and noop trials (no Docker needed)")
     .option("--json", "machine-readable output")
-    .action(action(() => import("./commands/check.ts")));
+    .action(action("check"));
 
   program
     .command("audit")
@@ -127,13 +150,13 @@ export function buildProgram(onResult: (code: number) => void): Command {
     .option("--json", "machine-readable output (same as --format json)")
     .option("--staged", "audit the staged content (git index) of every task the staged change touches")
     .option("--show", "reveal matched values (hidden by default: they are the secrets)")
-    .action(action(() => import("./commands/audit.ts")));
+    .action(action("audit"));
 
   program
     .command("hook")
     .description("install or remove a git pre-commit hook that runs `kgate audit --staged` (husky-aware)")
     .addArgument(new Argument("<action>", "what to do").choices(["install", "uninstall"]))
-    .action(action(() => import("./commands/hook.ts")));
+    .action(action("hook"));
 
   program
     .command("calibrate")
@@ -159,7 +182,7 @@ export function buildProgram(onResult: (code: number) => void): Command {
     .option("--resume <run>", "run the missing trials of an existing run (its plan is kept)")
     .option("--run-id <id>", "id of the new run (default: a timestamp)")
     .option("--json", "print the summary as JSON instead of Table 1")
-    .action(action(() => import("./commands/calibrate.ts")));
+    .action(action("calibrate"));
 
   program
     .command("report")
@@ -167,7 +190,7 @@ export function buildProgram(onResult: (code: number) => void): Command {
     .argument("<run>", "run id (a folder of runs/) or a run directory")
     .option("--out <dir>", "write the report files here instead of the run directory")
     .option("--json", "print the summary as JSON instead of the Markdown table")
-    .action(action(() => import("./commands/report.ts")));
+    .action(action("report"));
 
   return program;
 }

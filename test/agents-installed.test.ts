@@ -17,6 +17,7 @@ import {
   planHarnessImage,
   readTrajectory,
 } from "../src/agents/index.ts";
+import { outcomeOf } from "../src/model/index.ts";
 import { projectPaths } from "../src/project.ts";
 import { containerLabels, DockerClient, DockerSandbox, ensureSandboxImage } from "../src/sandbox/index.ts";
 import type { Condition, LoadedTask } from "../src/task/index.ts";
@@ -189,7 +190,7 @@ describe("the real Claude Code through the relay (Docker, scripted loopback mode
     expect(record.usage.costUsd).toBeGreaterThan(0);
     expect(record.artefactListed).toBe(true);
     expect(record.artefactOpened).toBe(true);
-    const events = readTrajectory(path.join(runDir, record.trajectory!));
+    const { events } = readTrajectory(path.join(runDir, record.trajectory!));
     expect(events.find((e) => e.type === "tool-call")).toMatchObject({
       name: "Skill",
       input: { skill: "specification" },
@@ -225,7 +226,7 @@ describe("the real Codex CLI through the relay (Docker, scripted loopback model,
     expect(record.agent).toMatchObject({ name: "codex", harness: "codex", model: "scripted" });
     expect(record.usage.modelCalls).toBe(3);
     expect(record.artefactOpened).toBe(true);
-    const events = readTrajectory(path.join(runDir, record.trajectory!));
+    const { events } = readTrajectory(path.join(runDir, record.trajectory!));
     expect(events.find((e) => e.type === "tool-call")).toMatchObject({
       name: "exec_command",
       input: { cmd: "cat .agents/skills/specification/SKILL.md" },
@@ -250,7 +251,7 @@ describe("an installed harness through the relay: failures and limits (Docker, s
       const ctx = runContext(sandbox, { task, condition: "-A" });
       const result = await agent.run(ctx);
       expect(result.stopReason).toBe("error");
-      expect(result.error).toMatchObject({ class: "infra", kind: "provider-outage" });
+      expect(result.error).toMatchObject({ owner: "provider", kind: "provider-outage" });
       expect(server!.requests).toHaveLength(3);
       expect(ctx.trajectory.events.filter((e) => e.kind === "retry")).toHaveLength(2);
       const env = await sandbox.exec(["sh", "-c", "env; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n'"]);
@@ -288,6 +289,30 @@ describe("an installed harness through the relay: failures and limits (Docker, s
     expect(result.error).toBeUndefined();
     expect(result.stopReason).toBe("timeout");
     expect(Date.now() - started).toBeLessThan(20_000);
+  });
+
+  it("a cancelled run ends the harness and the trial is cancelled, never a timeout or the agent's failure", async () => {
+    const agent = await installedAgent([{ text: "late", delayMs: 30_000 }], standin);
+    const task = scaffoldedTask();
+    const paths = projectPaths(path.dirname(path.dirname(task.dir)));
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error("SIGTERM")), 3000);
+    const started = Date.now();
+    const [record] = await engineTrials({
+      paths,
+      task,
+      condition: "-A",
+      agent,
+      runId: "installed-cancel",
+      runDir: path.join(paths.runs, "installed-cancel"),
+      n: 1,
+      retries: 0,
+      signal: controller.signal,
+    });
+    expect(Date.now() - started).toBeLessThan(25_000);
+    expect(record?.stopReason).toBe("cancelled");
+    expect(record?.error).toMatchObject({ kind: "cancelled", owner: "cancelled" });
+    expect(outcomeOf(record!)).toBe("infra");
   });
 });
 

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { classifyError, ModelCallError } from "../src/agents/errors.ts";
 import { AnthropicModel, type ModelRequest, OpenAIModel } from "../src/agents/providers/index.ts";
 import { backoffDelay, type RetryNotice, withRetry } from "../src/agents/retry.ts";
+import { FAILURE_KINDS } from "../src/model/index.ts";
 import { type ModelServer, type Script, startModelServer } from "./support/model-server.ts";
 
 let server: ModelServer | undefined;
@@ -147,7 +148,7 @@ describe("retries and classification", () => {
     const error = await withRetry(() => openai.complete(request), fastRetry).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ModelCallError);
     expect((error as ModelCallError).toTrialError()).toMatchObject({
-      class: "infra",
+      owner: "provider",
       kind: "provider-outage",
     });
     expect(server!.requests).toHaveLength(1 + fastRetry.maxRetries);
@@ -159,7 +160,8 @@ describe("retries and classification", () => {
     const error = (await withRetry(() => model.complete(request), fastRetry).catch(
       (e) => e,
     )) as ModelCallError;
-    expect(error.failure).toMatchObject({ class: "infra", kind: "auth", retryable: false });
+    expect(error.failure).toMatchObject({ kind: "auth", retryable: false });
+    expect(error.toTrialError().owner).toBe("provider");
     expect(server.requests).toHaveLength(0);
   });
 
@@ -168,7 +170,8 @@ describe("retries and classification", () => {
       { status: 400, message: "This model's maximum context length is 8192 tokens" },
     ]);
     const error = await openai.complete(request).catch((e: unknown) => e);
-    expect(classifyError(error)).toMatchObject({ class: "agent", kind: "context-overflow" });
+    expect(classifyError(error)).toMatchObject({ kind: "context-overflow" });
+    expect(FAILURE_KINDS["context-overflow"]).toMatchObject({ owner: "agent", counted: true });
   });
 
   it("classifies a refused connection as retryable infra", async () => {
@@ -179,11 +182,7 @@ describe("retries and classification", () => {
       maxTokensField: "max_tokens",
     });
     const error = await model.complete(request).catch((e: unknown) => e);
-    expect(classifyError(error)).toMatchObject({
-      class: "infra",
-      kind: "provider-unreachable",
-      retryable: true,
-    });
+    expect(classifyError(error)).toMatchObject({ kind: "provider-unreachable", retryable: true });
   });
 
   it("backs off exponentially with jitter inside [ceiling/2, ceiling] and honours retry-after", () => {

@@ -187,7 +187,7 @@ describe("relay: Anthropic Messages", () => {
       status: 500,
     });
     expect(server!.requests).toHaveLength(4);
-    expect(session.infraFailure).toMatchObject({ class: "infra", kind: "provider-outage" });
+    expect(session.infraFailure).toMatchObject({ owner: "provider", kind: "provider-outage" });
   });
 
   it("refuses model calls once the token budget is spent", async () => {

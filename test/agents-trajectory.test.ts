@@ -85,11 +85,18 @@ describe("trajectory files", () => {
     expect(next.events).toHaveLength(1);
   });
 
-  it("reads JSONL back and names the file and line of a bad one", () => {
+  it("reads JSONL back, keeps the good events and names the file and line of each bad one", () => {
     const file = path.join(tempProject().root, "trajectory.jsonl");
     writeFileSync(file, `${JSON.stringify({ at, type: "note" })}\n\n{"at": 1}\n`);
-    expect(() => readTrajectory(file)).toThrow(/trajectory\.jsonl: line 3: not a trajectory event/);
-    writeFileSync(file, `${JSON.stringify({ at, type: "model" })}\n{oops\n`);
-    expect(() => readTrajectory(file)).toThrow(/line 2: invalid JSON/);
+    const bad = readTrajectory(file);
+    expect(bad.events).toEqual([{ at, type: "note" }]);
+    expect(bad.problems).toEqual([
+      expect.stringMatching(/trajectory\.jsonl: line 3: not a trajectory event/),
+    ]);
+    // A torn last line (a process killed mid-write) is reported as such; the events before it stay.
+    writeFileSync(file, `${JSON.stringify({ at, type: "model" })}\n{"at": "${at}", "ty`);
+    const torn = readTrajectory(file);
+    expect(torn.events).toHaveLength(1);
+    expect(torn.problems).toEqual([expect.stringMatching(/line 2: invalid JSON \(an incomplete last line/)]);
   });
 });

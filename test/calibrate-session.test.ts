@@ -155,14 +155,19 @@ describe("calibration session", () => {
     const paths = tempProject();
     scaffoldTasks(paths, ["alpha"]);
     await calibrate(session(paths, { n: 1 }, { runId: "r4" }).options, backend({ pass: {} }));
-    // The lock names a live process of this host: the test runner's parent.
-    writeFileSync(
-      path.join(paths.runs, "r4", "calibrate.lock"),
-      `${process.ppid} ${(await import("node:os")).hostname()}\n`,
-    );
+    // The lock names a live process of this host by host, pid and start time: the test runner's parent.
+    const host = (await import("node:os")).hostname();
+    const stat = readFileSync(`/proc/${process.ppid}/stat`, "utf8");
+    const started = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+    const lock = path.join(paths.runs, "r4", "calibrate.lock");
+    writeFileSync(lock, `${host}/${process.ppid}/${started}\n`);
     await expect(
       calibrate(session(paths, {}, { resume: "r4" }).options, backend({ pass: {} })),
-    ).rejects.toThrow(`runs/r4 is being calibrated by process ${process.ppid}; wait for it or stop it first`);
+    ).rejects.toThrow(`runs/r4 is being calibrated by process ${process.ppid} on ${host}; wait for it or stop it first`);
+    // The same pid with another start time is a dead owner whose pid was reused: its lock is taken over.
+    writeFileSync(lock, `${host}/${process.ppid}/1\n`);
+    await calibrate(session(paths, {}, { resume: "r4" }).options, backend({ pass: {} }));
+    expect(existsSync(lock)).toBe(false);
     const unknown = session(paths, { cells: [{ name: "x", agent: "opus", condition: "+A" }] });
     await expect(calibrate(unknown.options, backend({ pass: {} }))).rejects.toThrow(
       /unknown agent configuration\(s\): opus/,

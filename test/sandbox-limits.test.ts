@@ -47,9 +47,9 @@ describe("resource limits", () => {
     expect(spawnSync("true").status).toBe(0);
     const [bomb, hog, ok] = await Promise.all(pending);
 
-    expect(bomb?.error).toMatchObject({ class: "agent", kind: "timeout" });
+    expect(bomb?.error).toMatchObject({ owner: "agent", kind: "timeout" });
     expect(bomb?.stopReason).toBe("timeout");
-    expect(hog?.error).toMatchObject({ class: "agent", kind: "solution-failed" });
+    expect(hog?.error).toMatchObject({ owner: "agent", kind: "solution-failed" });
     expect(hog?.error?.message).toMatch(/exited with 137/);
     expect(ok?.error).toBeNull();
     expect(ok?.outputs[0]?.status).toBe("collected");

@@ -1,7 +1,7 @@
 // Trajectories as agents see them: an in-memory recorder in front of the trial's sink, a reader of
 // trajectory files, and a fact derived from the events: did the agent open the artefact (+A)?
 import { readFileSync } from "node:fs";
-import type { TrajectoryEvent, TrajectorySink } from "../model/index.ts";
+import { TrajectoryEvent, type TrajectorySink } from "../model/index.ts";
 
 /** Keeps every event in memory (with its timestamp) and passes it on to another sink, if any. */
 export class TrajectoryRecorder implements TrajectorySink {
@@ -18,29 +18,32 @@ export class TrajectoryRecorder implements TrajectorySink {
   }
 }
 
-export class TrajectoryFileError extends Error {
-  override name = "TrajectoryFileError";
+export interface ReadTrajectory {
+  events: TrajectoryEvent[];
+  /** Lines that could not be read (a torn last line of a killed process, a bad event), by number. */
+  problems: string[];
 }
 
-/** Reads a JSONL trajectory; a bad line is an error naming the file and line. */
-export function readTrajectory(file: string): TrajectoryEvent[] {
+/** Reads a JSONL trajectory, keeping every good event; each bad line is a problem naming file and line. */
+export function readTrajectory(file: string): ReadTrajectory {
   const lines = readFileSync(file, "utf8").split("\n");
   const events: TrajectoryEvent[] = [];
+  const problems: string[] = [];
   lines.forEach((line, i) => {
     if (!line.trim()) return;
     let value: unknown;
     try {
       value = JSON.parse(line);
     } catch (err) {
-      throw new TrajectoryFileError(`${file}: line ${i + 1}: invalid JSON: ${(err as Error).message}`);
+      const torn = i === lines.length - 1 ? " (an incomplete last line: a write was cut off)" : "";
+      problems.push(`${file}: line ${i + 1}: invalid JSON${torn}: ${(err as Error).message}`);
+      return;
     }
-    const e = value as Partial<TrajectoryEvent> | null;
-    if (!e || typeof e.at !== "string" || typeof e.type !== "string") {
-      throw new TrajectoryFileError(`${file}: line ${i + 1}: not a trajectory event (needs "at" and "type")`);
-    }
-    events.push(e as TrajectoryEvent);
+    const parsed = TrajectoryEvent.safeParse(value);
+    if (parsed.success) events.push(parsed.data as TrajectoryEvent);
+    else problems.push(`${file}: line ${i + 1}: not a trajectory event (needs "at" and a known "type")`);
   });
-  return events;
+  return { events, problems };
 }
 
 export interface ArtefactTrace {

@@ -2,7 +2,7 @@
 // cell's done/planned and passes; totals with tokens, cost and ETA), one quiet line per finished
 // trial otherwise (CI, pipes).
 import type { Writable } from "node:stream";
-import picocolors from "picocolors";
+import { type Colours, coloursFor } from "../colours.ts";
 import type { Outcome, TrialRecord } from "../model/index.ts";
 import type { EngineOptions, TrialJob } from "./engine.ts";
 import type { Plan } from "./plan.ts";
@@ -43,7 +43,7 @@ export function formatDuration(ms: number): string {
 export class Progress implements NonNullable<EngineOptions["events"]> {
   private readonly cells = new Map<string, CellProgress>();
   private readonly live: boolean;
-  private readonly colors: ReturnType<typeof picocolors.createColors>;
+  private readonly colors: Colours;
   private readonly now: () => number;
   private readonly startedAt: number;
   private doneSession = 0;
@@ -62,7 +62,7 @@ export class Progress implements NonNullable<EngineOptions["events"]> {
     private readonly options: ProgressOptions,
   ) {
     this.live = options.live ?? (Boolean(options.stream.isTTY) && !process.env.CI);
-    this.colors = picocolors.createColors(this.live);
+    this.colors = coloursFor(options.stream);
     this.now = options.now ?? Date.now;
     this.startedAt = this.now();
     for (const t of tally.cells.values()) {

@@ -1,10 +1,20 @@
 // The run directory of a calibration: runs/<run>/plan.json, trials.jsonl (written by the trial
 // runner), trajectories, the reports, and a lock file so that two processes never share a run.
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { hostname } from "node:os";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import path from "node:path";
 import { type ProjectPaths, relativeToProject } from "../project.ts";
+import { ownerAlive, ownerLabel } from "../sandbox/index.ts";
 import { formatProblem, parseJsonText, problemsFromZod } from "../task/index.ts";
 import { Plan } from "./plan.ts";
 
@@ -70,24 +80,46 @@ export function readPlan(run: RunDir): Plan {
   return parsed.data;
 }
 
-function alive(pid: number): boolean {
+const OWNER = /^[^/\s]+\/\d+\/\S+$/;
+
+/** Creates the lock file only if none exists (O_EXCL): two processes can never both take it. */
+function createLock(file: string, owner: string): boolean {
   try {
-    process.kill(pid, 0);
+    const fd = openSync(file, "wx");
+    try {
+      writeSync(fd, `${owner}\n`);
+    } finally {
+      closeSync(fd);
+    }
     return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
+    if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw err;
   }
 }
 
-/** Takes the run's lock, refusing while another live process on this host holds it. Returns the release. */
+/**
+ * Takes the run's lock, refusing while another live process holds it: the lock names its owner as
+ * `<host>/<pid>/<process start time>`, so a dead owner whose pid was reused does not hold it, and an
+ * owner on another host (a shared folder) always does. Returns the release.
+ */
 export function acquireLock(run: RunDir): () => void {
-  if (existsSync(run.lock)) {
-    const held = /^(\d+) (.*)$/.exec(readFileSync(run.lock, "utf8").trim());
-    const pid = Number(held?.[1]);
-    if (held && held[2] === hostname() && pid !== process.pid && alive(pid)) {
-      throw new Error(`${run.shown} is being calibrated by process ${pid}; wait for it or stop it first`);
+  const me = ownerLabel();
+  for (let tries = 0; tries < 3; tries++) {
+    if (createLock(run.lock, me)) return () => rmSync(run.lock, { force: true });
+    let held = "";
+    try {
+      held = readFileSync(run.lock, "utf8").trim();
+    } catch {
+      continue; // released between our attempt and the read
     }
+    if (held !== me && OWNER.test(held) && ownerAlive(held)) {
+      const [host, pid] = held.split("/");
+      throw new Error(
+        `${run.shown} is being calibrated by process ${pid} on ${host}; wait for it or stop it first`,
+      );
+    }
+    rmSync(run.lock, { force: true }); // a dead owner's lock (or an old-format one)
   }
-  writeFileAtomic(run.lock, `${process.pid} ${hostname()}\n`);
-  return () => rmSync(run.lock, { force: true });
+  throw new Error(`${run.shown}: cannot take the lock ${run.lock}`);
 }

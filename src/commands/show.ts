@@ -51,8 +51,11 @@ export async function run(ctx: CommandContext, ref: string, options: ShowOptions
   let trajectoryNote: string | null = null;
   if (record.trajectory) {
     const file = path.join(runDir, record.trajectory);
-    if (existsSync(file)) events = readTrajectory(file);
-    else trajectoryNote = `trajectory file ${relativeToProject(ctx.paths, file)} is missing`;
+    if (existsSync(file)) {
+      const read = readTrajectory(file);
+      events = read.events;
+      for (const p of read.problems) ctx.stderr.write(`${pc.yellow("warning")} ${p}\n`);
+    } else trajectoryNote = `trajectory file ${relativeToProject(ctx.paths, file)} is missing`;
   }
   if (options.json) {
     ctx.stdout.write(`${JSON.stringify({ record, events }, null, 2)}\n`);

@@ -69,6 +69,11 @@ export const FAILURE_KINDS = {
     counted: true,
     meaning: "the verifier threw on the agent's output (a failed verdict: format)",
   },
+  "verifier-broken": infra(
+    "verifier",
+    false,
+    "the verifier fails whatever the output (cannot load, solve() throws, answer off its contract): the task's bug",
+  ),
   "evidence-write": infra("kgate", false, "the record or trajectory could not be written to disk"),
   internal: infra(
     "kgate",

@@ -15,6 +15,7 @@ export { type DoctorCheck, runDoctor } from "./doctor.ts";
 export { type FolderKind, OWNERLESS_MIN_AGE_MS, ownedTempDir, reapDeadFolders } from "./folders.ts";
 export { ensureSandboxImage, type ImageOptions, planImage } from "./image.ts";
 export { collectOutputs, type DeclaredOutput, type OutputFile, unsafeOutputPath } from "./outputs.ts";
+export { ownerAlive, ownerLabel } from "./owner.ts";
 export type { SandboxImage, SandboxProvider, SandboxSpec, TrialSandbox } from "./provider.ts";
 export {
   containerLabels,

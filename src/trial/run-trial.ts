@@ -169,7 +169,11 @@ async function verifyPhase(
     reason: f.record.reason,
   }));
   try {
-    return { verdict: await verify(o.task, given, timeoutMs), error: null };
+    const verdict = await verify(o.task, given, timeoutMs);
+    // An unverified verdict is the verifier failing whatever the output: the task's bug, not counted.
+    const broken =
+      verdict.status === "unverified" ? trialError("verifier-broken", verdict.reason ?? "") : null;
+    return { verdict, error: broken };
   } catch (err) {
     if (!(err instanceof VerifierRunError)) return { verdict: UNVERIFIED, error: internalError(err) };
     const kind = err.reason === "timeout" ? "verifier-timeout" : "verifier-crash";

@@ -9,7 +9,7 @@ import { capDiff, tableDiff, textDiff } from "./diff.ts";
 import { clip } from "./leaf.ts";
 import { type LoadedVerifier, loadVerifier } from "./load.ts";
 import { type ParsedOutput, parseActual } from "./parse.ts";
-import { expectedOutputs } from "./reference.ts";
+import { expectedOutputs, VerifierError } from "./reference.ts";
 import { rewardAndScore, runCriterion } from "./rubric.ts";
 import { leafAt } from "./table.ts";
 
@@ -18,9 +18,10 @@ const REASON_CAP = 500;
 
 /**
  * Verifies one trial's outputs. Malformed outputs give a failed verdict attributed to `format`; a
- * verifier that cannot be loaded gives an `unverified` verdict with the reason (the task's problem,
- * which `kgate check` reports); a verifier that throws on these outputs throws (the caller, which
- * runs it in a killable worker, records it as the verifier's failure on the agent's output).
+ * verifier that cannot be loaded, or whose reference answer fails (solve throws, breaks the output
+ * contract), gives an `unverified` verdict with the reason: the task's bug, whatever the output,
+ * which `kgate check` reports. Anything else thrown while judging these outputs is thrown (the
+ * caller runs verification in a killable worker and records it as the verifier's failure on them).
  */
 export async function verifyTrial(
   task: LoadedTask,
@@ -39,7 +40,19 @@ export async function verifyTrial(
       reason: (err as Error).message,
     };
   }
-  return verifyWith(task, verifier, outputs);
+  try {
+    return verifyWith(task, verifier, outputs);
+  } catch (err) {
+    if (!(err instanceof VerifierError)) throw err;
+    return {
+      status: "unverified",
+      reward: 0,
+      score: 0,
+      criteria: [],
+      attribution: null,
+      reason: err.message,
+    };
+  }
 }
 
 /** The reference comparison of one output, as a criterion named after the output path. */

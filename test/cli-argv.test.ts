@@ -1,0 +1,142 @@
+// argv to options, apart from behaviour: every verb's command line as the parser hands it to the
+// verb's module (positional arguments, then one options object with defaults), table by table.
+import { describe, expect, it } from "vitest";
+import { buildProgram, type Invoke, VERBS } from "../src/cli.ts";
+
+interface Parsed {
+  verb: string;
+  args: unknown[];
+  root: string;
+}
+
+async function parse(argv: string[]): Promise<Parsed> {
+  let seen: Parsed | undefined;
+  const invoke: Invoke = async (verb, args, ctx) => {
+    seen = { verb, args, root: ctx.paths.root };
+    return 0;
+  };
+  await buildProgram(() => {}, invoke).parseAsync(["node", "kgate", ...argv]);
+  if (!seen) throw new Error(`nothing was invoked for ${argv.join(" ")}`);
+  return seen;
+}
+
+const TABLE: Array<[string[], string, unknown[]]> = [
+  [["list"], "list", [{}]],
+  [["list", "--json"], "list", [{ json: true }]],
+  [["new", "demo"], "new", ["demo", { gate: "convention" }]],
+  [
+    ["new", "demo", "--gate", "operator", "--title", "T", "--domain", "D", "--json"],
+    "new",
+    ["demo", { gate: "operator", title: "T", domain: "D", json: true }],
+  ],
+  [
+    ["run", "bom-costing", "--agent", "oracle"],
+    "run",
+    ["bom-costing", { agent: "oracle", condition: "+A", n: "1", concurrency: "1", retries: "1" }],
+  ],
+  [
+    ["run", "t", "--agent", "mid", "--condition", "-A", "-n", "5", "--concurrency", "3", "--retries", "0"],
+    "run",
+    ["t", { agent: "mid", condition: "-A", n: "5", concurrency: "3", retries: "0" }],
+  ],
+  [
+    ["run", "t", "--agent", "a", "--run-id", "r1", "--json"],
+    "run",
+    ["t", { agent: "a", condition: "+A", n: "1", concurrency: "1", retries: "1", runId: "r1", json: true }],
+  ],
+  [["agents"], "agents", [{}]],
+  [["agents", "--build", "--json"], "agents", [{ build: true, json: true }]],
+  [["show", "r1/t.0"], "show", ["r1/t.0", {}]],
+  [["show", "r1", "--full", "--json"], "show", ["r1", { full: true, json: true }]],
+  [["sandbox", "build"], "sandbox.build", [{}]],
+  [["sandbox", "doctor", "--json"], "sandbox.doctor", [{ json: true }]],
+  [["sandbox", "reap"], "sandbox.reap", [{}]],
+  [["check"], "check", [[], { sandbox: true }]],
+  [["check", "a", "b", "--no-sandbox", "--json"], "check", [["a", "b"], { sandbox: false, json: true }]],
+  [["audit"], "audit", [[], { format: "text" }]],
+  [
+    ["audit", "a", "--format", "sarif", "--staged", "--show"],
+    "audit",
+    [["a"], { format: "sarif", staged: true, show: true }],
+  ],
+  [["hook", "install"], "hook", ["install", {}]],
+  [["hook", "uninstall"], "hook", ["uninstall", {}]],
+  [["calibrate"], "calibrate", [[], { controls: true }]],
+  [
+    [
+      "calibrate",
+      "bom-costing",
+      "-n",
+      "3",
+      "--cell",
+      "x=oracle:+A>=0.6",
+      "--cell",
+      "y=noop:-A=0",
+      "--threshold",
+      "frontier+A>=0.8",
+      "--frontier",
+      "f",
+      "--mid",
+      "m",
+      "--no-controls",
+      "--concurrency",
+      "4",
+      "--provider-concurrency",
+      "anthropic=2",
+      "--sequential",
+      "--cap",
+      "30",
+      "--confidence",
+      "0.9",
+      "--run-id",
+      "r2",
+      "--json",
+    ],
+    "calibrate",
+    [
+      ["bom-costing"],
+      {
+        n: "3",
+        cell: ["x=oracle:+A>=0.6", "y=noop:-A=0"],
+        threshold: ["frontier+A>=0.8"],
+        frontier: "f",
+        mid: "m",
+        controls: false,
+        concurrency: "4",
+        providerConcurrency: ["anthropic=2"],
+        sequential: true,
+        cap: "30",
+        confidence: "0.9",
+        runId: "r2",
+        json: true,
+      },
+    ],
+  ],
+  [["calibrate", "--resume", "r2"], "calibrate", [[], { controls: true, resume: "r2" }]],
+  [["report", "r2"], "report", ["r2", {}]],
+  [["report", "r2", "--out", "o", "--json"], "report", ["r2", { out: "o", json: true }]],
+];
+
+describe("argv to options", () => {
+  it.each(TABLE)("%j", async (argv, verb, args) => {
+    const parsed = await parse(argv);
+    expect(parsed.verb).toBe(verb);
+    expect(parsed.args).toEqual(args);
+  });
+
+  it("every verb in the table has a module, and every module a row", () => {
+    expect(new Set(TABLE.map(([, verb]) => verb))).toEqual(new Set(Object.keys(VERBS)));
+  });
+
+  it("--root reaches the verb as its project root", async () => {
+    expect((await parse(["--root", "/tmp/elsewhere", "list"])).root).toBe("/tmp/elsewhere");
+  });
+
+  it("refuses a missing required option and a bad choice before any verb runs", async () => {
+    await expect(parse(["run", "t"])).rejects.toThrow(/required option '--agent <name>'/);
+    await expect(parse(["audit", "--format", "xml"])).rejects.toThrow(
+      /Allowed choices are text, json, sarif/,
+    );
+    await expect(parse(["hook", "remove"])).rejects.toThrow(/Allowed choices are install, uninstall/);
+  });
+});
