@@ -83,6 +83,7 @@ function plan(mode: "fixed" | "sequential", n: number, alpha = 0.05, cap = 20): 
     })),
     specs: SPECS,
     cells,
+    provenance: null,
   };
 }
 

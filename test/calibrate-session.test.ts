@@ -129,6 +129,27 @@ describe("calibration session", () => {
     expect(resumed.summary.tasks[0]!.decision).toBe("retain");
   });
 
+  it("records kgate's version and the sandbox in plan.json, and refuses a resume on another sandbox image", async () => {
+    const paths = tempProject();
+    scaffoldTasks(paths, ["alpha"]);
+    const on = (image: string) => ({
+      ...backend({ pass: {} }),
+      sandbox: async () => ({ provider: "docker", host: "local", image, base: "kgate-base:bookworm" }),
+    });
+    const first = `sha256:${"a".repeat(64)}`;
+    await calibrate(session(paths, { n: 1 }, { runId: "r5" }).options, on(first));
+    const plan = JSON.parse(readFileSync(path.join(paths.runs, "r5", "plan.json"), "utf8"));
+    const pkg = JSON.parse(readFileSync(path.resolve(import.meta.dirname, "..", "package.json"), "utf8"));
+    expect(plan.provenance).toEqual({
+      kgateVersion: pkg.version,
+      sandbox: { provider: "docker", host: "local", image: first, base: "kgate-base:bookworm" },
+    });
+    await calibrate(session(paths, {}, { resume: "r5" }).options, on(first)); // same image: fine
+    await expect(
+      calibrate(session(paths, {}, { resume: "r5" }).options, on(`sha256:${"b".repeat(64)}`)),
+    ).rejects.toThrow(/the project changed since the plan was written\n {2}sandbox image changed \(plan aaaaaaaaaaaa…, now bbbbbbbbbbbb…\)/);
+  });
+
   it("refuses to resume after the artefact or an agent configuration changed", async () => {
     const paths = tempProject();
     scaffoldTasks(paths, ["alpha"]);

@@ -82,6 +82,15 @@ describe("a trial with the oracle agent", () => {
     ]);
     expect(record.artefactDigest).toBe(demo.task.artefact.sha256);
     expect(record.task.digests.instruction).toBe(demo.task.digests.instruction);
+    const pkg = JSON.parse(readFileSync(path.resolve(import.meta.dirname, "..", "package.json"), "utf8"));
+    expect(record.provenance).toEqual({
+      kgateVersion: pkg.version,
+      sandboxProvider: "docker",
+      host: process.env.DOCKER_HOST ?? "local",
+      sandboxImage: sandboxTarget().image.id,
+      sandboxBase: null,
+      harnessVersion: "oracle@1",
+    });
 
     const runDir = path.join(demo.paths.runs, record.runId);
     const { records, problems } = readTrialRecords(runDir);

@@ -2,6 +2,7 @@
 // runner of the trial engine (provider image once, each agent prepared once, runTrial per attempt).
 import { type Agent, resolveAgent } from "../agents/index.ts";
 import type { ProjectPaths } from "../project.ts";
+import { type SandboxProvider, sandboxProviderFor } from "../sandbox/index.ts";
 import { agentInfoOf, openSandboxRunner, type VerifyTrial } from "../trial/index.ts";
 import type { AgentInfo } from "./plan.ts";
 import type { Backend } from "./session.ts";
@@ -16,6 +17,7 @@ export interface DockerBackendOptions {
 export function dockerBackend(o: DockerBackendOptions): Backend {
   const log = o.log ?? (() => {});
   const instances = new Map<string, Agent>();
+  let provider: SandboxProvider | undefined;
   const agentNamed = async (name: string): Promise<Agent | undefined> => {
     if (!instances.has(name)) {
       try {
@@ -37,9 +39,15 @@ export function dockerBackend(o: DockerBackendOptions): Backend {
       }
       return out;
     },
+    async sandbox() {
+      provider ??= sandboxProviderFor(o.paths);
+      const image = await provider.prepareImage(o.paths, (line) => log(`sandbox: ${line}`));
+      return { provider: provider.name, host: provider.host, image: image.id, base: image.base };
+    },
     async start(plan) {
       const agents = await Promise.all(plan.agents.map(async (info) => (await agentNamed(info.name))!));
-      const sandbox = await openSandboxRunner({ paths: o.paths, agents, verify: o.verify, log });
+      provider ??= sandboxProviderFor(o.paths);
+      const sandbox = await openSandboxRunner({ paths: o.paths, agents, provider, verify: o.verify, log });
       return { runner: sandbox.runner, stop: sandbox.close };
     },
   };

@@ -16,8 +16,25 @@ export const AgentInfo = z.object({
   model: z.string().nullable(),
   /** Trials of one provider share its concurrency limit (e.g. `anthropic`, `openai`, `local`). */
   provider: z.string(),
+  /** The exact harness (`claude-code@2.1.332`, `builtin@1`): provenance of every trial of the agent. */
+  revision: z.string().nullable().optional(),
 });
 export type AgentInfo = z.infer<typeof AgentInfo>;
+
+/** Where the trials run: the provider, its host and the sandbox image (content id and base). */
+export const SandboxInfo = z.object({
+  provider: z.string(),
+  host: z.string(),
+  image: z.string().nullable(),
+  base: z.string().nullable(),
+});
+export type SandboxInfo = z.infer<typeof SandboxInfo>;
+
+/** What made the plan: kgate's version and the sandbox; agents carry their harness revision. */
+export const PlanProvenance = z.object({
+  kgateVersion: z.string(),
+  sandbox: SandboxInfo.nullable(),
+});
 
 export const PlannedTask = z.object({
   id: z.string(),
@@ -57,6 +74,8 @@ export const Plan = z.object({
   agents: z.array(AgentInfo),
   specs: z.array(PlannedSpec),
   cells: z.array(PlannedCellSchema),
+  /** Absent in plans written before provenance was recorded. */
+  provenance: PlanProvenance.nullable().default(null),
 });
 export type Plan = z.infer<typeof Plan>;
 
@@ -67,6 +86,7 @@ export interface PlanInputs {
   tasks: readonly LoadedTask[];
   /** Resolves an agent configuration name; throws when it is unknown. */
   resolveAgent: (name: string) => AgentInfo;
+  provenance?: z.infer<typeof PlanProvenance> | null;
 }
 
 export function plannedTask(task: LoadedTask, notes: string[]): PlannedTask {
@@ -113,6 +133,7 @@ export function buildPlan(input: PlanInputs): Plan {
       control: c.control,
     })),
     cells,
+    provenance: input.provenance ?? null,
   };
 }
 
@@ -129,7 +150,11 @@ const short = (digest: string) => digest.slice(0, 12);
  */
 export function planDrift(
   plan: Plan,
-  current: { tasks: ReadonlyMap<string, LoadedTask>; agents: ReadonlyMap<string, AgentInfo> },
+  current: {
+    tasks: ReadonlyMap<string, LoadedTask>;
+    agents: ReadonlyMap<string, AgentInfo>;
+    sandbox?: SandboxInfo | null;
+  },
 ): string[] {
   const drift: string[] = [];
   const changed = (what: string, before: string, now: string) =>
@@ -164,6 +189,11 @@ export function planDrift(
     if (!now) drift.push(`agent configuration "${agent.name}" is no longer defined`);
     else if (now.digest !== agent.digest)
       changed(`agent configuration "${agent.name}"`, agent.digest, now.digest);
+  }
+  const before = plan.provenance?.sandbox;
+  const now = current.sandbox;
+  if (before?.image && now?.image && before.image !== now.image) {
+    changed("sandbox image", before.image.replace(/^sha256:/, ""), now.image.replace(/^sha256:/, ""));
   }
   return [...new Set(drift)];
 }

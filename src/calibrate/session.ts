@@ -8,7 +8,8 @@ import type { RunSummary } from "../report/index.ts";
 import { type LoadedTask, loadAllTasks, loadTask, loadValidTask } from "../task/index.ts";
 import type { CalibrationConfig } from "./config.ts";
 import { type EngineResult, runCalibration, type TrialRunner } from "./engine.ts";
-import { type AgentInfo, buildPlan, type Plan, planDrift } from "./plan.ts";
+import { kgateVersion } from "../package-info.ts";
+import { type AgentInfo, buildPlan, type Plan, planDrift, type SandboxInfo } from "./plan.ts";
 import { Progress } from "./progress.ts";
 import { readRecords, summariseRun, writeReports } from "./reports.ts";
 import { acquireLock, newRunId, type RunDir, readPlan, runDir, writePlan } from "./rundir.ts";
@@ -31,6 +32,17 @@ export interface Backend {
   agents(names: readonly string[]): Promise<Map<string, AgentInfo>>;
   /** Prepares everything trials need (image, agents) once per session. */
   start(plan: Plan, tasks: ReadonlyMap<string, LoadedTask>): Promise<StartedBackend>;
+  /** Where trials run (provider, host, image id); null when the backend runs no sandbox. */
+  sandbox?(): Promise<SandboxInfo | null>;
+}
+
+/** The sandbox of a backend, as a calibration error when it cannot be prepared. */
+async function sandboxOf(backend: Backend): Promise<SandboxInfo | null> {
+  try {
+    return (await backend.sandbox?.()) ?? null;
+  } catch (err) {
+    throw new CalibrationError(`${(err as Error).message}\n(run \`kgate sandbox doctor\` to see what is missing)`);
+  }
 }
 
 export interface SessionOptions {
@@ -104,10 +116,17 @@ async function newRun(
 ): Promise<{ run: RunDir; plan: Plan; tasks: LoadedTask[] }> {
   const tasks = selectTasks(o);
   const agents = await resolveAgents(backend, [...new Set(o.config.cells.map((c) => c.agent))]);
+  const sandbox = await sandboxOf(backend);
   const run = runDir(o.paths, o.runId ?? newRunId());
   let plan: Plan;
   try {
-    plan = buildPlan({ runId: run.id, config: o.config, tasks, resolveAgent: (name) => agents.get(name)! });
+    plan = buildPlan({
+      runId: run.id,
+      config: o.config,
+      tasks,
+      resolveAgent: (name) => agents.get(name)!,
+      provenance: { kgateVersion: kgateVersion(), sandbox },
+    });
     mkdirSync(run.dir, { recursive: true });
     writePlan(run, plan);
   } catch (err) {
@@ -133,7 +152,7 @@ async function resumedRun(o: SessionOptions, backend: Backend, name: string) {
     backend,
     plan.agents.map((a) => a.name),
   );
-  const drift = planDrift(plan, { tasks, agents });
+  const drift = planDrift(plan, { tasks, agents, sandbox: await sandboxOf(backend) });
   if (drift.length > 0) {
     throw new CalibrationError(
       `cannot resume ${run.shown}: the project changed since the plan was written\n` +

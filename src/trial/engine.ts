@@ -25,6 +25,8 @@ export interface EngineAgentInfo {
   model: string | null;
   /** Trials of one model provider share its concurrency limit (`anthropic`, `openai`, `local`). */
   provider: string;
+  /** The exact harness that runs (provenance). */
+  revision?: string | null;
 }
 
 /** One trial the engine is asked for. */

@@ -20,6 +20,7 @@ export function agentInfoOf(agent: Agent): EngineAgentInfo {
     harness: agent.harness,
     model: agent.model,
     provider: modelProviderOf(agent),
+    revision: agent.revision ?? null,
   };
 }
 
