@@ -7,7 +7,12 @@ import { pc } from "../colours.ts";
 import { EXIT_FAILED, EXIT_OK, InternalTrialErrors, UsageError } from "../errors.ts";
 import { type Condition, outcomeOf, type TrialRecord } from "../model/index.ts";
 import { relativeToProject } from "../project.ts";
-import { InterruptedError, removeOnInterrupt, SandboxUnavailableError } from "../sandbox/index.ts";
+import {
+  InterruptedError,
+  removeOnInterrupt,
+  SandboxConfigError,
+  SandboxUnavailableError,
+} from "../sandbox/index.ts";
 import { conditionFileSet, type LoadedTask, loadValidTask, parseCondition } from "../task/index.ts";
 import {
   agentInfoOf,
@@ -63,6 +68,7 @@ async function openRunner(ctx: CommandContext, options: RunOptions, log: (line: 
     });
     return { agent, sandbox };
   } catch (err) {
+    if (err instanceof SandboxConfigError) throw new UsageError(err.message);
     if (err instanceof SandboxUnavailableError)
       throw new UsageError(`${err.message}\n(run \`kgate sandbox doctor\` to see what is missing)`);
     if (err instanceof Error && err.name === "MissingKeyError") throw new UsageError(err.message);

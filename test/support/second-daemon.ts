@@ -1,0 +1,75 @@
+// Test support: a second Docker daemon on this machine (its own data-root, exec-root and unix
+// socket, no bridge network), started by the test and stopped after it, with an image copied in.
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { DockerClient } from "../../src/sandbox/index.ts";
+
+export interface SecondDaemon {
+  /** unix:///.../docker.sock, as DOCKER_HOST takes it. */
+  host: string;
+  client: DockerClient;
+  stop(): Promise<void>;
+}
+
+export async function startSecondDaemon(): Promise<SecondDaemon> {
+  if (process.getuid?.() !== 0) throw new Error("a second dockerd needs root (CI runs the tests as root)");
+  const dir = mkdtempSync(path.join(tmpdir(), "kgate-dockerd-"));
+  const socket = path.join(dir, "docker.sock");
+  const daemon: ChildProcess = spawn(
+    "dockerd",
+    [
+      "--data-root",
+      path.join(dir, "data"),
+      "--exec-root",
+      path.join(dir, "exec"),
+      "--pidfile",
+      path.join(dir, "dockerd.pid"),
+      "--host",
+      `unix://${socket}`,
+      "--bridge=none",
+      "--iptables=false",
+      "--ip6tables=false",
+    ],
+    { stdio: ["ignore", "ignore", "pipe"] },
+  );
+  let log = "";
+  daemon.stderr?.on("data", (c: Buffer) => {
+    log = (log + c.toString()).slice(-4000);
+  });
+  const client = new DockerClient({ socketPath: socket });
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      await client.ping();
+      break;
+    } catch {
+      if (Date.now() > deadline || daemon.exitCode !== null)
+        throw new Error(`the second dockerd did not come up:\n${log}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  return {
+    host: `unix://${socket}`,
+    client,
+    async stop() {
+      const exited = new Promise((r) => daemon.once("exit", r));
+      daemon.kill("SIGTERM");
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
+      if (daemon.exitCode === null) daemon.kill("SIGKILL");
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Copies an image of the first daemon into another (docker save | docker load). */
+export function copyImage(tag: string, host: string): void {
+  const saved = spawnSync("docker", ["save", tag], { maxBuffer: 2 * 1024 ** 3 });
+  if (saved.status !== 0) throw new Error(`docker save ${tag}: ${saved.stderr}`);
+  const loaded = spawnSync("docker", ["-H", host, "load"], {
+    input: saved.stdout,
+    maxBuffer: 64 * 1024 ** 2,
+  });
+  if (loaded.status !== 0) throw new Error(`docker load into ${host}: ${loaded.stderr}`);
+}
