@@ -61,6 +61,8 @@ export const TrialRecord = z.object({
     digests: z.object({ task: z.string(), instruction: z.string(), environment: z.string() }),
   }),
   condition: Condition,
+  /** `sandbox`: an agent in a container; `inline`: the task as one conversation, no tools (probes). */
+  form: z.enum(["sandbox", "inline"]).default("sandbox"),
   /** sha256 of the artefact or variant placed; null under -A. */
   artefactDigest: z.string().nullable(),
   fileSetDigest: z.string(),

@@ -275,6 +275,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialRecord> {
       },
     },
     condition,
+    form: "sandbox",
     artefactDigest: fileSet?.artefactDigest ?? null,
     fileSetDigest: fileSet?.digest ?? "",
     agent: { name: agent.name, digest: agent.digest, harness: agent.harness, model: agent.model },
