@@ -169,6 +169,30 @@ export function buildProgram(onResult: (code: number) => void): Command {
     .option("--json", "print the summary as JSON instead of the Markdown table")
     .action(action(() => import("./commands/report.ts")));
 
+  const probe = program
+    .command("probe")
+    .description("diagnostic probes as inline trials (one conversation, no tools, the data inline)");
+  const probeVerb = (name: string, description: string, runner: "reciteCommand") =>
+    probe
+      .command(name)
+      .description(description)
+      .argument("<task>", "task id")
+      .requiredOption("--agent <name>", "a configuration in kgate.config.json (repeatable)", collect)
+      .option("-n <count>", "inline trials per configuration", "5")
+      .option("--max-env-bytes <bytes>", "most environment bytes to inline (default 262144)")
+      .option("--run-id <id>", "id of the probe's run (default: a timestamp)")
+      .option("--json", "machine-readable output")
+      .action(action(() => import("./commands/probe.ts").then((m) => ({ run: m[runner] }))));
+  probeVerb(
+    "recite",
+    "turn 1 the artefact and data inline, restate the conventions; turn 2 the outputs; names the failure layer (knowledge, application, harness)",
+    "reciteCommand",
+  ).option(
+    "--against <run>",
+    "a run with sandboxed +A trials of the same configurations (repeatable)",
+    collect,
+  );
+
   return program;
 }
 

@@ -1,0 +1,135 @@
+// `kgate probe recite|canary <task> --agent <name>...`: diagnostic probes run as inline trials
+// (one conversation, no tools): records in runs/<run>/trials.jsonl, what each probe learnt in
+// probes.jsonl, the probe's report as <probe>.json beside them and as a table on stdout.
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { EXIT_FAILED, EXIT_OK, UsageError } from "../errors.ts";
+import { type ProbeAgent, type ProbeRun, probeAgents, type ReciteReport, recite } from "../probes/index.ts";
+import { relativeToProject } from "../project.ts";
+import { type LoadedTask, loadValidTask } from "../task/index.ts";
+import { newRunId, readTrialRecords, runDirOf, type TrialRecord } from "../trial/index.ts";
+import type { CommandContext } from "./context.ts";
+import { packageInfo } from "./package-info.ts";
+
+export interface ProbeOptions {
+  agent: string[];
+  n: string;
+  runId?: string;
+  maxEnvBytes?: string;
+  json?: boolean;
+}
+
+export interface ReciteOptions extends ProbeOptions {
+  against?: string[];
+}
+
+function positiveInt(name: string, text: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1)
+    throw new UsageError(`${name} must be an integer >= 1, got "${text}"`);
+  return value;
+}
+
+interface Prepared {
+  task: LoadedTask;
+  agents: ProbeAgent[];
+  n: number;
+  run: ProbeRun;
+}
+
+async function prepare(
+  ctx: CommandContext,
+  probe: string,
+  taskId: string,
+  o: ProbeOptions,
+): Promise<Prepared> {
+  const n = positiveInt("-n", o.n);
+  const maxEnvironmentBytes =
+    o.maxEnvBytes === undefined ? undefined : positiveInt("--max-env-bytes", o.maxEnvBytes);
+  let task: LoadedTask;
+  let agents: ProbeAgent[];
+  try {
+    task = loadValidTask(ctx.paths, taskId);
+    agents = await probeAgents(ctx.paths, o.agent);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const runId = o.runId ?? newRunId();
+  const runDir = runDirOf(ctx.paths, runId);
+  ctx.stderr.write(`probe ${probe} ${task.id}: run ${runId}, ${n} trial(s) for ${o.agent.join(", ")}\n`);
+  const onRecord = (r: TrialRecord) =>
+    ctx.stderr.write(
+      `trial ${r.trialId}  ${r.verdict.status}${r.error ? `  ${r.error.class}/${r.error.kind}` : ""}\n`,
+    );
+  return {
+    task,
+    agents,
+    n,
+    run: { runId, runDir, kgateVersion: packageInfo().version, maxEnvironmentBytes, onRecord },
+  };
+}
+
+function writeReport(ctx: CommandContext, run: ProbeRun, name: string, report: unknown): void {
+  const file = path.join(run.runDir, `${name}.json`);
+  writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+  ctx.stderr.write(`wrote ${relativeToProject(ctx.paths, file)}\n`);
+}
+
+function sandboxRecords(ctx: CommandContext, runs: readonly string[]): TrialRecord[] {
+  return runs.flatMap((name) => {
+    const dir =
+      path.isAbsolute(name) || name.includes(path.sep) ? path.resolve(name) : runDirOf(ctx.paths, name);
+    const read = readTrialRecords(dir);
+    for (const p of read.problems) ctx.stderr.write(`warning: ${p.file}:${p.line}: ${p.message}\n`);
+    if (read.records.length === 0 && read.problems.length === 0)
+      throw new UsageError(`--against ${name}: no trial records in ${dir}`);
+    return read.records;
+  });
+}
+
+function reciteTable(reports: readonly ReciteReport[]): string {
+  const lines = ["agent\tmodel\trecited\tinline\tsandboxed\tlayer\treason"];
+  for (const r of reports) {
+    const sandboxed = r.sandboxed ? `${r.sandboxed.passed}/${r.sandboxed.runs}` : "-";
+    lines.push(
+      [
+        r.agent.name,
+        r.agent.model,
+        `${r.recitedRight}/${r.valid}`,
+        `${r.inlinePassed}/${r.valid}`,
+        sandboxed,
+        r.layer,
+        r.reason,
+      ].join("\t"),
+    );
+    const names = r.trials[0]?.conventions.map((c) => c.name) ?? [];
+    const valid = r.trials.filter((t) => !t.infra);
+    const perConvention = names.map((name) => {
+      const right = valid.filter((t) => t.conventions.find((c) => c.name === name)?.correct).length;
+      return `${name} ${right}/${valid.length}`;
+    });
+    if (perConvention.length) lines.push(`  conventions recited right: ${perConvention.join(", ")}`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+export async function reciteCommand(ctx: CommandContext, taskId: string, o: ReciteOptions): Promise<number> {
+  const against = sandboxRecords(ctx, o.against ?? []);
+  const { task, agents, n, run } = await prepare(ctx, "recite", taskId, o);
+  let reports: ReciteReport[];
+  try {
+    reports = await recite(task, agents, n, run, against);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  writeReport(ctx, run, "recite", {
+    probe: "recite",
+    runId: run.runId,
+    kgateVersion: run.kgateVersion,
+    reports,
+  });
+  ctx.stdout.write(
+    o.json ? `${JSON.stringify({ runId: run.runId, reports }, null, 2)}\n` : reciteTable(reports),
+  );
+  return reports.every((r) => r.layer === "none") ? EXIT_OK : EXIT_FAILED;
+}
