@@ -172,7 +172,7 @@ export function buildProgram(onResult: (code: number) => void): Command {
   const probe = program
     .command("probe")
     .description("diagnostic probes as inline trials (one conversation, no tools, the data inline)");
-  const probeVerb = (name: string, description: string, runner: "reciteCommand") =>
+  const probeVerb = (name: string, description: string, runner: "reciteCommand" | "canaryCommand") =>
     probe
       .command(name)
       .description(description)
@@ -192,6 +192,11 @@ export function buildProgram(onResult: (code: number) => void): Command {
     "a run with sandboxed +A trials of the same configurations (repeatable)",
     collect,
   );
+  probeVerb(
+    "canary",
+    "without the artefact: continue its first line, state the private constants; a hit marks the task contaminated",
+    "canaryCommand",
+  ).option("--against <run>", "a run whose -A records' canary flags are shown beside (repeatable)", collect);
 
   return program;
 }

@@ -4,7 +4,15 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { EXIT_FAILED, EXIT_OK, UsageError } from "../errors.ts";
-import { type ProbeAgent, type ProbeRun, probeAgents, type ReciteReport, recite } from "../probes/index.ts";
+import {
+  type CanaryReport,
+  canary,
+  type ProbeAgent,
+  type ProbeRun,
+  probeAgents,
+  type ReciteReport,
+  recite,
+} from "../probes/index.ts";
 import { relativeToProject } from "../project.ts";
 import { type LoadedTask, loadValidTask } from "../task/index.ts";
 import { newRunId, readTrialRecords, runDirOf, type TrialRecord } from "../trial/index.ts";
@@ -22,6 +30,8 @@ export interface ProbeOptions {
 export interface ReciteOptions extends ProbeOptions {
   against?: string[];
 }
+
+export type CanaryOptions = ReciteOptions;
 
 function positiveInt(name: string, text: string): number {
   const value = Number(text);
@@ -132,4 +142,46 @@ export async function reciteCommand(ctx: CommandContext, taskId: string, o: Reci
     o.json ? `${JSON.stringify({ runId: run.runId, reports }, null, 2)}\n` : reciteTable(reports),
   );
   return reports.every((r) => r.layer === "none") ? EXIT_OK : EXIT_FAILED;
+}
+
+function canaryTable(reports: readonly CanaryReport[]): string {
+  const lines = ["agent\tmodel\tcontinuation\tconstants\t-A canary\tverdict"];
+  for (const r of reports) {
+    const continued = r.trials.filter((t) => t.continuationHit).length;
+    const constants = [...new Set(r.trials.flatMap((t) => t.constantHits))];
+    const leaked = r.minusARecords ? `${r.minusARecords.leaked}/${r.minusARecords.runs}` : "-";
+    lines.push(
+      [
+        r.agent.name,
+        r.agent.model,
+        `${continued}/${r.trials.length}`,
+        constants.length ? constants.join(",") : "none",
+        leaked,
+        r.contaminated ? "contaminated" : "no sign",
+      ].join("\t"),
+    );
+    for (const t of r.trials) if (t.error) lines.push(`  ${t.id}: ${t.error}`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+export async function canaryCommand(ctx: CommandContext, taskId: string, o: CanaryOptions): Promise<number> {
+  const against = sandboxRecords(ctx, o.against ?? []);
+  const { task, agents, n, run } = await prepare(ctx, "canary", taskId, o);
+  let reports: CanaryReport[];
+  try {
+    reports = await canary(task, agents, n, run, against);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  writeReport(ctx, run, "canary", {
+    probe: "canary",
+    runId: run.runId,
+    kgateVersion: run.kgateVersion,
+    reports,
+  });
+  ctx.stdout.write(
+    o.json ? `${JSON.stringify({ runId: run.runId, reports }, null, 2)}\n` : canaryTable(reports),
+  );
+  return reports.some((r) => r.contaminated) ? EXIT_FAILED : EXIT_OK;
 }

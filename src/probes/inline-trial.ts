@@ -3,15 +3,7 @@
 // "inline") appended to the run. Never throws to its caller.
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import {
-  type ChatMessage,
-  type ChatModel,
-  classifyError,
-  ModelCallError,
-  type ResolvedAgentConfig,
-  UsageMeter,
-  withRetry,
-} from "../agents/index.ts";
+import type { ChatModel, ResolvedAgentConfig } from "../agents/index.ts";
 import {
   type Condition,
   conditionFileSet,
@@ -25,15 +17,12 @@ import {
   FileTrajectory,
   type PhaseName,
   type PhaseTiming,
-  type TrialError,
   TrialRecord,
   trialDirOf,
   trialId,
 } from "../trial/index.ts";
 import { UNVERIFIED, type Verdict, verifyTrial } from "../verify/index.ts";
-
-/** Characters of one reply kept in the trajectory and handed back to the caller. */
-export const REPLY_TEXT_CAP = 256 * 1024;
+import { converse } from "./converse.ts";
 
 export interface InlineTrialOptions {
   task: LoadedTask;
@@ -58,11 +47,6 @@ export interface InlineTrialResult {
   replies: string[];
 }
 
-function replyText(parts: ReadonlyArray<{ type: string; text?: string }>): string {
-  const text = parts.map((p) => (p.type === "text" ? (p.text ?? "") : "")).join("");
-  return text.length > REPLY_TEXT_CAP ? text.slice(0, REPLY_TEXT_CAP) : text;
-}
-
 function timing(startedAt: Date, error?: string): PhaseTiming {
   const finishedAt = new Date();
   return {
@@ -82,57 +66,6 @@ function saveOutputs(trialDir: string, outputs: readonly InlineOutput[]): void {
   }
 }
 
-/** Sends the turns one after another; stops at the first failed call. */
-async function converse(
-  o: InlineTrialOptions,
-  meter: UsageMeter,
-  trajectory: FileTrajectory,
-  signal: AbortSignal,
-): Promise<{ replies: string[]; error: TrialError | null }> {
-  const messages: ChatMessage[] = [];
-  const replies: string[] = [];
-  for (const [i, turn] of o.turns.entries()) {
-    messages.push({ role: "user", text: turn });
-    trajectory.append({ type: "note", kind: "user", turn: i + 1, text: turn });
-    try {
-      const reply = await withRetry(
-        () =>
-          o.model.complete({
-            system: o.system,
-            messages,
-            tools: [],
-            maxOutputTokens: o.config.maxOutputTokens,
-            temperature: o.config.temperature,
-            signal,
-          }),
-        o.config.retry,
-        { signal, random: o.random },
-      );
-      meter.add(reply.usage);
-      const text = replyText(reply.parts);
-      replies.push(text);
-      messages.push({ role: "assistant", parts: [{ type: "text", text }] });
-      trajectory.append({
-        type: "model",
-        turn: i + 1,
-        model: reply.model,
-        stopReason: reply.stopReason,
-        usage: reply.usage,
-        text,
-      });
-    } catch (err) {
-      const error: TrialError = signal.aborted
-        ? { class: "agent", kind: "timeout", message: `no reply within ${o.config.timeoutSec} s` }
-        : err instanceof ModelCallError
-          ? err.toTrialError()
-          : { ...classifyError(err), message: (err as Error).message };
-      trajectory.append({ type: "error", kind: error.kind, text: error.message });
-      return { replies, error: { class: error.class, kind: error.kind, message: error.message } };
-    }
-  }
-  return { replies, error: null };
-}
-
 /** Runs one inline trial and appends its record to runDir/trials.jsonl. */
 export async function runInlineTrial(o: InlineTrialOptions): Promise<InlineTrialResult> {
   const { task, condition, config } = o;
@@ -142,14 +75,6 @@ export async function runInlineTrial(o: InlineTrialOptions): Promise<InlineTrial
   const trajectory = new FileTrajectory(path.join(trialDir, "trajectory.jsonl"));
   const startedAt = new Date();
   const phases: Partial<Record<PhaseName, PhaseTiming>> = {};
-  const meter = new UsageMeter(config.pricing ?? null);
-  const controller = new AbortController();
-  const timer = setTimeout(
-    () => controller.abort(),
-    Math.min(config.timeoutSec, task.spec.limits.timeoutSec) * 1000,
-  );
-  const onCancel = () => controller.abort();
-  o.signal?.addEventListener("abort", onCancel, { once: true });
   trajectory.append({
     type: "note",
     kind: "start",
@@ -162,9 +87,10 @@ export async function runInlineTrial(o: InlineTrialOptions): Promise<InlineTrial
   });
 
   const agentStarted = new Date();
-  const { replies, error } = await converse(o, meter, trajectory, controller.signal).finally(() => {
-    clearTimeout(timer);
-    o.signal?.removeEventListener("abort", onCancel);
+  const { replies, error, usage } = await converse({
+    ...o,
+    trajectory,
+    timeoutSec: Math.min(config.timeoutSec, task.spec.limits.timeoutSec),
   });
   phases.agent = timing(agentStarted, error?.message);
 
@@ -201,7 +127,7 @@ export async function runInlineTrial(o: InlineTrialOptions): Promise<InlineTrial
     startedAt: startedAt.toISOString(),
     finishedAt: new Date().toISOString(),
     phases,
-    usage: meter.snapshot(),
+    usage,
     stopReason: error ? (error.kind === "timeout" ? "timeout" : "error") : "finish",
     outputs: outputs.map((out) => ({
       path: out.path,

@@ -3,6 +3,7 @@
 import { appendFileSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { TrialError, Usage } from "../trial/index.ts";
 
 export const PROBES_FILE = "probes.jsonl";
 
@@ -23,6 +24,9 @@ export const ProbeLine = z.object({
   conventions: z.array(ConventionResult),
   /** canary: did the continuation of the artefact's first line reproduce it (or its canary GUID)? */
   continuationHit: z.boolean().optional(),
+  /** canary: tokens of its two conversations (recite trials carry theirs in their records). */
+  usage: Usage.optional(),
+  error: TrialError.nullable().optional(),
 });
 
 export type ConventionResult = z.infer<typeof ConventionResult>;
