@@ -172,7 +172,11 @@ export function buildProgram(onResult: (code: number) => void): Command {
   const probe = program
     .command("probe")
     .description("diagnostic probes as inline trials (one conversation, no tools, the data inline)");
-  const probeVerb = (name: string, description: string, runner: "reciteCommand" | "canaryCommand") =>
+  const probeVerb = (
+    name: string,
+    description: string,
+    runner: "reciteCommand" | "canaryCommand" | "compressCommand",
+  ) =>
     probe
       .command(name)
       .description(description)
@@ -191,6 +195,11 @@ export function buildProgram(onResult: (code: number) => void): Command {
     "--against <run>",
     "a run with sandboxed +A trials of the same configurations (repeatable)",
     collect,
+  );
+  probeVerb(
+    "compress",
+    "model form of the compression curve: inline cells for the artefact, compressed variants, each convention section cut, 0 B; SVG like Fig. 3",
+    "compressCommand",
   );
   probeVerb(
     "canary",

@@ -6,7 +6,10 @@ import path from "node:path";
 import { EXIT_FAILED, EXIT_OK, UsageError } from "../errors.ts";
 import {
   type CanaryReport,
+  type CompressReport,
   canary,
+  compress,
+  curveSvg,
   type ProbeAgent,
   type ProbeRun,
   probeAgents,
@@ -184,4 +187,44 @@ export async function canaryCommand(ctx: CommandContext, taskId: string, o: Cana
     o.json ? `${JSON.stringify({ runId: run.runId, reports }, null, 2)}\n` : canaryTable(reports),
   );
   return reports.some((r) => r.contaminated) ? EXIT_FAILED : EXIT_OK;
+}
+
+function compressTable(report: CompressReport): string {
+  const lines = [["arm", "bytes", ...report.agents.map((a) => a.name)].join("\t")];
+  const arms = [...new Set(report.results.map((r) => r.arm))];
+  for (const arm of arms) {
+    const rows = report.results.filter((r) => r.arm === arm);
+    lines.push([arm, rows[0]!.bytes, ...rows.map((r) => `${r.passes}/${r.runs}`)].join("\t"));
+  }
+  for (const e of report.effects) lines.push(`${e.agent}: cutting ${e.convention}: ${e.effect}`);
+  if (report.unmarked.length)
+    lines.push(`not marked in the artefact (not cut): ${report.unmarked.join(", ")}`);
+  return `${lines.join("\n")}\n`;
+}
+
+export async function compressCommand(ctx: CommandContext, taskId: string, o: ProbeOptions): Promise<number> {
+  const { task, agents, n, run } = await prepare(ctx, "compress", taskId, o);
+  let report: CompressReport;
+  try {
+    report = await compress(task, agents, n, run);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  writeReport(ctx, run, "compress", {
+    probe: "compress",
+    runId: run.runId,
+    kgateVersion: run.kgateVersion,
+    ...report,
+  });
+  const svg = path.join(run.runDir, "compress.svg");
+  writeFileSync(svg, curveSvg(report));
+  ctx.stderr.write(`wrote ${relativeToProject(ctx.paths, svg)}\n`);
+  ctx.stdout.write(
+    o.json ? `${JSON.stringify({ runId: run.runId, ...report }, null, 2)}\n` : compressTable(report),
+  );
+  const lost = report.results.some((r) => {
+    const full = report.results.find((f) => f.agent === r.agent && f.kind === "artefact")!;
+    return r.kind === "compressed" && r.runs > 0 && r.interval.hi < full.interval.lo;
+  });
+  return lost ? EXIT_FAILED : EXIT_OK;
 }

@@ -6,8 +6,8 @@ import path from "node:path";
 import type { ChatModel, ResolvedAgentConfig } from "../agents/index.ts";
 import {
   type Condition,
-  conditionFileSet,
   type InlineOutput,
+  inlineFileSet,
   type LoadedTask,
   parseInlineReply,
   sha256,
@@ -30,6 +30,8 @@ export interface InlineTrialOptions {
   config: ResolvedAgentConfig;
   model: ChatModel;
   system: string;
+  /** Under +A: the bytes rendered in place of the artefact (recorded by digest). */
+  artefact?: Buffer;
   /** The user turns, in order; the reply to the last one is parsed for the outputs. */
   turns: readonly string[];
   runId: string;
@@ -104,7 +106,7 @@ export async function runInlineTrial(o: InlineTrialOptions): Promise<InlineTrial
     phases.verify = timing(verifyStarted);
   }
   const canary = task.artefact.canary;
-  const fileSet = conditionFileSet(task, condition);
+  const fileSet = inlineFileSet(task, condition, o.artefact);
   const record = TrialRecord.parse({
     recordVersion: 1,
     runId: o.runId,

@@ -1,7 +1,8 @@
 // The inline form of a task: the whole task as one conversation without tools or sandbox (the
 // instruction byte-identical, the condition's files inline in fenced blocks), and the parse of a
 // reply's fenced blocks, labelled with output paths, back into output files.
-import { conditionFileSet } from "./fileset.ts";
+import { fileSetDigest, sha256 } from "./digest.ts";
+import { type ConditionFileSet, conditionFileSet } from "./fileset.ts";
 import type { LoadedTask } from "./load.ts";
 import type { Condition } from "./schema.ts";
 
@@ -23,6 +24,8 @@ export class InlineFormError extends Error {
 export interface InlineOptions {
   /** Most bytes of environment files to inline (default DEFAULT_INLINE_ENVIRONMENT_BYTES). */
   maxEnvironmentBytes?: number;
+  /** Under +A: these bytes in place of the artefact (a probe's cut of it). */
+  artefact?: Buffer;
 }
 
 export interface InlineFile {
@@ -58,9 +61,21 @@ function block(label: string, text: string): string {
   return `${fence}${label}\n${text}${text.endsWith("\n") || text === "" ? "" : "\n"}${fence}\n`;
 }
 
-/** The condition's files as text; environment over the byte limit, or not UTF-8, is refused. */
-function inlineFiles(task: LoadedTask, condition: Condition, maxBytes: number): InlineFile[] {
+/** The condition's file set, with the artefact's bytes replaced under +A when an override is given. */
+export function inlineFileSet(task: LoadedTask, condition: Condition, artefact?: Buffer): ConditionFileSet {
   const set = conditionFileSet(task, condition);
+  if (!artefact || condition !== "+A") return set;
+  const digest = sha256(artefact);
+  const files = set.files.map((f) =>
+    f.path === task.spec.artefact.path ? { path: f.path, sha256: digest, read: () => artefact } : f,
+  );
+  return { condition, files, digest: fileSetDigest(files), artefactDigest: digest };
+}
+
+/** The condition's files as text; environment over the byte limit, or not UTF-8, is refused. */
+function inlineFiles(task: LoadedTask, condition: Condition, options: InlineOptions): InlineFile[] {
+  const maxBytes = options.maxEnvironmentBytes ?? DEFAULT_INLINE_ENVIRONMENT_BYTES;
+  const set = inlineFileSet(task, condition, options.artefact);
   const artefactPath = task.spec.artefact.path;
   const environmentBytes = task.environment.reduce((sum, f) => sum + f.size, 0);
   if (environmentBytes > maxBytes) {
@@ -101,8 +116,7 @@ export function renderInline(
   condition: Condition,
   options: InlineOptions = {},
 ): InlinePrompt {
-  const maxBytes = options.maxEnvironmentBytes ?? DEFAULT_INLINE_ENVIRONMENT_BYTES;
-  const files = inlineFiles(task, condition, maxBytes);
+  const files = inlineFiles(task, condition, options);
   const instruction = task.instruction.toString("utf8");
   const filesText = `The working directory holds these files:\n\n${files.map((f) => block(f.path, f.text)).join("\n")}`;
   const answerText = answerFormat(task);
