@@ -156,6 +156,10 @@ export function buildProgram(onResult: (code: number) => void): Command {
     .option("--sequential", "add trials to undecided cells until decided at the stated confidence or capped")
     .option("--cap <count>", "most valid trials per cell under --sequential (default 20)")
     .option("--confidence <c>", "confidence of sequential decisions (default 0.95)")
+    .option(
+      "--cross [agents]",
+      "add the crossed +A cells <frontier model in mid harness>,<mid model in frontier harness> (default frontier-x-mid,mid-x-frontier) and report model vs harness effects",
+    )
     .option("--resume <run>", "run the missing trials of an existing run (its plan is kept)")
     .option("--run-id <id>", "id of the new run (default: a timestamp)")
     .option("--json", "print the summary as JSON instead of Table 1")
