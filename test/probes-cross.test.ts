@@ -1,11 +1,17 @@
 // Crossed cells: the MOVER intervals of the model and harness effects (worked by hand), the check
-// that crossed configurations really cross, and `kgate calibrate --cross` refusing ones that do not.
-import { describe, expect, it } from "vitest";
+// that crossed configurations really cross, `kgate calibrate --cross` refusing ones that do not,
+// and a real calibration run with the crossed cells.
+import { appendFileSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AgentConfig, resolveAgentConfig } from "../src/agents/index.ts";
 import { crossAnalysis, crossProblems, moverInterval } from "../src/calibrate/index.ts";
 import { scaffoldTask } from "../src/task/index.ts";
 import { kgate } from "./support/cli.ts";
+import { type ModelServer, startModelServer } from "./support/model-server.ts";
 import { tempProject, writeJson } from "./support/project.ts";
+import { sandboxImage } from "./support/sandbox.ts";
+import { kgateAsync, type PolicyOptions, scriptedPolicy } from "./support/scripted-model.ts";
 
 // Wilson 95% for 5/5: z^2 = 3.841459, denominator 1 + z^2/5 = 1.768292, centre (1 + z^2/10) / 1.768292
 // = 0.782757, half (1.959964 / 1.768292) * sqrt(z^2 / 100) = 0.217241, so [0.565516, 1]; 0/5 mirrors it:
@@ -107,4 +113,86 @@ describe("kgate calibrate --cross", () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('--cross: "nobody" is not a configuration in kgate.config.json');
   });
+});
+
+describe("kgate calibrate --cross end to end (real sandboxes, scripted models)", () => {
+  // Both models solve +A in three turns (read the reference, write, finish) through the real SDK
+  // clients; the mid harness allows one turn only, so whatever runs in it never writes: a pure
+  // harness effect by construction (scripted replies, not a real model's behaviour).
+  const POLICY: PolicyOptions = {
+    seed: 3,
+    artefactPath: "docs/internal/specification.md",
+    perturbedMarker: "Perturbed variant",
+    output: {
+      path: "output/result.csv",
+      correct: "item,value\nwidget,3.36\ngadget,5.60\n",
+      default: "item,value\nwidget,3.00\ngadget,5.00\n",
+      perturbed: "item,value\nwidget,3.45\ngadget,5.75\n",
+    },
+    odds: { cross: { "frontier-model": { "+A": 1, "-A": 0 }, "mid-model": { "+A": 1 } } },
+  };
+  let server: ModelServer;
+  beforeAll(async () => {
+    server = await startModelServer(scriptedPolicy(POLICY).script);
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it("splits the frontier/mid gap into model and harness effects", async () => {
+    sandboxImage();
+    const paths = tempProject();
+    scaffoldTask(paths, { id: "cross", gate: "convention" });
+    appendFileSync(path.join(paths.tasks, "cross", "instruction.md"), "\n(batch: cross)\n");
+    const frontierModel = { provider: "anthropic", model: "frontier-model", baseUrl: server.anthropicUrl };
+    const midModel = { provider: "openai", model: "mid-model", baseUrl: server.openaiUrl };
+    const common = { harness: "builtin", apiKeyEnv: "KGATE_E2E_KEY", retry: { maxRetries: 0 } };
+    const frontierHarness = { ...common, maxTurns: 50 };
+    const midHarness = { ...common, maxTurns: 1 };
+    writeJson(paths.config, {
+      agents: {
+        frontier: { ...frontierModel, ...frontierHarness },
+        mid: { ...midModel, ...midHarness },
+        "frontier-x-mid": { ...frontierModel, ...midHarness },
+        "mid-x-frontier": { ...midModel, ...frontierHarness },
+      },
+      calibration: { n: 2, concurrency: 2 },
+    });
+    const result = await kgateAsync(
+      ["--root", paths.root, "calibrate", "--cross", "--no-controls", "--run-id", "x1", "--json"],
+      { KGATE_E2E_KEY: "sk-loopback" },
+    );
+    expect(result.stderr).toContain("cross: runs/x1/cross.json");
+    const summary = JSON.parse(result.stdout) as {
+      cells: Array<{ spec: string; counts: { pass: number; fail: number } }>;
+      cross: { all: ReturnType<typeof crossAnalysis> };
+    };
+    const counts = Object.fromEntries(
+      summary.cells.map((c) => [c.spec, `${c.counts.pass}/${c.counts.pass + c.counts.fail}`]),
+    );
+    expect(counts).toEqual({
+      "frontier+A": "2/2",
+      "frontier-A": "0/2",
+      "mid+A": "0/2",
+      "cross-fm+A": "0/2",
+      "cross-mf+A": "2/2",
+    });
+    const { cells, model, harness } = summary.cross.all;
+    expect(cells).toEqual({
+      ff: { passes: 2, runs: 2 },
+      fm: { passes: 0, runs: 2 },
+      mf: { passes: 2, runs: 2 },
+      mm: { passes: 0, runs: 2 },
+    });
+    // model: (1 + 0)/2 - (1 + 0)/2 = 0; harness: (1 + 1)/2 - (0 + 0)/2 = 1. Wilson 95% of 2/2: z^2 = 3.841459,
+    // denominator 1 + z^2/2 = 2.920730, centre 1.960365 / 2.920730 = 0.671185, half 0.671053 * 0.489990
+    // = 0.328809, so lo = 0.342376 (0/2: hi = 0.657624); harness lo = 1 - sqrt(4 * (0.5 * 0.657624)^2).
+    expect(model.estimate).toBe(0);
+    expect(harness.estimate).toBe(1);
+    expect(harness.interval.lo).toBeCloseTo(0.342376, 5);
+    expect(harness.withMidModel.estimate).toBe(1);
+    expect(model.inMidHarness.estimate).toBe(0);
+    const written = JSON.parse(readFileSync(path.join(paths.runs, "x1", "cross.json"), "utf8"));
+    expect(written.tasks.cross.cells).toEqual(cells);
+  }, 300_000);
 });
