@@ -118,6 +118,8 @@ describe("kgate probe canary", () => {
     for (const body of sent) {
       expect(body).not.toContain(guid);
       expect(body).not.toContain("condense the private knowledge");
+      // nor the artefact's value of any convention (the markup rate 0.12), not even as an example
+      expect(body).not.toContain("0.12");
     }
     expect(sent[0]).toContain(FIRST);
     const lines = readFileSync(path.join(paths.runs, "c1", "probes.jsonl"), "utf8")

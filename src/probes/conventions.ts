@@ -62,7 +62,7 @@ export function declaredConventions(loaded: LoadedVerifier): DeclaredConvention[
 function kindOf(c: DeclaredConvention): string {
   if (c.choices) return `one of ${c.choices.map((s) => JSON.stringify(s)).join(", ")}`;
   if (typeof c.value === "string") return "a short string";
-  if (typeof c.value === "number") return "a number (a rate of 12% as 0.12)";
+  if (typeof c.value === "number") return "a number (a percentage as a fraction of 1)";
   if (typeof c.value === "boolean") return "true or false";
   if (Array.isArray(c.value)) return "a JSON array";
   return "a JSON object";
