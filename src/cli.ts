@@ -21,6 +21,9 @@ export const VERBS: Record<string, () => Promise<Runner>> = {
   hook: () => import("./commands/hook.ts").then((m) => m.run),
   calibrate: () => import("./commands/calibrate.ts").then((m) => m.run),
   report: () => import("./commands/report.ts").then((m) => m.run),
+  "probe.recite": () => import("./commands/probe.ts").then((m) => m.reciteCommand),
+  "probe.compress": () => import("./commands/probe.ts").then((m) => m.compressCommand),
+  "probe.canary": () => import("./commands/probe.ts").then((m) => m.canaryCommand),
 };
 
 /** What a parsed command line asks for: a verb, its positional arguments, then its options object. */
@@ -179,6 +182,10 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
     .option("--sequential", "add trials to undecided cells until decided at the stated confidence or capped")
     .option("--cap <count>", "most valid trials per cell under --sequential (default 20)")
     .option("--confidence <c>", "confidence of sequential decisions (default 0.95)")
+    .option(
+      "--cross [agents]",
+      "add the crossed +A cells <frontier model in mid harness>,<mid model in frontier harness> (default frontier-x-mid,mid-x-frontier) and report model vs harness effects",
+    )
     .option("--resume <run>", "run the missing trials of an existing run (its plan is kept)")
     .option("--run-id <id>", "id of the new run (default: a timestamp)")
     .option("--json", "print the summary as JSON instead of Table 1")
@@ -191,6 +198,37 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
     .option("--out <dir>", "write the report files here instead of the run directory")
     .option("--json", "print the summary as JSON instead of the Markdown table")
     .action(action("report"));
+
+  const probe = program
+    .command("probe")
+    .description("diagnostic probes as inline trials (one conversation, no tools, the data inline)");
+  const probeVerb = (name: "recite" | "compress" | "canary", description: string) =>
+    probe
+      .command(name)
+      .description(description)
+      .argument("<task>", "task id")
+      .requiredOption("--agent <name>", "a configuration in kgate.config.json (repeatable)", collect)
+      .option("-n <count>", "inline trials per configuration", "5")
+      .option("--max-env-bytes <bytes>", "most environment bytes to inline (default 262144)")
+      .option("--run-id <id>", "id of the probe's run (default: a timestamp)")
+      .option("--json", "machine-readable output")
+      .action(action(`probe.${name}`));
+  probeVerb(
+    "recite",
+    "turn 1 the artefact and data inline, restate the conventions; turn 2 the outputs; names the failure layer (knowledge, application, harness)",
+  ).option(
+    "--against <run>",
+    "a run with sandboxed +A trials of the same configurations (repeatable)",
+    collect,
+  );
+  probeVerb(
+    "compress",
+    "model form of the compression curve: inline cells for the artefact, compressed variants, each convention section cut, 0 B; SVG like Fig. 3",
+  );
+  probeVerb(
+    "canary",
+    "without the artefact: continue its first line, state the private constants; a hit marks the task contaminated",
+  ).option("--against <run>", "a run whose -A records' canary flags are shown beside (repeatable)", collect);
 
   return program;
 }

@@ -113,7 +113,33 @@ const TABLE: Array<[string[], string, unknown[]]> = [
     ],
   ],
   [["calibrate", "--resume", "r2"], "calibrate", [[], { controls: true, resume: "r2" }]],
+  [["calibrate", "--cross"], "calibrate", [[], { controls: true, cross: true }]],
+  [["calibrate", "--cross", "fxm,mxf"], "calibrate", [[], { controls: true, cross: "fxm,mxf" }]],
   [["report", "r2"], "report", ["r2", {}]],
+  [
+    ["probe", "recite", "t", "--agent", "a", "--agent", "b", "--against", "r1"],
+    "probe.recite",
+    ["t", { agent: ["a", "b"], n: "5", against: ["r1"] }],
+  ],
+  [
+    [
+      "probe",
+      "compress",
+      "t",
+      "--agent",
+      "a",
+      "-n",
+      "2",
+      "--max-env-bytes",
+      "1000",
+      "--run-id",
+      "p",
+      "--json",
+    ],
+    "probe.compress",
+    ["t", { agent: ["a"], n: "2", maxEnvBytes: "1000", runId: "p", json: true }],
+  ],
+  [["probe", "canary", "t", "--agent", "a"], "probe.canary", ["t", { agent: ["a"], n: "5" }]],
   [["report", "r2", "--out", "o", "--json"], "report", ["r2", { out: "o", json: true }]],
 ];
 

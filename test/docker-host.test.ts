@@ -1,7 +1,7 @@
 // The Docker provider beyond the default socket: a second daemon started by this test (own
 // data-root and socket) runs trials reached through DOCKER_HOST, and through kgate.config.json's
 // `sandbox.docker.host`; no container of those runs ever appears on the first daemon.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,8 +13,11 @@ import { copyImage, type SecondDaemon, startSecondDaemon } from "./support/secon
 
 let second: SecondDaemon;
 const first = new DockerClient();
+const bridgeOfFirst = () => spawnSync("ip", ["link", "show", "docker0"]).status === 0;
+let hadBridge = false;
 
 beforeAll(async () => {
+  hadBridge = bridgeOfFirst();
   second = await startSecondDaemon();
   copyImage(sandboxImage(), second.host);
 }, 180_000);
@@ -86,6 +89,10 @@ describe("a trial on another Docker daemon", () => {
     expect(result.seen.second).toBeGreaterThan(0);
     expect(result.seen.first).toBe(0);
   }, 180_000);
+
+  it("leaves the first daemon's bridge alone (its image builds need it)", () => {
+    expect(bridgeOfFirst()).toBe(hadBridge);
+  });
 
   it("names the file and the field of a bad sandbox setting", () => {
     const { paths } = demoTask();

@@ -25,7 +25,9 @@ export {
 } from "./load-config.ts";
 export { noopAgent } from "./noop.ts";
 export { oracleAgent, SOLUTION_DIR_IN_SANDBOX } from "./oracle.ts";
+export type * from "./providers/types.ts";
 export { RELAY_MOUNT, RELAY_PORT, Relay } from "./relay/server.ts";
+export { withRetry } from "./retry.ts";
 export { artefactOpened, readTrajectory, TrajectoryRecorder } from "./trajectory.ts";
 export * from "./types.ts";
 export { costUsd, UsageMeter } from "./usage.ts";

@@ -19,6 +19,7 @@ import { relativeToProject } from "../project.ts";
 import { table1 } from "../report/index.ts";
 import { InterruptedError, removeOnInterrupt, SandboxUnavailableError } from "../sandbox/index.ts";
 import { formatProblem } from "../task/index.ts";
+import { CROSS_DEFAULT, crossReport, crossText, withCrossCells, writeCross } from "./calibrate-cross.ts";
 import type { CommandContext } from "./context.ts";
 
 export interface CalibrateOptions extends Omit<ConfigOverrides, "n" | "concurrency" | "cap" | "confidence"> {
@@ -27,6 +28,8 @@ export interface CalibrateOptions extends Omit<ConfigOverrides, "n" | "concurren
   cap?: string;
   confidence?: string;
   resume?: string;
+  /** The crossed configurations, `<frontier model in mid harness>,<mid model in frontier harness>`. */
+  cross?: string | boolean;
   runId?: string;
   json?: boolean;
 }
@@ -41,6 +44,7 @@ const PLAN_OPTIONS: Array<[keyof CalibrateOptions, string]> = [
   ["sequential", "--sequential"],
   ["cap", "--cap"],
   ["confidence", "--confidence"],
+  ["cross", "--cross"],
 ];
 
 function number(text: string | undefined, option: string): number | undefined {
@@ -77,7 +81,8 @@ export function effectiveConfig(ctx: CommandContext, o: CalibrateOptions): Calib
 }
 
 export async function run(ctx: CommandContext, taskIds: string[], o: CalibrateOptions): Promise<number> {
-  const config = effectiveConfig(ctx, o);
+  const base = effectiveConfig(ctx, o);
+  const config = o.cross ? withCrossCells(ctx.paths, base, o.cross === true ? CROSS_DEFAULT : o.cross) : base;
   if (o.resume && taskIds.length > 0) throw new UsageError("--resume takes no task ids: the plan names them");
   const runId = o.resume ? undefined : (o.runId ?? newRunId());
   const log = (line: string) => ctx.stderr.write(`${line}\n`);
@@ -112,7 +117,13 @@ export async function run(ctx: CommandContext, taskIds: string[], o: CalibrateOp
   if (result.engine.interrupted) {
     log(pc.yellow(`interrupted: resume with  kgate calibrate --resume ${run.id}`));
   }
-  ctx.stdout.write(o.json ? `${JSON.stringify(summary, null, 2)}\n` : `${table1(summary)}\n`);
+  const cross = o.cross ? crossReport(summary) : null;
+  if (cross) log(`cross: ${relativeToProject(ctx.paths, writeCross(run.dir, cross))}`);
+  ctx.stdout.write(
+    o.json
+      ? `${JSON.stringify(cross ? { ...summary, cross } : summary, null, 2)}\n`
+      : `${table1(summary)}\n${cross ? `\n${crossText(cross)}` : ""}`,
+  );
   if (result.engine.internal.length > 0) throw new InternalTrialErrors(result.engine.internal);
   const reason = controller.signal.reason;
   if (reason instanceof InterruptedError) return reason.exitCode;

@@ -2,6 +2,7 @@
 export * from "./canary.ts";
 export * from "./digest.ts";
 export * from "./fileset.ts";
+export * from "./inline.ts";
 export * from "./items.ts";
 export * from "./listing.ts";
 export * from "./load.ts";

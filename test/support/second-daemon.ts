@@ -1,5 +1,8 @@
-// Test support: a second Docker daemon on this machine (its own data-root, exec-root and unix
-// socket, no bridge network), started by the test and stopped after it, with an image copied in.
+// Test support: a second Docker daemon on this machine (its own data-root, exec-root, unix socket
+// and bridge), started by the test and stopped after it, with an image copied in. Its bridge is its
+// own: `--bridge=none` would make dockerd delete docker0, the first daemon's bridge (its builds then
+// fail), and the default name would collide with it. No iptables rules; kgate's containers have no
+// network, so nothing is routed through the bridge.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,6 +20,15 @@ export async function startSecondDaemon(): Promise<SecondDaemon> {
   if (process.getuid?.() !== 0) throw new Error("a second dockerd needs root (CI runs the tests as root)");
   const dir = mkdtempSync(path.join(tmpdir(), "kgate-dockerd-"));
   const socket = path.join(dir, "docker.sock");
+  const octet = 200 + Math.floor(Math.random() * 50);
+  const bridge = `kgate-br${octet}`;
+  for (const args of [
+    ["link", "add", bridge, "type", "bridge"],
+    ["addr", "add", `172.31.${octet}.1/24`, "dev", bridge],
+  ]) {
+    const ip = spawnSync("ip", args, { encoding: "utf8" });
+    if (ip.status !== 0) throw new Error(`ip ${args.join(" ")}: ${ip.stderr}`);
+  }
   const daemon: ChildProcess = spawn(
     "dockerd",
     [
@@ -28,9 +40,10 @@ export async function startSecondDaemon(): Promise<SecondDaemon> {
       path.join(dir, "dockerd.pid"),
       "--host",
       `unix://${socket}`,
-      "--bridge=none",
+      `--bridge=${bridge}`,
       "--iptables=false",
       "--ip6tables=false",
+      "--ip-masq=false",
     ],
     { stdio: ["ignore", "ignore", "pipe"] },
   );
@@ -58,7 +71,17 @@ export async function startSecondDaemon(): Promise<SecondDaemon> {
       daemon.kill("SIGTERM");
       await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
       if (daemon.exitCode === null) daemon.kill("SIGKILL");
-      rmSync(dir, { recursive: true, force: true });
+      spawnSync("ip", ["link", "del", bridge]);
+      // The daemon's mounts go a moment after it exits.
+      for (let i = 0; i < 20; i++) {
+        try {
+          rmSync(dir, { recursive: true, force: true });
+          break;
+        } catch {
+          spawnSync("umount", ["-R", path.join(dir, "data")]);
+          await new Promise((r) => setTimeout(r, 500));
+        }
+      }
     },
   };
 }

@@ -1,0 +1,38 @@
+// runs/<run>/probes.jsonl: what a probe learnt from one inline trial beyond its verdict (the
+// conventions stated, right or wrong; a canary hit), one line per trial, appended as it finishes.
+import { appendFileSync, mkdirSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import { TrialError, Usage } from "../model/index.ts";
+
+export const PROBES_FILE = "probes.jsonl";
+
+export const ConventionResult = z.object({
+  name: z.string(),
+  expected: z.unknown(),
+  stated: z.unknown().optional(),
+  correct: z.boolean(),
+  gated: z.boolean(),
+});
+
+export const ProbeLine = z.object({
+  probe: z.enum(["recite", "canary"]),
+  trialId: z.string(),
+  task: z.string(),
+  agent: z.object({ name: z.string(), digest: z.string(), model: z.string() }),
+  kgateVersion: z.string(),
+  conventions: z.array(ConventionResult),
+  /** canary: did the continuation of the artefact's first line reproduce it (or its canary GUID)? */
+  continuationHit: z.boolean().optional(),
+  /** canary: tokens of its two conversations (recite trials carry theirs in their records). */
+  usage: Usage.optional(),
+  error: TrialError.nullable().optional(),
+});
+
+export type ConventionResult = z.infer<typeof ConventionResult>;
+export type ProbeLine = z.infer<typeof ProbeLine>;
+
+export function appendProbeLine(runDir: string, line: ProbeLine): void {
+  mkdirSync(runDir, { recursive: true });
+  appendFileSync(path.join(runDir, PROBES_FILE), `${JSON.stringify(ProbeLine.parse(line))}\n`);
+}
