@@ -76,8 +76,11 @@ export function buildProgram(onResult: (code: number) => void): Command {
 
   program
     .command("agents")
-    .description("list agent configurations and whether each can run here (key set, image built)")
+    .description(
+      "list agent configurations and whether each can run here (key set, image built, endpoint answering)",
+    )
     .option("--build", "build the images the configured agents need (harness image included)")
+    .option("--offline", "do not probe the endpoints (then nothing is reported ready)")
     .option("--json", "machine-readable output")
     .action(action(() => import("./commands/agents.ts")));
 

@@ -25,6 +25,7 @@ export {
 } from "./load-config.ts";
 export { noopAgent } from "./noop.ts";
 export { oracleAgent, SOLUTION_DIR_IN_SANDBOX } from "./oracle.ts";
+export { modelsUrl, PROBE_TIMEOUT_MS, type ProbeResult, probeEndpoint } from "./providers/probe.ts";
 export { RELAY_MOUNT, RELAY_PORT, Relay } from "./relay/server.ts";
 export { artefactOpened, readTrajectory, TrajectoryRecorder } from "./trajectory.ts";
 export type * from "./types.ts";

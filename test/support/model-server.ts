@@ -54,6 +54,8 @@ export interface ModelServer {
   openaiUrl: string;
   port: number;
   requests: SeenRequest[];
+  /** GET /v1/models calls so far (readiness probes). */
+  modelListCalls: { count: number };
   close(): Promise<void>;
 }
 
@@ -123,14 +125,35 @@ export async function startModelServer(
   options: ModelServerOptions = {},
 ): Promise<ModelServer> {
   const requests: SeenRequest[] = [];
+  const modelListCalls = { count: 0 };
   const server = createServer((req, res) => {
     void handle(req, res).catch((err) => json(res, 500, { error: { message: String(err) } }));
   });
+
+  /** The models list, in a body both SDKs accept (OpenAI's `object: list`, Anthropic's paging fields). */
+  function modelsList(req: IncomingMessage, res: ServerResponse): void {
+    modelListCalls.count += 1;
+    if (options.requireKey !== undefined && keyOf(req) !== options.requireKey) {
+      json(res, 401, errorBody("openai", 401, "invalid key"));
+      return;
+    }
+    const model = {
+      id: "scripted-model",
+      object: "model",
+      type: "model",
+      display_name: "scripted",
+      created: 0,
+      created_at: "2026-01-01T00:00:00Z",
+      owned_by: "kgate-test",
+    };
+    json(res, 200, { object: "list", data: [model], has_more: false, first_id: model.id, last_id: model.id });
+  }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? "/").split("?")[0]!;
     const api = API_PATHS[path];
     const text = await readBody(req);
+    if (req.method === "GET" && path === "/v1/models") return modelsList(req, res);
     if (req.method !== "POST" || !api)
       return json(res, 404, { error: { message: `no route ${req.method} ${path}` } });
     const wire = api === "anthropic" ? "anthropic" : "openai";
@@ -190,6 +213,7 @@ export async function startModelServer(
     anthropicUrl: `http://127.0.0.1:${port}`,
     openaiUrl: `http://127.0.0.1:${port}/v1`,
     requests,
+    modelListCalls,
     close: () =>
       new Promise<void>((done) => {
         server.closeAllConnections();
