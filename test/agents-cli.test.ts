@@ -70,7 +70,7 @@ describe("kgate agents", () => {
     const result = kgate(["agents", "--offline"], { cwd: project.root, env: { KGATE_CLI_TEST_KEY: "" } });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/built in\s+oracle, noop/);
-    expect(result.stdout).toMatch(/no key\s+loop\s+builtin@1 · anthropic · claude-x/);
+    expect(result.stdout).toMatch(/no key\s+loop\s+builtin@2 · anthropic · claude-x/);
     expect(result.stdout).toMatch(/KGATE_CLI_TEST_KEY not set/);
     // offline, nothing is probed, so nothing can be called ready
     expect(result.stdout).toMatch(/runnable\s+local/);
@@ -104,8 +104,8 @@ describe("kgate agents", () => {
       const env = { KGATE_PROBE_KEY: "sk-probe", KGATE_PROBE_BAD: "sk-wrong" };
       const ran = await kgateAsync(["agents"], { cwd: project.root, env });
       expect(ran.code).toBe(0);
-      expect(ran.stdout).toMatch(/ready\s+up\s+builtin@1 · openai-compatible · m/);
-      expect(ran.stdout).toMatch(/ready\s+up-anthropic\s+builtin@1 · anthropic · m/);
+      expect(ran.stdout).toMatch(/ready\s+up\s+builtin@2 · openai-compatible · m/);
+      expect(ran.stdout).toMatch(/ready\s+up-anthropic\s+builtin@2 · anthropic · m/);
       expect(ran.stdout).toMatch(/key refused\s+wrong-key/);
       expect(ran.stdout).toMatch(/unreachable\s+down/);
       expect(ran.stdout).toContain(

@@ -37,7 +37,7 @@ describe("kgate.config.json", () => {
       baseUrl: "https://api.anthropic.com",
       apiKeyEnv: "ANTHROPIC_API_KEY",
       maxTurns: 50,
-      harnessRevision: "builtin@1",
+      harnessRevision: "builtin@2",
       pricing: null,
       systemPrompt: { mode: "default" },
     });

@@ -56,7 +56,10 @@ describe("Anthropic provider", () => {
     expect(reply.usage).toEqual({ input: 120, output: 30, cacheRead: 400, cacheWrite: 50 });
     const seen = server!.requests[0]!;
     expect(seen.stream).toBe(true);
-    expect(seen.body.system).toBe("be brief");
+    // the system prompt goes as one text block carrying a cache breakpoint (see agents-caching.test.ts)
+    expect(seen.body.system).toEqual([
+      { type: "text", text: "be brief", cache_control: { type: "ephemeral" } },
+    ]);
     expect(seen.body.max_tokens).toBe(64_000);
   });
 
@@ -75,7 +78,13 @@ describe("Anthropic provider", () => {
     });
     const messages = server!.requests[0]!.body.messages as Array<{ content: unknown }>;
     expect(messages[2]!.content).toEqual([
-      { type: "tool_result", tool_use_id: "toolu_1", content: "a.txt", is_error: false },
+      {
+        type: "tool_result",
+        tool_use_id: "toolu_1",
+        content: "a.txt",
+        is_error: false,
+        cache_control: { type: "ephemeral" },
+      },
     ]);
   });
 });
