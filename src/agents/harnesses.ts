@@ -16,6 +16,7 @@ export const BUILTIN_HARNESS_REVISION = "builtin@2";
 export const INSTALLED_HARNESSES: Record<Exclude<HarnessName, "builtin">, InstalledHarness> = {
   "claude-code": { npm: "@anthropic-ai/claude-code", version: "2.1.332", bin: "claude" },
   codex: { npm: "@openai/codex", version: "0.171.0", bin: "codex" },
+  opencode: { npm: "opencode-ai", version: "1.18.33", bin: "opencode" },
 };
 
 /** The exact harness that ran, for digests and records: `builtin@2`, `claude-code@2.1.332`. */

@@ -15,6 +15,7 @@ export { BUILTIN_HARNESS_REVISION, INSTALLED_HARNESSES } from "./harnesses.ts";
 export { ADAPTERS, claudeCode, codex, type HarnessAdapter } from "./installed/adapters.ts";
 export { InstalledAgent } from "./installed/agent.ts";
 export { ensureHarnessImage, harnessImageStatus, planHarnessImage } from "./installed/image.ts";
+export { opencode } from "./installed/opencode.ts";
 export {
   type ConfigLoadResult,
   loadAgentConfigs,
