@@ -1,5 +1,8 @@
 // The provider layer through the real SDK clients against the loopback model server: tool calls,
 // usage in every wire format, streaming, retries on 429 storms, and classification of failures.
+
+import type { AddressInfo } from "node:net";
+import { createServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { classifyError, ModelCallError } from "../src/agents/errors.ts";
 import { AnthropicModel, type ModelRequest, OpenAIModel } from "../src/agents/providers/index.ts";
@@ -180,10 +183,14 @@ describe("retries and classification", () => {
     expect(classifyError(error)).toMatchObject({ class: "agent", kind: "context-overflow" });
   });
 
-  it("classifies a refused connection as retryable infra", async () => {
+  it("classifies a refused connection as retryable infra, naming the endpoint and the cause", async () => {
+    const refusing = createServer();
+    await new Promise<void>((done) => refusing.listen(0, "127.0.0.1", done));
+    const { port } = refusing.address() as AddressInfo;
+    await new Promise<void>((done) => refusing.close(() => done()));
     const model = new OpenAIModel({
       model: "m",
-      baseUrl: "http://127.0.0.1:9/v1",
+      baseUrl: `http://127.0.0.1:${port}/v1`,
       apiKey: null,
       maxTokensField: "max_tokens",
     });
@@ -193,6 +200,25 @@ describe("retries and classification", () => {
       kind: "provider-unreachable",
       retryable: true,
     });
+    // the message names the endpoint and the cause the SDK keeps two levels deep
+    expect((error as Error).message).toBe(
+      `Connection error. (ECONNREFUSED) calling http://127.0.0.1:${port}/v1/chat/completions`,
+    );
+    const anthropic = new AnthropicModel({ model: "m", baseUrl: `http://127.0.0.1:${port}`, apiKey: null });
+    const failed = (await anthropic.complete(request).catch((e: unknown) => e)) as Error;
+    expect(failed.message).toBe(
+      `Connection error. (ECONNREFUSED) calling http://127.0.0.1:${port}/v1/messages`,
+    );
+    // a port fetch itself refuses to dial: the cause is named all the same
+    const blocked = new OpenAIModel({
+      model: "m",
+      baseUrl: "http://127.0.0.1:9/v1",
+      apiKey: null,
+      maxTokensField: "max_tokens",
+    });
+    const bad = (await blocked.complete(request).catch((e: unknown) => e)) as Error;
+    expect(bad.message).toBe("Connection error. (bad port) calling http://127.0.0.1:9/v1/chat/completions");
+    expect(classifyError(failed)).toMatchObject({ kind: "provider-unreachable" });
   });
 
   it("backs off exponentially with jitter inside [ceiling/2, ceiling] and honours retry-after", () => {

@@ -3,6 +3,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import type { MessageParam, Tool } from "@anthropic-ai/sdk/resources/messages/messages";
 import { fromAnthropicUsage } from "../usage.ts";
 import { withCacheBreakpoints } from "./anthropic-cache.ts";
+import { withEndpoint } from "./connection.ts";
 import type { AssistantPart, ChatMessage, ChatModel, ModelReply, ModelRequest } from "./types.ts";
 
 export interface AnthropicModelOptions {
@@ -47,9 +48,11 @@ export class AnthropicModel implements ChatModel {
   readonly model: string;
   private readonly client: Anthropic;
   private readonly promptCaching: boolean;
+  private readonly endpoint: string;
 
   constructor(options: AnthropicModelOptions) {
     this.model = options.model;
+    this.endpoint = `${options.baseUrl}/v1/messages`;
     this.promptCaching = options.promptCaching ?? true;
     this.client = new Anthropic({
       apiKey: options.apiKey ?? "no-key",
@@ -81,7 +84,7 @@ export class AnthropicModel implements ChatModel {
       },
       { signal: request.signal },
     );
-    const message = await stream.finalMessage();
+    const message = await stream.finalMessage().catch((err) => withEndpoint(err, this.endpoint));
     const parts: AssistantPart[] = [];
     for (const block of message.content) {
       if (block.type === "text") parts.push({ type: "text", text: block.text });

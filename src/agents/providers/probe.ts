@@ -1,6 +1,7 @@
 // Readiness probe: one cheap models-list call through the provider's own SDK, short timeout, no
 // retries, so `kgate agents` says `ready` only when the endpoint really answers, and names the URL when not.
 import type { ResolvedAgentConfig } from "../load-config.ts";
+import { describeConnectionError } from "./connection.ts";
 
 /** Long enough for a distant API, short enough that a dead endpoint is reported at once. */
 export const PROBE_TIMEOUT_MS = 5000;
@@ -16,17 +17,6 @@ export type ProbeResult =
 /** Where the models list lives for a configuration: `<baseUrl>/v1/models` (Anthropic), `<baseUrl>/models`. */
 export function modelsUrl(config: Pick<ResolvedAgentConfig, "provider" | "baseUrl">): string {
   return config.provider === "anthropic" ? `${config.baseUrl}/v1/models` : `${config.baseUrl}/models`;
-}
-
-/** The error's first line and the innermost cause's code (fetch hides ECONNREFUSED two causes deep). */
-function describe(err: unknown): string {
-  const message = ((err as { message?: string } | null)?.message ?? String(err)).split("\n")[0] ?? "";
-  let code: string | undefined;
-  for (let e = err as { cause?: unknown; code?: unknown } | null, depth = 0; e && depth < 5; depth++) {
-    if (typeof e.code === "string") code = e.code;
-    e = e.cause as typeof e;
-  }
-  return code && !message.includes(code) ? `${message} (${code})` : message;
 }
 
 type ListModels = () => Promise<unknown>;
@@ -63,7 +53,7 @@ export async function probeEndpoint(
   } catch (err) {
     const status = (err as { status?: unknown }).status;
     if (typeof status !== "number")
-      return { state: "unreachable", url, status: null, ms: ms(), message: describe(err) };
+      return { state: "unreachable", url, status: null, ms: ms(), message: describeConnectionError(err) };
     if (status === 401 || status === 403) {
       return { state: "key-refused", url, status, ms: ms(), message: `HTTP ${status}` };
     }
