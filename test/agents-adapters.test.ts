@@ -1,4 +1,4 @@
-// Installed harness adapters: how Claude Code and Codex are launched against the relay (no key, only
+// Installed harness adapters: how Claude Code, Codex and OpenCode are launched against the relay (no key, only
 // the trial's token), where skills go, and how their final reports are read. Plus the stand-in CLI
 // through the real relay and forwarder on the host.
 import { spawn } from "node:child_process";
@@ -7,6 +7,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SystemPromptPolicy } from "../src/agents/config.ts";
 import { claudeCode, codex, type LaunchInput } from "../src/agents/installed/adapters.ts";
+import { opencode } from "../src/agents/installed/opencode.ts";
 import { Relay } from "../src/agents/relay/server.ts";
 import { TrajectoryRecorder } from "../src/agents/trajectory.ts";
 import { startForwarder } from "./support/forwarder.ts";
@@ -107,6 +108,59 @@ describe("Codex adapter", () => {
       completed: false,
       failure: { type: "turn.failed" },
     });
+  });
+});
+
+describe("OpenCode adapter", () => {
+  it("runs opencode run with an inline relay-backed Chat Completions provider, web tools off", () => {
+    const { argv, env } = opencode.launch({ ...input(), temperature: 0.7 });
+    expect(argv).toEqual(["opencode", "run", "--format", "json", "--model", "kgate/claude-opus-x"]);
+    const config = JSON.parse(env.OPENCODE_CONFIG_CONTENT!);
+    expect(config.provider.kgate).toMatchObject({
+      npm: "@ai-sdk/openai-compatible",
+      options: { baseURL: "http://127.0.0.1:4100/v1", apiKey: "kgate-relay-abc" },
+      models: { "claude-opus-x": { limit: { output: 9000 } } },
+    });
+    expect(config).toMatchObject({
+      model: "kgate/claude-opus-x",
+      small_model: "kgate/claude-opus-x",
+      enabled_providers: ["kgate"],
+      share: "disabled",
+      autoupdate: false,
+      tools: { webfetch: false, websearch: false },
+      agent: { build: { steps: 7, temperature: 0.7 } },
+    });
+    expect(env).toMatchObject({
+      HOME: "/home/agent",
+      OPENCODE_DISABLE_AUTOUPDATE: "1",
+      OPENCODE_DISABLE_MODELS_FETCH: "1",
+    });
+    expect(opencode.skillsDir).toBe(".opencode/skills");
+  });
+
+  it("sums its step_finish accounting and survives garbage on stdout", () => {
+    const step = (input: number, output: number, cost: number, read = 0) =>
+      JSON.stringify({
+        type: "step_finish",
+        part: { tokens: { input, output, reasoning: 0, cache: { read, write: 0 } }, cost },
+      });
+    const tail = [
+      "half a line from before the tail}",
+      step(100, 10, 0.5),
+      "not json",
+      '{"type":"step_finish","part":{"tokens":{"input":"lots","output":null}}}',
+      "[1,2]",
+      step(200, 20, 0.25, 50),
+      '{"type":"error","error":{"name":"APIError"}}',
+    ].join("\n");
+    // 100 + 200 in, 10 + 20 out, 50 read, $0.5 + $0.25; the malformed step counts as a step of zeros
+    expect(opencode.report(tail).facts).toEqual({
+      steps: 3,
+      harnessTokens: { input: 300, output: 30, reasoning: 0, cacheRead: 50, cacheWrite: 0 },
+      harnessCostUsd: 0.75,
+      failure: { name: "APIError" },
+    });
+    expect(opencode.report("").facts).toMatchObject({ steps: 0, failure: null });
   });
 });
 

@@ -16,6 +16,7 @@ import {
   type ModelServer,
   type SeenRequest,
   startModelServer,
+  systemText,
   turnIndex,
 } from "./support/model-server.ts";
 
@@ -64,7 +65,7 @@ with open("output/assembly_costs.csv", "w") as out:
 /** The scripted agent: read a listed reference if there is one, then decide conventions from what was read. */
 function policy(request: SeenRequest) {
   const turn = turnIndex(request);
-  const listed = /^- ([^:]+): /m.exec(String(request.body.system ?? ""))?.[1];
+  const listed = /^- ([^:]+): /m.exec(systemText(request))?.[1];
   if (turn === 0) {
     return listed
       ? {
@@ -148,7 +149,8 @@ describe("scripted agent on bom-costing (built-in harness, Docker, real runner a
     expect(record.artefactListed).toBe(false);
     expect(record.artefactOpened).toBeNull();
     expect(record.canaryLeak).toBe(false);
-    const first = server!.requests[0]!.body;
-    expect(String(first.system)).not.toContain("docs/costing");
+    const first = systemText(server!.requests[0]!);
+    expect(first).toContain("Linux sandbox");
+    expect(first).not.toContain("docs/costing");
   });
 });

@@ -2,10 +2,12 @@
 // (JSON output, bad configuration, unknown runs and trials, run tables).
 import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { createServer } from "node:net";
 import path from "node:path";
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { resolveAgent } from "../src/agents/index.ts";
+import { PROBE_TIMEOUT_MS, resolveAgent } from "../src/agents/index.ts";
 import { run as agents } from "../src/commands/agents.ts";
 import type { CommandContext } from "../src/commands/context.ts";
 import { run as show } from "../src/commands/show.ts";
@@ -36,6 +38,15 @@ function capture(paths: ProjectPaths): CommandContext & { out: () => string; err
 /** The bin starts through tsx: tens of seconds each on a loaded CI machine. */
 const BIN_TIMEOUT = 120_000;
 
+/** A loopback URL that refuses connections: a port that was just listening and is now closed. */
+async function refusingUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((done) => server.close(() => done()));
+  return `http://127.0.0.1:${port}/v1`;
+}
+
 const CONFIG = {
   agents: {
     loop: { harness: "builtin", provider: "anthropic", model: "claude-x", apiKeyEnv: "KGATE_CLI_TEST_KEY" },
@@ -56,15 +67,90 @@ describe("kgate agents", () => {
   }, () => {
     const project = tempProject();
     writeJson(project.config, CONFIG);
-    const result = kgate(["agents"], { cwd: project.root, env: { KGATE_CLI_TEST_KEY: "" } });
+    const result = kgate(["agents", "--offline"], { cwd: project.root, env: { KGATE_CLI_TEST_KEY: "" } });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/built in\s+oracle, noop/);
-    expect(result.stdout).toMatch(/no key\s+loop\s+builtin@1 · anthropic · claude-x/);
+    expect(result.stdout).toMatch(/no key\s+loop\s+builtin@2 · anthropic · claude-x/);
     expect(result.stdout).toMatch(/KGATE_CLI_TEST_KEY not set/);
-    expect(result.stdout).toMatch(/(ready|runnable)\s+local/);
+    // offline, nothing is probed, so nothing can be called ready
+    expect(result.stdout).toMatch(/runnable\s+local/);
+    expect(result.stdout).toMatch(/endpoint not probed \(--offline\)/);
     expect(result.stdout).toMatch(/no key needed · image kgate-sandbox:[0-9a-f]{12}/);
     expect(result.stdout).toMatch(/image kgate-harness:[0-9a-f]{12}/);
-    expect(result.stdout).toMatch(/3 configured agent\(s\), 1 runnable/);
+    expect(result.stdout).toMatch(/3 configured agent\(s\), 1 runnable, 0 ready \(--offline/);
+  });
+
+  it("says ready only when the endpoint answers; a refused URL is named at once (bin)", {
+    timeout: BIN_TIMEOUT,
+  }, async () => {
+    const server = await startModelServer([{ text: "unused" }], { requireKey: "sk-probe" });
+    try {
+      const refused = await refusingUrl();
+      const project = tempProject();
+      const base = { harness: "builtin", model: "m", apiKeyEnv: "KGATE_PROBE_KEY" };
+      writeJson(project.config, {
+        agents: {
+          up: { ...base, provider: "openai-compatible", baseUrl: server.openaiUrl },
+          "up-anthropic": { ...base, provider: "anthropic", baseUrl: server.anthropicUrl },
+          "wrong-key": {
+            ...base,
+            provider: "openai-compatible",
+            baseUrl: server.openaiUrl,
+            apiKeyEnv: "KGATE_PROBE_BAD",
+          },
+          down: { ...base, provider: "openai-compatible", baseUrl: refused },
+        },
+      });
+      const env = { KGATE_PROBE_KEY: "sk-probe", KGATE_PROBE_BAD: "sk-wrong" };
+      const ran = await kgateAsync(["agents"], { cwd: project.root, env });
+      expect(ran.code).toBe(0);
+      expect(ran.stdout).toMatch(/ready\s+up\s+builtin@2 · openai-compatible · m/);
+      expect(ran.stdout).toMatch(/ready\s+up-anthropic\s+builtin@2 · anthropic · m/);
+      expect(ran.stdout).toMatch(/key refused\s+wrong-key/);
+      expect(ran.stdout).toMatch(/unreachable\s+down/);
+      expect(ran.stdout).toContain(
+        `endpoint ${refused}/models unreachable: Connection error. (ECONNREFUSED)`,
+      );
+      expect(ran.stdout).toContain(`endpoint ${server.anthropicUrl}/v1/models answered (HTTP 200`);
+      // up, up-anthropic, wrong-key each asked the loopback server once: 3 calls
+      expect(server.modelListCalls.count).toBe(3);
+      expect(ran.stdout).toMatch(/4 configured agent\(s\), 4 runnable, 2 ready/);
+
+      const json = capture(project);
+      Object.assign(process.env, env);
+      try {
+        expect(await agents(json, { json: true })).toBe(0);
+      } finally {
+        delete process.env.KGATE_PROBE_KEY;
+        delete process.env.KGATE_PROBE_BAD;
+      }
+      const down = JSON.parse(json.out()).agents.find((a: { name: string }) => a.name === "down");
+      expect(down).toMatchObject({
+        ready: false,
+        status: "unreachable",
+        endpoint: { state: "unreachable", url: `${refused}/models`, status: null },
+      });
+      // no retries: a refused connection is reported well inside one probe timeout, not after a minute
+      expect(down.endpoint.ms).toBeLessThan(PROBE_TIMEOUT_MS);
+
+      const offline = capture(project);
+      process.env.KGATE_PROBE_KEY = "sk-probe";
+      try {
+        expect(await agents(offline, { json: true, offline: true })).toBe(0);
+      } finally {
+        delete process.env.KGATE_PROBE_KEY;
+      }
+      // 3 from the bin run + 3 from the JSON run, none more offline
+      expect(server.modelListCalls.count).toBe(6);
+      const up = JSON.parse(offline.out()).agents.find((a: { name: string }) => a.name === "up");
+      expect(up).toMatchObject({
+        ready: false,
+        status: "runnable",
+        endpoint: { state: "not-probed", reason: "--offline" },
+      });
+    } finally {
+      await server.close();
+    }
   });
 
   it("reports keys, image tags, digests as JSON; a bad file exits 1 naming file and field", async () => {

@@ -23,7 +23,18 @@ describe("kgate.config.json", () => {
       provider: "anthropic",
       apiKeyEnv: "ANTHROPIC_API_KEY",
     });
-    expect(byName.mid).toMatchObject({ harness: "builtin", provider: "openai-compatible" });
+    // the paper's mid configuration: Qwen in OpenCode; the same model in the built-in loop beside it
+    expect(byName.mid).toMatchObject({
+      harness: "opencode",
+      provider: "openai-compatible",
+      model: "qwen3.6-plus",
+    });
+    expect(byName["mid-builtin"]).toMatchObject({
+      harness: "builtin",
+      provider: "openai-compatible",
+      model: "qwen3.6-plus",
+    });
+    expect(byName.mid!.baseUrl).toBe(byName["mid-builtin"]!.baseUrl);
     expect(byName.local).toMatchObject({ apiKeyEnv: null, baseUrl: "http://localhost:11434/v1" });
     expect(new Set(result.agents.map((a) => a.digest)).size).toBe(result.agents.length);
   });
@@ -37,7 +48,7 @@ describe("kgate.config.json", () => {
       baseUrl: "https://api.anthropic.com",
       apiKeyEnv: "ANTHROPIC_API_KEY",
       maxTurns: 50,
-      harnessRevision: "builtin@1",
+      harnessRevision: "builtin@2",
       pricing: null,
       systemPrompt: { mode: "default" },
     });
@@ -75,6 +86,7 @@ describe("kgate.config.json", () => {
         compat: { ...minimal, provider: "openai-compatible" },
         cc: { ...minimal, harness: "claude-code", provider: "openai" },
         bad: { ...minimal, maxTurns: 0, systemPrompt: { mode: "replace" } },
+        oc: { ...minimal, harness: "opencode", systemPrompt: { mode: "append", text: "x" } },
         "Bad Name": minimal,
       },
     });
@@ -85,6 +97,10 @@ describe("kgate.config.json", () => {
         expect.stringMatching(/agents\.cc\.provider: harness claude-code speaks the Anthropic Messages API/),
         expect.stringMatching(/agents\.bad\.maxTurns: /),
         expect.stringMatching(/agents\.bad\.systemPrompt\.text: `text` is required/),
+        expect.stringMatching(/agents\.oc\.provider: harness opencode is wired to Chat Completions/),
+        expect.stringMatching(
+          /agents\.oc\.systemPrompt\.mode: harness opencode supports the system prompt modes default/,
+        ),
         expect.stringMatching(/agents\.Bad Name/),
       ]),
     );

@@ -1,5 +1,5 @@
 // Installed harnesses in Docker. The harness image: built once from the sandbox image (cached by
-// digest), Claude Code and Codex CLI at their pinned versions start offline. Then the relay path end
+// digest), Claude Code, Codex CLI and OpenCode at their pinned versions start offline. Then the relay path end
 // to end: the stand-in CLI runs inside a sandbox with no network and reaches the loopback model only
 // through forwarder -> unix socket -> relay (which injects the key and counts tokens); the real trial
 // runner writes records and trajectories. One file, so the image is built once per suite.
@@ -57,17 +57,21 @@ describe("harness image", () => {
   it("is tagged by the digest of sandbox/harness, the pinned versions and the sandbox image", async () => {
     const plan = planHarnessImage(repo, await ensureSandboxImage(repo));
     expect(image).toBe(plan.tag);
-    expect(plan.packages).toBe("@anthropic-ai/claude-code@2.1.332 @openai/codex@0.171.0");
+    expect(plan.packages).toBe("@anthropic-ai/claude-code@2.1.332 @openai/codex@0.171.0 opencode-ai@1.18.33");
     expect(planHarnessImage(repo, "kgate-sandbox:other").tag).not.toBe(plan.tag);
     expect(await new DockerClient().imageId(image)).not.toBeNull();
     expect(await ensureHarnessImage(repo)).toBe(image);
   });
 
-  it("runs `claude --version` and `codex --version` offline, as the non-root sandbox user", async () => {
+  it("runs `claude`, `codex` and `opencode --version` offline, as the non-root sandbox user", async () => {
     const claude = await probe.exec(["claude", "--version"], { timeoutSec: 60 });
     expect(claude.stdout).toContain(`${INSTALLED_HARNESSES["claude-code"].version} (Claude Code)`);
     const codex = await probe.exec(["codex", "--version"], { timeoutSec: 60 });
     expect(codex.stdout).toContain(`codex-cli ${INSTALLED_HARNESSES.codex.version}`);
+    const opencode = await probe.exec(["opencode", "--version"], { timeoutSec: 60 });
+    expect(opencode.stdout.trim()).toBe(INSTALLED_HARNESSES.opencode.version);
+    // OpenCode's skill, glob and grep tools need ripgrep, which it cannot download offline
+    expect((await probe.exec(["rg", "--version"])).stdout).toMatch(/^ripgrep \d+/);
     const who = await probe.exec(["sh", "-c", "id -u; ls /opt/kgate"]);
     expect(who.stdout).toBe("1000\nrelay-forwarder.mjs\n");
   });

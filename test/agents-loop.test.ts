@@ -116,14 +116,16 @@ describe.each<Provider>(["anthropic", "openai-compatible"])("built-in loop over 
       "item,value\nwidget,3.00\ngadget,5.00\n",
     );
     const first = server!.requests[0]!.body;
+    // Anthropic requests carry text as blocks (with cache breakpoints); Chat Completions as strings
     const system =
       provider === "anthropic"
-        ? String(first.system)
+        ? (first.system as Array<{ text: string }>)[0]!.text
         : String((first.messages as Array<{ content: string }>)[0]!.content);
+    expect(system).toContain("Linux sandbox");
     expect(system).not.toContain(task.spec.artefact.path);
     const userText =
       provider === "anthropic"
-        ? (first.messages as Array<{ content: string }>)[0]!.content
+        ? (first.messages as Array<{ content: Array<{ text: string }> }>)[0]!.content[0]!.text
         : (first.messages as Array<{ content: string }>)[1]!.content;
     expect(userText).toBe(task.instruction.toString("utf8"));
     expect(result.artefactOpened).toBeNull();
@@ -203,7 +205,10 @@ describe("stop reasons", () => {
     const result = await agent.run(ctx);
     expect(result.stopReason).toBe("finish");
     const last = server!.requests[1]!.body.messages as Array<{ role: string; content: unknown }>;
-    expect(last.at(-1)).toMatchObject({ role: "user", content: expect.stringContaining("cut off") });
+    expect(last.at(-1)).toMatchObject({
+      role: "user",
+      content: [expect.objectContaining({ type: "text", text: expect.stringContaining("cut off") })],
+    });
   });
 });
 

@@ -1,5 +1,8 @@
 // The provider layer through the real SDK clients against the loopback model server: tool calls,
 // usage in every wire format, streaming, retries on 429 storms, and classification of failures.
+
+import type { AddressInfo } from "node:net";
+import { createServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { classifyError, ModelCallError } from "../src/agents/errors.ts";
 import { AnthropicModel, type ModelRequest, OpenAIModel } from "../src/agents/providers/index.ts";
@@ -57,7 +60,10 @@ describe("Anthropic provider", () => {
     expect(reply.usage).toEqual({ input: 120, output: 30, cacheRead: 400, cacheWrite: 50 });
     const seen = server!.requests[0]!;
     expect(seen.stream).toBe(true);
-    expect(seen.body.system).toBe("be brief");
+    // the system prompt goes as one text block carrying a cache breakpoint (see agents-caching.test.ts)
+    expect(seen.body.system).toEqual([
+      { type: "text", text: "be brief", cache_control: { type: "ephemeral" } },
+    ]);
     expect(seen.body.max_tokens).toBe(64_000);
   });
 
@@ -76,7 +82,13 @@ describe("Anthropic provider", () => {
     });
     const messages = server!.requests[0]!.body.messages as Array<{ content: unknown }>;
     expect(messages[2]!.content).toEqual([
-      { type: "tool_result", tool_use_id: "toolu_1", content: "a.txt", is_error: false },
+      {
+        type: "tool_result",
+        tool_use_id: "toolu_1",
+        content: "a.txt",
+        is_error: false,
+        cache_control: { type: "ephemeral" },
+      },
     ]);
   });
 });
@@ -174,15 +186,38 @@ describe("retries and classification", () => {
     expect(FAILURE_KINDS["context-overflow"]).toMatchObject({ owner: "agent", counted: true });
   });
 
-  it("classifies a refused connection as retryable infra", async () => {
+  it("classifies a refused connection as retryable infra, naming the endpoint and the cause", async () => {
+    const refusing = createServer();
+    await new Promise<void>((done) => refusing.listen(0, "127.0.0.1", done));
+    const { port } = refusing.address() as AddressInfo;
+    await new Promise<void>((done) => refusing.close(() => done()));
     const model = new OpenAIModel({
       model: "m",
-      baseUrl: "http://127.0.0.1:9/v1",
+      baseUrl: `http://127.0.0.1:${port}/v1`,
       apiKey: null,
       maxTokensField: "max_tokens",
     });
     const error = await model.complete(request).catch((e: unknown) => e);
     expect(classifyError(error)).toMatchObject({ kind: "provider-unreachable", retryable: true });
+    // the message names the endpoint and the cause the SDK keeps two levels deep
+    expect((error as Error).message).toBe(
+      `Connection error. (ECONNREFUSED) calling http://127.0.0.1:${port}/v1/chat/completions`,
+    );
+    const anthropic = new AnthropicModel({ model: "m", baseUrl: `http://127.0.0.1:${port}`, apiKey: null });
+    const failed = (await anthropic.complete(request).catch((e: unknown) => e)) as Error;
+    expect(failed.message).toBe(
+      `Connection error. (ECONNREFUSED) calling http://127.0.0.1:${port}/v1/messages`,
+    );
+    // a port fetch itself refuses to dial: the cause is named all the same
+    const blocked = new OpenAIModel({
+      model: "m",
+      baseUrl: "http://127.0.0.1:9/v1",
+      apiKey: null,
+      maxTokensField: "max_tokens",
+    });
+    const bad = (await blocked.complete(request).catch((e: unknown) => e)) as Error;
+    expect(bad.message).toBe("Connection error. (bad port) calling http://127.0.0.1:9/v1/chat/completions");
+    expect(classifyError(failed)).toMatchObject({ kind: "provider-unreachable" });
   });
 
   it("backs off exponentially with jitter inside [ceiling/2, ceiling] and honours retry-after", () => {

@@ -4,8 +4,8 @@ import { Slug } from "../task/schema.ts";
 
 export const CONFIG_SCHEMA_VERSION = 1;
 
-/** `builtin` runs the tool loop on the host; the others are CLI harnesses installed in a derived image. */
-export const HarnessName = z.enum(["builtin", "claude-code", "codex"]);
+/** `builtin` runs the tool loop on the host; the others are CLI harnesses installed in the harness image. */
+export const HarnessName = z.enum(["builtin", "claude-code", "codex", "opencode"]);
 
 /** `openai-compatible` covers vLLM, Ollama, OpenRouter, Together, DashScope and any Chat Completions server. */
 export const ProviderName = z.enum(["anthropic", "openai", "openai-compatible"]);
@@ -112,6 +112,7 @@ export const AgentConfig = z
     const modes: Record<string, string[]> = {
       "claude-code": ["default", "replace", "append"],
       codex: ["default", "append"],
+      opencode: ["default"],
     };
     const allowed = modes[c.harness];
     if (allowed && !allowed.includes(c.systemPrompt.mode)) {
@@ -127,6 +128,14 @@ export const AgentConfig = z
         path: ["provider"],
         message:
           "harness codex speaks the OpenAI Responses API: provider must be openai or openai-compatible",
+      });
+    }
+    if (c.harness === "opencode" && c.provider === "anthropic") {
+      ctx.addIssue({
+        code: "custom",
+        path: ["provider"],
+        message:
+          "harness opencode is wired to Chat Completions through the relay: provider must be openai or openai-compatible",
       });
     }
   });

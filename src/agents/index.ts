@@ -15,6 +15,7 @@ export { BUILTIN_HARNESS_REVISION, INSTALLED_HARNESSES } from "./harnesses.ts";
 export { ADAPTERS, claudeCode, codex, type HarnessAdapter } from "./installed/adapters.ts";
 export { InstalledAgent } from "./installed/agent.ts";
 export { ensureHarnessImage, harnessImageStatus, planHarnessImage } from "./installed/image.ts";
+export { opencode } from "./installed/opencode.ts";
 export {
   type ConfigLoadResult,
   loadAgentConfigs,
@@ -25,6 +26,7 @@ export {
 } from "./load-config.ts";
 export { noopAgent } from "./noop.ts";
 export { oracleAgent, SOLUTION_DIR_IN_SANDBOX } from "./oracle.ts";
+export { modelsUrl, PROBE_TIMEOUT_MS, type ProbeResult, probeEndpoint } from "./providers/probe.ts";
 export type * from "./providers/types.ts";
 export { RELAY_MOUNT, RELAY_PORT, Relay } from "./relay/server.ts";
 export { withRetry } from "./retry.ts";

@@ -18,7 +18,7 @@ export interface ResolvedAgentConfig extends AgentConfig {
   name: string;
   baseUrl: string;
   apiKeyEnv: string | null;
-  /** `builtin@1`, `claude-code@2.1.332`, ... */
+  /** `builtin@2`, `claude-code@2.1.332`, ... */
   harnessRevision: string;
   /** sha256 of the canonical JSON of everything that defines the configuration (not its name). */
   digest: string;

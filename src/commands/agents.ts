@@ -1,11 +1,14 @@
 // `kgate agents`: the agent configurations (built in and from kgate.config.json), and for each whether
-// it can run here: its key in the environment, its image built (images are otherwise built on first use).
+// it can run here: its key in the environment, its image built (images are otherwise built on first
+// use), and its endpoint answering a models-list probe (skipped with --offline).
 
 import {
   BUILTIN_AGENT_NAMES,
   ensureHarnessImage,
   harnessImageStatus,
   loadAgentConfigs,
+  type ProbeResult,
+  probeEndpoint,
   type ResolvedAgentConfig,
   resolveApiKey,
 } from "../agents/index.ts";
@@ -19,7 +22,11 @@ import type { CommandContext } from "./context.ts";
 export interface AgentsOptions {
   json?: boolean;
   build?: boolean;
+  /** Skip the endpoint probe: then no configuration can be called `ready`. */
+  offline?: boolean;
 }
+
+type Endpoint = ProbeResult | { state: "not-probed"; url: string; reason: string };
 
 interface ImageState {
   tag: string | null;
@@ -43,10 +50,34 @@ async function imageStates(paths: ProjectPaths): Promise<{ sandbox: ImageState; 
   };
 }
 
-function entry(config: ResolvedAgentConfig, images: { sandbox: ImageState; harness: ImageState }) {
+async function probe(config: ResolvedAgentConfig, offline: boolean): Promise<Endpoint> {
+  const url = config.baseUrl;
+  if (offline) return { state: "not-probed", url, reason: "--offline" };
+  const key = resolveApiKey(config);
+  if (key === undefined) return { state: "not-probed", url, reason: `${config.apiKeyEnv} not set` };
+  return probeEndpoint(config, key);
+}
+
+type Status = "ready" | "runnable" | "no key" | "unreachable" | "key refused";
+
+function entry(
+  config: ResolvedAgentConfig,
+  images: { sandbox: ImageState; harness: ImageState },
+  endpoint: Endpoint,
+) {
   const key = resolveApiKey(config);
   const image = config.harness === "builtin" ? images.sandbox : images.harness;
   const runnable = key !== undefined;
+  const ready = runnable && image.built === true && endpoint.state === "answered";
+  const status: Status = !runnable
+    ? "no key"
+    : endpoint.state === "unreachable"
+      ? "unreachable"
+      : endpoint.state === "key-refused"
+        ? "key refused"
+        : ready
+          ? "ready"
+          : "runnable";
   return {
     name: config.name,
     description: config.description ?? null,
@@ -57,9 +88,27 @@ function entry(config: ResolvedAgentConfig, images: { sandbox: ImageState; harne
     digest: config.digest,
     key: { env: config.apiKeyEnv, present: config.apiKeyEnv === null ? null : key !== undefined },
     image,
+    endpoint,
     runnable,
-    ready: runnable && image.built === true,
+    ready,
+    status,
   };
+}
+
+const STATUS_COLOURS: Record<Status, (s: string) => string> = {
+  ready: pc.green,
+  runnable: pc.yellow,
+  "no key": pc.red,
+  unreachable: pc.red,
+  "key refused": pc.red,
+};
+
+function endpointLine(e: Endpoint): string {
+  if (e.state === "not-probed") return `endpoint not probed (${e.reason})`;
+  if (e.state === "answered") return `endpoint ${e.url} answered (HTTP ${e.status}, ${e.ms} ms)`;
+  return pc.red(
+    `endpoint ${e.url} ${e.state === "key-refused" ? "refused the key" : "unreachable"}: ${e.message}`,
+  );
 }
 
 async function buildImages(ctx: CommandContext, agents: readonly ResolvedAgentConfig[]): Promise<void> {
@@ -75,8 +124,11 @@ async function buildImages(ctx: CommandContext, agents: readonly ResolvedAgentCo
 export async function run(ctx: CommandContext, options: AgentsOptions): Promise<number> {
   const loaded = loadAgentConfigs(ctx.paths);
   if (options.build && loaded.errors.length === 0) await buildImages(ctx, loaded.agents);
-  const images = loaded.agents.length > 0 ? await imageStates(ctx.paths) : null;
-  const configured = images ? loaded.agents.map((a) => entry(a, images)) : [];
+  const [images, endpoints] = await Promise.all([
+    loaded.agents.length > 0 ? imageStates(ctx.paths) : null,
+    Promise.all(loaded.agents.map((a) => probe(a, options.offline === true))),
+  ]);
+  const configured = images ? loaded.agents.map((a, i) => entry(a, images, endpoints[i]!)) : [];
   const problems = [...loaded.errors, ...loaded.warnings];
   if (options.json) {
     const builtin = BUILTIN_AGENT_NAMES.map((name) => ({ name, harness: name, runnable: true }));
@@ -94,7 +146,7 @@ export async function run(ctx: CommandContext, options: AgentsOptions): Promise<
     );
   }
   for (const a of configured) {
-    const status = a.ready ? pc.green("ready   ") : a.runnable ? pc.yellow("runnable") : pc.red("no key  ");
+    const status = STATUS_COLOURS[a.status](a.status.padEnd(11));
     ctx.stdout.write(
       `${status} ${pc.bold(a.name)}  ${a.harness} · ${a.provider} · ${a.model}  ${pc.dim(a.baseUrl)}\n`,
     );
@@ -104,11 +156,16 @@ export async function run(ctx: CommandContext, options: AgentsOptions): Promise<
       a.image.built === null
         ? `image unknown (${a.image.note})`
         : `image ${a.image.tag} ${a.image.built ? "built" : "not built yet (built on first run)"}`;
-    ctx.stdout.write(`         ${key} · ${image} · ${pc.dim(`digest ${a.digest.slice(0, 12)}`)}\n`);
+    ctx.stdout.write(`            ${key} · ${image} · ${pc.dim(`digest ${a.digest.slice(0, 12)}`)}\n`);
+    ctx.stdout.write(`            ${endpointLine(a.endpoint)}\n`);
   }
   if (loaded.exists && configured.length > 0) {
-    const ready = configured.filter((a) => a.runnable).length;
-    ctx.stdout.write(`${configured.length} configured agent(s), ${ready} runnable\n`);
+    const runnable = configured.filter((a) => a.runnable).length;
+    const ready = configured.filter((a) => a.ready).length;
+    const note = options.offline ? " (--offline: endpoints not probed)" : "";
+    ctx.stdout.write(
+      `${configured.length} configured agent(s), ${runnable} runnable, ${ready} ready${note}\n`,
+    );
   }
   return loaded.errors.length ? EXIT_FAILED : EXIT_OK;
 }

@@ -2,6 +2,7 @@
 // Completions and OpenAI Responses (tool use, usage, streaming, 429/500 on demand) with scripted replies.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { PromptCache, type PromptCacheOptions } from "./model-cache.ts";
 import {
   anthropicEvents,
   anthropicMessage,
@@ -54,12 +55,19 @@ export interface ModelServer {
   openaiUrl: string;
   port: number;
   requests: SeenRequest[];
+  /** GET /v1/models calls so far (readiness probes). */
+  modelListCalls: { count: number };
   close(): Promise<void>;
 }
 
 export interface ModelServerOptions {
   /** When set, requests without this key (x-api-key or Bearer) get 401. */
   requireKey?: string;
+  /**
+   * Bill input like a provider with a prompt cache (Messages: cache_control breakpoints; Chat
+   * Completions: automatic prefixes), unless a step gives its own usage. Off: all input is uncached.
+   */
+  promptCache?: PromptCacheOptions;
 }
 
 const API_PATHS: Record<string, Api> = {
@@ -70,20 +78,27 @@ const API_PATHS: Record<string, Api> = {
 
 const estimate = (text: string) => Math.max(1, Math.ceil(text.length / 4));
 
-function resolve(step: ScriptedReply, request: SeenRequest): ResolvedReply {
+function resolve(step: ScriptedReply, request: SeenRequest, cache: PromptCache | null): ResolvedReply {
   const text = step.text ?? "";
   const calls = step.toolCalls ?? [];
+  const output = step.usage?.output ?? estimate(text + JSON.stringify(calls));
+  const cached =
+    cache && request.api !== "openai-responses" && !step.usage
+      ? cache.account(request.api, request.body)
+      : null;
   return {
     text,
     toolCalls: calls,
     truncated: step.truncated ?? false,
     model: String(request.body.model ?? "scripted-model"),
-    usage: {
-      input: step.usage?.input ?? estimate(JSON.stringify(request.body)),
-      output: step.usage?.output ?? estimate(text + JSON.stringify(calls)),
-      cacheRead: step.usage?.cacheRead ?? 0,
-      cacheWrite: step.usage?.cacheWrite ?? 0,
-    },
+    usage: cached
+      ? { ...cached, output }
+      : {
+          input: step.usage?.input ?? estimate(JSON.stringify(request.body)),
+          output,
+          cacheRead: step.usage?.cacheRead ?? 0,
+          cacheWrite: step.usage?.cacheWrite ?? 0,
+        },
   };
 }
 
@@ -123,14 +138,36 @@ export async function startModelServer(
   options: ModelServerOptions = {},
 ): Promise<ModelServer> {
   const requests: SeenRequest[] = [];
+  const modelListCalls = { count: 0 };
+  const cache = options.promptCache ? new PromptCache(options.promptCache) : null;
   const server = createServer((req, res) => {
     void handle(req, res).catch((err) => json(res, 500, { error: { message: String(err) } }));
   });
+
+  /** The models list, in a body both SDKs accept (OpenAI's `object: list`, Anthropic's paging fields). */
+  function modelsList(req: IncomingMessage, res: ServerResponse): void {
+    modelListCalls.count += 1;
+    if (options.requireKey !== undefined && keyOf(req) !== options.requireKey) {
+      json(res, 401, errorBody("openai", 401, "invalid key"));
+      return;
+    }
+    const model = {
+      id: "scripted-model",
+      object: "model",
+      type: "model",
+      display_name: "scripted",
+      created: 0,
+      created_at: "2026-01-01T00:00:00Z",
+      owned_by: "kgate-test",
+    };
+    json(res, 200, { object: "list", data: [model], has_more: false, first_id: model.id, last_id: model.id });
+  }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? "/").split("?")[0]!;
     const api = API_PATHS[path];
     const text = await readBody(req);
+    if (req.method === "GET" && path === "/v1/models") return modelsList(req, res);
     if (req.method !== "POST" || !api)
       return json(res, 404, { error: { message: `no route ${req.method} ${path}` } });
     const wire = api === "anthropic" ? "anthropic" : "openai";
@@ -166,7 +203,7 @@ export async function startModelServer(
       });
       if (closed) return;
     }
-    const reply = resolve(step, seen);
+    const reply = resolve(step, seen, cache);
     if (api === "anthropic") {
       return seen.stream ? sse(res, anthropicEvents(reply), false) : json(res, 200, anthropicMessage(reply));
     }
@@ -190,12 +227,30 @@ export async function startModelServer(
     anthropicUrl: `http://127.0.0.1:${port}`,
     openaiUrl: `http://127.0.0.1:${port}/v1`,
     requests,
+    modelListCalls,
     close: () =>
       new Promise<void>((done) => {
         server.closeAllConnections();
         server.close(() => done());
       }),
   };
+}
+
+/** The system prompt's text in any API: a string, or text blocks (Anthropic, with cache breakpoints). */
+export function systemText(request: SeenRequest): string {
+  const flatten = (value: unknown): string =>
+    typeof value === "string"
+      ? value
+      : Array.isArray(value)
+        ? value.map((b: { text?: unknown }) => (typeof b.text === "string" ? b.text : "")).join("\n")
+        : "";
+  if (request.api === "anthropic") return flatten(request.body.system);
+  if (request.api === "openai-responses") return flatten(request.body.instructions);
+  const messages = (request.body.messages as Array<{ role: string; content: unknown }> | undefined) ?? [];
+  return messages
+    .filter((m) => m.role === "system" || m.role === "developer")
+    .map((m) => flatten(m.content))
+    .join("\n");
 }
 
 /** The text of the tool results the request ends with (what the agent just saw), in any API. */

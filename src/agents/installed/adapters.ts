@@ -2,11 +2,14 @@
 // it discovers skills, and how its own report of the ending is read.
 import type { StopReason } from "../../model/index.ts";
 import type { SystemPromptPolicy } from "../config.ts";
+import { opencode } from "./opencode.ts";
 
 export interface LaunchInput {
   model: string;
   maxTurns: number;
   maxOutputTokens: number;
+  /** The configuration's sampling temperature, for harnesses that take one (OpenCode). */
+  temperature?: number;
   systemPrompt: SystemPromptPolicy;
   /** The relay as the harness reaches it inside the container, e.g. http://127.0.0.1:4100. */
   relayUrl: string;
@@ -153,4 +156,4 @@ export const codex: HarnessAdapter = {
   },
 };
 
-export const ADAPTERS: Record<string, HarnessAdapter> = { "claude-code": claudeCode, codex };
+export const ADAPTERS: Record<string, HarnessAdapter> = { "claude-code": claudeCode, codex, opencode };

@@ -119,6 +119,7 @@ export class InstalledAgent implements Agent {
       model: c.model,
       maxTurns: limits.maxTurns,
       maxOutputTokens: c.maxOutputTokens,
+      temperature: c.temperature,
       systemPrompt: c.systemPrompt,
       relayUrl: `http://127.0.0.1:${RELAY_PORT}`,
       token: session.token,

@@ -2,6 +2,8 @@
 import Anthropic from "@anthropic-ai/sdk";
 import type { MessageParam, Tool } from "@anthropic-ai/sdk/resources/messages/messages";
 import { fromAnthropicUsage } from "../usage.ts";
+import { withCacheBreakpoints } from "./anthropic-cache.ts";
+import { withEndpoint } from "./connection.ts";
 import type { AssistantPart, ChatMessage, ChatModel, ModelReply, ModelRequest } from "./types.ts";
 
 export interface AnthropicModelOptions {
@@ -10,6 +12,8 @@ export interface AnthropicModelOptions {
   apiKey: string | null;
   /** Per-request timeout in milliseconds. */
   timeoutMs?: number;
+  /** cache_control breakpoints (default on); off only to measure what caching saves. */
+  promptCaching?: boolean;
 }
 
 function toParams(messages: ChatMessage[]): MessageParam[] {
@@ -43,9 +47,13 @@ export class AnthropicModel implements ChatModel {
   readonly provider = "anthropic";
   readonly model: string;
   private readonly client: Anthropic;
+  private readonly promptCaching: boolean;
+  private readonly endpoint: string;
 
   constructor(options: AnthropicModelOptions) {
     this.model = options.model;
+    this.endpoint = `${options.baseUrl}/v1/messages`;
+    this.promptCaching = options.promptCaching ?? true;
     this.client = new Anthropic({
       apiKey: options.apiKey ?? "no-key",
       baseURL: options.baseUrl,
@@ -55,28 +63,28 @@ export class AnthropicModel implements ChatModel {
   }
 
   async complete(request: ModelRequest): Promise<ModelReply> {
+    const tools = request.tools.map(
+      (t): Tool => ({
+        name: t.name,
+        description: t.description,
+        input_schema: t.parameters as Tool["input_schema"],
+      }),
+    );
+    const prompt = { system: request.system, tools, messages: toParams(request.messages) };
+    const cached = this.promptCaching ? withCacheBreakpoints(prompt) : null;
+    const system = cached ? cached.system : (request.system ?? undefined);
     const stream = this.client.messages.stream(
       {
         model: this.model,
         max_tokens: request.maxOutputTokens,
-        messages: toParams(request.messages),
-        ...(request.system ? { system: request.system } : {}),
-        ...(request.tools.length
-          ? {
-              tools: request.tools.map(
-                (t): Tool => ({
-                  name: t.name,
-                  description: t.description,
-                  input_schema: t.parameters as Tool["input_schema"],
-                }),
-              ),
-            }
-          : {}),
+        messages: cached ? cached.messages : prompt.messages,
+        ...(system ? { system } : {}),
+        ...(tools.length ? { tools: cached ? cached.tools : tools } : {}),
         ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
       },
       { signal: request.signal },
     );
-    const message = await stream.finalMessage();
+    const message = await stream.finalMessage().catch((err) => withEndpoint(err, this.endpoint));
     const parts: AssistantPart[] = [];
     for (const block of message.content) {
       if (block.type === "text") parts.push({ type: "text", text: block.text });

@@ -6,6 +6,7 @@ import type {
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
 import { fromOpenAIUsage } from "../usage.ts";
+import { withEndpoint } from "./connection.ts";
 import type { AssistantPart, ChatMessage, ChatModel, ModelReply, ModelRequest } from "./types.ts";
 
 export interface OpenAIModelOptions {
@@ -86,7 +87,9 @@ export class OpenAIModel implements ChatModel {
         : {}),
       ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
     };
-    const completion = await this.client.chat.completions.create(params, { signal: request.signal });
+    const completion = await this.client.chat.completions
+      .create(params, { signal: request.signal })
+      .catch((err) => withEndpoint(err, `${this.options.baseUrl}/chat/completions`));
     const choice = completion.choices[0];
     const parts: AssistantPart[] = [];
     if (choice?.message.content) parts.push({ type: "text", text: choice.message.content });
