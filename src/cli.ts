@@ -169,6 +169,22 @@ export function buildProgram(onResult: (code: number) => void): Command {
     .option("--json", "print the summary as JSON instead of the Markdown table")
     .action(action(() => import("./commands/report.ts")));
 
+  const exporter = program
+    .command("export")
+    .description("write tasks in another harness's task layout, one folder per condition");
+  const exportVerb = (layout: "harbor" | "benchflow", description: string) =>
+    exporter
+      .command(layout)
+      .description(description)
+      .argument("[task...]", "task ids (default: every task)")
+      .requiredOption("--out <dir>", "folder to write the exported tasks into")
+      .option("--condition <condition>", "only this condition (+A, -A, variant:<name>; repeatable)", collect)
+      .option("--force", "replace exported folders that already exist")
+      .option("--json", "machine-readable output")
+      .action(action(() => import("./commands/export.ts").then((m) => ({ run: m[layout] }))));
+  exportVerb("harbor", "Harbor / Terminal-Bench task folders: +A, -A and each variant");
+  exportVerb("benchflow", "BenchFlow / SkillsBench task folders: with the artefact as a skill, and without");
+
   return program;
 }
 
