@@ -185,6 +185,18 @@ export function buildProgram(onResult: (code: number) => void): Command {
   exportVerb("harbor", "Harbor / Terminal-Bench task folders: +A, -A and each variant");
   exportVerb("benchflow", "BenchFlow / SkillsBench task folders: with the artefact as a skill, and without");
 
+  program
+    .command("import")
+    .description("turn tasks of another harness into kgate task skeletons")
+    .command("harbor")
+    .description(
+      "a Harbor task folder -> tasks/<id>/ with instruction, environment, solution and a verifier stub",
+    )
+    .argument("<dir>", "the Harbor task folder (holding task.toml)")
+    .option("--id <id>", "kgate task id (default: the folder name)")
+    .option("--json", "machine-readable output")
+    .action(action(() => import("./commands/import.ts")));
+
   return program;
 }
 

@@ -9,6 +9,8 @@ export {
   exportTasks,
   type TaskExport,
 } from "./export.ts";
+export { type ImportResult, importHarborTask, importTaskId } from "./harbor-import.ts";
+export { HarborTaskError } from "./harbor-toml.ts";
 export { type ExportLayout, exportName } from "./layout.ts";
 export { type ExportManifest, ExportManifestSchema } from "./manifest.ts";
 export { HARBOR_SCHEMA_VERSION } from "./task-toml.ts";
