@@ -218,4 +218,21 @@ describe("the exported folders run as Harbor runs them (real Docker)", () => {
     },
     240_000,
   );
+
+  it("bom-costing variants: the compressed artefact passes like +A, the perturbed one fails like -A", () => {
+    const task = tasks.find((t) => t.id === "bom-costing")!;
+    const base = sandboxImage();
+    for (const [variant, reward] of [
+      ["compressed", "1"],
+      ["perturbed", "0"],
+    ] as const) {
+      const folder = folderOf(task, `variant-${variant}`);
+      const container = startEnvironment(buildEnvironment(folder, base));
+      // The oracle reads the conventions from whichever document is placed, so it follows the variant.
+      expect(runOracle(container, folder).code).toBe(0);
+      expect(runVerifier(container, folder).reward).toBe(reward);
+      const verdict = JSON.parse(exec(container, "cat /logs/verifier/verdict.json").stdout).verdict;
+      expect(verdict.attribution).toBe(variant === "perturbed" ? "perturbed-convention:perturbed" : null);
+    }
+  }, 240_000);
 });

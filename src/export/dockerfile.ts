@@ -20,9 +20,11 @@ export const SKILLS_CONTEXT = "skills";
 export const SKILL_HOMES = [
   ".claude/skills",
   ".codex/skills",
+  ".opencode/skill",
+  ".goose/skills",
+  ".factory/skills",
   ".agents/skills",
   ".gemini/skills",
-  ".opencode/skill",
 ];
 
 export function dockerfile(options: { task: string; condition: string; skills: boolean }): string {
