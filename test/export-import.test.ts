@@ -1,7 +1,7 @@
 // `kgate import harbor <dir>`: a Harbor task folder becomes a kgate task skeleton (instruction
 // bytes unchanged, the files the Dockerfile copies into its WORKDIR as the environment, solution,
 // limits, a verifier stub, Harbor's own files kept aside); round trip of an exported library task.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { projectPaths } from "../src/project.ts";
@@ -134,6 +134,13 @@ describe("kgate import harbor", () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain(
       "is not a Harbor task folder: missing task.toml, instruction.md, environment, tests/test.sh",
+    );
+    const linked = harborFolder({});
+    symlinkSync("/etc/passwd", path.join(linked, "environment/data/passwd.csv"));
+    const link = kgate(["--root", project.root, "import", "harbor", linked]);
+    expect(link.code).toBe(2);
+    expect(link.stderr).toContain(
+      "environment/data/passwd.csv is a symbolic link; a task folder to import must hold none",
     );
     expect(listFiles(project.root)).toEqual([]);
   });

@@ -3,7 +3,7 @@
 // solution and task.toml's limits become the kgate task; the Dockerfile, other context files, tests/
 // and task.toml are kept under tasks/<id>/harbor/ (outside environment/, so never in a sandbox);
 // the verifier is a stub that says what is left to write.
-import { cpSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { type ProjectPaths, relativeToProject } from "../project.ts";
 import { listFiles, Slug, scaffoldTask, TaskSpec, verifyImportFrom } from "../task/index.ts";
@@ -32,6 +32,17 @@ export function importTaskId(dir: string): string {
     .replace(/[^a-z0-9]+/g, "-")
     .replace(/^-+|-+$/g, "")
     .slice(0, 63);
+}
+
+/** The first symbolic link under `dir` (a third party's folder: links could pull host files in). */
+function firstLink(dir: string): string | null {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const abs = path.join(dir, entry.name);
+    if (entry.isSymbolicLink()) return abs;
+    const inner = entry.isDirectory() ? firstLink(abs) : null;
+    if (inner) return inner;
+  }
+  return null;
 }
 
 function stubVerifier(id: string, verifyImport: string): string {
@@ -74,6 +85,8 @@ export function importHarborTask(paths: ProjectPaths, dir: string, idOption?: st
   if (missing.length > 0) {
     throw new HarborTaskError(`${source} is not a Harbor task folder: missing ${missing.join(", ")}`);
   }
+  const link = firstLink(source);
+  if (link) throw new HarborTaskError(`${link} is a symbolic link; a task folder to import must hold none`);
   const tomlFile = path.join(source, "task.toml");
   const config = readHarborToml(tomlFile, readFileSync(tomlFile, "utf8"));
   const id = idOption ?? importTaskId(source);
