@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import type { LoadedTask } from "../task/index.ts";
 
 /** Debian bookworm's nodejs package (what the exported Dockerfile installs) is Node 18. */
-export const BUNDLE_TARGET = "node18";
+const BUNDLE_TARGET = "node18";
 
 export interface VerifierBundle {
   /** tests/verify.mjs */

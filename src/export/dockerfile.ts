@@ -4,10 +4,10 @@
 // The image's user stays root: Harbor uploads solution/ and tests/ with `docker compose cp` (owned
 // by root) and its oracle runs `chmod +x /solution/solve.sh`, which a non-root user may not do.
 
-export const EXPORT_BASE = "debian:bookworm-slim";
+const EXPORT_BASE = "debian:bookworm-slim";
 export const WORKDIR = "/home/agent/work";
 /** Home folders that receive the skills: root's (Harbor runs agents as the image's user) and agent's. */
-export const SKILL_OWNERS = ["/root", "/home/agent"];
+const SKILL_OWNERS = ["/root", "/home/agent"];
 /** Folder of environment/ copied into the work directory. */
 export const WORKDIR_CONTEXT = "workdir";
 /** Folder of environment/ holding the skills (BenchFlow layout). */

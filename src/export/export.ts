@@ -27,7 +27,7 @@ export type TaskExport =
   | { task: string; ok: true; folders: ExportedFolder[] }
   | { task: string; ok: false; error: string; folders: ExportedFolder[] };
 
-export function conditionsOf(task: LoadedTask): Condition[] {
+function conditionsOf(task: LoadedTask): Condition[] {
   return ["+A", "-A", ...task.variants.map((v) => `variant:${v.name}` as const)];
 }
 

@@ -25,7 +25,7 @@ export interface ImportResult {
   warnings: string[];
 }
 
-export function importTaskId(dir: string): string {
+function importTaskId(dir: string): string {
   return path
     .basename(path.resolve(dir))
     .toLowerCase()

@@ -24,13 +24,9 @@ export function exportName(task: string, condition: Condition, layout: ExportLay
   return variant === undefined ? `${task}-plus-a` : `${task}-variant-${variant}`;
 }
 
-export class ExportExistsError extends Error {
-  override name = "ExportExistsError";
-}
-
 export function writeExport(dir: string, files: readonly ExportFile[], force: boolean): void {
   if (existsSync(dir)) {
-    if (!force) throw new ExportExistsError(`${dir} exists (pass --force to replace it)`);
+    if (!force) throw new Error(`${dir} exists (pass --force to replace it)`);
     rmSync(dir, { recursive: true, force: true });
   }
   for (const file of files) {

@@ -21,7 +21,7 @@ export interface ExportInput {
   bundle: VerifierBundle;
 }
 
-export function manifestOf(input: ExportInput): ExportManifest {
+function manifestOf(input: ExportInput): ExportManifest {
   const { task } = input;
   const fileSet = conditionFileSet(task, input.condition);
   return {

@@ -5,12 +5,12 @@ import type { LoadedTask } from "../task/index.ts";
 import type { ExportManifest } from "./manifest.ts";
 
 /** Harbor's TaskConfig schema version this export follows (see docs/export.md for the source). */
-export const HARBOR_SCHEMA_VERSION = "1.1";
+const HARBOR_SCHEMA_VERSION = "1.1";
 /** The verifier (node on a few MB of CSV/JSON) needs seconds; this leaves room on a loaded machine. */
-export const VERIFIER_TIMEOUT_SEC = 300;
+const VERIFIER_TIMEOUT_SEC = 300;
 /** Harbor's default storage, stated so the file says every resource it asks for. */
-export const STORAGE_MB = 10240;
-export const BUILD_TIMEOUT_SEC = 900;
+const STORAGE_MB = 10240;
+const BUILD_TIMEOUT_SEC = 900;
 
 export function taskToml(task: LoadedTask, manifest: ExportManifest, name: string): string {
   const spec = task.spec;

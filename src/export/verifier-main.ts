@@ -30,7 +30,7 @@ function unsafeComponent(workdir: string, relative: string): string | null {
 }
 
 /** One declared output as the verifier reads it: at most maxBytes, never through a link. */
-export function readOutput(workdir: string, output: OutputSpec): OutputForVerification {
+function readOutput(workdir: string, output: OutputSpec): OutputForVerification {
   const unsafe = unsafeComponent(workdir, output.path);
   if (unsafe) return { path: output.path, status: "rejected", reason: unsafe };
   let fd: number;
