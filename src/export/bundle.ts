@@ -40,11 +40,14 @@ async function bundle(options: { entry?: string; stdin?: string }): Promise<stri
   return result.outputFiles[0]!.text;
 }
 
-/** Bundles kgate's verification and the task's verifier module; the verifier's errors name its file. */
+let verifyBundle: Promise<string> | undefined;
+
+/** Bundles kgate's verification (once per process: it is the same for every task) and the task's verifier module. */
 export async function buildVerifierBundle(task: LoadedTask): Promise<VerifierBundle> {
-  const verify = await bundle({
+  verifyBundle ??= bundle({
     stdin: `import { main } from ${JSON.stringify(MAIN)};\nprocess.exitCode = await main(process.argv.slice(2));\n`,
   });
+  const verify = await verifyBundle;
   const verifier = await bundle({ entry: task.verifierPath }).catch((err: Error) => {
     throw new Error(`${task.verifierPath}: cannot be bundled: ${err.message.split("\n")[0]}`);
   });
