@@ -107,6 +107,29 @@ describe("the bundled verifier on hostile outputs", () => {
     });
   });
 
+  it("refuses to judge when the shipped data differ from the manifest", async () => {
+    const bytes = await referenceBytes();
+    const copy = path.join(tempProject().root, "tests");
+    spawnSync("cp", ["-r", tests, copy]);
+    writeFileSync(path.join(copy, "environment/prices.csv"), "part,unit_price\n");
+    const root = tempProject().root;
+    mkdirSync(path.join(root, "work", path.dirname(output.path)), { recursive: true });
+    mkdirSync(path.join(root, "logs"));
+    writeFileSync(path.join(root, "work", output.path), bytes);
+    const run = spawnSync(process.execPath, [
+      path.join(copy, "verify.mjs"),
+      path.join(root, "work"),
+      path.join(root, "logs"),
+    ]);
+    expect(run.status).toBe(1);
+    expect(readFileSync(path.join(root, "logs/reward.txt"), "utf8")).toBe("0\n");
+    const verdict = JSON.parse(readFileSync(path.join(root, "logs/verdict.json"), "utf8")).verdict;
+    expect(verdict).toMatchObject({
+      status: "unverified",
+      reason: expect.stringContaining("tests/environment/prices.csv"),
+    });
+  });
+
   it("says a missing output was not written", () => {
     const result = verify(() => {});
     expect(result.reward).toBe("0");

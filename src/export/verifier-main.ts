@@ -2,11 +2,12 @@
 // (bundled by esbuild into tests/verify.mjs; never imported by kgate itself): reads the declared
 // outputs from the work directory, defensively (no symbolic links, regular files, size caps), and
 // writes kgate's verdict and the Harbor reward (1 or 0) to the verifier log folder.
+import { createHash } from "node:crypto";
 import { closeSync, fstatSync, lstatSync, openSync, readFileSync, readSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { type LoadedTask, type OutputSpec, TaskSpec } from "../task/index.ts";
-import { type OutputForVerification, verifyTrial } from "../verify/index.ts";
+import { type OutputForVerification, type Verdict, verifyTrial } from "../verify/index.ts";
 import { type ExportManifest, ExportManifestSchema } from "./manifest.ts";
 
 /** Characters of the verdict's reason and diff kept in verdict.json (the agent chose the bytes). */
@@ -91,6 +92,13 @@ function taskFromTests(testsDir: string, manifest: ExportManifest): LoadedTask {
   } as unknown as LoadedTask;
 }
 
+/** The shipped data files whose bytes differ from the export's manifest (the answer would be wrong). */
+function alteredData(task: LoadedTask): string[] {
+  return task.environment
+    .filter((f) => createHash("sha256").update(readFileSync(f.absPath)).digest("hex") !== f.sha256)
+    .map((f) => `tests/environment/${f.path}`);
+}
+
 function clipText(text: string | undefined): string | undefined {
   return text === undefined || text.length <= VERDICT_TEXT_CAP ? text : `${text.slice(0, VERDICT_TEXT_CAP)}…`;
 }
@@ -107,7 +115,18 @@ export async function main(argv: string[]): Promise<number> {
   );
   const task = taskFromTests(testsDir, manifest);
   const outputs = task.spec.outputs.map((o) => readOutput(workdir, o));
-  const verdict = await verifyTrial(task, outputs);
+  const altered = alteredData(task);
+  const verdict: Verdict =
+    altered.length > 0
+      ? {
+          status: "unverified",
+          reward: 0,
+          score: 0,
+          criteria: [],
+          attribution: null,
+          reason: `the exported data differ from tests/manifest.json: ${altered.join(", ")}`,
+        }
+      : await verifyTrial(task, outputs);
   const record = {
     task: manifest.task,
     condition: manifest.condition,

@@ -34,10 +34,15 @@ export function docker(args: string[], options: { input?: string; check?: boolea
 
 let counter = 0;
 
-/** Builds environment/Dockerfile of an exported folder FROM `base`; returns the image tag. */
+/**
+ * Builds environment/Dockerfile of an exported folder FROM `base`; returns the image tag. The build
+ * installs node from Debian; it uses the host's network, so it does not depend on the daemon's
+ * default bridge (which a shared daemon may have lost). Trial containers run without network.
+ */
 export function buildEnvironment(folder: string, base: string): string {
   const tag = `kgate-export-test:${process.pid}-${++counter}`;
-  docker(["build", "-q", "--build-arg", `BASE=${base}`, "-t", tag, path.join(folder, "environment")]);
+  const args = ["build", "-q", "--network", "host", "--build-arg", `BASE=${base}`, "-t", tag];
+  docker([...args, path.join(folder, "environment")]);
   made.images.push(tag);
   return tag;
 }
