@@ -24,6 +24,9 @@ export const VERBS: Record<string, () => Promise<Runner>> = {
   "probe.recite": () => import("./commands/probe.ts").then((m) => m.reciteCommand),
   "probe.compress": () => import("./commands/probe.ts").then((m) => m.compressCommand),
   "probe.canary": () => import("./commands/probe.ts").then((m) => m.canaryCommand),
+  "export.harbor": () => import("./commands/export.ts").then((m) => m.harbor),
+  "export.benchflow": () => import("./commands/export.ts").then((m) => m.benchflow),
+  "import.harbor": () => import("./commands/import.ts").then((m) => m.run),
 };
 
 /** What a parsed command line asks for: a verb, its positional arguments, then its options object. */
@@ -232,6 +235,34 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
     "canary",
     "without the artefact: continue its first line, state the private constants; a hit marks the task contaminated",
   ).option("--against <run>", "a run whose -A records' canary flags are shown beside (repeatable)", collect);
+
+  const exporter = program
+    .command("export")
+    .description("write tasks in another harness's task layout, one folder per condition");
+  const exportVerb = (layout: "harbor" | "benchflow", description: string) =>
+    exporter
+      .command(layout)
+      .description(description)
+      .argument("[task...]", "task ids (default: every task)")
+      .requiredOption("--out <dir>", "folder to write the exported tasks into")
+      .option("--condition <condition>", "only this condition (+A, -A, variant:<name>; repeatable)", collect)
+      .option("--force", "replace exported folders that already exist")
+      .option("--json", "machine-readable output")
+      .action(action(`export.${layout}`));
+  exportVerb("harbor", "Harbor / Terminal-Bench task folders: +A, -A and each variant");
+  exportVerb("benchflow", "BenchFlow / SkillsBench task folders: with the artefact as a skill, and without");
+
+  program
+    .command("import")
+    .description("turn tasks of another harness into kgate task skeletons")
+    .command("harbor")
+    .description(
+      "a Harbor task folder -> tasks/<id>/ with instruction, environment, solution and a verifier stub",
+    )
+    .argument("<dir>", "the Harbor task folder (holding task.toml)")
+    .option("--id <id>", "kgate task id (default: the folder name)")
+    .option("--json", "machine-readable output")
+    .action(action("import.harbor"));
 
   return program;
 }

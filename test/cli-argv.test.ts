@@ -140,6 +140,13 @@ const TABLE: Array<[string[], string, unknown[]]> = [
     ["t", { agent: ["a"], n: "2", maxEnvBytes: "1000", runId: "p", json: true }],
   ],
   [["probe", "canary", "t", "--agent", "a"], "probe.canary", ["t", { agent: ["a"], n: "5" }]],
+  [["export", "harbor", "--out", "x"], "export.harbor", [[], { out: "x" }]],
+  [
+    ["export", "benchflow", "a", "--out", "x", "--condition", "+A", "--condition", "-A", "--force", "--json"],
+    "export.benchflow",
+    [["a"], { out: "x", condition: ["+A", "-A"], force: true, json: true }],
+  ],
+  [["import", "harbor", "dir", "--id", "t", "--json"], "import.harbor", ["dir", { id: "t", json: true }]],
   [["report", "r2", "--out", "o", "--json"], "report", ["r2", { out: "o", json: true }]],
 ];
 

@@ -7,6 +7,7 @@ import { noopAgent } from "./noop.ts";
 import { oracleAgent } from "./oracle.ts";
 import type { Agent } from "./types.ts";
 
+export { type PlacedArtefact, skillFile, skillName } from "./artefact.ts";
 export { BuiltinAgent } from "./builtin.ts";
 export * from "./config.ts";
 export { type ConfiguredAgentOptions, createConfiguredAgent } from "./configured.ts";

@@ -1,0 +1,72 @@
+// `kgate export harbor|benchflow [task...] --out <dir>`: one task folder per task and condition in
+// the harness's layout; a line per folder, exit 1 when a task could not be exported.
+import path from "node:path";
+import { pc } from "../colours.ts";
+import { EXIT_FAILED, EXIT_OK, UsageError } from "../errors.ts";
+import { type ExportLayout, exportTasks } from "../export/index.ts";
+import { packageInfo } from "../package-info.ts";
+import { Condition, listTaskIds } from "../task/index.ts";
+import type { CommandContext } from "./context.ts";
+
+export interface ExportCommandOptions {
+  out: string;
+  condition?: string[];
+  force?: boolean;
+  json?: boolean;
+}
+
+function parseConditions(values: string[] | undefined): Condition[] | undefined {
+  if (!values) return undefined;
+  return values.map((value) => {
+    const parsed = Condition.safeParse(value);
+    if (!parsed.success) throw new UsageError(`--condition ${value}: expected +A, -A or variant:<name>`);
+    return parsed.data;
+  });
+}
+
+async function runExport(
+  layout: ExportLayout,
+  ctx: CommandContext,
+  tasks: string[],
+  options: ExportCommandOptions,
+): Promise<number> {
+  const known = listTaskIds(ctx.paths);
+  const unknown = tasks.filter((t) => !known.includes(t));
+  if (unknown.length > 0) {
+    throw new UsageError(
+      `no task ${unknown.map((t) => `"${t}"`).join(", ")} in ${ctx.paths.tasks} (known: ${known.join(", ") || "none"})`,
+    );
+  }
+  const ids = tasks.length > 0 ? [...new Set(tasks)] : known;
+  const results = await exportTasks(ctx.paths, ids, {
+    layout,
+    out: path.resolve(options.out),
+    conditions: parseConditions(options.condition),
+    force: options.force,
+    kgateVersion: packageInfo().version,
+    onProgress: (line) => ctx.stderr.write(`${pc.dim(line)}\n`),
+  });
+  const failed = results.filter((r) => !r.ok);
+  if (options.json) {
+    ctx.stdout.write(
+      `${JSON.stringify({ layout, out: path.resolve(options.out), tasks: results }, null, 2)}\n`,
+    );
+  } else {
+    for (const result of results) {
+      for (const folder of result.folders)
+        ctx.stdout.write(`${result.task} ${folder.condition}  ${folder.dir}\n`);
+      if (!result.ok) ctx.stdout.write(`${pc.red(result.task)}  ${result.error}\n`);
+    }
+    const folders = results.reduce((n, r) => n + r.folders.length, 0);
+    ctx.stderr.write(
+      `${folders} folder(s) written for ${results.length - failed.length} of ${results.length} task(s)\n`,
+    );
+  }
+  return failed.length > 0 ? EXIT_FAILED : EXIT_OK;
+}
+
+export const harbor = (ctx: CommandContext, tasks: string[], options: ExportCommandOptions) =>
+  runExport("harbor", ctx, tasks, options);
+
+export const benchflow = (ctx: CommandContext, tasks: string[], options: ExportCommandOptions) =>
+  runExport("benchflow", ctx, tasks, options);

@@ -1,0 +1,80 @@
+// Exports tasks to another harness's layout: per task the verifier is bundled once, then one folder
+// per condition (+A, -A, each variant). A task that cannot be exported never stops the others.
+import path from "node:path";
+import type { ProjectPaths } from "../project.ts";
+import { type Condition, type LoadedTask, loadValidTask } from "../task/index.ts";
+import { buildVerifierBundle } from "./bundle.ts";
+import { type ExportLayout, exportName, writeExport } from "./layout.ts";
+import { exportFiles } from "./task-files.ts";
+
+export interface ExportOptions {
+  layout: ExportLayout;
+  out: string;
+  /** Only these conditions (default: +A, -A and every declared variant). */
+  conditions?: Condition[];
+  force?: boolean;
+  kgateVersion: string;
+  onProgress?: (line: string) => void;
+}
+
+export interface ExportedFolder {
+  condition: Condition;
+  name: string;
+  dir: string;
+}
+
+export type TaskExport =
+  | { task: string; ok: true; folders: ExportedFolder[] }
+  | { task: string; ok: false; error: string; folders: ExportedFolder[] };
+
+function conditionsOf(task: LoadedTask): Condition[] {
+  return ["+A", "-A", ...task.variants.map((v) => `variant:${v.name}` as const)];
+}
+
+function selectedConditions(task: LoadedTask, wanted: Condition[] | undefined): Condition[] {
+  const all = conditionsOf(task);
+  if (!wanted) return all;
+  const unknown = wanted.filter((c) => !all.includes(c));
+  if (unknown.length > 0) {
+    throw new Error(`task "${task.id}" has no condition ${unknown.join(", ")} (has: ${all.join(", ")})`);
+  }
+  return wanted;
+}
+
+async function exportOne(paths: ProjectPaths, id: string, options: ExportOptions): Promise<TaskExport> {
+  const folders: ExportedFolder[] = [];
+  try {
+    const task = loadValidTask(paths, id);
+    const conditions = selectedConditions(task, options.conditions);
+    options.onProgress?.(`${id}: bundling the verifier`);
+    const bundle = await buildVerifierBundle(task);
+    for (const condition of conditions) {
+      const name = exportName(id, condition, options.layout);
+      const dir = path.join(options.out, name);
+      const files = exportFiles({
+        task,
+        condition,
+        layout: options.layout,
+        name,
+        kgateVersion: options.kgateVersion,
+        bundle,
+      });
+      writeExport(dir, files, options.force ?? false);
+      folders.push({ condition, name, dir });
+      options.onProgress?.(`${id}: ${condition} -> ${dir}`);
+    }
+    return { task: id, ok: true, folders };
+  } catch (err) {
+    return { task: id, ok: false, error: (err as Error).message, folders };
+  }
+}
+
+export async function exportTasks(
+  paths: ProjectPaths,
+  ids: readonly string[],
+  options: ExportOptions,
+): Promise<TaskExport[]> {
+  const results: TaskExport[] = [];
+  for (const id of ids) results.push(await exportOne(paths, id, options));
+  return results;
+}

@@ -1,0 +1,25 @@
+// The artefact as a skill (BenchFlow / SkillsBench layout): the SKILL.md kgate's installed
+// harnesses receive, built from the bytes the condition places; none under -A.
+import { skillFile, skillName } from "../agents/index.ts";
+import { type Condition, extractCanary, type LoadedTask, variantOf } from "../task/index.ts";
+
+export interface SkillFolder {
+  name: string;
+  text: string;
+}
+
+export function skillFolder(task: LoadedTask, condition: Condition): SkillFolder | null {
+  if (condition === "-A") return null;
+  const variant = variantOf(condition);
+  const bytes =
+    variant === undefined ? task.artefact.bytes : task.variants.find((v) => v.name === variant)?.bytes;
+  if (!bytes) throw new Error(`task "${task.id}" has no variant "${variant}"`);
+  const text = bytes.toString("utf8");
+  const placed = {
+    path: task.spec.artefact.path,
+    description: task.spec.artefact.description,
+    text,
+    canary: extractCanary(text) ?? null,
+  };
+  return { name: skillName(placed.path), text: skillFile(placed) };
+}
