@@ -162,6 +162,40 @@ export function buildProgram(onResult: (code: number) => void): Command {
     .action(action(() => import("./commands/calibrate.ts")));
 
   program
+    .command("exam")
+    .description(
+      "exams of N items under one shared token budget: points, orderings, prompts; effort attribution and its correlations",
+    )
+    .argument("[pool]", "item pool: items/<pool>.jsonl, or a path to a .jsonl file")
+    .option("--agent <name>", "agent configuration in kgate.config.json (its model answers the exams)")
+    .option("--n <sizes>", "exam sizes N, comma-separated", "5,10,20")
+    .option("--exams <count>", "base exams drawn per size (the analysis averages over them)", "5")
+    .option(
+      "--scheme <schemes>",
+      "point schemes: fixed, random, aligned, reversed (comma-separated)",
+      "fixed",
+    )
+    .option("--order <orders>", "orderings: random, ascending, descending (comma-separated)", "random")
+    .option("--prompt <prompts>", "prompts: baseline, planning (comma-separated)", "baseline")
+    .option("--budget <tokens>", "B: the generated tokens of the reasoning turn of one exam")
+    .option(
+      "--tau <tokens>",
+      "work-set threshold: a unit is worked on when it got at least tau tokens (default 16)",
+    )
+    .option("--seed <n>", "seed of the draws, points and orderings", "2")
+    .option(
+      "--reference <file>",
+      "reference run (JSONL: id, accuracy, tokens): value density and measured difficulty",
+    )
+    .option("--run-id <id>", "id of the new run (default: a timestamp)")
+    .option(
+      "--resume <run>",
+      "run the missing or failed exams of a run (refused if the pool or agent changed)",
+    )
+    .option("--json", "print the report as JSON")
+    .action(action(() => import("./commands/exam.ts")));
+
+  program
     .command("report")
     .description("Table 1, chart and HTML page of a calibration run, from its plan and records")
     .argument("<run>", "run id (a folder of runs/) or a run directory")

@@ -1,5 +1,6 @@
 // Rank statistics of the exam analysis: Spearman rho (ties by average ranks), partial Spearman (ranks
 // regressed on the controls, residuals correlated), the value-density overlap, bootstrap intervals.
+import { z } from "zod";
 import type { Rng } from "./random.ts";
 
 /** 1-based ranks; tied values share the average of the ranks they span. */
@@ -101,13 +102,14 @@ export function valueDensity(points: number, accuracy: number, tokens: number): 
   return (points * accuracy) / tokens;
 }
 
-export interface Estimate {
-  mean: number;
-  low: number;
-  high: number;
+export const Estimate = z.object({
+  mean: z.number(),
+  low: z.number(),
+  high: z.number(),
   /** How many values (exams) it rests on. */
-  n: number;
-}
+  n: z.number().int(),
+});
+export type Estimate = z.infer<typeof Estimate>;
 
 /** The mean of the values with a percentile bootstrap interval (resampling the values, e.g. exams). */
 export function bootstrapMean(
