@@ -164,10 +164,12 @@ export function buildProgram(onResult: (code: number) => void): Command {
   program
     .command("exam")
     .description(
-      "exams of N items under one shared token budget: points, orderings, prompts; effort attribution and its correlations",
+      "exams of N items or tasks under one shared token budget: points, orderings, prompts; effort attribution and its correlations",
     )
     .argument("[pool]", "item pool: items/<pool>.jsonl, or a path to a .jsonl file")
-    .option("--agent <name>", "agent configuration in kgate.config.json (its model answers the exams)")
+    .option("--tasks <ids>", "a task exam instead: library tasks (comma-separated, or all), N in one sandbox")
+    .option("--condition <condition>", "condition of a task exam's tasks: +A, -A or variant:<name>", "+A")
+    .option("--agent <name>", "agent configuration in kgate.config.json (a built-in-loop one for task exams)")
     .option("--n <sizes>", "exam sizes N, comma-separated", "5,10,20")
     .option("--exams <count>", "base exams drawn per size (the analysis averages over them)", "5")
     .option(
@@ -177,7 +179,10 @@ export function buildProgram(onResult: (code: number) => void): Command {
     )
     .option("--order <orders>", "orderings: random, ascending, descending (comma-separated)", "random")
     .option("--prompt <prompts>", "prompts: baseline, planning (comma-separated)", "baseline")
-    .option("--budget <tokens>", "B: the generated tokens of the reasoning turn of one exam")
+    .option(
+      "--budget <tokens>",
+      "B: generated tokens of an item exam's reasoning turn; all tokens of a task exam's session",
+    )
     .option(
       "--tau <tokens>",
       "work-set threshold: a unit is worked on when it got at least tau tokens (default 16)",

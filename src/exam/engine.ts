@@ -1,11 +1,19 @@
 // Runs the planned exams one after another: each exam's record is appended as soon as it ends, a
 // failed exam is recorded with its error (and rerun on resume), and one failure never stops the rest.
 import { classifyError, ModelCallError } from "../agents/index.ts";
-import { type Usage, ZERO_USAGE } from "../trial/index.ts";
+import { type TrialError, type Usage, ZERO_USAGE } from "../trial/index.ts";
 import { analyseExam, type ReferenceEntry, type UnitOutcome } from "./analysis.ts";
 import type { Attribution } from "./attribution.ts";
 import type { ExamSpec } from "./plan.ts";
 import { appendExamRecord, EXAM_RECORD_VERSION, type ExamRecord } from "./record.ts";
+
+/** A failure of the exam's infrastructure (sandbox, provider) with its classification. */
+export class ExamRunFailure extends Error {
+  override name = "ExamRunFailure";
+  constructor(readonly trialError: TrialError) {
+    super(trialError.message);
+  }
+}
 
 /** What one exam's run hands to the analysis. */
 export interface ExamRun {
@@ -61,13 +69,15 @@ export async function runExams(
       run = failedRun(spec);
       const failure = classifyError(err);
       error =
-        err instanceof ModelCallError
-          ? err.toTrialError()
-          : {
-              class: failure.class,
-              kind: failure.kind,
-              message: (err instanceof Error ? err.message : String(err)).slice(0, 2000),
-            };
+        err instanceof ExamRunFailure
+          ? err.trialError
+          : err instanceof ModelCallError
+            ? err.toTrialError()
+            : {
+                class: failure.class,
+                kind: failure.kind,
+                message: (err instanceof Error ? err.message : String(err)).slice(0, 2000),
+              };
     }
     const analysis = analyseExam(spec.units, run.outcomes, run.attribution, o.tau, o.reference);
     const record: ExamRecord = {

@@ -13,6 +13,8 @@ export * from "./prompts.ts";
 export * from "./random.ts";
 export * from "./record.ts";
 export * from "./reference.ts";
+export * from "./runners.ts";
 export * from "./session.ts";
 export * from "./stats.ts";
 export * from "./summary.ts";
+export * from "./task-exam.ts";

@@ -23,7 +23,7 @@ export const UnitResult = PlannedUnit.extend({
   correct: z.boolean(),
   /** The extracted answer (items) or null (tasks, and items left unanswered). */
   answer: z.string().nullable(),
-  /** The verdict's score in [0, 1] (tasks); 1 or 0 for items. */
+  /** 1 when correct (the item's answer checks, the task's verdict passes), else 0. */
   score: z.number().min(0).max(1),
   /** Effort t_i: generated tokens attributed to the unit. */
   tokens: z.number().nonnegative(),

@@ -3,7 +3,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { fieldPath } from "../task/index.ts";
+import { Condition, fieldPath } from "../task/index.ts";
 import type { ReferenceEntry } from "./analysis.ts";
 import { effortChart } from "./chart.ts";
 import { type ExamRun, runExams } from "./engine.ts";
@@ -22,6 +22,8 @@ export const ExamRunFile = z.object({
   /** The pool as named on the command line (an item pool, or the task ids), and its digest. */
   pool: z.object({ name: z.string(), source: z.string(), digest: z.string() }),
   agent: z.object({ name: z.string(), digest: z.string() }),
+  /** The condition of a task exam's tasks; null for items. */
+  condition: Condition.nullable().default(null),
   budget: z.number().int().positive(),
   tau: z.number().nonnegative(),
   factors: PlanFactors,
@@ -68,6 +70,7 @@ function changes(was: ExamRunFile, now: ExamRunFile): string[] {
     ["pool.digest", was.pool.digest, now.pool.digest],
     ["agent.digest", was.agent.digest, now.agent.digest],
     ["reference.digest", was.reference?.digest ?? null, now.reference?.digest ?? null],
+    ["condition", was.condition, now.condition],
   ];
   return pairs.filter(([, a, b]) => a !== b).map(([field, a, b]) => `${field}: ${String(a)} -> ${String(b)}`);
 }
