@@ -158,8 +158,8 @@ export async function runTaskExam(spec: ExamSpec, ctx: TaskExamContext): Promise
       signal: ctx.signal ? AbortSignal.any([ctx.signal, hardStop]) : hardStop,
       trajectory,
     });
-    if (result.error?.class === "infra")
-      throw Object.assign(new Error(result.error.message), { kind: result.error.kind });
+    // an infrastructure failure is no outcome of the exam: recorded as an error and rerun on resume
+    if (result.error?.class === "infra") throw new ExamRunFailure(result.error);
     const outcomes = [];
     for (const [i, task] of tasks.entries()) {
       const folder = taskFolder(i + 1);
@@ -176,11 +176,8 @@ export async function runTaskExam(spec: ExamSpec, ctx: TaskExamContext): Promise
           reason: f.record.reason,
         })),
       );
-      outcomes.push({
-        score: verdict.status === "pass" ? 1 : verdict.score,
-        correct: verdict.status === "pass",
-        answer: null,
-      });
+      const correct = verdict.status === "pass";
+      outcomes.push({ score: correct ? 1 : 0, correct, answer: null });
     }
     const folders = spec.units.map((u) => taskFolder(u.position));
     return {
