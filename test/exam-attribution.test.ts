@@ -1,7 +1,7 @@
 // Effort attribution on hand-built inputs: an item trace with a marker-free preamble, a back-reference
 // and an out-of-range marker; task turns touching none, one and two task folders; the work set.
 import { describe, expect, it } from "vitest";
-import { attributeTrace, attributeTurns, foldersTouched, workSet } from "../src/exam/index.ts";
+import { attributeTrace, attributeTurns, foldersTouched, turnTouches, workSet } from "../src/exam/index.ts";
 
 // Pieces (letter/digit runs, or one other visible character), numbered from 0:
 //   0-4   "Plan" ":" "start" "easy" "."                          preamble (no marker yet)
@@ -78,5 +78,33 @@ describe("workSet", () => {
   it("is {i : t_i >= tau}, with coverage |W| / N and the zero-token rate", () => {
     // t = 21, 0, 2, 3 with tau 3: W = {0, 3}; coverage 2/4; one zero of four
     expect(workSet([21, 0, 2, 3], 3)).toEqual({ work: [0, 3], coverage: 0.5, zeroRate: 0.25 });
+  });
+});
+
+describe("turnTouches", () => {
+  it("reads each turn's output tokens and the folders its tool calls name, ignoring malformed events", () => {
+    const folders = ["task-1", "task-2"];
+    const touches = turnTouches(
+      [
+        { type: "note", kind: "start" },
+        { type: "model", turn: 1, usage: { input: 900, output: 40 } },
+        {
+          type: "tool-call",
+          turn: 1,
+          name: "bash",
+          input: { command: "cat task-2/INSTRUCTION.md task-1/a.csv" },
+        },
+        { type: "model", turn: 2, usage: { output: "lots" } }, // not a number: 0 tokens
+        { type: "tool-call", turn: 2, name: "write_file", input: "not an object" },
+        { type: "model", turn: 3, usage: { output: 30 } },
+        { type: "tool-call", turn: 3, name: "read_file", input: { path: "task-2/data.csv" } },
+      ],
+      folders,
+    );
+    expect(touches).toEqual([
+      { outputTokens: 40, units: [0, 1] },
+      { outputTokens: 0, units: [] },
+      { outputTokens: 30, units: [1] },
+    ]);
   });
 });
