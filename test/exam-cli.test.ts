@@ -9,8 +9,13 @@ import type { CommandContext } from "../src/commands/context.ts";
 import { run as exam } from "../src/commands/exam.ts";
 import { ExamRecord } from "../src/exam/index.ts";
 import type { ProjectPaths } from "../src/project.ts";
-import { inOrderExamTaker } from "./support/exam-model.ts";
-import { type ModelServer, startModelServer } from "./support/model-server.ts";
+import { inOrderExamTaker, questionsOf } from "./support/exam-model.ts";
+import {
+  type ModelServer,
+  type ScriptStep,
+  type SeenRequest,
+  startModelServer,
+} from "./support/model-server.ts";
 import { tempProject, writeJson } from "./support/project.ts";
 import { kgateAsync } from "./support/scripted-model.ts";
 
@@ -75,7 +80,15 @@ function capture(paths: ProjectPaths): CommandContext & { out: () => string; err
   };
 }
 
-const DEFAULTS = { n: "3", exams: "2", scheme: "fixed", order: "random", prompt: "baseline", seed: "2" };
+const DEFAULTS = {
+  n: "3",
+  exams: "2",
+  scheme: "fixed",
+  order: "random",
+  prompt: "baseline",
+  seed: "2",
+  trials: "3",
+};
 
 describe("kgate exam (items, bin)", () => {
   it("runs two-phase exams, attributes effort per question and reports correlations", {
@@ -260,6 +273,93 @@ describe("kgate exam: bad input", () => {
       await expect(attempt("flat", { n: "2", scheme: "aligned" })).rejects.toThrow(
         /aligned point scheme needs a difficulty for every unit.*: [ab], [ab]/,
       );
+    } finally {
+      delete process.env[KEY_ENV];
+    }
+  });
+});
+
+describe("kgate exam --make-reference and --reference", () => {
+  /** One-question exams: item sum-i costs 100 i output tokens and is answered right when i is odd. */
+  const referenceTaker = (request: SeenRequest): ScriptStep => {
+    const messages = request.body.messages as Array<{ role: string; content: unknown }>;
+    const first = String(messages[0]!.content);
+    const [q] = questionsOf(first);
+    const i = q!.sum / 11;
+    if (messages.length === 1) return { text: "Question 1: adding.", usage: { input: 50, output: 100 * i } };
+    return { text: `Q1: ${i % 2 === 1 ? q!.sum : q!.sum + 1}`, usage: { input: 80, output: 4 } };
+  };
+
+  it("writes accuracy and mean tokens per item, then ranks units by value density in the exam", async () => {
+    server = await startModelServer(referenceTaker);
+    const project = examProject("anthropic", server.anthropicUrl);
+    process.env[KEY_ENV] = "sk-test";
+    try {
+      const made = capture(project);
+      const options = {
+        ...DEFAULTS,
+        agent: "examiner",
+        budget: "8000",
+        trials: "2",
+        makeReference: "ref.jsonl",
+      };
+      expect(await exam(made, "arith", options)).toBe(0);
+      // 8 items x 2 trials x 2 turns
+      expect(server.requests.length).toBe(32);
+      const lines = readFileSync(path.join(project.root, "ref.jsonl"), "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
+      expect(lines).toEqual(
+        Array.from({ length: 8 }, (_, k) => ({
+          id: `sum-${k + 1}`,
+          accuracy: (k + 1) % 2,
+          tokens: 100 * (k + 1),
+        })),
+      );
+      await expect(exam(capture(project), "arith", options)).rejects.toThrow(/ref\.jsonl exists/);
+      await server.close();
+
+      server = await startModelServer(inOrderExamTaker());
+      writeJson(project.config, {
+        agents: {
+          examiner: {
+            harness: "builtin",
+            provider: "anthropic",
+            model: "scripted-examiner",
+            baseUrl: server.anthropicUrl,
+            apiKeyEnv: KEY_ENV,
+          },
+        },
+      });
+      // tau 25: t = 36, 30, 24 puts positions 1 and 2 in W
+      const ctx = capture(project);
+      expect(
+        await exam(ctx, "arith", {
+          ...DEFAULTS,
+          agent: "examiner",
+          budget: "400",
+          runId: "r5",
+          tau: "25",
+          reference: "ref.jsonl",
+        }),
+      ).toBe(0);
+      for (const r of records(project, "r5")) {
+        expect(r.units.map((u) => u.inWork)).toEqual([true, true, false]);
+        // density 10 x acc / tokens: sum-i is 10 / (100 i) for odd i, 0 for even i
+        const density = r.units.map((u) => {
+          const i = Number(u.id.slice(4));
+          return i % 2 === 1 ? 10 / (100 * i) : 0;
+        });
+        for (const [k, u] of r.units.entries()) expect(u.density).toBeCloseTo(density[k]!, 12);
+        // top-2 by density, ties to the earlier position; overlap with W = {0, 1}
+        const top = density
+          .map((d, k) => ({ d, k }))
+          .sort((a, b) => b.d - a.d || a.k - b.k)
+          .slice(0, 2)
+          .map((x) => x.k);
+        expect(r.stats.densityOverlap).toBe(top.filter((k) => k < 2).length / 2);
+      }
     } finally {
       delete process.env[KEY_ENV];
     }

@@ -11,6 +11,7 @@ import {
   formatExamSummary,
   itemRunner,
   loadReference,
+  makeItemReference,
   Ordering,
   PointScheme,
   REPORT_FILES,
@@ -39,6 +40,8 @@ export interface ExamOptions {
   reference?: string;
   runId?: string;
   resume?: string;
+  makeReference?: string;
+  trials: string;
   json?: boolean;
 }
 
@@ -104,7 +107,35 @@ function newRun(ctx: CommandContext, pool: string | undefined, o: ExamOptions): 
   };
 }
 
+/** `--make-reference <file>`: the reference run of an item pool instead of exams. */
+async function reference(ctx: CommandContext, pool: string | undefined, o: ExamOptions): Promise<number> {
+  if (!pool || !o.agent || !o.budget)
+    throw new UsageError("--make-reference needs an item pool, --agent and --budget");
+  const file = path.resolve(ctx.paths.root, o.makeReference!);
+  const options = {
+    pool,
+    agent: o.agent,
+    budget: integer("--budget", o.budget, 1),
+    trials: integer("--trials", o.trials, 1),
+    file,
+  };
+  let result: Awaited<ReturnType<typeof makeItemReference>>;
+  try {
+    result = await makeItemReference(ctx.paths, options, (line) => ctx.stderr.write(`${line}\n`));
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const summary = { file: relativeToProject(ctx.paths, file), ...result };
+  ctx.stdout.write(
+    o.json
+      ? `${JSON.stringify(summary, null, 2)}\n`
+      : `reference run: ${result.written} item(s) in ${summary.file}, ${result.failed.length} failed\n`,
+  );
+  return result.failed.length > 0 ? EXIT_FAILED : EXIT_OK;
+}
+
 export async function run(ctx: CommandContext, poolArg: string | undefined, o: ExamOptions): Promise<number> {
+  if (o.makeReference) return reference(ctx, poolArg, o);
   const log = (line: string) => ctx.stderr.write(`${line}\n`);
   const resume = o.resume !== undefined;
   let run: ExamRunFile;

@@ -13,6 +13,7 @@ export * from "./prompts.ts";
 export * from "./random.ts";
 export * from "./record.ts";
 export * from "./reference.ts";
+export * from "./reference-run.ts";
 export * from "./runners.ts";
 export * from "./session.ts";
 export * from "./stats.ts";

@@ -26,6 +26,7 @@ import { runItemExam } from "./item-exam.ts";
 import type { ExamSpec, PoolUnit } from "./plan.ts";
 import type { ExamRecord } from "./record.ts";
 import { loadReference } from "./reference.ts";
+import { runItemReference } from "./reference-run.ts";
 import type { ExamRunFile } from "./session.ts";
 import { runTaskExam } from "./task-exam.ts";
 
@@ -59,17 +60,21 @@ function agentConfig(paths: ProjectPaths, name: string): ResolvedAgentConfig {
   return config;
 }
 
-/** Items: the pool file, and the configuration's model called directly (two turns per exam). */
-export async function itemRunner(paths: ProjectPaths, run: ExamRunFile): Promise<ExamRunner> {
-  const pool = loadItemPool(paths.root, run.pool.source);
-  const reference = referenceOf(paths, run);
-  const config = agentConfig(paths, run.agent.name);
+async function modelOf(paths: ProjectPaths, agentName: string) {
+  const config = agentConfig(paths, agentName);
   const key = resolveApiKey(config);
   if (key === undefined)
     throw new Error(
       `agent "${config.name}" needs the environment variable ${config.apiKeyEnv} (its API key)`,
     );
-  const model = await loadChatModel(config, key);
+  return { config, model: await loadChatModel(config, key) };
+}
+
+/** Items: the pool file, and the configuration's model called directly (two turns per exam). */
+export async function itemRunner(paths: ProjectPaths, run: ExamRunFile): Promise<ExamRunner> {
+  const pool = loadItemPool(paths.root, run.pool.source);
+  const reference = referenceOf(paths, run);
+  const { config, model } = await modelOf(paths, run.agent.name);
   const items = new Map(pool.items.map((item) => [item.id, item]));
   return {
     units: pool.items.map((item) => ({
@@ -87,6 +92,18 @@ export async function itemRunner(paths: ProjectPaths, run: ExamRunFile): Promise
         temperature: config.temperature,
       }),
   };
+}
+
+/** The reference run of an item pool (`--make-reference`): each item alone, `trials` times, at budget B. */
+export async function makeItemReference(
+  paths: ProjectPaths,
+  o: { pool: string; agent: string; budget: number; trials: number; file: string },
+  log: (line: string) => void,
+) {
+  const pool = loadItemPool(paths.root, o.pool);
+  const { config, model } = await modelOf(paths, o.agent);
+  const ctx = { model, pricing: config.pricing, budget: o.budget, temperature: config.temperature };
+  return runItemReference(pool.items, o.trials, ctx, o.file, log);
 }
 
 /** The task ids of `--tasks` (`all`: every valid task of the project). */
