@@ -38,7 +38,8 @@ export function extractionPrompt(count: number): string {
   ].join("\n");
 }
 
-const ANSWER_LINE = /^\s*\**\s*Q(?:uestion)?\s*(\d+)\s*\**\s*[:.)]\s*(.*)$/i;
+// "Q2: x", "**Q2:** x", "**Q2: x**", "Question 2) x"
+const ANSWER_LINE = /^\s*\**\s*Q(?:uestion)?\s*(\d+)\s*\**\s*[:.)]\s*\**\s*(.*?)\s*\**\s*$/i;
 const ANSWER_CAP = 2000;
 
 /** The answers of an extraction reply by position (the first line per position wins; `-` is no answer). */
