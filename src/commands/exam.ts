@@ -20,6 +20,7 @@ import {
   taskRunner,
 } from "../exam/index.ts";
 import { relativeToProject } from "../project.ts";
+import { InterruptedError } from "../sandbox/index.ts";
 import { parseCondition } from "../task/index.ts";
 import { newRunId, runDirOf } from "../trial/index.ts";
 import type { CommandContext } from "./context.ts";
@@ -166,6 +167,7 @@ export async function run(ctx: CommandContext, poolArg: string | undefined, o: E
         reference: runner.reference?.entries ?? null,
         runOne: runner.runOne,
         log,
+        signal: runner.signal,
       },
       resume,
     );
@@ -184,5 +186,7 @@ export async function run(ctx: CommandContext, poolArg: string | undefined, o: E
       `\nrecords ${dir}/exams.jsonl; report ${dir}/${REPORT_FILES.text}, ${dir}/${REPORT_FILES.chart}\n`,
     );
   }
+  const interrupted = runner.signal?.reason;
+  if (interrupted instanceof InterruptedError) return interrupted.exitCode;
   return summary.failed > 0 || summary.finished < summary.planned ? EXIT_FAILED : EXIT_OK;
 }

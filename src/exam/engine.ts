@@ -38,6 +38,8 @@ export interface ExamEngineOptions {
   runOne: (spec: ExamSpec) => Promise<ExamRun>;
   /** Progress lines for the operator (stderr). */
   log?: (line: string) => void;
+  /** Aborted (e.g. Ctrl-C): no further exam starts. */
+  signal?: AbortSignal;
 }
 
 function failedRun(spec: ExamSpec): ExamRun {
@@ -60,6 +62,7 @@ export async function runExams(
   const todo = specs.filter((s) => !done.has(s.key));
   const written: ExamRecord[] = [];
   for (const [i, spec] of todo.entries()) {
+    if (o.signal?.aborted) break;
     const startedAt = new Date().toISOString();
     let run: ExamRun;
     let error: ExamRecord["error"] = null;

@@ -11,7 +11,7 @@ import {
   resolveApiKey,
 } from "../agents/index.ts";
 import type { ProjectPaths } from "../project.ts";
-import { ensureSandboxImage } from "../sandbox/index.ts";
+import { ensureSandboxImage, reapDeadRunsOnce, removeOnInterrupt } from "../sandbox/index.ts";
 import {
   formatProblem,
   type LoadedTask,
@@ -36,6 +36,8 @@ export interface ExamRunner {
   agent: ExamRecord["agent"];
   reference: ReturnType<typeof loadReference> | null;
   runOne: (spec: ExamSpec) => Promise<ExamRun>;
+  /** Aborted on Ctrl-C (task exams: the run's containers are removed). */
+  signal?: AbortSignal;
   dispose?: () => Promise<void>;
 }
 
@@ -129,7 +131,12 @@ export async function taskRunner(
   if (agent.harness !== "builtin")
     throw new Error(`a task exam needs a built-in-loop agent; "${agent.name}" runs ${agent.harness}`);
   const requirements = (await agent.prepare?.()) ?? {};
+  const reaped = await reapDeadRunsOnce();
+  if (reaped.removed.length)
+    log(`removed ${reaped.removed.length} container(s) left by kgate processes that are gone`);
   const image = await ensureSandboxImage(paths, { onProgress: log });
+  const interrupt = new AbortController();
+  const stopListening = removeOnInterrupt(run.runId, interrupt, log);
   const digests = [...tasks.values()].map((t) => `${t.id}:${t.digests.task}:${t.digests.environment}`).sort();
   return {
     units: [...tasks.values()].map((t) => ({ id: t.id, difficulty: difficulty(undefined, t.id, reference) })),
@@ -147,7 +154,12 @@ export async function taskRunner(
         runDir: path.join(paths.runs, run.runId),
         requirements,
         verify: verifyTrial,
+        signal: interrupt.signal,
       }),
-    dispose: () => agent.dispose?.() ?? Promise.resolve(),
+    signal: interrupt.signal,
+    dispose: async () => {
+      stopListening();
+      await agent.dispose?.();
+    },
   };
 }

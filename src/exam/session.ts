@@ -62,6 +62,7 @@ export interface SessionInputs {
   reference: ReadonlyMap<string, ReferenceEntry> | null;
   runOne: (spec: Parameters<typeof runExams>[0][number]) => Promise<ExamRun>;
   log?: (line: string) => void;
+  signal?: AbortSignal;
 }
 
 /** Where a resumed run differs from what it was started with, as `field: was -> now`. */
@@ -112,6 +113,7 @@ export async function runExamSession(inputs: SessionInputs, resume: boolean): Pr
     reference: inputs.reference,
     runOne: inputs.runOne,
     log: inputs.log,
+    signal: inputs.signal,
   });
   const all = readExamRecords(inputs.runDir);
   const summary = summariseExams(all.records, specs.length, {

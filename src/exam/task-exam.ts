@@ -158,8 +158,14 @@ export async function runTaskExam(spec: ExamSpec, ctx: TaskExamContext): Promise
       signal: ctx.signal ? AbortSignal.any([ctx.signal, hardStop]) : hardStop,
       trajectory,
     });
-    // an infrastructure failure is no outcome of the exam: recorded as an error and rerun on resume
+    // an infrastructure failure or an interruption is no outcome of the exam: recorded as an error, rerun on resume
     if (result.error?.class === "infra") throw new ExamRunFailure(result.error);
+    if (ctx.signal?.aborted)
+      throw new ExamRunFailure({
+        class: "infra",
+        kind: "cancelled",
+        message: "the exam run was interrupted",
+      });
     const outcomes = [];
     for (const [i, task] of tasks.entries()) {
       const folder = taskFolder(i + 1);
