@@ -365,3 +365,33 @@ describe("kgate exam --make-reference and --reference", () => {
     }
   });
 });
+
+describe("kgate exam: a reasoning turn cut off at B", () => {
+  it("records the provider's max-tokens stop and still attributes and checks what was written", async () => {
+    const taker = inOrderExamTaker();
+    // the reasoning reply is reported as cut off at the output cap
+    server = await startModelServer((req) => {
+      const step = taker(req);
+      return (req.body.messages as unknown[]).length === 1 ? { ...step, truncated: true } : step;
+    });
+    const project = examProject("anthropic", server.anthropicUrl);
+    process.env[KEY_ENV] = "sk-test";
+    try {
+      expect(
+        await exam(capture(project), "arith", {
+          ...DEFAULTS,
+          exams: "1",
+          agent: "examiner",
+          budget: "100",
+          runId: "r6",
+        }),
+      ).toBe(0);
+    } finally {
+      delete process.env[KEY_ENV];
+    }
+    const [r] = records(project, "r6");
+    expect(r!.stopReason).toBe("max-tokens");
+    expect(r!.units.map((u) => u.tokens)).toEqual([36, 30, 24]); // as in the bin test: the same trace
+    expect(r!.score).toBeCloseTo(2 / 3, 12);
+  });
+});
