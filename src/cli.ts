@@ -27,6 +27,7 @@ export const VERBS: Record<string, () => Promise<Runner>> = {
   "export.harbor": () => import("./commands/export.ts").then((m) => m.harbor),
   "export.benchflow": () => import("./commands/export.ts").then((m) => m.benchflow),
   "import.harbor": () => import("./commands/import.ts").then((m) => m.run),
+  exam: () => import("./commands/exam.ts").then((m) => m.run),
 };
 
 /** What a parsed command line asks for: a verb, its positional arguments, then its options object. */
@@ -196,6 +197,50 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
     .option("--run-id <id>", "id of the new run (default: a timestamp)")
     .option("--json", "print the summary as JSON instead of Table 1")
     .action(action("calibrate"));
+
+  program
+    .command("exam")
+    .description(
+      "exams of N items or tasks under one shared token budget: points, orderings, prompts; effort attribution and its correlations",
+    )
+    .argument("[pool]", "item pool: items/<pool>.jsonl, or a path to a .jsonl file")
+    .option("--tasks <ids>", "a task exam instead: library tasks (comma-separated, or all), N in one sandbox")
+    .option("--condition <condition>", "condition of a task exam's tasks: +A, -A or variant:<name>", "+A")
+    .option("--agent <name>", "agent configuration in kgate.config.json (a built-in-loop one for task exams)")
+    .option("--n <sizes>", "exam sizes N, comma-separated", "5,10,20")
+    .option("--exams <count>", "base exams drawn per size (the analysis averages over them)", "5")
+    .option(
+      "--scheme <schemes>",
+      "point schemes: fixed, random, aligned, reversed (comma-separated)",
+      "fixed",
+    )
+    .option("--order <orders>", "orderings: random, ascending, descending (comma-separated)", "random")
+    .option("--prompt <prompts>", "prompts: baseline, planning (comma-separated)", "baseline")
+    .option(
+      "--budget <tokens>",
+      "B: generated tokens of an item exam's reasoning turn; all tokens of a task exam's session",
+    )
+    .option(
+      "--tau <tokens>",
+      "work-set threshold: a unit is worked on when it got at least tau tokens (default 16)",
+    )
+    .option("--seed <n>", "seed of the draws, points and orderings", "2")
+    .option(
+      "--reference <file>",
+      "reference run (JSONL: id, accuracy, tokens): value density and measured difficulty",
+    )
+    .option(
+      "--make-reference <file>",
+      "instead of exams, write the reference run of an item pool to <file> (each item alone, budget B)",
+    )
+    .option("--trials <count>", "trials per item of --make-reference", "3")
+    .option("--run-id <id>", "id of the new run (default: a timestamp)")
+    .option(
+      "--resume <run>",
+      "run the missing or failed exams of a run (refused if the pool or agent changed)",
+    )
+    .option("--json", "print the report as JSON")
+    .action(action("exam"));
 
   program
     .command("report")

@@ -3,8 +3,10 @@
 // relay), trajectories, usage and error classification, and name resolution.
 import type { ProjectPaths } from "../project.ts";
 import { type ConfiguredAgentOptions, configuredAgentNames, findConfiguredAgent } from "./configured.ts";
+import type { ResolvedAgentConfig } from "./load-config.ts";
 import { noopAgent } from "./noop.ts";
 import { oracleAgent } from "./oracle.ts";
+import type { ChatModel } from "./providers/types.ts";
 import type { Agent } from "./types.ts";
 
 export { type PlacedArtefact, skillFile, skillName } from "./artefact.ts";
@@ -34,6 +36,14 @@ export { withRetry } from "./retry.ts";
 export { artefactOpened, readTrajectory, TrajectoryRecorder } from "./trajectory.ts";
 export * from "./types.ts";
 export { costUsd, UsageMeter } from "./usage.ts";
+
+/** A ChatModel for a configuration, through its provider's SDK (loaded on this first use). */
+export async function loadChatModel(
+  config: Pick<ResolvedAgentConfig, "provider" | "model" | "baseUrl">,
+  apiKey: string | null,
+): Promise<ChatModel> {
+  return (await import("./providers/index.ts")).createChatModel(config, apiKey);
+}
 
 const BUILTIN: Record<string, () => Agent> = { oracle: oracleAgent, noop: noopAgent };
 

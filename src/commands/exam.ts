@@ -1,0 +1,192 @@
+// `kgate exam <pool> --agent <name> --n 5,10,20 --scheme ... --order ... --prompt ... --budget B`
+// (or `--tasks <ids>` for a task exam): exams of N units under one shared token budget; one record
+// per exam, a report; resumable.
+import path from "node:path";
+import { EXIT_FAILED, EXIT_OK, UsageError } from "../errors.ts";
+import {
+  DEFAULT_TAU,
+  ExamPrompt,
+  type ExamRunFile,
+  type ExamRunner,
+  formatExamSummary,
+  itemRunner,
+  loadReference,
+  makeItemReference,
+  Ordering,
+  PointScheme,
+  REPORT_FILES,
+  readExamRunFile,
+  runExamSession,
+  taskRunner,
+} from "../exam/index.ts";
+import { packageInfo } from "../package-info.ts";
+import { relativeToProject } from "../project.ts";
+import { InterruptedError } from "../sandbox/index.ts";
+import { parseCondition } from "../task/index.ts";
+import { newRunId, runDirOf } from "../trial/index.ts";
+import type { CommandContext } from "./context.ts";
+
+export interface ExamOptions {
+  agent?: string;
+  tasks?: string;
+  condition?: string;
+  n: string;
+  exams: string;
+  scheme: string;
+  order: string;
+  prompt: string;
+  budget?: string;
+  tau?: string;
+  seed: string;
+  reference?: string;
+  runId?: string;
+  resume?: string;
+  makeReference?: string;
+  trials: string;
+  json?: boolean;
+}
+
+function integer(option: string, text: string, min: number): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min)
+    throw new UsageError(`${option} must be an integer >= ${min}, got "${text}"`);
+  return value;
+}
+
+function list<T>(option: string, text: string, parse: (item: string) => T): T[] {
+  const items = text
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+  if (items.length === 0) throw new UsageError(`${option} needs at least one value`);
+  return [...new Set(items)].map(parse);
+}
+
+function oneOf<T extends string>(option: string, schema: { options: readonly T[] }) {
+  return (item: string): T => {
+    if (!(schema.options as readonly string[]).includes(item))
+      throw new UsageError(`${option}: "${item}" is not one of ${schema.options.join(", ")}`);
+    return item as T;
+  };
+}
+
+/** A new run's plan from the options (digests filled in once the pool and agent are loaded). */
+function newRun(ctx: CommandContext, pool: string | undefined, o: ExamOptions): ExamRunFile {
+  if (!pool && !o.tasks)
+    throw new UsageError(
+      "name an item pool (items/<pool>.jsonl or a .jsonl path), --tasks <ids>, or --resume a run",
+    );
+  if (pool && o.tasks) throw new UsageError("give an item pool or --tasks, not both");
+  if (!o.agent) throw new UsageError("--agent is required");
+  if (!o.budget) throw new UsageError("--budget is required (B, the shared token budget of one exam)");
+  const tau = o.tau === undefined ? DEFAULT_TAU : Number(o.tau);
+  if (!Number.isFinite(tau) || tau < 0) throw new UsageError(`--tau must be a number >= 0, got "${o.tau}"`);
+  const reference = o.reference ? loadReference(path.resolve(ctx.paths.root, o.reference)) : null;
+  return {
+    version: 1,
+    runId: o.runId ?? newRunId(),
+    kind: o.tasks ? "tasks" : "items",
+    pool: pool
+      ? { name: path.basename(pool, ".jsonl"), source: pool, digest: "" }
+      : { name: "tasks", source: o.tasks!, digest: "" },
+    agent: { name: o.agent, digest: "" },
+    condition: o.tasks ? parseCondition(o.condition ?? "+A") : null,
+    budget: integer("--budget", o.budget, 1),
+    tau,
+    factors: {
+      seed: integer("--seed", o.seed, 0),
+      sizes: list("--n", o.n, (s) => integer("--n", s, 1)),
+      examsPerSize: integer("--exams", o.exams, 1),
+      schemes: list("--scheme", o.scheme, oneOf("--scheme", PointScheme)),
+      orders: list("--order", o.order, oneOf("--order", Ordering)),
+      prompts: list("--prompt", o.prompt, oneOf("--prompt", ExamPrompt)),
+    },
+    reference: reference
+      ? { file: relativeToProject(ctx.paths, reference.file), digest: reference.digest }
+      : null,
+    createdAt: new Date().toISOString(),
+  };
+}
+
+/** `--make-reference <file>`: the reference run of an item pool instead of exams. */
+async function reference(ctx: CommandContext, pool: string | undefined, o: ExamOptions): Promise<number> {
+  if (!pool || !o.agent || !o.budget)
+    throw new UsageError("--make-reference needs an item pool, --agent and --budget");
+  const file = path.resolve(ctx.paths.root, o.makeReference!);
+  const options = {
+    pool,
+    agent: o.agent,
+    budget: integer("--budget", o.budget, 1),
+    trials: integer("--trials", o.trials, 1),
+    file,
+  };
+  let result: Awaited<ReturnType<typeof makeItemReference>>;
+  try {
+    result = await makeItemReference(ctx.paths, options, (line) => ctx.stderr.write(`${line}\n`));
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const summary = { file: relativeToProject(ctx.paths, file), ...result };
+  ctx.stdout.write(
+    o.json
+      ? `${JSON.stringify(summary, null, 2)}\n`
+      : `reference run: ${result.written} item(s) in ${summary.file}, ${result.failed.length} failed\n`,
+  );
+  return result.failed.length > 0 ? EXIT_FAILED : EXIT_OK;
+}
+
+export async function run(ctx: CommandContext, poolArg: string | undefined, o: ExamOptions): Promise<number> {
+  if (o.makeReference) return reference(ctx, poolArg, o);
+  const log = (line: string) => ctx.stderr.write(`${line}\n`);
+  const resume = o.resume !== undefined;
+  let run: ExamRunFile;
+  let runner: ExamRunner;
+  try {
+    run = resume ? readExamRunFile(runDirOf(ctx.paths, o.resume!)) : newRun(ctx, poolArg, o);
+    runner = run.kind === "items" ? await itemRunner(ctx.paths, run) : await taskRunner(ctx.paths, run, log);
+  } catch (err) {
+    throw err instanceof UsageError ? err : new UsageError((err as Error).message);
+  }
+  const runDir = runDirOf(ctx.paths, run.runId);
+  let result: Awaited<ReturnType<typeof runExamSession>>;
+  try {
+    result = await runExamSession(
+      {
+        runDir,
+        // what is loaded now: a new run records it, a resumed run is compared with what it recorded
+        run: {
+          ...run,
+          pool: { ...run.pool, digest: runner.poolDigest },
+          agent: { name: runner.agent.name, digest: runner.agent.digest },
+          reference:
+            runner.reference && run.reference ? { ...run.reference, digest: runner.reference.digest } : null,
+        },
+        agent: runner.agent,
+        kgateVersion: packageInfo().version,
+        units: runner.units,
+        reference: runner.reference?.entries ?? null,
+        runOne: runner.runOne,
+        log,
+        signal: runner.signal,
+      },
+      resume,
+    );
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  } finally {
+    await runner.dispose?.();
+  }
+  for (const problem of result.problems) log(`warning: ${problem}`);
+  const { summary } = result;
+  if (o.json) ctx.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+  else {
+    ctx.stdout.write(formatExamSummary(summary));
+    const dir = relativeToProject(ctx.paths, runDir);
+    ctx.stdout.write(
+      `\nrecords ${dir}/exams.jsonl; report ${dir}/${REPORT_FILES.text}, ${dir}/${REPORT_FILES.chart}\n`,
+    );
+  }
+  const interrupted = runner.signal?.reason;
+  if (interrupted instanceof InterruptedError) return interrupted.exitCode;
+  return summary.failed > 0 || summary.finished < summary.planned ? EXIT_FAILED : EXIT_OK;
+}

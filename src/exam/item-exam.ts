@@ -1,0 +1,88 @@
+// An item exam in two phases, as the paper runs it: one free-form reasoning turn over the whole exam
+// capped at B generated tokens, then an answer-extraction turn with the trace as history (not counted
+// against B) whose `Qk: answer` lines are checked item by item.
+import type { ChatModel, ModelReply, Pricing } from "../agents/index.ts";
+import { UsageMeter } from "../agents/index.ts";
+import { checkItemAnswer, type Item } from "../task/index.ts";
+import { attributeTrace } from "./attribution.ts";
+import type { ExamRun } from "./engine.ts";
+import type { ExamSpec } from "./plan.ts";
+import { examPrompt, extractionPrompt, parseAnswers } from "./prompts.ts";
+
+export interface ItemExamContext {
+  model: ChatModel;
+  pricing: Pricing | null;
+  /** B: the reasoning turn's output cap. */
+  budget: number;
+  temperature?: number;
+  signal?: AbortSignal;
+}
+
+/** The most text kept of one reply (a reply is attacker-controlled: a provider may ignore the cap). */
+export const REPLY_TEXT_CAP = 1024 * 1024;
+
+/** Output cap of the extraction turn: room for a short answer line per question. */
+export function extractionTokens(count: number): number {
+  return 64 + 48 * count;
+}
+
+function textOf(reply: ModelReply): string {
+  return reply.parts
+    .flatMap((p) => (p.type === "text" ? [p.text] : []))
+    .join("")
+    .slice(0, REPLY_TEXT_CAP);
+}
+
+export async function runItemExam(
+  spec: ExamSpec,
+  items: ReadonlyMap<string, Item>,
+  ctx: ItemExamContext,
+): Promise<ExamRun> {
+  const questions = spec.units.map((u) => {
+    const item = items.get(u.id);
+    if (!item) throw new Error(`the pool has no item "${u.id}" any more`);
+    return { position: u.position, points: u.points, text: item.prompt, item };
+  });
+  const exam = examPrompt(questions, ctx.budget, spec.prompt);
+  const reasoningMeter = new UsageMeter(ctx.pricing);
+  const reasoning = await ctx.model.complete({
+    system: null,
+    messages: [{ role: "user", text: exam }],
+    tools: [],
+    maxOutputTokens: ctx.budget,
+    temperature: ctx.temperature,
+    signal: ctx.signal,
+  });
+  reasoningMeter.add(reasoning.usage);
+  const trace = textOf(reasoning);
+
+  const extractionMeter = new UsageMeter(ctx.pricing);
+  const extraction = await ctx.model.complete({
+    system: null,
+    messages: [
+      { role: "user", text: exam },
+      { role: "assistant", parts: [{ type: "text", text: trace === "" ? "(no reasoning)" : trace }] },
+      { role: "user", text: extractionPrompt(questions.length) },
+    ],
+    tools: [],
+    maxOutputTokens: extractionTokens(questions.length),
+    temperature: ctx.temperature,
+    signal: ctx.signal,
+  });
+  extractionMeter.add(extraction.usage);
+  const answers = parseAnswers(textOf(extraction), questions.length);
+
+  const outcomes = questions.map((q) => {
+    const answer = answers.get(q.position) ?? null;
+    const correct = answer !== null && checkItemAnswer(q.item, answer);
+    return { answer, correct, score: correct ? 1 : 0 };
+  });
+  const reported = reasoning.usage.output > 0 ? reasoning.usage.output : null;
+  return {
+    usage: reasoningMeter.snapshot(),
+    extractionUsage: extractionMeter.snapshot(),
+    stopReason: reasoning.stopReason,
+    outcomes,
+    attribution: attributeTrace(trace, questions.length, reported),
+  };
+}

@@ -1,0 +1,146 @@
+// The ExamRecord: one line of runs/<run>/exams.jsonl per exam, with per-unit attribution and the
+// exam's own statistics; appended as each exam finishes, read back with bad lines reported.
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  writeSync,
+} from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import { TrialError, Usage } from "../model/index.ts";
+import { fieldPath } from "../task/index.ts";
+import { ExamSpec, PlannedUnit } from "./plan.ts";
+
+export const EXAM_RECORD_VERSION = 1;
+export const EXAMS_FILE = "exams.jsonl";
+
+export const UnitResult = PlannedUnit.extend({
+  correct: z.boolean(),
+  /** The extracted answer (items) or null (tasks, and items left unanswered). */
+  answer: z.string().nullable(),
+  /** 1 when correct (the item's answer checks, the task's verdict passes), else 0. */
+  score: z.number().min(0).max(1),
+  /** Effort t_i: generated tokens attributed to the unit. */
+  tokens: z.number().nonnegative(),
+  /** Solving order o_i in (0, 1); null when no token was attributed. */
+  solvingOrder: z.number().nullable(),
+  /** t_i >= tau. */
+  inWork: z.boolean(),
+  /** Value density p x acc / c from the reference run; null without one. */
+  density: z.number().nullable(),
+});
+export type UnitResult = z.infer<typeof UnitResult>;
+
+const Rho = z.number().min(-1).max(1).nullable();
+
+export const ExamStats = z.object({
+  effortPosition: Rho,
+  effortValue: Rho,
+  effortDifficulty: Rho,
+  orderPosition: Rho,
+  /** Effort vs value controlling for position and difficulty. */
+  partialEffortValue: Rho,
+  /** |W intersect top-|W| by value density| / |W|; null without a reference run or with W empty. */
+  densityOverlap: z.number().min(0).max(1).nullable(),
+});
+export type ExamStats = z.infer<typeof ExamStats>;
+
+export const ExamRecord = ExamSpec.extend({
+  recordVersion: z.literal(EXAM_RECORD_VERSION),
+  runId: z.string(),
+  kind: z.enum(["items", "tasks"]),
+  /** What produced it: the pool (name and sha256), the agent configuration, kgate's version. */
+  pool: z.object({ name: z.string(), digest: z.string() }),
+  agent: z.object({
+    name: z.string(),
+    digest: z.string(),
+    harness: z.string(),
+    model: z.string().nullable(),
+  }),
+  kgateVersion: z.string(),
+  budget: z.number().int().positive(),
+  tau: z.number().nonnegative(),
+  startedAt: z.iso.datetime(),
+  finishedAt: z.iso.datetime(),
+  /** Tokens under the budget (the reasoning turn, or the task session). */
+  usage: Usage,
+  /** The extraction turn of an item exam (not counted against the budget); null for tasks. */
+  extractionUsage: Usage.nullable(),
+  /** Why the budgeted part ended: the provider's stop reason (items) or the session's (tasks). */
+  stopReason: z.string(),
+  units: z.array(UnitResult),
+  /** sum v_i x score_i / sum v_i. */
+  score: z.number().min(0).max(1),
+  coverage: z.number().min(0).max(1),
+  zeroRate: z.number().min(0).max(1),
+  /** Tokens before any marker (items) or of turns touching no task folder (tasks). */
+  unattributedTokens: z.number().nonnegative(),
+  stats: ExamStats,
+  /** Set when the exam could not run (model or sandbox failure): left out of the analysis, rerun on resume. */
+  error: TrialError.nullable(),
+});
+export type ExamRecord = z.infer<typeof ExamRecord>;
+
+export function examsFileOf(runDir: string): string {
+  return path.join(runDir, EXAMS_FILE);
+}
+
+/** Appends one record as one write(2); a torn last line of a dead process is closed off first. */
+export function appendExamRecord(runDir: string, record: ExamRecord): void {
+  const line = `${JSON.stringify(ExamRecord.parse(record))}\n`;
+  mkdirSync(runDir, { recursive: true });
+  const fd = openSync(examsFileOf(runDir), "a+");
+  try {
+    const size = fstatSync(fd).size;
+    const last = Buffer.alloc(1);
+    const torn = size > 0 && readSync(fd, last, 0, 1, size - 1) === 1 && last[0] !== 0x0a;
+    writeSync(fd, Buffer.from((torn ? "\n" : "") + line));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export interface ExamRecordProblem {
+  file: string;
+  line: number;
+  message: string;
+}
+
+/** Reads runs/<run>/exams.jsonl (a missing file is an empty run); bad lines are reported, not fatal. */
+export function readExamRecords(runDir: string): { records: ExamRecord[]; problems: ExamRecordProblem[] } {
+  const file = examsFileOf(runDir);
+  const records: ExamRecord[] = [];
+  const problems: ExamRecordProblem[] = [];
+  if (!existsSync(file)) return { records, problems };
+  readFileSync(file, "utf8")
+    .split("\n")
+    .forEach((text, i) => {
+      if (!text.trim()) return;
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch (err) {
+        problems.push({ file, line: i + 1, message: `invalid JSON: ${(err as Error).message}` });
+        return;
+      }
+      const parsed = ExamRecord.safeParse(json);
+      if (parsed.success) records.push(parsed.data);
+      else {
+        const issue = parsed.error.issues[0]!;
+        problems.push({ file, line: i + 1, message: `${fieldPath(issue.path)}: ${issue.message}` });
+      }
+    });
+  return { records, problems };
+}
+
+/** The latest record of each key that ran without error: what resume keeps and the analysis reads. */
+export function finishedRecords(records: readonly ExamRecord[]): Map<string, ExamRecord> {
+  const done = new Map<string, ExamRecord>();
+  for (const r of records) if (r.error === null) done.set(r.key, r);
+  return done;
+}

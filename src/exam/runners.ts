@@ -1,0 +1,165 @@
+// What an exam run needs from the project, by kind: the pool's units, their digest, the agent as
+// records name it, and the function that runs one exam (items: a ChatModel; tasks: the sandbox).
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import {
+  type Agent,
+  loadAgentConfigs,
+  loadChatModel,
+  type ResolvedAgentConfig,
+  resolveAgent,
+  resolveApiKey,
+} from "../agents/index.ts";
+import type { ProjectPaths } from "../project.ts";
+import { ensureSandboxImage, reapDeadRunsOnce, removeOnInterrupt } from "../sandbox/index.ts";
+import {
+  formatProblem,
+  type LoadedTask,
+  loadAllTasks,
+  loadItemPool,
+  loadValidTask,
+  sha256,
+} from "../task/index.ts";
+import { verifyTrial } from "../verify/index.ts";
+import type { ExamRun } from "./engine.ts";
+import { runItemExam } from "./item-exam.ts";
+import type { ExamSpec, PoolUnit } from "./plan.ts";
+import type { ExamRecord } from "./record.ts";
+import { loadReference } from "./reference.ts";
+import { runItemReference } from "./reference-run.ts";
+import type { ExamRunFile } from "./session.ts";
+import { runTaskExam } from "./task-exam.ts";
+
+export interface ExamRunner {
+  units: PoolUnit[];
+  poolDigest: string;
+  agent: ExamRecord["agent"];
+  reference: ReturnType<typeof loadReference> | null;
+  runOne: (spec: ExamSpec) => Promise<ExamRun>;
+  /** Aborted on Ctrl-C (task exams: the run's containers are removed). */
+  signal?: AbortSignal;
+  dispose?: () => Promise<void>;
+}
+
+function referenceOf(paths: ProjectPaths, run: ExamRunFile) {
+  return run.reference ? loadReference(path.resolve(paths.root, run.reference.file)) : null;
+}
+
+function difficulty(declared: number | undefined, id: string, reference: ReturnType<typeof referenceOf>) {
+  const measured = reference?.entries.get(id);
+  return declared ?? (measured ? 1 - measured.accuracy : null);
+}
+
+function agentConfig(paths: ProjectPaths, name: string): ResolvedAgentConfig {
+  const loaded = loadAgentConfigs(paths);
+  if (loaded.errors.length > 0)
+    throw new Error(`${loaded.file} is invalid: ${formatProblem(loaded.errors[0]!)}`);
+  const config = loaded.agents.find((a) => a.name === name);
+  if (!config)
+    throw new Error(
+      `unknown agent "${name}" for an exam (configured: ${loaded.agents.map((a) => a.name).join(", ") || "none"})`,
+    );
+  return config;
+}
+
+async function modelOf(paths: ProjectPaths, agentName: string) {
+  const config = agentConfig(paths, agentName);
+  const key = resolveApiKey(config);
+  if (key === undefined)
+    throw new Error(
+      `agent "${config.name}" needs the environment variable ${config.apiKeyEnv} (its API key)`,
+    );
+  return { config, model: await loadChatModel(config, key) };
+}
+
+/** Items: the pool file, and the configuration's model called directly (two turns per exam). */
+export async function itemRunner(paths: ProjectPaths, run: ExamRunFile): Promise<ExamRunner> {
+  const pool = loadItemPool(paths.root, run.pool.source);
+  const reference = referenceOf(paths, run);
+  const { config, model } = await modelOf(paths, run.agent.name);
+  const items = new Map(pool.items.map((item) => [item.id, item]));
+  return {
+    units: pool.items.map((item) => ({
+      id: item.id,
+      difficulty: difficulty(item.difficulty, item.id, reference),
+    })),
+    poolDigest: sha256(readFileSync(pool.file)),
+    agent: { name: config.name, digest: config.digest, harness: "exam-items", model: config.model },
+    reference,
+    runOne: (spec) =>
+      runItemExam(spec, items, {
+        model,
+        pricing: config.pricing,
+        budget: run.budget,
+        temperature: config.temperature,
+      }),
+  };
+}
+
+/** The reference run of an item pool (`--make-reference`): each item alone, `trials` times, at budget B. */
+export async function makeItemReference(
+  paths: ProjectPaths,
+  o: { pool: string; agent: string; budget: number; trials: number; file: string },
+  log: (line: string) => void,
+) {
+  const pool = loadItemPool(paths.root, o.pool);
+  const { config, model } = await modelOf(paths, o.agent);
+  const ctx = { model, pricing: config.pricing, budget: o.budget, temperature: config.temperature };
+  return runItemReference(pool.items, o.trials, ctx, o.file, log);
+}
+
+/** The task ids of `--tasks` (`all`: every valid task of the project). */
+export function taskIds(paths: ProjectPaths, source: string): string[] {
+  if (source === "all") return loadAllTasks(paths).flatMap((t) => (t.ok ? [t.id] : []));
+  return source
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+}
+
+/** Tasks: the library tasks, one sandbox per exam, a built-in-loop agent session. */
+export async function taskRunner(
+  paths: ProjectPaths,
+  run: ExamRunFile,
+  log: (line: string) => void,
+): Promise<ExamRunner> {
+  const tasks = new Map<string, LoadedTask>(
+    taskIds(paths, run.pool.source).map((id) => [id, loadValidTask(paths, id)]),
+  );
+  const reference = referenceOf(paths, run);
+  const agent: Agent = await resolveAgent(paths, run.agent.name, { log });
+  if (agent.harness !== "builtin")
+    throw new Error(`a task exam needs a built-in-loop agent; "${agent.name}" runs ${agent.harness}`);
+  const requirements = (await agent.prepare?.()) ?? {};
+  const reaped = await reapDeadRunsOnce();
+  if (reaped.removed.length)
+    log(`removed ${reaped.removed.length} container(s) left by kgate processes that are gone`);
+  const image = await ensureSandboxImage(paths, { onProgress: log });
+  const interrupt = new AbortController();
+  const stopListening = removeOnInterrupt(run.runId, interrupt, log);
+  const digests = [...tasks.values()].map((t) => `${t.id}:${t.digests.task}:${t.digests.environment}`).sort();
+  return {
+    units: [...tasks.values()].map((t) => ({ id: t.id, difficulty: difficulty(undefined, t.id, reference) })),
+    poolDigest: sha256(digests.join("\n")),
+    agent: { name: agent.name, digest: agent.digest, harness: agent.harness, model: agent.model },
+    reference,
+    runOne: (spec) =>
+      runTaskExam(spec, {
+        agent,
+        tasks,
+        condition: run.condition ?? "+A",
+        image,
+        budget: run.budget,
+        runId: run.runId,
+        runDir: path.join(paths.runs, run.runId),
+        requirements,
+        verify: verifyTrial,
+        signal: interrupt.signal,
+      }),
+    signal: interrupt.signal,
+    dispose: async () => {
+      stopListening();
+      await agent.dispose?.();
+    },
+  };
+}
