@@ -169,6 +169,25 @@ export function buildProgram(onResult: (code: number) => void): Command {
     .option("--json", "print the summary as JSON instead of the Markdown table")
     .action(action(() => import("./commands/report.ts")));
 
+  const monitor = program
+    .command("monitor")
+    .description("metacognitive monitoring: KEEP/WITHDRAW and BET probes, the prospective choice, analysis");
+  monitor
+    .command("analyse")
+    .description(
+      "the Metacognitive Monitoring Battery's analysis of its published response CSVs (<dir>/<track folder>/<model>.csv); exit 1 when a row is unreadable",
+    )
+    .argument("<dir>", "folder holding the track folders (Meta Cog/, prospective/, ...)")
+    .option(
+      "--csv",
+      "print the per-track table as CSV (model,track,accuracy,kc_rate,ki_rate,withdraw_delta,n_correct,n_incorrect)",
+    )
+    .option("--html <file>", "also write the tables as an HTML page")
+    .option("--seed <n>", "seed of the bootstrap intervals", "42")
+    .option("--resamples <n>", "bootstrap resamples", "2000")
+    .option("--json", "machine-readable output")
+    .action(action(() => import("./commands/monitor.ts").then((m) => ({ run: m.analyse }))));
+
   return program;
 }
 

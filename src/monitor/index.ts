@@ -1,3 +1,10 @@
 // The monitoring protocol's public face: metrics, statistics, probes, the published-format import.
+
+export * from "./battery.ts";
+export * from "./battery-table.ts";
+export * from "./canonical.ts";
+export * from "./fixed.ts";
 export * from "./metrics.ts";
+export * from "./payoff.ts";
+export * from "./published.ts";
 export * from "./statistics.ts";
