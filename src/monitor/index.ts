@@ -6,5 +6,6 @@ export * from "./canonical.ts";
 export * from "./fixed.ts";
 export * from "./metrics.ts";
 export * from "./payoff.ts";
+export * from "./probes.ts";
 export * from "./published.ts";
 export * from "./statistics.ts";
