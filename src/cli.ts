@@ -71,6 +71,7 @@ export function buildProgram(onResult: (code: number) => void): Command {
     .option("--concurrency <count>", "trials in flight at once", "1")
     .option("--retries <count>", "extra attempts after a transient infrastructure error", "1")
     .option("--run-id <id>", "append to this run (default: a new run id)")
+    .option("--monitor", "after each trial ask the KEEP/WITHDRAW and BET/NO_BET probes (built-in loop)")
     .option("--json", "machine-readable output")
     .action(action(() => import("./commands/run.ts")));
 
@@ -175,9 +176,12 @@ export function buildProgram(onResult: (code: number) => void): Command {
   monitor
     .command("analyse")
     .description(
-      "the Metacognitive Monitoring Battery's analysis of its published response CSVs (<dir>/<track folder>/<model>.csv); exit 1 when a row is unreadable",
+      "the Metacognitive Monitoring Battery's analysis of its published response CSVs (<dir>/<track folder>/<model>.csv), or of a kgate run's probed trials; exit 1 when a row is unreadable",
     )
-    .argument("<dir>", "folder holding the track folders (Meta Cog/, prospective/, ...)")
+    .argument(
+      "<dir>",
+      "folder holding the track folders (Meta Cog/, prospective/, ...), or a run (id or folder)",
+    )
     .option(
       "--csv",
       "print the per-track table as CSV (model,track,accuracy,kc_rate,ki_rate,withdraw_delta,n_correct,n_incorrect)",

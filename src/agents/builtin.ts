@@ -5,6 +5,7 @@ import { type ResolvedAgentConfig, resolveApiKey } from "./load-config.ts";
 import { runToolLoop } from "./loop.ts";
 import { buildSystemPrompt } from "./prompt.ts";
 import type { ChatModel } from "./providers/types.ts";
+import { TOOL_SPECS } from "./tools.ts";
 import { TrajectoryRecorder } from "./trajectory.ts";
 import type { Agent, AgentResult, AgentRunContext, SandboxRequirements } from "./types.ts";
 
@@ -102,12 +103,27 @@ export class BuiltinAgent implements Agent {
       random: this.options.random,
       log: this.options.log,
     });
+    const finished = result.stopReason !== "error" && result.stopReason !== "timeout";
+    const monitor =
+      ctx.followUp && finished
+        ? await ctx.followUp({
+            model,
+            system,
+            messages: result.messages,
+            tools: TOOL_SPECS,
+            maxOutputTokens: c.maxOutputTokens,
+            temperature: c.temperature,
+            pricing: c.pricing,
+            signal: ctx.signal,
+          })
+        : undefined;
     return {
       stopReason: result.stopReason,
       usage: result.usage,
       artefactListed: ctx.artefact !== null,
       artefactOpened: openedFrom(recorder.events, placedArtefact(ctx)),
       ...(result.error ? { error: result.error } : {}),
+      ...(monitor ? { monitor } : {}),
     };
   }
 }

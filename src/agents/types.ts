@@ -1,7 +1,22 @@
 // The interface every agent implements (oracle, noop, the built-in tool loop, installed CLI harnesses).
 import type { Sandbox } from "../sandbox/types.ts";
 import type { Condition, Limits, LoadedTask } from "../task/index.ts";
-import type { StopReason, TrialError, Usage } from "../trial/record.ts";
+import type { MonitorOutcome, StopReason, TrialError, Usage } from "../trial/record.ts";
+import type { Pricing } from "./config.ts";
+import type { ChatMessage, ChatModel, ToolSpec } from "./providers/types.ts";
+
+/** The built-in loop's finished conversation, handed on for follow-up turns (monitoring probes). */
+export interface FinishedConversation {
+  model: ChatModel;
+  system: string | null;
+  messages: ChatMessage[];
+  /** The tools the loop offered (kept so the history stays valid); none is run in follow-ups. */
+  tools: ToolSpec[];
+  maxOutputTokens: number;
+  temperature?: number;
+  pricing: Pricing | null;
+  signal: AbortSignal;
+}
 
 /** One event of a trajectory: a model turn, a tool call and its (capped) output, a note. */
 export interface TrajectoryEvent {
@@ -27,6 +42,8 @@ export interface AgentRunContext {
   /** Aborted on the agent timeout or when the run is cancelled. */
   signal: AbortSignal;
   trajectory: TrajectorySink;
+  /** When set, the built-in loop hands its finished conversation on (monitoring probes). */
+  followUp?: (conversation: FinishedConversation) => Promise<MonitorOutcome>;
 }
 
 export interface AgentResult {
@@ -38,6 +55,8 @@ export interface AgentResult {
   artefactListed?: boolean;
   /** Under +A / variant: whether the agent read the artefact, when the harness can tell. */
   artefactOpened?: boolean | null;
+  /** What the follow-up turns gave, when asked. */
+  monitor?: MonitorOutcome;
 }
 
 /** What the container needs for this agent beyond the default sandbox image. */

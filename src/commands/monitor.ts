@@ -1,16 +1,20 @@
 // `kgate monitor analyse <dir>`: the battery's analysis of published response CSVs: the per-track
-// CSV (--csv), a Markdown table (default), an HTML page (--html <file>) or JSON (--json).
+// CSV (--csv), a Markdown table (default), an HTML page (--html <file>) or JSON (--json); or, given a
+// run (a folder with trials.jsonl, or a run id), the monitoring analysis of its probed trials.
 import { existsSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { EXIT_FAILED, EXIT_OK, UsageError } from "../errors.ts";
 import {
   analyseBattery,
+  analyseRunRecords,
   batteryCsv,
   batteryHtml,
   batteryMarkdown,
   type ImportProblem,
   importPublished,
+  runMonitoringMarkdown,
 } from "../monitor/index.ts";
+import { readTrialRecords, runDirOf, trialsFileOf } from "../trial/index.ts";
 import type { CommandContext } from "./context.ts";
 
 export interface AnalyseOptions {
@@ -30,13 +34,35 @@ function positiveInteger(option: string, text: string): number {
 
 const problemLine = (p: ImportProblem) => `${p.file}${p.line === null ? "" : `:${p.line}`}: ${p.message}`;
 
+type Bootstrap = { seed: number; resamples: number };
+
+function analyseRun(
+  ctx: CommandContext,
+  runDir: string,
+  options: AnalyseOptions,
+  bootstrap: Bootstrap,
+): number {
+  if (options.csv || options.html)
+    throw new UsageError("--csv and --html are for the published format, not a run");
+  const { records, problems } = readTrialRecords(runDir);
+  for (const p of problems) ctx.stderr.write(`unreadable: ${p.file}:${p.line}: ${p.message}\n`);
+  const analysis = analyseRunRecords(records, bootstrap);
+  ctx.stdout.write(
+    options.json ? `${JSON.stringify({ runDir, ...analysis }, null, 2)}\n` : runMonitoringMarkdown(analysis),
+  );
+  return problems.length > 0 ? EXIT_FAILED : EXIT_OK;
+}
+
 export async function analyse(ctx: CommandContext, dir: string, options: AnalyseOptions): Promise<number> {
-  const root = path.resolve(dir);
-  if (!existsSync(root) || !statSync(root).isDirectory()) throw new UsageError(`${dir}: no such folder`);
   if ([options.csv, options.json].filter(Boolean).length > 1)
     throw new UsageError("--csv and --json exclude each other");
   const seed = positiveInteger("--seed", options.seed ?? "42");
   const resamples = positiveInteger("--resamples", options.resamples ?? "2000");
+  const asRun = [path.resolve(dir), runDirOf(ctx.paths, dir)].find((d) => existsSync(trialsFileOf(d)));
+  if (asRun) return analyseRun(ctx, asRun, options, { seed, resamples });
+  const root = path.resolve(dir);
+  if (!existsSync(root) || !statSync(root).isDirectory())
+    throw new UsageError(`${dir}: no such folder or run`);
   const imported = importPublished(root);
   if (imported.files.length === 0) {
     for (const p of imported.problems) ctx.stderr.write(`${problemLine(p)}\n`);

@@ -4,6 +4,7 @@ import path from "node:path";
 import { resolveAgent } from "../agents/index.ts";
 import { pc } from "../colours.ts";
 import { EXIT_FAILED, EXIT_OK, UsageError } from "../errors.ts";
+import { askRetrospectiveProbes } from "../monitor/index.ts";
 import { relativeToProject } from "../project.ts";
 import {
   ensureSandboxImage,
@@ -24,6 +25,8 @@ export interface RunOptions {
   retries: string;
   runId?: string;
   json?: boolean;
+  /** Ask the retrospective monitoring probes after each trial (built-in loop). */
+  monitor?: boolean;
 }
 
 function positiveInt(name: string, text: string, min: number): number {
@@ -42,7 +45,10 @@ function summary(record: TrialRecord): string {
   const error = record.error
     ? `${record.error.class}/${record.error.kind}: ${record.error.message.split("\n")[0]}`
     : "-";
-  return `${record.stopReason.padEnd(7)} outputs ${collected}/${record.outputs.length}  ${record.verdict.status.padEnd(10)} ${seconds(record).padStart(7)}  ${error}`;
+  const monitor = record.monitor
+    ? `  ${record.monitor.keep ?? "unparsed"}/${record.monitor.bet ?? "unparsed"}`
+    : "";
+  return `${record.stopReason.padEnd(7)} outputs ${collected}/${record.outputs.length}  ${record.verdict.status.padEnd(10)} ${seconds(record).padStart(7)}  ${error}${monitor}`;
 }
 
 export async function run(ctx: CommandContext, taskId: string, options: RunOptions): Promise<number> {
@@ -76,6 +82,10 @@ export async function run(ctx: CommandContext, taskId: string, options: RunOptio
     throw new UsageError(`${(err as Error).message}\n(run \`kgate sandbox doctor\` to see what is missing)`);
   }
 
+  if (options.monitor && agent.harness !== "builtin")
+    log(
+      `warning: --monitor: the probes are asked in the built-in loop only; ${agent.name} runs ${agent.harness}`,
+    );
   const runId = options.runId ?? newRunId();
   const runDir = runDirOf(ctx.paths, runId);
   const controller = new AbortController();
@@ -97,6 +107,7 @@ export async function run(ctx: CommandContext, taskId: string, options: RunOptio
       concurrency,
       retries,
       verify: verifyTrial,
+      ...(options.monitor ? { followUp: askRetrospectiveProbes } : {}),
       signal: controller.signal,
       onRecord: (r) => log(`${pc.dim("trial")} ${r.trialId}  ${summary(r)}`),
     });

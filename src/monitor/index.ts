@@ -8,4 +8,7 @@ export * from "./metrics.ts";
 export * from "./payoff.ts";
 export * from "./probes.ts";
 export * from "./published.ts";
+export * from "./retrospective.ts";
+export * from "./runs.ts";
+export * from "./runs-table.ts";
 export * from "./statistics.ts";

@@ -48,6 +48,18 @@ export const TrialError = z.object({
   message: z.string(),
 });
 
+/** Monitoring probes asked after the agent (issue 17): their own tokens; they never change the verdict. */
+export const MonitorOutcome = z.object({
+  /** `same-conversation`: the built-in loop's conversation went on (no tools run). */
+  mode: z.enum(["same-conversation", "follow-up"]),
+  keep: z.enum(["KEEP", "WITHDRAW"]).nullable(),
+  bet: z.enum(["BET", "NO_BET"]).nullable(),
+  /** Every probe turn in order: the probe, what was sent, the (capped) reply. */
+  turns: z.array(z.object({ probe: z.string(), message: z.string(), reply: z.string() })),
+  usage: Usage,
+  error: z.string().nullable().default(null),
+});
+
 export const TrialRecord = z.object({
   recordVersion: z.literal(TRIAL_RECORD_VERSION),
   runId: z.string(),
@@ -86,6 +98,7 @@ export const TrialRecord = z.object({
   artefactOpened: z.boolean().nullable().default(null),
   /** Did the artefact's canary GUID appear in a -A trajectory or output? null when not applicable. */
   canaryLeak: z.boolean().nullable().default(null),
+  monitor: MonitorOutcome.nullable().default(null),
 });
 
 export type PhaseName = z.infer<typeof PhaseName>;
@@ -95,5 +108,6 @@ export type StopReason = z.infer<typeof StopReason>;
 export type CollectedOutput = z.infer<typeof CollectedOutput>;
 export type TrialError = z.infer<typeof TrialError>;
 export type TrialRecord = z.infer<typeof TrialRecord>;
+export type MonitorOutcome = z.infer<typeof MonitorOutcome>;
 
 export const ZERO_USAGE: Usage = Usage.parse({});

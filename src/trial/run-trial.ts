@@ -2,7 +2,7 @@
 // sandbox removed, verification on the host, one TrialRecord appended. Never throws to its caller.
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { Agent, AgentResult, SandboxRequirements } from "../agents/types.ts";
+import type { Agent, AgentResult, AgentRunContext, SandboxRequirements } from "../agents/types.ts";
 import type { ProjectPaths } from "../project.ts";
 import {
   collectOutputs,
@@ -18,7 +18,14 @@ import type { OutputForVerification } from "../verify/contract.ts";
 import { UNVERIFIED, type Verdict } from "../verify/verdict.ts";
 import { trialDirOf, trialId } from "./ids.ts";
 import { bounded, DEFAULT_PHASE_TIMEOUTS, infraError, PhaseClock, type PhaseTimeouts } from "./phases.ts";
-import { type StopReason, type TrialError, TrialRecord, type Usage, ZERO_USAGE } from "./record.ts";
+import {
+  type MonitorOutcome,
+  type StopReason,
+  type TrialError,
+  TrialRecord,
+  type Usage,
+  ZERO_USAGE,
+} from "./record.ts";
 import { appendTrialRecord } from "./records.ts";
 import { FileTrajectory } from "./trajectory.ts";
 
@@ -45,6 +52,8 @@ export interface TrialOptions {
   /** Cancels the trial (recorded as an infra error of kind `cancelled`). */
   signal?: AbortSignal;
   timeouts?: Partial<PhaseTimeouts>;
+  /** Follow-up turns after the agent (monitoring probes); recorded as the record's `monitor`. */
+  followUp?: AgentRunContext["followUp"];
 }
 
 class AgentTimeoutError extends Error {
@@ -57,6 +66,7 @@ interface AgentOutcome {
   error: TrialError | null;
   artefactOpened: boolean | null;
   artefactListed: boolean | null;
+  monitor: MonitorOutcome | null;
 }
 
 function cancelled(reason: unknown): TrialError {
@@ -101,6 +111,7 @@ async function agentPhase(
         task,
         signal: controller.signal,
         trajectory,
+        ...(options.followUp ? { followUp: options.followUp } : {}),
       }),
       abandoned,
     ]);
@@ -110,9 +121,10 @@ async function agentPhase(
       error: result.error ?? null,
       artefactOpened: condition === "-A" ? null : (result.artefactOpened ?? null),
       artefactListed: result.artefactListed ?? null,
+      monitor: result.monitor ?? null,
     };
   } catch (err) {
-    const base = { usage: ZERO_USAGE, artefactOpened: null, artefactListed: null };
+    const base = { usage: ZERO_USAGE, artefactOpened: null, artefactListed: null, monitor: null };
     const reason = controller.signal.aborted ? controller.signal.reason : undefined;
     if (reason instanceof AgentTimeoutError) {
       trajectory.append({ type: "error", text: reason.message });
@@ -174,6 +186,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialRecord> {
     error: null,
     artefactOpened: null,
     artefactListed: null,
+    monitor: null,
   };
   let files: OutputFile[] = [];
 
@@ -290,6 +303,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialRecord> {
     artefactListed: outcome.artefactListed,
     artefactOpened: outcome.artefactOpened,
     canaryLeak: canaryLeak(task, condition, trajectory, files),
+    monitor: outcome.monitor,
   } satisfies TrialRecord);
   try {
     appendTrialRecord(runDir, record);
