@@ -72,6 +72,11 @@ export function buildProgram(onResult: (code: number) => void): Command {
     .option("--retries <count>", "extra attempts after a transient infrastructure error", "1")
     .option("--run-id <id>", "append to this run (default: a new run id)")
     .option("--monitor", "after each trial ask the KEEP/WITHDRAW and BET/NO_BET probes (built-in loop)")
+    .option(
+      "--prospective",
+      "before each -A trial ask ANSWER_DIRECTLY / REQUEST_SPEC / DECLINE (built-in loop)",
+    )
+    .option("--payoff <file>", "payoff schedule of the prospective choice (JSON; default 1/0, 0.5/0.1, 0.25)")
     .option("--json", "machine-readable output")
     .action(action(() => import("./commands/run.ts")));
 

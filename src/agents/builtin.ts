@@ -48,6 +48,12 @@ export class BuiltinAgent implements Agent {
     return key;
   }
 
+  /** The configuration's model client; the SDKs load on first use (commands that never call a model do not pay for them). */
+  async chatModel(): Promise<ChatModel> {
+    const key = this.apiKey();
+    return this.options.model ?? (await import("./providers/index.ts")).createChatModel(this.config, key);
+  }
+
   async prepare(): Promise<SandboxRequirements> {
     this.apiKey();
     return {};
@@ -79,9 +85,7 @@ export class BuiltinAgent implements Agent {
     });
     let model: ChatModel;
     try {
-      const key = this.apiKey();
-      // the SDKs load on first use: commands that never call a model do not pay for them
-      model = this.options.model ?? (await import("./providers/index.ts")).createChatModel(c, key);
+      model = await this.chatModel();
     } catch (err) {
       const error = { class: "infra" as const, kind: "config", message: (err as Error).message };
       ctx.trajectory.append({ type: "error", ...error });
@@ -104,7 +108,7 @@ export class BuiltinAgent implements Agent {
       log: this.options.log,
     });
     const finished = result.stopReason !== "error" && result.stopReason !== "timeout";
-    const monitor =
+    const followUp =
       ctx.followUp && finished
         ? await ctx.followUp({
             model,
@@ -123,7 +127,7 @@ export class BuiltinAgent implements Agent {
       artefactListed: ctx.artefact !== null,
       artefactOpened: openedFrom(recorder.events, placedArtefact(ctx)),
       ...(result.error ? { error: result.error } : {}),
-      ...(monitor ? { monitor } : {}),
+      ...(followUp ? { followUp } : {}),
     };
   }
 }

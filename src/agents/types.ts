@@ -1,7 +1,7 @@
 // The interface every agent implements (oracle, noop, the built-in tool loop, installed CLI harnesses).
 import type { Sandbox } from "../sandbox/types.ts";
 import type { Condition, Limits, LoadedTask } from "../task/index.ts";
-import type { MonitorOutcome, StopReason, TrialError, Usage } from "../trial/record.ts";
+import type { RetrospectiveOutcome, StopReason, TrialError, Usage } from "../trial/record.ts";
 import type { Pricing } from "./config.ts";
 import type { ChatMessage, ChatModel, ToolSpec } from "./providers/types.ts";
 
@@ -43,7 +43,7 @@ export interface AgentRunContext {
   signal: AbortSignal;
   trajectory: TrajectorySink;
   /** When set, the built-in loop hands its finished conversation on (monitoring probes). */
-  followUp?: (conversation: FinishedConversation) => Promise<MonitorOutcome>;
+  followUp?: (conversation: FinishedConversation) => Promise<RetrospectiveOutcome>;
 }
 
 export interface AgentResult {
@@ -56,7 +56,7 @@ export interface AgentResult {
   /** Under +A / variant: whether the agent read the artefact, when the harness can tell. */
   artefactOpened?: boolean | null;
   /** What the follow-up turns gave, when asked. */
-  monitor?: MonitorOutcome;
+  followUp?: RetrospectiveOutcome;
 }
 
 /** What the container needs for this agent beyond the default sandbox image. */

@@ -4,7 +4,12 @@ import path from "node:path";
 import { resolveAgent } from "../agents/index.ts";
 import { pc } from "../colours.ts";
 import { EXIT_FAILED, EXIT_OK, UsageError } from "../errors.ts";
-import { askRetrospectiveProbes } from "../monitor/index.ts";
+import {
+  askRetrospectiveProbes,
+  loadPayoffSchedule,
+  monitorLine,
+  prospectiveHook,
+} from "../monitor/index.ts";
 import { relativeToProject } from "../project.ts";
 import {
   ensureSandboxImage,
@@ -27,6 +32,9 @@ export interface RunOptions {
   json?: boolean;
   /** Ask the retrospective monitoring probes after each trial (built-in loop). */
   monitor?: boolean;
+  /** Before each -A trial, the prospective choice (built-in loop), scored with --payoff or the default. */
+  prospective?: boolean;
+  payoff?: string;
 }
 
 function positiveInt(name: string, text: string, min: number): number {
@@ -45,9 +53,7 @@ function summary(record: TrialRecord): string {
   const error = record.error
     ? `${record.error.class}/${record.error.kind}: ${record.error.message.split("\n")[0]}`
     : "-";
-  const monitor = record.monitor
-    ? `  ${record.monitor.keep ?? "unparsed"}/${record.monitor.bet ?? "unparsed"}`
-    : "";
+  const monitor = record.monitor ? `  ${monitorLine(record.monitor)}` : "";
   return `${record.stopReason.padEnd(7)} outputs ${collected}/${record.outputs.length}  ${record.verdict.status.padEnd(10)} ${seconds(record).padStart(7)}  ${error}${monitor}`;
 }
 
@@ -86,6 +92,12 @@ export async function run(ctx: CommandContext, taskId: string, options: RunOptio
     log(
       `warning: --monitor: the probes are asked in the built-in loop only; ${agent.name} runs ${agent.harness}`,
     );
+  let prospective: ReturnType<typeof prospectiveHook> | undefined;
+  try {
+    if (options.prospective) prospective = prospectiveHook(agent, loadPayoffSchedule(options.payoff));
+  } catch (err) {
+    throw new UsageError(`--prospective: ${(err as Error).message}`);
+  }
   const runId = options.runId ?? newRunId();
   const runDir = runDirOf(ctx.paths, runId);
   const controller = new AbortController();
@@ -108,6 +120,7 @@ export async function run(ctx: CommandContext, taskId: string, options: RunOptio
       retries,
       verify: verifyTrial,
       ...(options.monitor ? { followUp: askRetrospectiveProbes } : {}),
+      ...(prospective ? { prospective } : {}),
       signal: controller.signal,
       onRecord: (r) => log(`${pc.dim("trial")} ${r.trialId}  ${summary(r)}`),
     });

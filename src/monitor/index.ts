@@ -7,6 +7,7 @@ export * from "./fixed.ts";
 export * from "./metrics.ts";
 export * from "./payoff.ts";
 export * from "./probes.ts";
+export * from "./prospective.ts";
 export * from "./published.ts";
 export * from "./retrospective.ts";
 export * from "./runs.ts";

@@ -2,7 +2,7 @@
 // as further user turns of the same conversation. No tool is run; tokens are counted apart; a
 // failure is recorded in the outcome, never thrown (the trial's verdict does not depend on it).
 import { type FinishedConversation, UsageMeter } from "../agents/index.ts";
-import type { MonitorOutcome } from "../trial/index.ts";
+import type { RetrospectiveOutcome } from "../trial/index.ts";
 import { type AskTurn, askProbe, BET_PROBE, KEEP_PROBE, MAX_REPLY_CHARS } from "./probes.ts";
 
 type ChatMessage = FinishedConversation["messages"][number];
@@ -14,10 +14,12 @@ const textOf = (parts: readonly AssistantPart[]) =>
   parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("");
 
 /** Asks both probes in the conversation; `turns` records every message sent and reply received. */
-export async function askRetrospectiveProbes(conversation: FinishedConversation): Promise<MonitorOutcome> {
+export async function askRetrospectiveProbes(
+  conversation: FinishedConversation,
+): Promise<RetrospectiveOutcome> {
   const meter = new UsageMeter(conversation.pricing);
   const messages: ChatMessage[] = [...conversation.messages];
-  const turns: MonitorOutcome["turns"] = [];
+  const turns: RetrospectiveOutcome["turns"] = [];
   let current = "";
   const ask: AskTurn = async (message) => {
     messages.push({ role: "user", text: message });
@@ -41,7 +43,11 @@ export async function askRetrospectiveProbes(conversation: FinishedConversation)
     turns.push({ probe: current, message, reply: text.slice(0, MAX_REPLY_CHARS * 4) });
     return text;
   };
-  const outcome = (keep: MonitorOutcome["keep"], bet: MonitorOutcome["bet"], error: string | null) => ({
+  const outcome = (
+    keep: RetrospectiveOutcome["keep"],
+    bet: RetrospectiveOutcome["bet"],
+    error: string | null,
+  ) => ({
     mode: "same-conversation" as const,
     keep,
     bet,
@@ -49,7 +55,7 @@ export async function askRetrospectiveProbes(conversation: FinishedConversation)
     usage: meter.snapshot(),
     error,
   });
-  let keep: MonitorOutcome["keep"] = null;
+  let keep: RetrospectiveOutcome["keep"] = null;
   try {
     current = KEEP_PROBE.id;
     keep = (await askProbe(ask, KEEP_PROBE)).choice;

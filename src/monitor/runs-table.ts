@@ -1,4 +1,5 @@
 // The Markdown table of a run's monitoring analysis (also the monitoring section of a report).
+import type { MonitorOutcome } from "../trial/index.ts";
 import { toFixedHalfEven } from "./fixed.ts";
 import type { RunMonitoring } from "./runs.ts";
 
@@ -37,6 +38,21 @@ export function runMonitoringMarkdown(m: RunMonitoring): string {
       `${c.probeTokens} (${c.probeCalls} calls)`,
     ]),
   );
+  const prospective = m.configurations.flatMap((c) =>
+    c.prospective
+      ? [
+          row([
+            c.agent,
+            String(c.prospective.n),
+            num(c.prospective.direct),
+            num(c.prospective.requestSpec),
+            num(c.prospective.decline),
+            String(c.prospective.unparsed),
+            num(c.prospective.meanPayoff, 3),
+          ]),
+        ]
+      : [],
+  );
   return [
     "### Monitoring per cell",
     "",
@@ -71,7 +87,27 @@ export function runMonitoringMarkdown(m: RunMonitoring): string {
     ]),
     ...configurations,
     "",
+    ...(prospective.length === 0
+      ? []
+      : [
+          "### Prospective choice before -A trials",
+          "",
+          head(["agent", "n", "ANSWER_DIRECTLY %", "REQUEST_SPEC %", "DECLINE %", "unparsed", "mean payoff"]),
+          ...prospective,
+          "",
+        ]),
     `${m.skipped} record(s) without probe results, with an infrastructure error or unverified were left out.`,
     "",
   ].join("\n");
+}
+
+/** One line for a trial's progress output: the choice before it and the probes after it. */
+export function monitorLine(monitor: MonitorOutcome): string {
+  const before = monitor.prospective
+    ? `${monitor.prospective.choice ?? "unparsed"}${monitor.prospective.artefactPlaced ? " (artefact placed)" : ""} `
+    : "";
+  const after = monitor.retrospective
+    ? `${monitor.retrospective.keep ?? "unparsed"}/${monitor.retrospective.bet ?? "unparsed"}`
+    : "";
+  return `${before}${after}`.trim();
 }

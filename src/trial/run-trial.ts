@@ -19,7 +19,8 @@ import { UNVERIFIED, type Verdict } from "../verify/verdict.ts";
 import { trialDirOf, trialId } from "./ids.ts";
 import { bounded, DEFAULT_PHASE_TIMEOUTS, infraError, PhaseClock, type PhaseTimeouts } from "./phases.ts";
 import {
-  type MonitorOutcome,
+  type ProspectiveOutcome,
+  type RetrospectiveOutcome,
   type StopReason,
   type TrialError,
   TrialRecord,
@@ -52,8 +53,10 @@ export interface TrialOptions {
   /** Cancels the trial (recorded as an infra error of kind `cancelled`). */
   signal?: AbortSignal;
   timeouts?: Partial<PhaseTimeouts>;
-  /** Follow-up turns after the agent (monitoring probes); recorded as the record's `monitor`. */
+  /** Follow-up turns after the agent (monitoring probes); recorded in the record's `monitor`. */
   followUp?: AgentRunContext["followUp"];
+  /** Before a -A trial, the prospective choice: REQUEST_SPEC places the artefact, DECLINE runs nothing. */
+  prospective?: (task: LoadedTask) => Promise<Omit<ProspectiveOutcome, "artefactPlaced" | "placedDigest">>;
 }
 
 class AgentTimeoutError extends Error {
@@ -66,7 +69,7 @@ interface AgentOutcome {
   error: TrialError | null;
   artefactOpened: boolean | null;
   artefactListed: boolean | null;
-  monitor: MonitorOutcome | null;
+  retrospective: RetrospectiveOutcome | null;
 }
 
 function cancelled(reason: unknown): TrialError {
@@ -80,8 +83,9 @@ async function agentPhase(
   sandbox: DockerSandbox,
   trajectory: FileTrajectory,
   grace: number,
+  condition: Condition,
 ): Promise<AgentOutcome> {
-  const { task, condition, agent } = options;
+  const { task, agent } = options;
   const limits = task.spec.limits;
   const controller = new AbortController();
   const timer = setTimeout(
@@ -121,10 +125,10 @@ async function agentPhase(
       error: result.error ?? null,
       artefactOpened: condition === "-A" ? null : (result.artefactOpened ?? null),
       artefactListed: result.artefactListed ?? null,
-      monitor: result.monitor ?? null,
+      retrospective: result.followUp ?? null,
     };
   } catch (err) {
-    const base = { usage: ZERO_USAGE, artefactOpened: null, artefactListed: null, monitor: null };
+    const base = { usage: ZERO_USAGE, artefactOpened: null, artefactListed: null, retrospective: null };
     const reason = controller.signal.aborted ? controller.signal.reason : undefined;
     if (reason instanceof AgentTimeoutError) {
       trajectory.append({ type: "error", text: reason.message });
@@ -186,57 +190,77 @@ export async function runTrial(options: TrialOptions): Promise<TrialRecord> {
     error: null,
     artefactOpened: null,
     artefactListed: null,
-    monitor: null,
+    retrospective: null,
   };
   let files: OutputFile[] = [];
 
-  let step: "setup" | "image" | "create" | "copyIn" = "setup";
+  let step: "setup" | "prospective" | "image" | "create" | "copyIn" = "setup";
+  // What the sandbox gets: the condition, or the artefact too when a -A agent asked for it.
+  let placed: Condition = condition;
+  let prospective: ProspectiveOutcome | null = null;
   try {
-    fileSet = conditionFileSet(task, condition);
+    if (condition === "-A" && options.prospective) {
+      step = "prospective";
+      const chosen = await options.prospective(task);
+      if (chosen.choice === "REQUEST_SPEC") placed = "+A";
+      prospective = { ...chosen, artefactPlaced: placed === "+A", placedDigest: null };
+    }
+    step = "setup";
+    fileSet = conditionFileSet(task, placed);
+    if (prospective?.artefactPlaced) prospective.placedDigest = fileSet.artefactDigest;
     trajectory = new FileTrajectory(path.join(trialDir, "trajectory.jsonl"));
     options.signal?.throwIfAborted();
-    step = "image";
-    const image = options.image ?? (await ensureSandboxImage(options.paths));
-    step = "create";
-    const created = await clock.run("create", () =>
-      bounded(
-        "create",
-        timeouts.create,
-        () =>
-          DockerSandbox.create({
-            image,
-            limits: task.spec.limits,
-            network: task.spec.network,
-            labels: containerLabels({ runId, trialId: id, taskId: task.id }),
-            requirements: options.requirements,
-          }),
-        (late) => void late.remove().catch(() => {}),
-      ),
-    );
-    sandbox = created;
-    options.signal?.throwIfAborted();
-    step = "copyIn";
-    const set = fileSet;
-    await clock.run("copyIn", () =>
-      bounded("copyIn", timeouts.copyIn, () =>
-        created.putFiles(
-          SANDBOX_WORKDIR,
-          set.files.map((f) => ({ path: f.path, bytes: f.read() })),
-        ),
-      ),
-    );
-    options.signal?.throwIfAborted();
   } catch (err) {
-    const message = (err as Error).message;
-    if (options.signal?.aborted) error = cancelled(options.signal.reason);
-    else if (step === "create" || step === "copyIn") error = infraError(step, err);
-    else error = { class: "infra", kind: step, message };
+    error = options.signal?.aborted
+      ? cancelled(options.signal.reason)
+      : { class: "infra", kind: step, message: (err as Error).message };
   }
+  const declined = prospective?.choice === "DECLINE";
+  if (declined) outcome = { ...outcome, stopReason: "finish" };
+  if (!error && !declined)
+    try {
+      step = "image";
+      const image = options.image ?? (await ensureSandboxImage(options.paths));
+      step = "create";
+      const created = await clock.run("create", () =>
+        bounded(
+          "create",
+          timeouts.create,
+          () =>
+            DockerSandbox.create({
+              image,
+              limits: task.spec.limits,
+              network: task.spec.network,
+              labels: containerLabels({ runId, trialId: id, taskId: task.id }),
+              requirements: options.requirements,
+            }),
+          (late) => void late.remove().catch(() => {}),
+        ),
+      );
+      sandbox = created;
+      options.signal?.throwIfAborted();
+      step = "copyIn";
+      const set = fileSet!;
+      await clock.run("copyIn", () =>
+        bounded("copyIn", timeouts.copyIn, () =>
+          created.putFiles(
+            SANDBOX_WORKDIR,
+            set.files.map((f) => ({ path: f.path, bytes: f.read() })),
+          ),
+        ),
+      );
+      options.signal?.throwIfAborted();
+    } catch (err) {
+      const message = (err as Error).message;
+      if (options.signal?.aborted) error = cancelled(options.signal.reason);
+      else if (step === "create" || step === "copyIn") error = infraError(step, err);
+      else error = { class: "infra", kind: step, message };
+    }
 
   if (sandbox && trajectory && !error) {
     const box = sandbox;
     const sink = trajectory;
-    outcome = await clock.run("agent", () => agentPhase(options, box, sink, timeouts.agentGrace));
+    outcome = await clock.run("agent", () => agentPhase(options, box, sink, timeouts.agentGrace, placed));
     error = outcome.error;
     try {
       files = await clock.run("copyOut", () =>
@@ -253,8 +277,10 @@ export async function runTrial(options: TrialOptions): Promise<TrialRecord> {
     ? clock.run("remove", () => bounded("remove", timeouts.remove, () => toRemove.remove())).catch(() => {})
     : Promise.resolve();
 
-  let verdict: Verdict = UNVERIFIED;
-  if (options.verify && error?.class !== "infra") {
+  let verdict: Verdict = declined
+    ? { ...UNVERIFIED, reason: "declined before the trial (prospective choice)" }
+    : UNVERIFIED;
+  if (options.verify && error?.class !== "infra" && !declined) {
     const verify = options.verify;
     const given: OutputForVerification[] = files.map((f) => ({
       path: f.record.path,
@@ -302,8 +328,9 @@ export async function runTrial(options: TrialOptions): Promise<TrialRecord> {
     trajectory: trajectory ? path.relative(runDir, trajectory.file).split(path.sep).join("/") : null,
     artefactListed: outcome.artefactListed,
     artefactOpened: outcome.artefactOpened,
-    canaryLeak: canaryLeak(task, condition, trajectory, files),
-    monitor: outcome.monitor,
+    canaryLeak: canaryLeak(task, placed, trajectory, files),
+    monitor:
+      prospective || outcome.retrospective ? { prospective, retrospective: outcome.retrospective } : null,
   } satisfies TrialRecord);
   try {
     appendTrialRecord(runDir, record);
