@@ -174,6 +174,9 @@ describe("other forms", () => {
     const json = JSON.parse(r.stdout);
     expect(json.tracks).toHaveLength(8);
     expect(json.problems).toEqual([]);
+    // The payoff recomputed from path_choice and is_correct under the default schedule equals the
+    // mean of the published score column, model by model.
+    for (const m of json.models) expect(m.meanPayoff).toBeCloseTo(m.meanPublishedScore, 12);
     expect(readFileSync(html, "utf8")).toContain("<td>GPT-5.4</td><td>T2</td><td>0.9111</td>");
   });
 

@@ -1,4 +1,6 @@
 // Strict parsing of the probes' replies (case, punctuation, both words, neither) and the one re-ask.
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   askProbe,
@@ -100,5 +102,21 @@ describe("the prospective prompt", () => {
     expect(probe.prompt).toContain("DECLINE: do not attempt it. Scored 0.25.");
     expect(probe.prompt).toContain(`<task>\n${instruction}\n</task>`);
     expect(parseChoice("request spec", probe.choices)).toEqual({ ok: true, choice: "REQUEST_SPEC" });
+  });
+});
+
+describe("docs/monitoring.md", () => {
+  it("quotes every prompt exactly as sent", () => {
+    const docs = readFileSync(path.resolve(import.meta.dirname, "../docs/monitoring.md"), "utf8");
+    const prospective = prospectiveProbe("{instruction}");
+    for (const text of [
+      KEEP_PROBE.prompt,
+      KEEP_PROBE.reAsk,
+      BET_PROBE.prompt,
+      BET_PROBE.reAsk,
+      prospective.prompt,
+      prospective.reAsk,
+    ])
+      expect(docs).toContain(text);
   });
 });
