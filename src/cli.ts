@@ -153,6 +153,7 @@ export function buildProgram(onResult: (code: number) => void): Command {
     .option("--frontier <agent>", "agent configuration for the frontier cells")
     .option("--mid <agent>", "agent configuration for the mid cells")
     .option("--no-controls", "leave out the perturbed-artefact control cells")
+    .option("--monitor", "after each built-in-loop trial ask the KEEP/WITHDRAW and BET/NO_BET probes")
     .option("--concurrency <count>", "trials in flight at once (default 2)")
     .option(
       "--provider-concurrency <spec>",

@@ -282,4 +282,37 @@ describe("kgate run --monitor with the built-in loop", () => {
     expect(mix.requestSpec).toBeCloseTo(100 / 3, 9);
     expect(mix.meanPayoff).toBeCloseTo(0.25, 12);
   });
+
+  it("kgate calibrate --monitor puts a monitoring section in the calibration report", {
+    timeout: 300_000,
+  }, async () => {
+    sandboxImage();
+    const paths = tempProject();
+    scaffoldTask(paths, { id: "demo", gate: "convention" });
+    const agent = (model: string) => ({
+      harness: "builtin",
+      provider: "anthropic",
+      model,
+      baseUrl: server.anthropicUrl,
+      apiKeyEnv: "KGATE_MONITOR_KEY",
+      retry: { maxRetries: 0 },
+    });
+    writeJson(paths.config, { agents: { big: agent("scripted-big"), small: agent("scripted-small") } });
+    const args = ["--root", paths.root, "calibrate", "demo", "--frontier", "big", "--mid", "small"];
+    const ran = await kgateAsync([...args, "-n", "1", "--no-controls", "--monitor", "--run-id", "cal"], {
+      KGATE_MONITOR_KEY: "sk-loopback",
+    });
+    expect(ran.stderr).not.toMatch(/^kgate: /m);
+    const report = readFileSync(path.join(paths.runs, "cal", "report.md"), "utf8");
+    expect(report).toContain("## Monitoring");
+    // big: frontier+A passes and is kept, frontier-A fails and is withdrawn: kc 100, ki 0, delta 100,
+    // KEEP 1/2 = 50% -> C, WITHDRAW under -A 1/1. small: mid+A only, kept: no incorrect answer, so
+    // the delta is undefined and the profile unclassified.
+    expect(report).toMatch(
+      /\| big \| scripted-big \| [0-9a-f]{12} \| 2 \| 100\.0 \| 0\.0 \| 100\.0 \| \[100\.0, 100\.0\] \| C \| 100\.0 \|/,
+    );
+    expect(report).toMatch(
+      /\| small \| scripted-small \| [0-9a-f]{12} \| 1 \| 100\.0 \| — \| — \| — \| unclassified \| — \|/,
+    );
+  });
 });

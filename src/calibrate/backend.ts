@@ -6,7 +6,7 @@ import { BuiltinAgent, InstalledAgent, resolveAgent } from "../agents/index.ts";
 import type { Agent, SandboxRequirements } from "../agents/types.ts";
 import type { ProjectPaths } from "../project.ts";
 import { ensureSandboxImage, reapDeadRuns } from "../sandbox/index.ts";
-import { runTrial, type VerifyTrial } from "../trial/index.ts";
+import { runTrial, type TrialOptions, type VerifyTrial } from "../trial/index.ts";
 import type { AgentInfo } from "./plan.ts";
 import type { Backend } from "./session.ts";
 
@@ -30,6 +30,8 @@ export interface DockerBackendOptions {
   /** Verification of each trial's outputs; without it verdicts are `unverified` (left out of rates). */
   verify?: VerifyTrial;
   log?: (line: string) => void;
+  /** Follow-up turns after each trial's agent (the monitoring probes of `--monitor`). */
+  followUp?: TrialOptions["followUp"];
 }
 
 export function dockerBackend(o: DockerBackendOptions): Backend {
@@ -88,6 +90,7 @@ export function dockerBackend(o: DockerBackendOptions): Backend {
             image,
             requirements: prepared.get(job.agent.name),
             verify: o.verify,
+            followUp: o.followUp,
             signal,
           }),
         stop: async () => {

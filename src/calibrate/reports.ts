@@ -1,7 +1,7 @@
 // Writes a run's reports from its files: summary.json, report.md (Table 1), report.svg (the
 // chart) and report.html (both, plus attribution, tokens, cost and per-trial rows).
 import path from "node:path";
-import { htmlReport, markdownReport, type RunSummary, svgChart } from "../report/index.ts";
+import { htmlReport, markdownReport, monitoringSection, type RunSummary, svgChart } from "../report/index.ts";
 import { readTrialRecords, type TrialRecord } from "../trial/index.ts";
 import { type RunDir, readPlan, writeFileAtomic } from "./rundir.ts";
 import { summarise } from "./summarise.ts";
@@ -29,7 +29,7 @@ export function writeReports(summary: RunSummary, run: RunDir, outDir: string = 
   const href = path.relative(outDir, run.dir).split(path.sep).join("/");
   const contents: Record<(typeof REPORT_FILES)[number], string> = {
     "summary.json": `${JSON.stringify(summary, null, 2)}\n`,
-    "report.md": markdownReport(summary),
+    "report.md": markdownReport(summary) + monitoringSection(readRecords(run).records),
     "report.svg": `${svgChart(summary)}\n`,
     "report.html": htmlReport(summary, { runDirHref: href }),
   };
