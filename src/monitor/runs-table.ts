@@ -96,6 +96,10 @@ export function runMonitoringMarkdown(m: RunMonitoring): string {
           ...prospective,
           "",
         ]),
+    `Across configurations: dissociation (delta vs ANSWER_DIRECTLY %) Pearson ${num(m.dissociation.pearson, 3)}, ` +
+      `Spearman ${num(m.dissociation.spearman, 3)} (n = ${m.dissociation.n}); split-half (even vs odd trials) ` +
+      `r ${num(m.splitHalf.r, 3)}, Spearman-Brown ${num(m.splitHalf.corrected, 3)} (n = ${m.splitHalf.n}).`,
+    "",
     `${m.skipped} record(s) without probe results, with an infrastructure error or unverified were left out.`,
     "",
   ].join("\n");

@@ -10,7 +10,7 @@ import {
   summariseMonitoring,
 } from "./metrics.ts";
 import { DEFAULT_PAYOFF, type PayoffSchedule, payoff } from "./payoff.ts";
-import { bootstrapDelta, type Interval } from "./statistics.ts";
+import { bootstrapDelta, type Interval, pearson, type SplitHalf, spearman, splitHalf } from "./statistics.ts";
 
 export interface RunCell {
   agent: string;
@@ -50,6 +50,10 @@ export interface RunConfiguration {
 export interface RunMonitoring {
   cells: RunCell[];
   configurations: RunConfiguration[];
+  /** Across configurations with both: delta vs ANSWER_DIRECTLY rate. */
+  dissociation: { n: number; pearson: number | null; spearman: number | null };
+  /** Across configurations: delta of the even-indexed vs the odd-indexed trials, Spearman-Brown corrected. */
+  splitHalf: SplitHalf;
   /** Records left out of the retrospective figures: no probe result, an infrastructure error or no verdict. */
   skipped: number;
 }
@@ -134,5 +138,20 @@ export function analyseRunRecords(
       ...usageOf(all),
     };
   });
-  return { cells, configurations, skipped: records.length - probed.length };
+  const paired = configurations.filter(
+    (c) => c.summary.withdrawDelta !== null && c.prospective?.direct != null,
+  );
+  const deltas = paired.map((c) => c.summary.withdrawDelta!);
+  const direct = paired.map((c) => c.prospective!.direct!);
+  const halves = groupBy(probed, (r) => `${r.agent.name}\t${r.agent.digest}`).map((rs) => ({
+    a: summariseMonitoring(rs.filter((r) => r.index % 2 === 0).map(responseOf)).withdrawDelta,
+    b: summariseMonitoring(rs.filter((r) => r.index % 2 === 1).map(responseOf)).withdrawDelta,
+  }));
+  return {
+    cells,
+    configurations,
+    dissociation: { n: paired.length, pearson: pearson(deltas, direct), spearman: spearman(deltas, direct) },
+    splitHalf: splitHalf(halves),
+    skipped: records.length - probed.length,
+  };
 }
