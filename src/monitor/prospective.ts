@@ -19,6 +19,8 @@ export async function askProspectiveChoice(
   model: ChatModel,
   instruction: string,
   options: {
+    /** Bounds the turn (with its re-ask); an abort is recorded as the outcome's error. */
+    signal?: AbortSignal;
     schedule?: PayoffSchedule;
     maxOutputTokens?: number;
     pricing?: ConstructorParameters<typeof UsageMeter>[0];
@@ -34,6 +36,7 @@ export async function askProspectiveChoice(
       messages,
       tools: [],
       maxOutputTokens: Math.min(options.maxOutputTokens ?? 256, 256),
+      signal: options.signal,
     });
     meter.add(reply.usage);
     messages.push({ role: "assistant", parts: reply.parts });
@@ -55,7 +58,12 @@ export function prospectiveHook(agent: Agent, schedule: PayoffSchedule = DEFAULT
     throw new Error(
       `the prospective choice needs a built-in-loop configuration; ${agent.name} runs ${agent.harness}`,
     );
-  return async (task: LoadedTask): Promise<Chosen> => {
+  return async (task: LoadedTask, cancel?: AbortSignal): Promise<Chosen> => {
+    // The choice is one short turn: bounded by the agent's own timeout and the run's cancellation.
+    const timeout = AbortSignal.timeout(
+      Math.min(agent.config.timeoutSec, task.spec.limits.timeoutSec) * 1000,
+    );
+    const signal = cancel ? AbortSignal.any([cancel, timeout]) : timeout;
     let model: ChatModel;
     try {
       model = await agent.chatModel();
@@ -68,6 +76,7 @@ export function prospectiveHook(agent: Agent, schedule: PayoffSchedule = DEFAULT
       };
     }
     return askProspectiveChoice(model, task.instruction.toString("utf8"), {
+      signal,
       schedule,
       maxOutputTokens: agent.config.maxOutputTokens,
       pricing: agent.config.pricing,

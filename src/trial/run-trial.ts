@@ -56,7 +56,10 @@ export interface TrialOptions {
   /** Follow-up turns after the agent (monitoring probes); recorded in the record's `monitor`. */
   followUp?: AgentRunContext["followUp"];
   /** Before a -A trial, the prospective choice: REQUEST_SPEC places the artefact, DECLINE runs nothing. */
-  prospective?: (task: LoadedTask) => Promise<Omit<ProspectiveOutcome, "artefactPlaced" | "placedDigest">>;
+  prospective?: (
+    task: LoadedTask,
+    signal?: AbortSignal,
+  ) => Promise<Omit<ProspectiveOutcome, "artefactPlaced" | "placedDigest">>;
 }
 
 class AgentTimeoutError extends Error {
@@ -201,7 +204,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialRecord> {
   try {
     if (condition === "-A" && options.prospective) {
       step = "prospective";
-      const chosen = await options.prospective(task);
+      const chosen = await options.prospective(task, options.signal);
       if (chosen.choice === "REQUEST_SPEC") placed = "+A";
       prospective = { ...chosen, artefactPlaced: placed === "+A", placedDigest: null };
     }
