@@ -28,6 +28,7 @@ export const VERBS: Record<string, () => Promise<Runner>> = {
   "export.benchflow": () => import("./commands/export.ts").then((m) => m.benchflow),
   "import.harbor": () => import("./commands/import.ts").then((m) => m.run),
   exam: () => import("./commands/exam.ts").then((m) => m.run),
+  "monitor.analyse": () => import("./commands/monitor.ts").then((m) => m.analyse),
 };
 
 /** What a parsed command line asks for: a verb, its positional arguments, then its options object. */
@@ -101,6 +102,12 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
     .option("--concurrency <count>", "trials in flight at once", "1")
     .option("--retries <count>", "extra attempts after a transient infrastructure error", "1")
     .option("--run-id <id>", "append to this run (default: a new run id)")
+    .option("--monitor", "after each trial ask the KEEP/WITHDRAW and BET/NO_BET probes (built-in loop)")
+    .option(
+      "--prospective",
+      "before each -A trial ask ANSWER_DIRECTLY / REQUEST_SPEC / DECLINE (built-in loop)",
+    )
+    .option("--payoff <file>", "payoff schedule of the prospective choice (JSON; default 1/0, 0.5/0.1, 0.25)")
     .option("--json", "machine-readable output")
     .action(action("run"));
 
@@ -180,6 +187,7 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
     .option("--frontier <agent>", "agent configuration for the frontier cells")
     .option("--mid <agent>", "agent configuration for the mid cells")
     .option("--no-controls", "leave out the perturbed-artefact control cells")
+    .option("--monitor", "after each built-in-loop trial ask the KEEP/WITHDRAW and BET/NO_BET probes")
     .option("--concurrency <count>", "trials in flight at once (default 2)")
     .option(
       "--provider-concurrency <spec>",
@@ -308,6 +316,28 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
     .option("--id <id>", "kgate task id (default: the folder name)")
     .option("--json", "machine-readable output")
     .action(action("import.harbor"));
+
+  const monitor = program
+    .command("monitor")
+    .description("metacognitive monitoring: KEEP/WITHDRAW and BET probes, the prospective choice, analysis");
+  monitor
+    .command("analyse")
+    .description(
+      "the Metacognitive Monitoring Battery's analysis of its published response CSVs (<dir>/<track folder>/<model>.csv), or of a kgate run's probed trials; exit 1 when a row is unreadable",
+    )
+    .argument(
+      "<dir>",
+      "folder holding the track folders (Meta Cog/, prospective/, ...), or a run (id or folder)",
+    )
+    .option(
+      "--csv",
+      "print the per-track table as CSV (model,track,accuracy,kc_rate,ki_rate,withdraw_delta,n_correct,n_incorrect)",
+    )
+    .option("--html <file>", "also write the tables as an HTML page")
+    .option("--seed <n>", "seed of the bootstrap intervals", "42")
+    .option("--resamples <n>", "bootstrap resamples", "2000")
+    .option("--json", "machine-readable output")
+    .action(action("monitor.analyse"));
 
   return program;
 }

@@ -44,6 +44,29 @@ const TABLE: Array<[string[], string, unknown[]]> = [
     "run",
     ["t", { agent: "a", condition: "+A", n: "1", concurrency: "1", retries: "1", runId: "r1", json: true }],
   ],
+  [
+    ["run", "t", "--agent", "a", "--condition", "-A", "--monitor", "--prospective", "--payoff", "p.json"],
+    "run",
+    [
+      "t",
+      {
+        agent: "a",
+        condition: "-A",
+        n: "1",
+        concurrency: "1",
+        retries: "1",
+        monitor: true,
+        prospective: true,
+        payoff: "p.json",
+      },
+    ],
+  ],
+  [["monitor", "analyse", "d"], "monitor.analyse", ["d", { seed: "42", resamples: "2000" }]],
+  [
+    ["monitor", "analyse", "d", "--csv", "--html", "t.html", "--seed", "1", "--resamples", "10", "--json"],
+    "monitor.analyse",
+    ["d", { csv: true, html: "t.html", seed: "1", resamples: "10", json: true }],
+  ],
   [["agents"], "agents", [{}]],
   [["agents", "--build", "--json"], "agents", [{ build: true, json: true }]],
   [["show", "r1/t.0"], "show", ["r1/t.0", {}]],
@@ -114,6 +137,7 @@ const TABLE: Array<[string[], string, unknown[]]> = [
   ],
   [["calibrate", "--resume", "r2"], "calibrate", [[], { controls: true, resume: "r2" }]],
   [["calibrate", "--cross"], "calibrate", [[], { controls: true, cross: true }]],
+  [["calibrate", "--monitor"], "calibrate", [[], { controls: true, monitor: true }]],
   [["calibrate", "--cross", "fxm,mxf"], "calibrate", [[], { controls: true, cross: "fxm,mxf" }]],
   [["report", "r2"], "report", ["r2", {}]],
   [

@@ -23,9 +23,10 @@ const ALLOWED: Record<string, string[]> = {
   report: BASE,
   trial: ["agents", "sandbox", "verify", "task", ...BASE],
   check: ["audit", ...PROTOCOL_BASE],
-  calibrate: PROTOCOL_BASE,
+  // A calibration report carries the monitoring section, so calibrate reads monitor (never the reverse).
+  calibrate: ["monitor", ...PROTOCOL_BASE],
   probes: ["calibrate", ...PROTOCOL_BASE],
-  monitor: ["calibrate", ...PROTOCOL_BASE],
+  monitor: PROTOCOL_BASE,
   triage: ["calibrate", ...PROTOCOL_BASE],
   exam: ["calibrate", ...PROTOCOL_BASE],
   export: ["check", ...PROTOCOL_BASE],

@@ -7,6 +7,7 @@ import { type ResolvedAgentConfig, resolveApiKey } from "./load-config.ts";
 import { runToolLoop } from "./loop.ts";
 import { buildSystemPrompt } from "./prompt.ts";
 import type { ChatModel } from "./providers/types.ts";
+import { TOOL_SPECS } from "./tools.ts";
 import { TrajectoryRecorder } from "./trajectory.ts";
 import type { Agent, AgentResult, AgentRunContext } from "./types.ts";
 
@@ -51,6 +52,12 @@ export class BuiltinAgent implements Agent {
     return key;
   }
 
+  /** The configuration's model client; the SDKs load on first use (commands that never call a model do not pay for them). */
+  async chatModel(): Promise<ChatModel> {
+    const key = this.apiKey();
+    return this.options.model ?? (await import("./providers/index.ts")).createChatModel(this.config, key);
+  }
+
   async prepare(): Promise<SandboxRequirements> {
     this.apiKey();
     return {};
@@ -82,9 +89,7 @@ export class BuiltinAgent implements Agent {
     });
     let model: ChatModel;
     try {
-      const key = this.apiKey();
-      // the SDKs load on first use: commands that never call a model do not pay for them
-      model = this.options.model ?? (await import("./providers/index.ts")).createChatModel(c, key);
+      model = await this.chatModel();
     } catch (err) {
       const error = trialError("config", (err as Error).message);
       ctx.trajectory.append({ type: "error", ...error });
@@ -106,12 +111,27 @@ export class BuiltinAgent implements Agent {
       random: this.options.random,
       log: this.options.log,
     });
+    const finished = result.stopReason !== "error" && result.stopReason !== "timeout";
+    const followUp =
+      ctx.followUp && finished
+        ? await ctx.followUp({
+            model,
+            system,
+            messages: result.messages,
+            tools: TOOL_SPECS,
+            maxOutputTokens: c.maxOutputTokens,
+            temperature: c.temperature,
+            pricing: c.pricing,
+            signal: ctx.signal,
+          })
+        : undefined;
     return {
       stopReason: result.stopReason,
       usage: result.usage,
       artefactListed: ctx.artefact !== null,
       artefactOpened: openedFrom(recorder.events, placedArtefact(ctx)),
       ...(result.error ? { error: result.error } : {}),
+      ...(followUp ? { followUp } : {}),
     };
   }
 }

@@ -34,6 +34,8 @@ export interface LoopOptions {
 
 export interface LoopResult extends AgentResult {
   turns: number;
+  /** The conversation as it ended, for follow-up turns. */
+  messages: ChatMessage[];
 }
 
 const TEXT_CAP = 64 * 1024;
@@ -75,7 +77,7 @@ export async function runToolLoop(o: LoopOptions): Promise<LoopResult> {
       usage,
       elapsedMs: Date.now() - started,
     });
-    return { stopReason, usage, turns, ...(error ? { error } : {}) };
+    return { stopReason, usage, turns, messages, ...(error ? { error } : {}) };
   };
 
   try {

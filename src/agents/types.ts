@@ -1,6 +1,7 @@
 // The interface every agent implements (oracle, noop, the built-in tool loop, installed CLI harnesses).
 import {
   type Condition,
+  type RetrospectiveOutcome,
   type SandboxRequirements,
   type StopReason,
   type TrajectorySink,
@@ -10,6 +11,21 @@ import {
 } from "../model/index.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import type { Limits, LoadedTask } from "../task/index.ts";
+import type { Pricing } from "./config.ts";
+import type { ChatMessage, ChatModel, ToolSpec } from "./providers/types.ts";
+
+/** The built-in loop's finished conversation, handed on for follow-up turns (monitoring probes). */
+export interface FinishedConversation {
+  model: ChatModel;
+  system: string | null;
+  messages: ChatMessage[];
+  /** The tools the loop offered (kept so the history stays valid); none is run in follow-ups. */
+  tools: ToolSpec[];
+  maxOutputTokens: number;
+  temperature?: number;
+  pricing: Pricing | null;
+  signal: AbortSignal;
+}
 
 /** The reason the runner aborts an agent's signal with when the task's wall-clock budget runs out. */
 export class AgentTimeoutError extends Error {
@@ -38,6 +54,8 @@ export interface AgentRunContext {
   /** Aborted on the agent timeout or when the run is cancelled. */
   signal: AbortSignal;
   trajectory: TrajectorySink;
+  /** When set, the built-in loop hands its finished conversation on (monitoring probes). */
+  followUp?: (conversation: FinishedConversation) => Promise<RetrospectiveOutcome>;
 }
 
 export interface AgentResult {
@@ -49,6 +67,8 @@ export interface AgentResult {
   artefactListed?: boolean;
   /** Under +A / variant: whether the agent read the artefact, when the harness can tell. */
   artefactOpened?: boolean | null;
+  /** What the follow-up turns gave, when asked. */
+  followUp?: RetrospectiveOutcome;
 }
 
 export interface Agent {

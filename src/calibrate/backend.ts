@@ -3,7 +3,7 @@
 import { type Agent, resolveAgent } from "../agents/index.ts";
 import type { ProjectPaths } from "../project.ts";
 import { type SandboxProvider, sandboxProviderFor } from "../sandbox/index.ts";
-import { agentInfoOf, openSandboxRunner, type VerifyTrial } from "../trial/index.ts";
+import { agentInfoOf, openSandboxRunner, type TrialOptions, type VerifyTrial } from "../trial/index.ts";
 import type { AgentInfo } from "./plan.ts";
 import type { Backend } from "./session.ts";
 
@@ -12,6 +12,8 @@ export interface DockerBackendOptions {
   /** Verification of each trial's outputs; null: verdicts are `unverified` (left out of rates). */
   verify?: VerifyTrial | null;
   log?: (line: string) => void;
+  /** Follow-up turns after each trial's agent (the monitoring probes of `--monitor`). */
+  followUp?: TrialOptions["followUp"];
 }
 
 export function dockerBackend(o: DockerBackendOptions): Backend {
@@ -47,7 +49,14 @@ export function dockerBackend(o: DockerBackendOptions): Backend {
     async start(plan) {
       const agents = await Promise.all(plan.agents.map(async (info) => (await agentNamed(info.name))!));
       provider ??= sandboxProviderFor(o.paths);
-      const sandbox = await openSandboxRunner({ paths: o.paths, agents, provider, verify: o.verify, log });
+      const sandbox = await openSandboxRunner({
+        paths: o.paths,
+        agents,
+        provider,
+        verify: o.verify,
+        log,
+        followUp: o.followUp,
+      });
       return { runner: sandbox.runner, stop: sandbox.close };
     },
   };

@@ -2,6 +2,7 @@
 // chart) and report.html (both, plus attribution, tokens, cost and per-trial rows).
 import path from "node:path";
 import type { TrialRecord } from "../model/index.ts";
+import { monitoringSection } from "../monitor/index.ts";
 import { htmlReport, markdownReport, type RunSummary, svgChart } from "../report/index.ts";
 import { readTrialRecords } from "../trial/index.ts";
 import { type RunDir, readPlan, writeFileAtomic } from "./rundir.ts";
@@ -30,7 +31,7 @@ export function writeReports(summary: RunSummary, run: RunDir, outDir: string = 
   const href = path.relative(outDir, run.dir).split(path.sep).join("/");
   const contents: Record<(typeof REPORT_FILES)[number], string> = {
     "summary.json": `${JSON.stringify(summary, null, 2)}\n`,
-    "report.md": markdownReport(summary),
+    "report.md": markdownReport(summary) + monitoringSection(readRecords(run).records),
     "report.svg": `${svgChart(summary)}\n`,
     "report.html": htmlReport(summary, { runDirHref: href }),
   };

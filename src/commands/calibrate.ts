@@ -15,6 +15,7 @@ import {
 } from "../calibrate/index.ts";
 import { pc } from "../colours.ts";
 import { EXIT_FAILED, EXIT_OK, InternalTrialErrors, UsageError } from "../errors.ts";
+import { askRetrospectiveProbes } from "../monitor/index.ts";
 import { relativeToProject } from "../project.ts";
 import { table1 } from "../report/index.ts";
 import { InterruptedError, removeOnInterrupt, SandboxUnavailableError } from "../sandbox/index.ts";
@@ -32,6 +33,8 @@ export interface CalibrateOptions extends Omit<ConfigOverrides, "n" | "concurren
   cross?: string | boolean;
   runId?: string;
   json?: boolean;
+  /** Ask the monitoring probes after each built-in-loop trial (docs/monitoring.md). */
+  monitor?: boolean;
 }
 
 /** Options that define a plan, as written on the command line; a resumed run keeps its own plan. */
@@ -100,7 +103,11 @@ export async function run(ctx: CommandContext, taskIds: string[], o: CalibrateOp
         signal: controller.signal,
         stderr: ctx.stderr as CommandContext["stderr"] & { isTTY?: boolean },
       },
-      dockerBackend({ paths: ctx.paths, log }),
+      dockerBackend({
+        paths: ctx.paths,
+        log,
+        ...(o.monitor ? { followUp: askRetrospectiveProbes } : {}),
+      }),
     );
   } catch (err) {
     if (err instanceof CalibrationError) throw new UsageError(err.message);

@@ -6,6 +6,12 @@ import { resolveAgent } from "../agents/index.ts";
 import { pc } from "../colours.ts";
 import { EXIT_FAILED, EXIT_OK, InternalTrialErrors, UsageError } from "../errors.ts";
 import { type Condition, outcomeOf, type TrialRecord } from "../model/index.ts";
+import {
+  askRetrospectiveProbes,
+  loadPayoffSchedule,
+  monitorLine,
+  prospectiveHook,
+} from "../monitor/index.ts";
 import { relativeToProject } from "../project.ts";
 import {
   InterruptedError,
@@ -32,6 +38,11 @@ export interface RunOptions {
   retries: string;
   runId?: string;
   json?: boolean;
+  /** Ask the retrospective monitoring probes after each trial (built-in loop). */
+  monitor?: boolean;
+  /** Before each -A trial, the prospective choice (built-in loop), scored with --payoff or the default. */
+  prospective?: boolean;
+  payoff?: string;
 }
 
 function positiveInt(name: string, text: string, min: number): number {
@@ -50,7 +61,8 @@ function summary(record: TrialRecord): string {
   const error = record.error
     ? `${record.error.owner}/${record.error.kind}: ${record.error.message.split("\n")[0]}`
     : "-";
-  return `${record.stopReason.padEnd(9)} outputs ${collected}/${record.outputs.length}  ${record.verdict.status.padEnd(10)} ${seconds(record).padStart(7)}  ${error}`;
+  const monitor = record.monitor ? `  ${monitorLine(record.monitor)}` : "";
+  return `${record.stopReason.padEnd(9)} outputs ${collected}/${record.outputs.length}  ${record.verdict.status.padEnd(10)} ${seconds(record).padStart(7)}  ${error}${monitor}`;
 }
 
 /** The sandbox and the agent, prepared once; what cannot start is the user's to fix (exit 2). */
@@ -60,11 +72,23 @@ async function openRunner(ctx: CommandContext, options: RunOptions, log: (line: 
   }).catch((err: Error) => {
     throw new UsageError(err.message);
   });
+  if (options.monitor && agent.harness !== "builtin")
+    log(
+      `warning: --monitor: the probes are asked in the built-in loop only; ${agent.name} runs ${agent.harness}`,
+    );
+  let prospective: ReturnType<typeof prospectiveHook> | undefined;
+  try {
+    if (options.prospective) prospective = prospectiveHook(agent, loadPayoffSchedule(options.payoff));
+  } catch (err) {
+    throw new UsageError(`--prospective: ${(err as Error).message}`);
+  }
   try {
     const sandbox = await openSandboxRunner({
       paths: ctx.paths,
       agents: [agent],
       log: (line) => log(pc.dim(line)),
+      ...(options.monitor ? { followUp: askRetrospectiveProbes } : {}),
+      ...(prospective ? { prospective } : {}),
     });
     return { agent, sandbox };
   } catch (err) {
@@ -91,7 +115,6 @@ export async function run(ctx: CommandContext, taskId: string, options: RunOptio
   }
   const log = (line: string) => ctx.stderr.write(`${line}\n`);
   const { agent, sandbox } = await openRunner(ctx, options, log);
-
   const runId = options.runId ?? newRunId();
   const runDir = runDirOf(ctx.paths, runId);
   const controller = new AbortController();

@@ -2,6 +2,7 @@
 // trajectory events, conditions, verdicts and sandbox requirements. It imports nothing of kgate.
 export * from "./condition.ts";
 export * from "./failure.ts";
+export * from "./monitor.ts";
 export * from "./outcome.ts";
 export * from "./record.ts";
 export * from "./sandbox.ts";

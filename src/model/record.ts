@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { Condition } from "./condition.ts";
 import { legacyError, TrialError } from "./failure.ts";
+import { MonitorOutcome } from "./monitor.ts";
 import { Usage } from "./usage.ts";
 import { Verdict } from "./verdict.ts";
 
@@ -89,6 +90,7 @@ const RecordV2 = z.object({
   artefactOpened: z.boolean().nullable().default(null),
   /** Did the artefact's canary GUID appear in a -A trajectory or output? null when not applicable. */
   canaryLeak: z.boolean().nullable().default(null),
+  monitor: MonitorOutcome.nullable().default(null),
 });
 
 /** A version-1 line, upgraded: the error into the taxonomy, a cancelled trial's stop reason. */

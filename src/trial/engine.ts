@@ -115,6 +115,7 @@ function crashRecord(job: TrialJob<TrialSlot>, err: unknown): TrialRecord {
     artefactListed: null,
     artefactOpened: null,
     canaryLeak: null,
+    monitor: null,
   };
   try {
     appendTrialRecord(job.runDir, record);

@@ -7,7 +7,9 @@ import {
   internalError,
   type PhaseName,
   type PhaseTiming,
+  type ProspectiveOutcome,
   type Provenance,
+  type RetrospectiveOutcome,
   type StopReason,
   TRIAL_RECORD_VERSION,
   type TrialError,
@@ -29,6 +31,8 @@ export interface TrialOutcome {
   error: TrialError | null;
   artefactOpened: boolean | null;
   artefactListed: boolean | null;
+  /** The monitoring probes asked after the agent, when asked. */
+  retrospective: RetrospectiveOutcome | null;
 }
 
 export function saveOutputs(trialDir: string, files: readonly OutputFile[]): void {
@@ -84,6 +88,8 @@ export interface RecordParts {
   error: TrialError | null;
   trajectory: string | null;
   canaryLeak: boolean | null;
+  /** The prospective choice made before a -A trial, when asked. */
+  prospective: ProspectiveOutcome | null;
 }
 
 /** The validated record of a trial; outputs are saved beside it. Never throws. */
@@ -121,6 +127,10 @@ export function buildRecord(p: RecordParts): TrialRecord {
     artefactListed: p.outcome.artefactListed,
     artefactOpened: p.outcome.artefactOpened,
     canaryLeak: p.canaryLeak,
+    monitor:
+      p.prospective || p.outcome.retrospective
+        ? { prospective: p.prospective, retrospective: p.outcome.retrospective }
+        : null,
   };
   try {
     saveOutputs(trialDirOf(o.runDir, p.trialId), p.files);

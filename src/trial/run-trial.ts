@@ -2,10 +2,11 @@
 // agent, every process stopped, the declared outputs out, the sandbox removed, verification on the
 // host (killable), one TrialRecord appended. Never throws: whatever fails is the record's error.
 import path from "node:path";
-import { type Agent, AgentTimeoutError } from "../agents/index.ts";
+import { type Agent, type AgentRunContext, AgentTimeoutError } from "../agents/index.ts";
 import {
   type Condition,
   internalError,
+  type ProspectiveOutcome,
   type SandboxRequirements,
   type TrialError,
   type TrialRecord,
@@ -67,6 +68,13 @@ export interface TrialOptions {
   /** Cancels the trial (recorded as `cancelled`, never as the agent's failure). */
   signal?: AbortSignal;
   timeouts?: Partial<PhaseTimeouts>;
+  /** Follow-up turns after the agent (monitoring probes); recorded in the record's `monitor`. */
+  followUp?: AgentRunContext["followUp"];
+  /** Before a -A trial, the prospective choice: REQUEST_SPEC places the artefact, DECLINE runs nothing. */
+  prospective?: (
+    task: LoadedTask,
+    signal?: AbortSignal,
+  ) => Promise<Omit<ProspectiveOutcome, "artefactPlaced" | "placedDigest">>;
 }
 
 const NO_AGENT: TrialOutcome = {
@@ -75,6 +83,7 @@ const NO_AGENT: TrialOutcome = {
   error: null,
   artefactOpened: null,
   artefactListed: null,
+  retrospective: null,
 };
 
 function cancelledError(signal: AbortSignal | undefined): TrialError {
@@ -88,8 +97,10 @@ async function agentPhase(
   sandbox: TrialSandbox,
   trajectory: FileTrajectory,
   grace: number,
+  /** The condition placed: the cell's, or +A when a -A agent asked for the specification. */
+  condition: Condition,
 ): Promise<TrialOutcome> {
-  const { task, condition, agent } = o;
+  const { task, agent } = o;
   const limits = task.spec.limits;
   const controller = new AbortController();
   const timer = setTimeout(
@@ -120,6 +131,7 @@ async function agentPhase(
         task,
         signal: controller.signal,
         trajectory,
+        ...(o.followUp ? { followUp: o.followUp } : {}),
       }),
       abandoned,
     ]);
@@ -127,11 +139,12 @@ async function agentPhase(
       usage: result.usage,
       artefactOpened: condition === "-A" ? null : (result.artefactOpened ?? null),
       artefactListed: result.artefactListed ?? null,
+      retrospective: result.followUp ?? null,
     };
     if (cancelled()) return { ...base, stopReason: "cancelled", error: cancelledError(o.signal) };
     return { ...base, stopReason: result.stopReason, error: result.error ?? null };
   } catch (err) {
-    const base = { usage: ZERO_USAGE, artefactOpened: null, artefactListed: null };
+    const base = { usage: ZERO_USAGE, artefactOpened: null, artefactListed: null, retrospective: null };
     if (cancelled()) return { ...base, stopReason: "cancelled", error: cancelledError(o.signal) };
     if (controller.signal.reason instanceof AgentTimeoutError) {
       trajectory.append({ type: "error", kind: "timeout", message: controller.signal.reason.message });
@@ -194,6 +207,18 @@ export const defaultVerify =
   (task, outputs, timeoutMs) =>
     verifyKillable(paths.root, task, outputs, timeoutMs);
 
+/** Before a -A trial, the agent's choice: REQUEST_SPEC places the artefact (as +A), DECLINE runs nothing. */
+async function choosePlacement(
+  o: TrialOptions,
+): Promise<{ placed: Condition; prospective: ProspectiveOutcome | null }> {
+  if (o.condition !== "-A" || !o.prospective) return { placed: o.condition, prospective: null };
+  const chosen = await o.prospective(o.task, o.signal);
+  const placed: Condition = chosen.choice === "REQUEST_SPEC" ? "+A" : "-A";
+  return { placed, prospective: { ...chosen, artefactPlaced: placed === "+A", placedDigest: null } };
+}
+
+const DECLINED: Verdict = { ...UNVERIFIED, reason: "declined before the trial (prospective choice)" };
+
 /** Runs one trial and appends its record to runDir/trials.jsonl; errors are recorded, never thrown. */
 export async function runTrial(o: TrialOptions): Promise<TrialRecord> {
   const attempt = o.attempt ?? 1;
@@ -206,14 +231,24 @@ export async function runTrial(o: TrialOptions): Promise<TrialRecord> {
   let files: OutputFile[] = [];
   let verdict: Verdict = UNVERIFIED;
   let error: TrialError | null = null;
+  let placed: Condition = o.condition;
+  let prospective: ProspectiveOutcome | null = null;
   try {
     const timeouts = { ...DEFAULT_PHASE_TIMEOUTS, ...o.timeouts };
-    fileSet = conditionFileSet(o.task, o.condition);
+    ({ placed, prospective } = await choosePlacement(o));
+    fileSet = conditionFileSet(o.task, placed);
+    if (prospective?.artefactPlaced) prospective.placedDigest = fileSet.artefactDigest;
     trajectory = new FileTrajectory(path.join(trialDirOf(o.runDir, id), "trajectory.jsonl"));
-    const run = await sandboxPhases(o, id, fileSet, trajectory, clock, timeouts);
-    ({ outcome, files } = run);
-    error = run.error;
-    if (o.verify !== null && (error === null || errorIsCounted(error))) {
+    const declined = prospective?.choice === "DECLINE";
+    if (declined) {
+      outcome = { ...NO_AGENT, stopReason: "finish" };
+      verdict = DECLINED;
+    } else {
+      const run = await sandboxPhases(o, id, fileSet, trajectory, clock, timeouts, placed);
+      ({ outcome, files } = run);
+      error = run.error;
+    }
+    if (!declined && o.verify !== null && (error === null || errorIsCounted(error))) {
       const verify = o.verify ?? defaultVerify(o.paths);
       const checked = await clock.run("verify", () => verifyPhase(o, verify, files, timeouts.verify));
       verdict = checked.verdict;
@@ -239,7 +274,8 @@ export async function runTrial(o: TrialOptions): Promise<TrialRecord> {
     verdict,
     error,
     trajectory: trajectory ? path.relative(o.runDir, trajectory.file).split(path.sep).join("/") : null,
-    canaryLeak: canaryLeak(o.task, o.condition, trajectory, files),
+    canaryLeak: canaryLeak(o.task, placed, trajectory, files),
+    prospective,
   });
   try {
     appendTrialRecord(o.runDir, record);
@@ -267,6 +303,7 @@ async function sandboxPhases(
   trajectory: FileTrajectory,
   clock: PhaseClock,
   timeouts: PhaseTimeouts,
+  placed: Condition,
 ): Promise<SandboxRun> {
   let sandbox: TrialSandbox | null = null;
   let outcome = NO_AGENT;
@@ -300,7 +337,7 @@ async function sandboxPhases(
       ),
     );
     o.signal?.throwIfAborted();
-    outcome = await clock.run("agent", () => agentPhase(o, box, trajectory, timeouts.agentGrace));
+    outcome = await clock.run("agent", () => agentPhase(o, box, trajectory, timeouts.agentGrace, placed));
     error = outcome.error;
     // Every process ends before the outputs are read: nothing of the agent writes during copy-out.
     await clock.run("stop", () => bounded("stop", timeouts.stop, () => box.stop()));

@@ -6,7 +6,7 @@ import type { ProjectPaths } from "../project.ts";
 import { type SandboxImage, type SandboxProvider, sandboxProviderFor } from "../sandbox/index.ts";
 import type { EngineAgentInfo, TrialRunner } from "./engine.ts";
 import type { PhaseTimeouts } from "./phases.ts";
-import { runTrial, type VerifyTrial } from "./run-trial.ts";
+import { runTrial, type TrialOptions, type VerifyTrial } from "./run-trial.ts";
 
 /** Trials of one model provider share its limit; agents without one (oracle, noop) run as `local`. */
 export function modelProviderOf(agent: Agent): string {
@@ -34,6 +34,9 @@ export interface SandboxRunnerOptions {
   verify?: VerifyTrial | null;
   timeouts?: Partial<PhaseTimeouts>;
   log?: (line: string) => void;
+  /** The monitoring hooks of every trial: probes after the agent, the choice before a -A trial. */
+  followUp?: TrialOptions["followUp"];
+  prospective?: TrialOptions["prospective"];
 }
 
 export interface SandboxRunner {
@@ -85,6 +88,8 @@ export async function openSandboxRunner(o: SandboxRunnerOptions): Promise<Sandbo
       requirements: prepared.get(agent.name),
       verify: o.verify,
       timeouts: o.timeouts,
+      followUp: o.followUp,
+      prospective: o.prospective,
       signal,
     });
   };

@@ -1,0 +1,38 @@
+// The metacognition probes' results as a record keeps them (issue 17): the retrospective KEEP/WITHDRAW
+// and BET probes after a trial, the prospective choice before a -A trial; they never change the verdict.
+import { z } from "zod";
+import { Usage } from "./usage.ts";
+
+const ProbeTurn = z.object({ probe: z.string(), message: z.string(), reply: z.string() });
+
+/** The probes asked after the agent (issue 17): their own tokens; they never change the verdict. */
+export const RetrospectiveOutcome = z.object({
+  /** `same-conversation`: the built-in loop's conversation went on (no tools run). */
+  mode: z.enum(["same-conversation", "follow-up"]),
+  keep: z.enum(["KEEP", "WITHDRAW"]).nullable(),
+  bet: z.enum(["BET", "NO_BET"]).nullable(),
+  /** Every probe turn in order: the probe, what was sent, the (capped) reply. */
+  turns: z.array(ProbeTurn),
+  usage: Usage,
+  error: z.string().nullable().default(null),
+});
+
+/** The choice before a -A trial; under REQUEST_SPEC the artefact was placed (its digest as placed). */
+export const ProspectiveOutcome = z.object({
+  choice: z.enum(["ANSWER_DIRECTLY", "REQUEST_SPEC", "DECLINE"]).nullable(),
+  turns: z.array(ProbeTurn),
+  usage: Usage,
+  artefactPlaced: z.boolean(),
+  /** sha256 of the bytes placed, equal to the task's artefact digest; null when nothing was placed. */
+  placedDigest: z.string().nullable(),
+  error: z.string().nullable().default(null),
+});
+
+export const MonitorOutcome = z.object({
+  retrospective: RetrospectiveOutcome.nullable().default(null),
+  prospective: ProspectiveOutcome.nullable().default(null),
+});
+
+export type MonitorOutcome = z.infer<typeof MonitorOutcome>;
+export type RetrospectiveOutcome = z.infer<typeof RetrospectiveOutcome>;
+export type ProspectiveOutcome = z.infer<typeof ProspectiveOutcome>;

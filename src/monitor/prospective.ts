@@ -1,0 +1,85 @@
+// The prospective choice before a -A trial, in a single turn of the configuration's own model (no
+// tools, no sandbox): ANSWER_DIRECTLY, REQUEST_SPEC (the trial then gets the artefact) or DECLINE.
+import { type Agent, BuiltinAgent, UsageMeter } from "../agents/index.ts";
+import type { ProspectiveOutcome } from "../model/index.ts";
+import type { LoadedTask } from "../task/index.ts";
+import { DEFAULT_PAYOFF, type PayoffSchedule } from "./payoff.ts";
+import { type AskTurn, askProbe, MAX_REPLY_CHARS, prospectiveProbe } from "./probes.ts";
+
+type Chosen = Omit<ProspectiveOutcome, "artefactPlaced" | "placedDigest">;
+type ChatModel = Awaited<ReturnType<BuiltinAgent["chatModel"]>>;
+type ChatMessage = Parameters<ChatModel["complete"]>[0]["messages"][number];
+type AssistantPart = Extract<ChatMessage, { role: "assistant" }>["parts"][number];
+
+const textOf = (parts: readonly AssistantPart[]) =>
+  parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("");
+
+/** Asks one agent the prospective probe for a task; failures are recorded (choice null), never thrown. */
+export async function askProspectiveChoice(
+  model: ChatModel,
+  instruction: string,
+  options: {
+    /** Bounds the turn (with its re-ask); an abort is recorded as the outcome's error. */
+    signal?: AbortSignal;
+    schedule?: PayoffSchedule;
+    maxOutputTokens?: number;
+    pricing?: ConstructorParameters<typeof UsageMeter>[0];
+  } = {},
+): Promise<Chosen> {
+  const meter = new UsageMeter(options.pricing ?? null);
+  const messages: ChatMessage[] = [];
+  const turns: Chosen["turns"] = [];
+  const ask: AskTurn = async (message) => {
+    messages.push({ role: "user", text: message });
+    const reply = await model.complete({
+      system: null,
+      messages,
+      tools: [],
+      maxOutputTokens: Math.min(options.maxOutputTokens ?? 256, 256),
+      signal: options.signal,
+    });
+    meter.add(reply.usage);
+    messages.push({ role: "assistant", parts: reply.parts });
+    const text = textOf(reply.parts);
+    turns.push({ probe: "prospective", message, reply: text.slice(0, MAX_REPLY_CHARS * 4) });
+    return text;
+  };
+  try {
+    const outcome = await askProbe(ask, prospectiveProbe(instruction, options.schedule ?? DEFAULT_PAYOFF));
+    return { choice: outcome.choice, turns, usage: meter.snapshot(), error: null };
+  } catch (err) {
+    return { choice: null, turns, usage: meter.snapshot(), error: (err as Error).message };
+  }
+}
+
+/** The trial runner's hook for a configured built-in-loop agent; throws for any other agent. */
+export function prospectiveHook(agent: Agent, schedule: PayoffSchedule = DEFAULT_PAYOFF) {
+  if (!(agent instanceof BuiltinAgent))
+    throw new Error(
+      `the prospective choice needs a built-in-loop configuration; ${agent.name} runs ${agent.harness}`,
+    );
+  return async (task: LoadedTask, cancel?: AbortSignal): Promise<Chosen> => {
+    // The choice is one short turn: bounded by the agent's own timeout and the run's cancellation.
+    const timeout = AbortSignal.timeout(
+      Math.min(agent.config.timeoutSec, task.spec.limits.timeoutSec) * 1000,
+    );
+    const signal = cancel ? AbortSignal.any([cancel, timeout]) : timeout;
+    let model: ChatModel;
+    try {
+      model = await agent.chatModel();
+    } catch (err) {
+      return {
+        choice: null,
+        turns: [],
+        usage: new UsageMeter(null).snapshot(),
+        error: (err as Error).message,
+      };
+    }
+    return askProspectiveChoice(model, task.instruction.toString("utf8"), {
+      signal,
+      schedule,
+      maxOutputTokens: agent.config.maxOutputTokens,
+      pricing: agent.config.pricing,
+    });
+  };
+}

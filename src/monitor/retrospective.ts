@@ -1,0 +1,68 @@
+// The retrospective probes on a finished built-in-loop conversation: KEEP/WITHDRAW, then BET/NO_BET,
+// as further user turns of the same conversation. No tool is run; tokens are counted apart; a
+// failure is recorded in the outcome, never thrown (the trial's verdict does not depend on it).
+import { type FinishedConversation, UsageMeter } from "../agents/index.ts";
+import type { RetrospectiveOutcome } from "../model/index.ts";
+import { type AskTurn, askProbe, BET_PROBE, KEEP_PROBE, MAX_REPLY_CHARS } from "./probes.ts";
+
+type ChatMessage = FinishedConversation["messages"][number];
+type AssistantPart = Extract<ChatMessage, { role: "assistant" }>["parts"][number];
+
+const NO_TOOLS_NOW = "No tool can be run now. Reply in words only.";
+
+const textOf = (parts: readonly AssistantPart[]) =>
+  parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("");
+
+/** Asks both probes in the conversation; `turns` records every message sent and reply received. */
+export async function askRetrospectiveProbes(
+  conversation: FinishedConversation,
+): Promise<RetrospectiveOutcome> {
+  const meter = new UsageMeter(conversation.pricing);
+  const messages: ChatMessage[] = [...conversation.messages];
+  const turns: RetrospectiveOutcome["turns"] = [];
+  let current = "";
+  const ask: AskTurn = async (message) => {
+    messages.push({ role: "user", text: message });
+    const reply = await conversation.model.complete({
+      system: conversation.system,
+      messages,
+      tools: conversation.tools,
+      maxOutputTokens: Math.min(conversation.maxOutputTokens, 256),
+      temperature: conversation.temperature,
+      signal: conversation.signal,
+    });
+    meter.add(reply.usage);
+    messages.push({ role: "assistant", parts: reply.parts });
+    const calls = reply.parts.filter((p) => p.type === "tool-call");
+    if (calls.length > 0)
+      messages.push({
+        role: "tool-results",
+        results: calls.map((c) => ({ id: c.id, name: c.name, output: NO_TOOLS_NOW, isError: true })),
+      });
+    const text = textOf(reply.parts);
+    turns.push({ probe: current, message, reply: text.slice(0, MAX_REPLY_CHARS * 4) });
+    return text;
+  };
+  const outcome = (
+    keep: RetrospectiveOutcome["keep"],
+    bet: RetrospectiveOutcome["bet"],
+    error: string | null,
+  ) => ({
+    mode: "same-conversation" as const,
+    keep,
+    bet,
+    turns,
+    usage: meter.snapshot(),
+    error,
+  });
+  let keep: RetrospectiveOutcome["keep"] = null;
+  try {
+    current = KEEP_PROBE.id;
+    keep = (await askProbe(ask, KEEP_PROBE)).choice;
+    current = BET_PROBE.id;
+    const bet = (await askProbe(ask, BET_PROBE)).choice;
+    return outcome(keep, bet, null);
+  } catch (err) {
+    return outcome(keep, null, `probe ${current}: ${(err as Error).message}`);
+  }
+}

@@ -1,0 +1,119 @@
+// The monitoring analysis of run records, worked by hand: per configuration delta, profile, the -A
+// withdraw rate, the prospective mix and payoff, and across configurations the dissociation and
+// the split-half reliability.
+import { describe, expect, it } from "vitest";
+import type { TrialRecord } from "../src/model/index.ts";
+import { UNVERIFIED } from "../src/model/index.ts";
+import { analyseRunRecords, monitoringSection } from "../src/monitor/index.ts";
+import { makeRecord } from "./support/records.ts";
+
+const usage = {
+  inputTokens: 10,
+  outputTokens: 1,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  modelCalls: 1,
+  costUsd: null,
+};
+const verdict = (pass: boolean) => ({
+  ...UNVERIFIED,
+  status: pass ? ("pass" as const) : ("fail" as const),
+  reward: pass ? 1 : 0,
+  score: pass ? 1 : 0,
+});
+
+function probed(agent: string, index: number, keep: "KEEP" | "WITHDRAW"): TrialRecord {
+  const pass = index < 2; // trials 0 and 1 under +A pass, 2 and 3 under -A fail
+  return makeRecord({
+    agent: { name: agent, digest: `${agent}-digest`, harness: "builtin", model: `${agent}-model` },
+    index,
+    condition: pass ? "+A" : "-A",
+    verdict: verdict(pass),
+    monitor: {
+      retrospective: { mode: "same-conversation", keep, bet: null, turns: [], usage, error: null },
+      prospective: null,
+    },
+  });
+}
+
+function chose(agent: string, choice: "ANSWER_DIRECTLY" | "REQUEST_SPEC"): TrialRecord {
+  return makeRecord({
+    agent: { name: agent, digest: `${agent}-digest`, harness: "builtin", model: `${agent}-model` },
+    condition: "-A",
+    verdict: verdict(false),
+    monitor: {
+      retrospective: null,
+      prospective: {
+        choice,
+        turns: [],
+        usage,
+        artefactPlaced: choice === "REQUEST_SPEC",
+        placedDigest: null,
+        error: null,
+      },
+    },
+  });
+}
+
+// Index 0 (+A, pass) and 2 (-A, fail) are the even half; 1 (+A, pass) and 3 (-A, fail) the odd half.
+const records = [
+  // keeps everything: delta 0 in both halves
+  ...[0, 1, 2, 3].map((i) => probed("keeper", i, "KEEP")),
+  ...["ANSWER_DIRECTLY", "ANSWER_DIRECTLY"].map((c) => chose("keeper", c as "ANSWER_DIRECTLY")),
+  // withdraws exactly the wrong answers: delta 100 in both halves
+  ...[0, 1].map((i) => probed("monitor", i, "KEEP")),
+  ...[2, 3].map((i) => probed("monitor", i, "WITHDRAW")),
+  ...["REQUEST_SPEC", "REQUEST_SPEC"].map((c) => chose("monitor", c as "REQUEST_SPEC")),
+  // even half monitors (delta 100), odd half keeps (delta 0)
+  probed("mixed", 0, "KEEP"),
+  probed("mixed", 1, "KEEP"),
+  probed("mixed", 2, "WITHDRAW"),
+  probed("mixed", 3, "KEEP"),
+  chose("mixed", "ANSWER_DIRECTLY"),
+  chose("mixed", "REQUEST_SPEC"),
+];
+
+describe("analyseRunRecords", () => {
+  const m = analyseRunRecords(records);
+  const config = (name: string) => m.configurations.find((c) => c.agent === name)!;
+
+  it("gives delta, profile and the -A withdraw rate per configuration", () => {
+    // keeper: kc 100, ki 100 -> delta 0; KEEP 4/4 = 100% and |0| < 15 -> A; -A WITHDRAW 0/2
+    expect(config("keeper")).toMatchObject({ profile: "A", withdrawRateMinusA: 0 });
+    expect(config("keeper").summary).toMatchObject({ withdrawDelta: 0, keepRate: 100 });
+    // monitor: kc 100, ki 0 -> 100; KEEP 2/4 = 50% -> C; -A WITHDRAW 2/2
+    expect(config("monitor")).toMatchObject({ profile: "C", withdrawRateMinusA: 100 });
+    // mixed: kc 2/2 = 100, ki 1/2 = 50 -> delta 50; KEEP 3/4 = 75% -> C; -A WITHDRAW 1/2
+    expect(config("mixed").summary).toMatchObject({ withdrawDelta: 50, keepRate: 75 });
+    expect(config("mixed")).toMatchObject({ profile: "C", withdrawRateMinusA: 50 });
+    // every record's probes: 6 records x (10 + 1) tokens, 6 calls
+    expect(config("mixed")).toMatchObject({ probeTokens: 66, probeCalls: 6 });
+    expect(m.skipped).toBe(6); // the six choice-only records have no retrospective probes
+  });
+
+  it("gives the prospective mix and payoff", () => {
+    // keeper: 2 x direct wrong = 0; monitor: 2 x spec wrong = 0.1; mixed: (0 + 0.1) / 2 = 0.05
+    expect(config("keeper").prospective).toMatchObject({ n: 2, direct: 100, requestSpec: 0, meanPayoff: 0 });
+    expect(config("monitor").prospective).toMatchObject({ direct: 0, requestSpec: 100 });
+    expect(config("monitor").prospective!.meanPayoff).toBeCloseTo(0.1, 12);
+    expect(config("mixed").prospective!.meanPayoff).toBeCloseTo(0.05, 12);
+  });
+
+  it("correlates across configurations", () => {
+    // delta 0, 100, 50 vs ANSWER_DIRECTLY 100, 0, 50: exactly opposed, r = rho = -1
+    expect(m.dissociation.n).toBe(3);
+    expect(m.dissociation.pearson).toBeCloseTo(-1, 12);
+    expect(m.dissociation.spearman).toBeCloseTo(-1, 12);
+    // halves a = 0, 100, 100 and b = 0, 100, 0: deviations a -200/3, 100/3, 100/3 and b -100/3,
+    // 200/3, -100/3; sum ab = (20000 + 20000 - 10000)/9 = 30000/9; sum a2 = sum b2 = 60000/9;
+    // r = 0.5; Spearman-Brown 2(0.5)/1.5 = 2/3
+    expect(m.splitHalf.r).toBeCloseTo(0.5, 12);
+    expect(m.splitHalf.corrected).toBeCloseTo(2 / 3, 12);
+  });
+
+  it("is the report's monitoring section, which is empty without probe results", () => {
+    expect(monitoringSection(records)).toContain("## Monitoring");
+    expect(monitoringSection(records)).toMatch(/Pearson -1\.000, Spearman -1\.000 \(n = 3\)/);
+    expect(monitoringSection([makeRecord()])).toBe("");
+  });
+});
