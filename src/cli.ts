@@ -169,6 +169,21 @@ export function buildProgram(onResult: (code: number) => void): Command {
     .option("--json", "print the summary as JSON instead of the Markdown table")
     .action(action(() => import("./commands/report.ts")));
 
+  const triage = program
+    .command("triage")
+    .description("portfolio triage under a token budget (TRIAGE): plan, execute under regimes U and E, score")
+    .enablePositionalOptions();
+  triage
+    .command("score")
+    .description(
+      "re-score a saved plan offline: knapsack oracle, random baseline, V / eta / regret under U and E",
+    )
+    .requiredOption("--phase0 <file>", 'phase-0 results, JSON lines {"id", "cost", "correct"}')
+    .requiredOption("--plan <file>", 'the plan, {"plan": [{"id", "tokens"}, ...]} in execution order')
+    .requiredOption("--budget <tokens>", "the token budget B")
+    .option("--json", "machine-readable output")
+    .action(action(() => import("./commands/triage.ts").then((m) => ({ run: m.score }))));
+
   return program;
 }
 
