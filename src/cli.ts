@@ -171,8 +171,24 @@ export function buildProgram(onResult: (code: number) => void): Command {
 
   const triage = program
     .command("triage")
-    .description("portfolio triage under a token budget (TRIAGE): plan, execute under regimes U and E, score")
-    .enablePositionalOptions();
+    .description(
+      "portfolio triage under a token budget (TRIAGE) on an item pool: phase 0, plans per alpha x framing x r, scores under regimes U and E",
+    )
+    .argument("<pool>", "item pool: items/<pool>.jsonl, or a path to a .jsonl file")
+    .option(
+      "--agent <name>",
+      "agent configuration (kgate.config.json) that runs the units and plans (required)",
+    )
+    .option("--alpha <list>", "budget fractions of the phase-0 total (default 0.25,0.5,0.75,1)", collect)
+    .option("--framing <list>", "plan framings: neutral, agent, exam (default all three)", collect)
+    .option("--inject <list>", "unsolvable injection ratios r in [0, 1] (default 0)", collect)
+    .option("--seed <n>", "seed of the injection and of the random baseline (default 0)")
+    .option("--unit-cap <tokens>", "output-token cap of a phase-0 unit (default 16384)")
+    .option("--plan-tokens <tokens>", "max_tokens of a plan reply (default 4096)")
+    .option("--run-id <id>", "id of the new run (default: a timestamp)")
+    .option("--resume <run>", "finish an interrupted run: missing units and plans only, its settings kept")
+    .option("--json", "print the summary as JSON instead of Markdown")
+    .action(action(() => import("./commands/triage.ts")));
   triage
     .command("score")
     .description(
@@ -182,7 +198,11 @@ export function buildProgram(onResult: (code: number) => void): Command {
     .requiredOption("--plan <file>", 'the plan, {"plan": [{"id", "tokens"}, ...]} in execution order')
     .requiredOption("--budget <tokens>", "the token budget B")
     .option("--json", "machine-readable output")
-    .action(action(() => import("./commands/triage.ts").then((m) => ({ run: m.score }))));
+    // `triage` owns --json too and parses it first: read the options with the parent's merged in.
+    .action(async (_options: unknown, command: Command) => {
+      const { score } = await import("./commands/triage.ts");
+      onResult(await score(context(program), command.optsWithGlobals()));
+    });
 
   return program;
 }

@@ -1,10 +1,32 @@
 // `kgate triage`: portfolio triage under a token budget (TRIAGE) on item pools, and
 // `kgate triage score`, which re-scores a saved plan offline against phase-0 results.
-import { readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { EXIT_OK, UsageError } from "../errors.ts";
-import { loadPhase0, MAX_PLAN_CHARS, type PlanScore, parsePlan, scorePlan } from "../triage/index.ts";
+import { createConfiguredChatModel, loadAgentConfigs, type ResolvedAgentConfig } from "../agents/index.ts";
+import { EXIT_FAILED, EXIT_OK, UsageError } from "../errors.ts";
+import { relativeToProject } from "../project.ts";
+import { loadItemPool, sha256 } from "../task/index.ts";
+import {
+  Framing,
+  loadPhase0,
+  MAX_PLAN_CHARS,
+  markdownTriage,
+  type PlanScore,
+  parsePlan,
+  readSettings,
+  runItemUnit,
+  runTriage,
+  scorePlan,
+  summariseTriage,
+  svgTriage,
+  type TriageSettings,
+  triageRunFiles,
+  unitsFromItems,
+  writeSettings,
+} from "../triage/index.ts";
+import { newRunId } from "../trial/index.ts";
 import type { CommandContext } from "./context.ts";
+import { packageInfo } from "./package-info.ts";
 
 export interface ScoreOptions {
   phase0: string;
@@ -61,5 +83,165 @@ export async function score(ctx: CommandContext, options: ScoreOptions): Promise
   const { vOracle, vRandom, vU, vE, etaU, etaE, regretU, regretE, compliant } = result;
   const keys = { vOracle, vRandom, vU, vE, etaU, etaE, regretU, regretE, compliant };
   ctx.stdout.write(options.json ? `${JSON.stringify(keys, null, 2)}\n` : table(result, budget));
+  return EXIT_OK;
+}
+
+export interface TriageOptions {
+  agent?: string;
+  alpha?: string[];
+  framing?: string[];
+  inject?: string[];
+  seed?: string;
+  unitCap?: string;
+  planTokens?: string;
+  runId?: string;
+  resume?: string;
+  json?: boolean;
+}
+
+/** Values of a repeatable, comma-separated option, each a number in [lo, hi]. */
+function numbers(
+  flag: string,
+  raw: string[] | undefined,
+  fallback: number[],
+  lo: number,
+  hi: number,
+): number[] {
+  if (!raw) return fallback;
+  const values = raw.flatMap((r) => r.split(",")).map((v) => v.trim());
+  for (const v of values) {
+    const n = Number(v);
+    if (v === "" || !Number.isFinite(n) || n < lo || n > hi)
+      throw new UsageError(`${flag} takes numbers in [${lo}, ${hi}] (got "${v}")`);
+  }
+  return [...new Set(values.map(Number))];
+}
+
+function positiveInt(flag: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) <= 0)
+    throw new UsageError(`${flag} must be a positive integer (got "${raw}")`);
+  return Number(raw);
+}
+
+function seedOf(raw: string | undefined): number {
+  if (raw === undefined) return 0;
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw)))
+    throw new UsageError(`--seed must be a non-negative integer (got "${raw}")`);
+  return Number(raw);
+}
+
+function findConfiguration(ctx: CommandContext, name: string): ResolvedAgentConfig {
+  const loaded = loadAgentConfigs(ctx.paths);
+  if (loaded.errors.length > 0)
+    throw new UsageError(
+      `${loaded.file} is invalid: ${loaded.errors.map((e) => `${e.field}: ${e.message}`).join("; ")}`,
+    );
+  const config = loaded.agents.find((a) => a.name === name);
+  if (!config)
+    throw new UsageError(
+      `unknown agent configuration "${name}" for triage (it needs a model: known ${loaded.agents.map((a) => a.name).join(", ") || "none"})`,
+    );
+  return config;
+}
+
+function newSettings(
+  ctx: CommandContext,
+  poolArg: string,
+  config: ResolvedAgentConfig,
+  o: TriageOptions,
+): TriageSettings {
+  const framings = (o.framing ?? ["neutral", "agent", "exam"]).flatMap((f) => f.split(","));
+  for (const f of framings)
+    if (!Framing.safeParse(f).success)
+      throw new UsageError(`--framing takes neutral, agent or exam (got "${f}")`);
+  const pool = loadItemPool(ctx.paths.root, poolArg);
+  return {
+    runId: o.runId ?? newRunId(),
+    pool: {
+      name: pool.name,
+      file: relativeToProject(ctx.paths, pool.file),
+      digest: sha256(readFileSync(pool.file, "utf8")),
+    },
+    configuration: { name: config.name, digest: config.digest },
+    model: config.model,
+    alphas: numbers("--alpha", o.alpha, [0.25, 0.5, 0.75, 1.0], Number.MIN_VALUE, 1),
+    framings: [...new Set(framings)] as TriageSettings["framings"],
+    ratios: numbers("--inject", o.inject, [0], 0, 1),
+    seed: seedOf(o.seed),
+    unitCap: positiveInt("--unit-cap", o.unitCap, 16_384),
+    planTokens: positiveInt("--plan-tokens", o.planTokens, 4096),
+    permutations: 1000,
+    phase2: "simulated",
+    kgateVersion: packageInfo().version,
+    createdAt: new Date().toISOString(),
+  };
+}
+
+export async function run(ctx: CommandContext, poolArg: string, o: TriageOptions): Promise<number> {
+  if (!o.agent)
+    throw new UsageError("kgate triage needs --agent <name> (a configuration in kgate.config.json)");
+  const config = findConfiguration(ctx, o.agent);
+  let settings: TriageSettings;
+  try {
+    if (o.resume) {
+      settings = readSettings(triageRunFiles(ctx.paths.runs, o.resume));
+      if (settings.configuration.name !== config.name || settings.configuration.digest !== config.digest)
+        throw new UsageError(
+          `run ${o.resume} was made with configuration ${settings.configuration.name} (${settings.configuration.digest.slice(0, 12)}), not ${config.name} (${config.digest.slice(0, 12)})`,
+        );
+    } else settings = newSettings(ctx, poolArg, config, o);
+  } catch (err) {
+    throw err instanceof UsageError ? err : new UsageError((err as Error).message);
+  }
+  const files = triageRunFiles(ctx.paths.runs, settings.runId);
+  const poolFile = path.resolve(ctx.paths.root, settings.pool.file);
+  let units: ReturnType<typeof unitsFromItems>;
+  try {
+    const pool = loadItemPool(ctx.paths.root, poolFile);
+    if (o.resume && sha256(readFileSync(poolFile, "utf8")) !== settings.pool.digest)
+      throw new UsageError(
+        `${settings.pool.file} changed since run ${settings.runId} began: start a new run`,
+      );
+    units = unitsFromItems(pool);
+  } catch (err) {
+    throw err instanceof UsageError ? err : new UsageError((err as Error).message);
+  }
+  if (!o.resume) {
+    if (existsSync(files.settings))
+      throw new UsageError(`run ${settings.runId} exists: use --resume ${settings.runId}`);
+    writeSettings(files, settings);
+  }
+  const model = await createConfiguredChatModel(config).catch((err: Error) => {
+    throw new UsageError(err.message);
+  });
+  const temperature = config.temperature ?? 0;
+  const log = (line: string) => ctx.stderr.write(`${line}\n`);
+  const result = await runTriage({
+    files,
+    settings,
+    units,
+    planner: model,
+    retry: config.retry,
+    log,
+    runUnit: async (unit, cap) => {
+      if (unit.source.kind !== "item") throw new Error(`unit ${unit.id} is not an item`);
+      return runItemUnit(model, unit.source.item, { maxOutputTokens: cap, temperature });
+    },
+  }).catch((err: Error) => {
+    throw new UsageError(err.message);
+  });
+  const summary = summariseTriage(settings, result.phase0, result.plans);
+  writeFileSync(path.join(files.dir, "report.md"), markdownTriage(summary));
+  writeFileSync(path.join(files.dir, "report.json"), `${JSON.stringify(summary, null, 2)}\n`);
+  writeFileSync(path.join(files.dir, "report.svg"), svgTriage(summary));
+  log(`wrote ${relativeToProject(ctx.paths, files.dir)}/report.md, report.json, report.svg`);
+  ctx.stdout.write(o.json ? `${JSON.stringify(summary, null, 2)}\n` : markdownTriage(summary));
+  if (result.errors > 0) {
+    log(
+      `${result.errors} unit(s) or plan(s) failed: kgate triage ${settings.pool.name} --agent ${config.name} --resume ${settings.runId}`,
+    );
+    return EXIT_FAILED;
+  }
   return EXIT_OK;
 }
