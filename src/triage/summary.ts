@@ -1,41 +1,56 @@
 // The analysis of a triage run, from its records alone: eta and regret per alpha x regime x framing
 // (the paper's main table, at r = 0), detection D and waste W per injection ratio, compliance, plans.
-import type { Phase0Record, PlanRecord, TriageSettings } from "./records.ts";
+import { z } from "zod";
+import { type Phase0Record, PlanRecord, TriageSettings } from "./records.ts";
 import { meanDefined } from "./scores.ts";
 
-export interface MainRow {
-  alpha: number;
-  regime: "U" | "E";
-  framing: string;
-  plans: number;
+export const MainRow = z.object({
+  alpha: z.number(),
+  regime: z.enum(["U", "E"]),
+  framing: z.string(),
+  plans: z.number().int(),
   /** Mean eta over plans where it is defined; null when none is. */
-  eta: number | null;
+  eta: z.number().nullable(),
   /** Plans whose eta is undefined (V_oracle = V_random), left out of the mean. */
-  etaUndefined: number;
-  regret: number | null;
-}
+  etaUndefined: z.number().int(),
+  regret: z.number().nullable(),
+});
+export type MainRow = z.infer<typeof MainRow>;
 
-export interface InjectionRow {
-  ratio: number;
-  framing: string;
-  plans: number;
-  detection: number | null;
-  waste: number | null;
-}
+export const InjectionRow = z.object({
+  ratio: z.number(),
+  framing: z.string(),
+  plans: z.number().int(),
+  detection: z.number().nullable(),
+  waste: z.number().nullable(),
+});
+export type InjectionRow = z.infer<typeof InjectionRow>;
 
-export interface TriageSummary {
-  run: string;
-  pool: TriageSettings["pool"];
-  configuration: TriageSettings["configuration"];
-  model: string;
-  kgateVersion: string;
-  phase2: "simulated";
-  phase0: { units: number; correct: number; capped: number; totalCost: number; costKind: string | null };
-  main: MainRow[];
-  injection: InjectionRow[];
-  compliance: { plans: number; unreadable: number; compliant: number; share: number | null };
-  plans: PlanRecord[];
-}
+export const TriageSummary = z.object({
+  run: z.string(),
+  pool: TriageSettings.shape.pool,
+  configuration: TriageSettings.shape.configuration,
+  model: z.string(),
+  kgateVersion: z.string(),
+  phase2: z.literal("simulated"),
+  phase0: z.object({
+    units: z.number().int(),
+    correct: z.number().int(),
+    capped: z.number().int(),
+    totalCost: z.number(),
+    costKind: z.string().nullable(),
+  }),
+  main: z.array(MainRow),
+  injection: z.array(InjectionRow),
+  compliance: z.object({
+    plans: z.number().int(),
+    unreadable: z.number().int(),
+    compliant: z.number().int(),
+    share: z.number().nullable(),
+  }),
+  plans: z.array(PlanRecord),
+});
+export type TriageSummary = z.infer<typeof TriageSummary>;
 
 function sorted<T>(values: Iterable<T>): T[] {
   return [...new Set(values)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
