@@ -174,7 +174,10 @@ export function buildProgram(onResult: (code: number) => void): Command {
     .description(
       "portfolio triage under a token budget (TRIAGE) on an item pool: phase 0, plans per alpha x framing x r, scores under regimes U and E",
     )
-    .argument("<pool>", "item pool: items/<pool>.jsonl, or a path to a .jsonl file")
+    .argument(
+      "[pool]",
+      "items/<pool>.jsonl, a path to a .jsonl file, or tasks:<id>,<id> (gated tasks, -A as unsolvable)",
+    )
     .option(
       "--agent <name>",
       "agent configuration (kgate.config.json) that runs the units and plans (required)",

@@ -1,30 +1,40 @@
-// `kgate triage`: portfolio triage under a token budget (TRIAGE) on item pools, and
+// `kgate triage`: portfolio triage under a token budget (TRIAGE) on item pools or gated tasks, and
 // `kgate triage score`, which re-scores a saved plan offline against phase-0 results.
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { createConfiguredChatModel, loadAgentConfigs, type ResolvedAgentConfig } from "../agents/index.ts";
+import {
+  createConfiguredChatModel,
+  loadAgentConfigs,
+  type ResolvedAgentConfig,
+  resolveAgent,
+} from "../agents/index.ts";
 import { EXIT_FAILED, EXIT_OK, UsageError } from "../errors.ts";
 import { relativeToProject } from "../project.ts";
-import { loadItemPool, sha256 } from "../task/index.ts";
+import { ensureSandboxImage } from "../sandbox/index.ts";
 import {
   Framing,
+  type LoadedTriagePool,
   loadPhase0,
+  loadTriagePool,
   MAX_PLAN_CHARS,
   markdownTriage,
   type PlanScore,
   parsePlan,
   readSettings,
   runItemUnit,
+  runTaskUnit,
   runTriage,
   scorePlan,
   summariseTriage,
   svgTriage,
+  TASKS_PREFIX,
   type TriageSettings,
   triageRunFiles,
-  unitsFromItems,
+  type UnitRunner,
   writeSettings,
 } from "../triage/index.ts";
-import { newRunId } from "../trial/index.ts";
+import { newRunId, runDirOf } from "../trial/index.ts";
+import { verifyTrial } from "../verify/index.ts";
 import type { CommandContext } from "./context.ts";
 import { packageInfo } from "./package-info.ts";
 
@@ -146,8 +156,7 @@ function findConfiguration(ctx: CommandContext, name: string): ResolvedAgentConf
 }
 
 function newSettings(
-  ctx: CommandContext,
-  poolArg: string,
+  pool: TriageSettings["pool"],
   config: ResolvedAgentConfig,
   o: TriageOptions,
 ): TriageSettings {
@@ -155,14 +164,9 @@ function newSettings(
   for (const f of framings)
     if (!Framing.safeParse(f).success)
       throw new UsageError(`--framing takes neutral, agent or exam (got "${f}")`);
-  const pool = loadItemPool(ctx.paths.root, poolArg);
   return {
     runId: o.runId ?? newRunId(),
-    pool: {
-      name: pool.name,
-      file: relativeToProject(ctx.paths, pool.file),
-      digest: sha256(readFileSync(pool.file, "utf8")),
-    },
+    pool,
     configuration: { name: config.name, digest: config.digest },
     model: config.model,
     alphas: numbers("--alpha", o.alpha, [0.25, 0.5, 0.75, 1.0], Number.MIN_VALUE, 1),
@@ -178,35 +182,75 @@ function newSettings(
   };
 }
 
-export async function run(ctx: CommandContext, poolArg: string, o: TriageOptions): Promise<number> {
+const usage = (err: unknown) => (err instanceof UsageError ? err : new UsageError((err as Error).message));
+
+/** The settings of a new run, or of the run to resume (refusing a changed configuration or pool). */
+function settingsAndPool(
+  ctx: CommandContext,
+  poolArg: string | undefined,
+  config: ResolvedAgentConfig,
+  o: TriageOptions,
+): { settings: TriageSettings; pool: LoadedTriagePool } {
+  try {
+    if (!o.resume) {
+      if (!poolArg)
+        throw new UsageError(
+          "kgate triage needs a pool: items/<pool>.jsonl, a .jsonl path, or tasks:<id>,<id>",
+        );
+      const pool = loadTriagePool(ctx.paths, poolArg);
+      return { settings: newSettings(pool.info, config, o), pool };
+    }
+    const settings = readSettings(triageRunFiles(ctx.paths.runs, o.resume));
+    if (settings.configuration.name !== config.name || settings.configuration.digest !== config.digest)
+      throw new UsageError(
+        `run ${o.resume} was made with configuration ${settings.configuration.name} (${settings.configuration.digest.slice(0, 12)}), not ${config.name} (${config.digest.slice(0, 12)})`,
+      );
+    const spec = settings.pool.name.startsWith(TASKS_PREFIX) ? settings.pool.name : settings.pool.file;
+    const pool = loadTriagePool(ctx.paths, spec);
+    if (pool.info.digest !== settings.pool.digest)
+      throw new UsageError(
+        `${settings.pool.name} changed since run ${settings.runId} began: start a new run`,
+      );
+    return { settings, pool };
+  } catch (err) {
+    throw usage(err);
+  }
+}
+
+/** Phase 0 of gated-task units: one sandboxed trial each, with the agent of the configuration. */
+async function taskRunner(
+  ctx: CommandContext,
+  pool: LoadedTriagePool,
+  agentName: string,
+  runId: string,
+  log: (l: string) => void,
+): Promise<UnitRunner> {
+  const agent = await resolveAgent(ctx.paths, agentName, { log: (l) => log(`${agentName}: ${l}`) });
+  const requirements = (await agent.prepare?.()) ?? {};
+  const image = await ensureSandboxImage(ctx.paths, { onProgress: (l) => log(`sandbox: ${l}`) });
+  const trialCtx = {
+    paths: ctx.paths,
+    tasks: pool.tasks!,
+    agent,
+    requirements,
+    image,
+    verify: verifyTrial,
+    runId,
+    runDir: runDirOf(ctx.paths, runId),
+  };
+  return (unit) => runTaskUnit(trialCtx, unit);
+}
+
+export async function run(
+  ctx: CommandContext,
+  poolArg: string | undefined,
+  o: TriageOptions,
+): Promise<number> {
   if (!o.agent)
     throw new UsageError("kgate triage needs --agent <name> (a configuration in kgate.config.json)");
   const config = findConfiguration(ctx, o.agent);
-  let settings: TriageSettings;
-  try {
-    if (o.resume) {
-      settings = readSettings(triageRunFiles(ctx.paths.runs, o.resume));
-      if (settings.configuration.name !== config.name || settings.configuration.digest !== config.digest)
-        throw new UsageError(
-          `run ${o.resume} was made with configuration ${settings.configuration.name} (${settings.configuration.digest.slice(0, 12)}), not ${config.name} (${config.digest.slice(0, 12)})`,
-        );
-    } else settings = newSettings(ctx, poolArg, config, o);
-  } catch (err) {
-    throw err instanceof UsageError ? err : new UsageError((err as Error).message);
-  }
+  const { settings, pool } = settingsAndPool(ctx, poolArg, config, o);
   const files = triageRunFiles(ctx.paths.runs, settings.runId);
-  const poolFile = path.resolve(ctx.paths.root, settings.pool.file);
-  let units: ReturnType<typeof unitsFromItems>;
-  try {
-    const pool = loadItemPool(ctx.paths.root, poolFile);
-    if (o.resume && sha256(readFileSync(poolFile, "utf8")) !== settings.pool.digest)
-      throw new UsageError(
-        `${settings.pool.file} changed since run ${settings.runId} began: start a new run`,
-      );
-    units = unitsFromItems(pool);
-  } catch (err) {
-    throw err instanceof UsageError ? err : new UsageError((err as Error).message);
-  }
   if (!o.resume) {
     if (existsSync(files.settings))
       throw new UsageError(`run ${settings.runId} exists: use --resume ${settings.runId}`);
@@ -217,17 +261,23 @@ export async function run(ctx: CommandContext, poolArg: string, o: TriageOptions
   });
   const temperature = config.temperature ?? 0;
   const log = (line: string) => ctx.stderr.write(`${line}\n`);
+  const runUnit: UnitRunner = pool.tasks
+    ? await taskRunner(ctx, pool, config.name, settings.runId, log).catch((err) => {
+        throw usage(err);
+      })
+    : async (unit, cap) => {
+        if (unit.source.kind !== "item") throw new Error(`unit ${unit.id} is not an item`);
+        return runItemUnit(model, unit.source.item, { maxOutputTokens: cap, temperature });
+      };
   const result = await runTriage({
     files,
     settings,
-    units,
+    units: pool.units,
+    twins: pool.twins,
     planner: model,
     retry: config.retry,
     log,
-    runUnit: async (unit, cap) => {
-      if (unit.source.kind !== "item") throw new Error(`unit ${unit.id} is not an item`);
-      return runItemUnit(model, unit.source.item, { maxOutputTokens: cap, temperature });
-    },
+    runUnit,
   }).catch((err: Error) => {
     throw new UsageError(err.message);
   });
@@ -239,7 +289,7 @@ export async function run(ctx: CommandContext, poolArg: string, o: TriageOptions
   ctx.stdout.write(o.json ? `${JSON.stringify(summary, null, 2)}\n` : markdownTriage(summary));
   if (result.errors > 0) {
     log(
-      `${result.errors} unit(s) or plan(s) failed: kgate triage ${settings.pool.name} --agent ${config.name} --resume ${settings.runId}`,
+      `${result.errors} unit(s) or plan(s) failed: kgate triage --agent ${config.name} --resume ${settings.runId}`,
     );
     return EXIT_FAILED;
   }

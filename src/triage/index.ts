@@ -2,6 +2,7 @@
 // regimes U and E, the knapsack oracle, the random baseline, eta / regret / D / W, and the report.
 export * from "./baseline.ts";
 export * from "./item-unit.ts";
+export * from "./load-pool.ts";
 export * from "./oracle.ts";
 export * from "./phase0-file.ts";
 export * from "./plan.ts";
@@ -14,3 +15,4 @@ export * from "./report.ts";
 export * from "./run.ts";
 export * from "./scores.ts";
 export * from "./summary.ts";
+export * from "./task-unit.ts";

@@ -57,20 +57,25 @@ function shuffled<T>(items: readonly T[], seed: number): T[] {
 
 /**
  * The pool at each injection ratio r: of the n solvable units, round(r * n) (chosen by a seeded
- * shuffle) are replaced in place by unsolvable units from the supply (also in seeded order).
+ * shuffle) are replaced in place by unsolvable units: a unit's own twin when `twins` names one (a
+ * gated task's -A run), else the next of the supply in seeded order (items marked unsolvable).
  */
 export function injectedVariants(
   solvable: readonly TriageUnit[],
   supply: readonly TriageUnit[],
   ratios: readonly number[],
   seed: number,
+  twins?: ReadonlyMap<string, TriageUnit>,
 ): PoolVariant[] {
   const n = solvable.length;
   const replaceOrder = shuffled(
     solvable.map((_, i) => i),
     seed,
   );
-  const supplyOrder = shuffled(supply, seed + 1);
+  // with twins, the supply is already in the pool's order: unit i is replaced by its own twin
+  const supplyOrder = twins
+    ? replaceOrder.map((i) => twins.get(solvable[i]!.id)!)
+    : shuffled(supply, seed + 1);
   return ratios.map((ratio) => {
     const k = Math.round(ratio * n);
     if (k > supplyOrder.length)

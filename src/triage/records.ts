@@ -10,7 +10,7 @@ const Configuration = z.object({ name: z.string(), digest: z.string() });
 
 export const TriageSettings = z.object({
   runId: z.string(),
-  /** The item file the pool came from (project-relative) and the sha256 of its text. */
+  /** The item file the pool came from (project-relative) and the sha256 of its text; for gated tasks, `tasks/` and the sha256 of their digests. */
   pool: z.object({ name: z.string(), file: z.string(), digest: z.string() }),
   configuration: Configuration,
   model: z.string(),
@@ -36,6 +36,7 @@ export const Phase0Record = Phase0Line.extend({
   unit: z.object({
     kind: z.enum(["item", "task"]),
     pool: z.string().optional(),
+    task: z.string().optional(),
     condition: z.string().optional(),
   }),
   /** What `cost` counts. */

@@ -31,6 +31,8 @@ export interface TriageRunInput {
   settings: TriageSettings;
   /** Every unit: the solvable pool and the unsolvable supply. */
   units: TriageUnit[];
+  /** A solvable unit's own unsolvable replacement (a gated task's -A twin); items use the supply. */
+  twins?: ReadonlyMap<string, TriageUnit>;
   runUnit: UnitRunner;
   planner: ChatModel;
   retry: RetryPolicy;
@@ -69,7 +71,7 @@ async function phase0(input: TriageRunInput, done: Map<string, Phase0Record>): P
         unit:
           unit.source.kind === "item"
             ? { kind: "item", pool: unit.source.pool }
-            : { kind: "task", condition: unit.source.condition },
+            : { kind: "task", task: unit.source.task, condition: unit.source.condition },
         costKind: COST_KIND,
         inputTokens: outcome.inputTokens,
         stopReason: outcome.stopReason,
@@ -195,7 +197,7 @@ export async function runTriage(input: TriageRunInput): Promise<TriageRunResult>
   let errors = await phase0(input, done);
   const solvable = input.units.filter((u) => !u.unsolvable);
   const supply = input.units.filter((u) => u.unsolvable);
-  for (const variant of injectedVariants(solvable, supply, settings.ratios, settings.seed)) {
+  for (const variant of injectedVariants(solvable, supply, settings.ratios, settings.seed, input.twins)) {
     const units = scored(variant, done);
     if (!units) {
       log(`r = ${variant.ratio}: phase 0 is incomplete for this pool, no plan asked (--resume retries)`);
