@@ -138,6 +138,26 @@ describe("kgate triage on gated tasks", () => {
       const again = await kgateAsync([...args, "--resume", "g1"], { KGATE_TRIAGE_TASKS_KEY: "sk-tasks" });
       expect(again.code).toBe(0);
       expect(server.requests.length).toBe(before);
+
+      // a new run reuses the matching trials (same task digest, condition, configuration digest) of
+      // run g1 in phase 0: only its plan is asked of the model, and no new trial is recorded
+      const reuse = await kgateAsync([...args, "--alpha", "0.75", "--framing", "neutral", "--run-id", "g2"], {
+        KGATE_TRIAGE_TASKS_KEY: "sk-tasks",
+      });
+      expect(reuse.code).toBe(0);
+      const asked = server.requests.slice(before);
+      expect(asked).toHaveLength(1);
+      expect(textOf((asked[0]!.body.messages as Message[])[0]!)).toContain("## Tasks");
+      const reused = readFileSync(path.join(paths.runs, "g2", "phase0.jsonl"), "utf8")
+        .trim()
+        .split("\n");
+      expect(reused.map((l) => JSON.parse(l).reply)).toEqual([
+        expect.stringMatching(/^reused trial g1\/keep\.with-A\./),
+        expect.stringMatching(/^reused trial g1\/keep\.without-A\./),
+        expect.stringMatching(/^reused trial g1\/other\.with-A\./),
+        expect.stringMatching(/^reused trial g1\/other\.without-A\./),
+      ]);
+      expect(reused.map((l) => JSON.parse(l).cost)).toEqual([450, 300, 450, 300]);
     } finally {
       await server.close();
     }

@@ -1,10 +1,12 @@
 // Gated-task units: a task under +A (solvable) and its -A twin (unsolvable by construction), shown to
 // the planner as the instruction plus the files it would find; phase 0 runs one sandboxed trial
 // through the trial runner (this module is the one adapter to it). Cost: the trial's output tokens.
+import { existsSync, readdirSync } from "node:fs";
+import path from "node:path";
 import type { Agent, SandboxRequirements } from "../agents/index.ts";
 import type { ProjectPaths } from "../project.ts";
 import { type Condition, conditionFileSet, type LoadedTask } from "../task/index.ts";
-import { readTrialRecords, runTrial, type VerifyTrial } from "../trial/index.ts";
+import { readTrialRecords, runTrial, type TrialRecord, type VerifyTrial } from "../trial/index.ts";
 import type { UnitOutcome } from "./item-unit.ts";
 import type { TriageUnit } from "./pool.ts";
 
@@ -57,19 +59,65 @@ export interface TaskTrialContext {
   runDir: string;
 }
 
-/** Runs a task unit as one trial; an infrastructure error throws (retried, else logged and resumable). */
+/**
+ * A finished trial of the same task (same task digest), condition and configuration digest in any
+ * run under `runsDir` (a calibration's, or an earlier triage's): phase 0 reuses it instead of paying
+ * twice. Trials with an infrastructure error, or unverified, do not count.
+ */
+export function matchingTrial(
+  runsDir: string,
+  task: LoadedTask,
+  condition: Condition,
+  agentDigest: string,
+): TrialRecord | null {
+  if (!existsSync(runsDir)) return null;
+  for (const run of readdirSync(runsDir).sort()) {
+    const { records } = readTrialRecords(path.join(runsDir, run));
+    const found = records.find(
+      (r) =>
+        r.task.id === task.id &&
+        r.task.digests.task === task.digests.task &&
+        r.condition === condition &&
+        r.agent.digest === agentDigest &&
+        r.error?.class !== "infra" &&
+        r.verdict.status !== "unverified",
+    );
+    if (found) return found;
+  }
+  return null;
+}
+
+function outcomeOf(record: TrialRecord, reused: boolean): UnitOutcome {
+  return {
+    cost: record.usage.outputTokens,
+    correct: record.verdict.status === "pass",
+    capped: record.stopReason === "token-budget",
+    answer: record.verdict.status,
+    reply: `${reused ? "reused " : ""}trial ${record.runId}/${record.trialId}: ${record.stopReason}, verdict ${record.verdict.status}`,
+    stopReason: record.stopReason,
+    inputTokens: record.usage.inputTokens,
+  };
+}
+
+/**
+ * Runs a task unit as one trial, or reuses a matching finished one; an infrastructure error throws
+ * (retried, else logged and resumable).
+ */
 export async function runTaskUnit(ctx: TaskTrialContext, unit: TriageUnit): Promise<UnitOutcome> {
   if (unit.source.kind !== "task") throw new Error(`unit ${unit.id} is not a task`);
-  const { task: taskId, condition } = unit.source;
+  const { task: taskId } = unit.source;
+  const condition = unit.source.condition as Condition;
   const task = ctx.tasks.get(taskId);
   if (!task) throw new Error(`unit ${unit.id}: task ${taskId} is not loaded`);
+  const reusable = matchingTrial(ctx.paths.runs, task, condition, ctx.agent.digest);
+  if (reusable) return outcomeOf(reusable, true);
   const earlier = readTrialRecords(ctx.runDir).records.filter(
     (r) => r.task.id === taskId && r.condition === condition,
   ).length;
   const record = await runTrial({
     paths: ctx.paths,
     task,
-    condition: condition as Condition,
+    condition,
     agent: ctx.agent,
     runId: ctx.runId,
     runDir: ctx.runDir,
@@ -80,13 +128,5 @@ export async function runTaskUnit(ctx: TaskTrialContext, unit: TriageUnit): Prom
   });
   if (record.error?.class === "infra")
     throw new Error(`trial ${record.trialId}: ${record.error.kind}: ${record.error.message}`);
-  return {
-    cost: record.usage.outputTokens,
-    correct: record.verdict.status === "pass",
-    capped: record.stopReason === "token-budget",
-    answer: record.verdict.status,
-    reply: `trial ${record.trialId}: ${record.stopReason}, verdict ${record.verdict.status}`,
-    stopReason: record.stopReason,
-    inputTokens: record.usage.inputTokens,
-  };
+  return outcomeOf(record, false);
 }
