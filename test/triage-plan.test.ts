@@ -1,7 +1,16 @@
 // The phase-1 plan: the three framings differ only in their role sentence, and replies are read
 // defensively (fenced or bare JSON, duplicates, unknown ids, bad allocations, over budget, garbage).
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { MAX_PLAN_CHARS, parsePlan, planPrompt, ROLE_SENTENCES } from "../src/triage/index.ts";
+import {
+  ANSWER_INSTRUCTION,
+  MAX_PLAN_CHARS,
+  parsePlan,
+  planPrompt,
+  REASK,
+  ROLE_SENTENCES,
+} from "../src/triage/index.ts";
 
 const IDS = new Set(["a", "b", "c"]);
 const units = [
@@ -20,6 +29,25 @@ describe("the plan prompt", () => {
     expect(neutral.startsWith(ROLE_SENTENCES.neutral)).toBe(true);
     expect(neutral).toContain("You have 1234 output tokens");
     expect(neutral).toContain("### b (value 2)\nName the capital of France.");
+  });
+});
+
+describe("docs/triage.md", () => {
+  it("quotes the prompts exactly: the example plan prompt, the re-ask, the role sentences, the answer line", () => {
+    const docs = readFileSync(path.resolve(import.meta.dirname, "../docs/triage.md"), "utf8");
+    const example = planPrompt(
+      "neutral",
+      [
+        { id: "sum-primes", value: 1, text: "What is the sum of the prime numbers below 30?" },
+        { id: "capital", value: 1, text: "What is the capital of Australia?" },
+      ],
+      1234,
+    );
+    expect(docs).toContain(`\`\`\`text\n${example}\n\`\`\``);
+    expect(docs).toContain(`\`\`\`text\n${REASK}\n\`\`\``);
+    expect(docs).toContain(`\`\`\`text\n${ANSWER_INSTRUCTION}\n\`\`\``);
+    for (const [framing, sentence] of Object.entries(ROLE_SENTENCES))
+      expect(docs).toContain(`| ${framing} | ${sentence} |`);
   });
 });
 
