@@ -3,7 +3,7 @@
 // (scripted output, not a real model's behaviour): phase 0, plans per r x alpha x framing, parsing
 // with one re-ask, regimes U/E, eta, D/W, the report files, and resuming after failed plan calls.
 import { spawn } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { PlanRecord, TriageSummary } from "../src/triage/index.ts";
@@ -300,5 +300,14 @@ describe("kgate triage on an item pool", () => {
     const ratio = await kgateAsync(["triage", "mini", "--agent", "planner", "--inject", "1.5"], paths.root);
     expect(ratio.code).toBe(2);
     expect(ratio.stderr).toContain("--inject takes numbers in [0, 1]");
+    // r = 1 replaces all 4 answerable items but the pool has 2 unsolvable ones: refused before any call
+    const short = await kgateAsync(
+      ["triage", "mini", "--agent", "planner", "--inject", "1", "--run-id", "s1"],
+      paths.root,
+    );
+    expect(short.code).toBe(2);
+    expect(short.stderr).toContain("replaces 4 of 4 units but the pool has only 2 unsolvable ones");
+    expect(short.stderr).not.toContain("phase 0");
+    expect(existsSync(path.join(paths.root, "runs", "s1"))).toBe(false);
   });
 });

@@ -13,6 +13,7 @@ import { relativeToProject } from "../project.ts";
 import { ensureSandboxImage } from "../sandbox/index.ts";
 import {
   Framing,
+  injectedVariants,
   type LoadedTriagePool,
   loadPhase0,
   loadTriagePool,
@@ -251,6 +252,14 @@ export async function run(
   const config = findConfiguration(ctx, o.agent);
   const { settings, pool } = settingsAndPool(ctx, poolArg, config, o);
   const files = triageRunFiles(ctx.paths.runs, settings.runId);
+  try {
+    // refuse a ratio the pool cannot serve before the run's folder is made
+    const solvable = pool.units.filter((u) => !u.unsolvable);
+    const supply = pool.units.filter((u) => u.unsolvable);
+    injectedVariants(solvable, supply, settings.ratios, settings.seed, pool.twins);
+  } catch (err) {
+    throw usage(err);
+  }
   if (!o.resume) {
     if (existsSync(files.settings))
       throw new UsageError(`run ${settings.runId} exists: use --resume ${settings.runId}`);

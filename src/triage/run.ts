@@ -194,10 +194,12 @@ export async function runTriage(input: TriageRunInput): Promise<TriageRunResult>
   const warn = (line: string) => log(`warning: ${line}`);
   const done = new Map(readLines(files.phase0, Phase0RecordSchema, warn).map((r) => [r.id, r]));
   const plans = new Map(readLines(files.plans, PlanRecord, warn).map((p) => [p.key, p]));
-  let errors = await phase0(input, done);
   const solvable = input.units.filter((u) => !u.unsolvable);
   const supply = input.units.filter((u) => u.unsolvable);
-  for (const variant of injectedVariants(solvable, supply, settings.ratios, settings.seed, input.twins)) {
+  // before any model call: a ratio the pool cannot serve is an error, not a wasted phase 0
+  const variants = injectedVariants(solvable, supply, settings.ratios, settings.seed, input.twins);
+  let errors = await phase0(input, done);
+  for (const variant of variants) {
     const units = scored(variant, done);
     if (!units) {
       log(`r = ${variant.ratio}: phase 0 is incomplete for this pool, no plan asked (--resume retries)`);
