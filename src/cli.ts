@@ -172,7 +172,7 @@ export function buildProgram(onResult: (code: number) => void): Command {
   const triage = program
     .command("triage")
     .description(
-      "portfolio triage under a token budget (TRIAGE) on an item pool: phase 0, plans per alpha x framing x r, scores under regimes U and E",
+      "portfolio triage under a token budget (TRIAGE) on an item pool or gated tasks: phase 0, plans per alpha x framing x r, scores under regimes U and E",
     )
     .argument(
       "[pool]",
@@ -186,7 +186,7 @@ export function buildProgram(onResult: (code: number) => void): Command {
     .option("--framing <list>", "plan framings: neutral, agent, exam (default all three)", collect)
     .option("--inject <list>", "unsolvable injection ratios r in [0, 1] (default 0)", collect)
     .option("--seed <n>", "seed of the injection and of the random baseline (default 0)")
-    .option("--unit-cap <tokens>", "output-token cap of a phase-0 unit (default 16384)")
+    .option("--unit-cap <tokens>", "output-token cap of a phase-0 item (default 16384; tasks use the configuration's token budget)")
     .option("--plan-tokens <tokens>", "max_tokens of a plan reply (default 4096)")
     .option("--run-id <id>", "id of the new run (default: a timestamp)")
     .option("--resume <run>", "finish an interrupted run: missing units and plans only, its settings kept")
