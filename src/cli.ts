@@ -186,7 +186,10 @@ export function buildProgram(onResult: (code: number) => void): Command {
     .option("--framing <list>", "plan framings: neutral, agent, exam (default all three)", collect)
     .option("--inject <list>", "unsolvable injection ratios r in [0, 1] (default 0)", collect)
     .option("--seed <n>", "seed of the injection and of the random baseline (default 0)")
-    .option("--unit-cap <tokens>", "output-token cap of a phase-0 item (default 16384; tasks use the configuration's token budget)")
+    .option(
+      "--unit-cap <tokens>",
+      "output-token cap of a phase-0 item (default 16384; tasks use the configuration's token budget)",
+    )
     .option("--plan-tokens <tokens>", "max_tokens of a plan reply (default 4096)")
     .option("--run-id <id>", "id of the new run (default: a timestamp)")
     .option("--resume <run>", "finish an interrupted run: missing units and plans only, its settings kept")
