@@ -193,6 +193,7 @@ export function buildProgram(onResult: (code: number) => void): Command {
     .option("--plan-tokens <tokens>", "max_tokens of a plan reply (default 4096)")
     .option("--run-id <id>", "id of the new run (default: a timestamp)")
     .option("--resume <run>", "finish an interrupted run: missing units and plans only, its settings kept")
+    .option("--live", "also run regime E live: each planned item again with its allocation as max_tokens")
     .option("--json", "print the summary as JSON instead of Markdown")
     .action(action(() => import("./commands/triage.ts")));
   triage

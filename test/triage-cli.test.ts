@@ -90,8 +90,12 @@ function script(outage: { exam: boolean }) {
       const text = planReply(first, messages.filter((m) => m.role === "assistant").length);
       return { text, usage: { output: 120 } };
     }
-    const key = Object.keys(ITEM_REPLIES).find((k) => first.startsWith(k))!;
-    return { text: ITEM_REPLIES[key]!.text, usage: { output: ITEM_REPLIES[key]!.output } };
+    const reply = ITEM_REPLIES[Object.keys(ITEM_REPLIES).find((k) => first.startsWith(k))!]!;
+    // a limit below what the reply takes cuts it off there, as a provider would
+    const limit = Number(request.body.max_tokens);
+    if (limit < reply.output)
+      return { text: reply.text.slice(0, 4), usage: { output: limit }, truncated: true };
+    return { text: reply.text, usage: { output: reply.output } };
   };
 }
 
@@ -280,6 +284,44 @@ describe("kgate triage on an item pool", () => {
       expect(md).toContain("| 0.5 | E | agent | 1 | -1.667 | 0 | 1.000 |");
       expect(md).toContain("I would start with the easy ones");
       expect(readFileSync(path.join(run, "report.svg"), "utf8")).toMatch(/^<svg [^>]*>[\s\S]*<polyline/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("runs regime E live with --live: each planned item again with its allocation as max_tokens", {
+    timeout: 120_000,
+  }, async () => {
+    const server = await startModelServer(script({ exam: false }), { requireKey: "sk-triage" });
+    try {
+      const paths = project(server.anthropicUrl);
+      const args = ["triage", "mini", "--agent", "planner", "--alpha", "0.5", "--framing", "neutral,agent"];
+      const ran = await kgateAsync([...args, "--live", "--run-id", "l1", "--json"], paths.root);
+      expect(ran.code).toBe(0);
+      const summary = TriageSummary.parse(JSON.parse(ran.stdout));
+      // after phase 0 (6 items): neutral plan (1 call) + its 2 units live; agent plan (2 calls) + 4 live
+      const live = server.requests.slice(6).filter((r) => !isPlanCall(r));
+      expect(live.map((r) => r.body.max_tokens)).toEqual([250, 350, 100, 100, 100, 100]);
+      const plans = summary.plans;
+      // neutral: c with 250 (takes 200: within, correct), a with 350 (takes 300: within, correct) -> 2
+      const neutral = plans.find((p) => p.framing === "neutral")!;
+      expect(neutral.live).toMatchObject({ vE: 2, etaE: 1, regretE: 0 });
+      expect(neutral.live!.steps.map((st) => [st.id, st.limit, st.cost, st.within, st.correct])).toEqual([
+        ["c", 250, 200, true, true],
+        ["a", 350, 300, true, true],
+      ]);
+      // agent: a, b, c, d at 100 each; every reply needs more and is cut at 100 -> V = 0, 0 of 4 within
+      const agent = plans.find((p) => p.framing === "agent")!;
+      expect(agent.live).toMatchObject({ vE: 0, regretE: 1 });
+      expect(agent.live!.steps.every((st) => st.cost === 100 && !st.within)).toBe(true);
+      // live compliance: 2 of the 6 units run finished within their allocation
+      expect(summary.compliance).toMatchObject({ liveRan: 6, liveWithin: 2 });
+      expect(summary.main.find((r) => r.regime === "E-live" && r.framing === "neutral")).toMatchObject({
+        eta: 1,
+      });
+      expect(readFileSync(path.join(paths.root, "runs", "l1", "report.md"), "utf8")).toContain(
+        "Live E: 2 of 6 units run finished within their allocation.",
+      );
     } finally {
       await server.close();
     }

@@ -107,6 +107,7 @@ export interface TriageOptions {
   planTokens?: string;
   runId?: string;
   resume?: string;
+  live?: boolean;
   json?: boolean;
 }
 
@@ -177,7 +178,7 @@ function newSettings(
     unitCap: positiveInt("--unit-cap", o.unitCap, 16_384),
     planTokens: positiveInt("--plan-tokens", o.planTokens, 4096),
     permutations: 1000,
-    phase2: "simulated",
+    phase2: o.live ? "live" : "simulated",
     kgateVersion: packageInfo().version,
     createdAt: new Date().toISOString(),
   };
@@ -252,6 +253,10 @@ export async function run(
   const config = findConfiguration(ctx, o.agent);
   const { settings, pool } = settingsAndPool(ctx, poolArg, config, o);
   const files = triageRunFiles(ctx.paths.runs, settings.runId);
+  if (settings.phase2 === "live" && pool.tasks)
+    throw new UsageError(
+      "--live runs item pools only in this version (gated tasks are simulated from phase 0)",
+    );
   try {
     // refuse a ratio the pool cannot serve before the run's folder is made
     const solvable = pool.units.filter((u) => !u.unsolvable);

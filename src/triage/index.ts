@@ -2,6 +2,7 @@
 // regimes U and E, the knapsack oracle, the random baseline, eta / regret / D / W, and the report.
 export * from "./baseline.ts";
 export * from "./item-unit.ts";
+export * from "./live.ts";
 export * from "./load-pool.ts";
 export * from "./oracle.ts";
 export * from "./phase0-file.ts";

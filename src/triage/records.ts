@@ -23,8 +23,11 @@ export const TriageSettings = z.object({
   /** max_tokens of a plan reply. */
   planTokens: z.number().int().positive(),
   permutations: z.number().int().positive(),
-  /** `simulated`: phase 2 computed from phase 0 (U exactly, E as c_i <= a_i and y_i). */
-  phase2: z.literal("simulated"),
+  /**
+   * `simulated`: phase 2 computed from phase 0 (U exactly, E as c_i <= a_i and y_i); `live`: the same,
+   * plus regime E run live (each planned unit again with its allocation as its token limit).
+   */
+  phase2: z.enum(["simulated", "live"]),
   kgateVersion: z.string(),
   createdAt: z.string(),
 });
@@ -89,7 +92,25 @@ export const PlanRecord = z.object({
   /** null without unsolvable units, or without a plan. */
   detection: z.number().nullable(),
   waste: z.number().nullable(),
-  phase2: z.literal("simulated"),
+  phase2: z.enum(["simulated", "live"]),
+  /** Regime E run live (phase2 `live`), else null. */
+  live: z
+    .object({
+      vE: z.number(),
+      etaE: z.number().nullable(),
+      regretE: z.number(),
+      steps: z.array(
+        z.object({
+          id: z.string(),
+          limit: z.number(),
+          cost: z.number(),
+          correct: z.boolean(),
+          within: z.boolean(),
+        }),
+      ),
+    })
+    .nullable()
+    .default(null),
   configuration: Configuration,
   model: z.string(),
   kgateVersion: z.string(),

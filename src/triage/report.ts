@@ -16,7 +16,7 @@ export function markdownTriage(s: TriageSummary): string {
     "",
     `Pool ${s.pool.name} (${s.pool.file}, sha256 ${s.pool.digest.slice(0, 12)}); configuration ${s.configuration.name} (${s.configuration.digest.slice(0, 12)}), model ${s.model}; kgate ${s.kgateVersion}.`,
     `Phase 0: ${s.phase0.units} units, ${s.phase0.correct} correct, ${s.phase0.capped} capped, ${s.phase0.totalCost} tokens (${s.phase0.costKind ?? "no unit run"}).`,
-    "Phase 2 is simulated from phase 0: regime U exactly, regime E as c_i <= a_i and y_i.",
+    `Phase 2 is simulated from phase 0: regime U exactly, regime E as c_i <= a_i and y_i${s.phase2 === "live" ? "; E-live rows ran regime E live (each planned unit again with its allocation as its token limit)" : ""}.`,
     "",
     "## Efficiency and regret (r = 0)",
     "",
@@ -40,6 +40,11 @@ export function markdownTriage(s: TriageSummary): string {
     "## Compliance",
     "",
     `${s.compliance.compliant} of ${s.compliance.plans - s.compliance.unreadable} readable plans keep sum a_i <= B (share ${num(s.compliance.share)}); ${s.compliance.unreadable} plans unreadable after one re-ask (scored V = 0).`,
+    ...(s.phase2 === "live"
+      ? [
+          `Live E: ${s.compliance.liveWithin} of ${s.compliance.liveRan} units run finished within their allocation.`,
+        ]
+      : []),
     "",
     "## Plans as written",
     "",

@@ -3,7 +3,7 @@
 // from phase 0. Every unit and plan is appended as it finishes; a failed call is logged, not fatal.
 import type { ChatModel, RetryPolicy } from "../agents/index.ts";
 import { withRetry } from "../agents/index.ts";
-import type { UnitOutcome } from "./item-unit.ts";
+import { executeEnforcedLive, type UnitRunner } from "./live.ts";
 import type { ScoredUnit } from "./oracle.ts";
 import { askForPlan } from "./planner.ts";
 import { injectedVariants, type PoolVariant, type TriageUnit } from "./pool.ts";
@@ -18,10 +18,7 @@ import {
   type TriageRunFiles,
   type TriageSettings,
 } from "./records.ts";
-import { budgetFor, detection, scorePlan, waste } from "./scores.ts";
-
-/** Runs one unit in phase 0 with `cap` output tokens. */
-export type UnitRunner = (unit: TriageUnit, cap: number) => Promise<UnitOutcome>;
+import { budgetFor, detection, efficiency, regret, scorePlan, waste } from "./scores.ts";
 
 export const COST_KIND =
   "output tokens as the provider reports them (reasoning/thinking tokens included: Anthropic output_tokens and OpenAI completion_tokens count them)";
@@ -146,6 +143,15 @@ async function onePlan(
     { permutations: settings.permutations, seed: settings.seed },
   );
   const finite = (v: number) => (Number.isNaN(v) ? null : v);
+  const pool = new Map(variant.units.map((u) => [u.id, u]));
+  const live =
+    settings.phase2 === "live"
+      ? await executeEnforcedLive(
+          steps.map((st) => ({ unit: pool.get(st.id)!, tokens: st.tokens })),
+          budget,
+          input.runUnit,
+        )
+      : null;
   return {
     key: planKey(variant.ratio, alpha, framing),
     ratio: variant.ratio,
@@ -181,7 +187,13 @@ async function onePlan(
         )
       : null,
     waste: outcome.parsed ? waste(steps, variant.unsolvable) : null,
-    phase2: "simulated",
+    phase2: settings.phase2,
+    live: live && {
+      vE: live.value,
+      etaE: finite(efficiency(live.value, s.vRandom, s.vOracle)),
+      regretE: regret(live.value, s.vOracle),
+      steps: live.steps,
+    },
     configuration: settings.configuration,
     model: settings.model,
     kgateVersion: settings.kgateVersion,

@@ -6,7 +6,8 @@ import { meanDefined } from "./scores.ts";
 
 export const MainRow = z.object({
   alpha: z.number(),
-  regime: z.enum(["U", "E"]),
+  /** `E-live`: regime E run live (`--live`). */
+  regime: z.enum(["U", "E", "E-live"]),
   framing: z.string(),
   plans: z.number().int(),
   /** Mean eta over plans where it is defined; null when none is. */
@@ -32,7 +33,7 @@ export const TriageSummary = z.object({
   configuration: TriageSettings.shape.configuration,
   model: z.string(),
   kgateVersion: z.string(),
-  phase2: z.literal("simulated"),
+  phase2: z.enum(["simulated", "live"]),
   phase0: z.object({
     units: z.number().int(),
     correct: z.number().int(),
@@ -47,6 +48,9 @@ export const TriageSummary = z.object({
     unreadable: z.number().int(),
     compliant: z.number().int(),
     share: z.number().nullable(),
+    /** Live E: units run, and those that finished within their allocation. */
+    liveRan: z.number().int(),
+    liveWithin: z.number().int(),
   }),
   plans: z.array(PlanRecord),
 });
@@ -63,13 +67,20 @@ export function summariseTriage(
 ): TriageSummary {
   const main: MainRow[] = [];
   const atZero = plans.filter((p) => p.ratio === 0);
+  const regimes = settings.phase2 === "live" ? (["U", "E", "E-live"] as const) : (["U", "E"] as const);
+  const pick = (p: PlanRecord, regime: MainRow["regime"]) =>
+    regime === "U"
+      ? { eta: p.scores.etaU, regret: p.scores.regretU }
+      : regime === "E"
+        ? { eta: p.scores.etaE, regret: p.scores.regretE }
+        : { eta: p.live?.etaE ?? null, regret: p.live?.regretE ?? null };
   for (const alpha of sorted(atZero.map((p) => p.alpha)))
-    for (const regime of ["U", "E"] as const)
+    for (const regime of regimes)
       for (const framing of settings.framings) {
         const group = atZero.filter((p) => p.alpha === alpha && p.framing === framing);
         if (group.length === 0) continue;
-        const eta = meanDefined(group.map((p) => (regime === "U" ? p.scores.etaU : p.scores.etaE)));
-        const regret = meanDefined(group.map((p) => (regime === "U" ? p.scores.regretU : p.scores.regretE)));
+        const eta = meanDefined(group.map((p) => pick(p, regime).eta));
+        const regret = meanDefined(group.map((p) => pick(p, regime).regret));
         main.push({
           alpha,
           regime,
@@ -95,13 +106,14 @@ export function summariseTriage(
     }
   const readable = plans.filter((p) => p.plan !== null);
   const compliant = readable.filter((p) => p.plan!.compliant).length;
+  const liveSteps = plans.flatMap((p) => p.live?.steps ?? []);
   return {
     run: settings.runId,
     pool: settings.pool,
     configuration: settings.configuration,
     model: settings.model,
     kgateVersion: settings.kgateVersion,
-    phase2: "simulated",
+    phase2: settings.phase2,
     phase0: {
       units: phase0.length,
       correct: phase0.filter((r) => r.correct).length,
@@ -116,6 +128,8 @@ export function summariseTriage(
       unreadable: plans.length - readable.length,
       compliant,
       share: readable.length === 0 ? null : compliant / readable.length,
+      liveRan: liveSteps.length,
+      liveWithin: liveSteps.filter((st) => st.within).length,
     },
     plans,
   };
