@@ -4,6 +4,9 @@ import type { ChatMessage, ChatModel } from "../agents/index.ts";
 import { MAX_PLAN_CHARS, type ParsedPlan, parsePlan } from "./plan.ts";
 import { REASK } from "./prompt.ts";
 
+/** Kept of each plan reply in the records and report (the whole reply, up to MAX_PLAN_CHARS, is parsed). */
+export const MAX_KEPT_PLAN_REPLY_CHARS = 65_536;
+
 export interface PlannerReply {
   text: string;
   outputTokens: number;
@@ -15,7 +18,7 @@ export interface PlannerOutcome {
   parsed: (ParsedPlan & { ok: true }) | null;
   /** Why the last reply was not a plan (when parsed is null), else null. */
   failure: string | null;
-  /** The replies as the model wrote them (cut at MAX_PLAN_CHARS), first then the re-ask's. */
+  /** The replies as the model wrote them (cut at MAX_KEPT_PLAN_REPLY_CHARS), first then the re-ask's. */
   replies: PlannerReply[];
 }
 
@@ -38,13 +41,16 @@ export async function askForPlan(
       .join("")
       .slice(0, MAX_PLAN_CHARS + 1);
     replies.push({
-      text: text.slice(0, MAX_PLAN_CHARS),
+      text: text.slice(0, MAX_KEPT_PLAN_REPLY_CHARS),
       outputTokens: reply.usage.output,
       stopReason: reply.stopReason,
     });
     last = parsePlan(text, knownIds, budget);
     if (last.ok) return { parsed: last, failure: null, replies };
-    messages.push({ role: "assistant", parts: [{ type: "text", text: text.slice(0, MAX_PLAN_CHARS) }] });
+    messages.push({
+      role: "assistant",
+      parts: [{ type: "text", text: text.slice(0, MAX_KEPT_PLAN_REPLY_CHARS) }],
+    });
   }
   return { parsed: null, failure: last.ok ? null : last.reason, replies };
 }
