@@ -29,6 +29,8 @@ export const VERBS: Record<string, () => Promise<Runner>> = {
   "import.harbor": () => import("./commands/import.ts").then((m) => m.run),
   exam: () => import("./commands/exam.ts").then((m) => m.run),
   "monitor.analyse": () => import("./commands/monitor.ts").then((m) => m.analyse),
+  triage: () => import("./commands/triage.ts").then((m) => m.run),
+  "triage.score": () => import("./commands/triage.ts").then((m) => m.score),
 };
 
 /** What a parsed command line asks for: a verb, its positional arguments, then its options object. */
@@ -338,6 +340,47 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
     .option("--resamples <n>", "bootstrap resamples", "2000")
     .option("--json", "machine-readable output")
     .action(action("monitor.analyse"));
+
+  const triage = program
+    .command("triage")
+    .description(
+      "portfolio triage under a token budget (TRIAGE) on an item pool or gated tasks: phase 0, plans per alpha x framing x r, scores under regimes U and E",
+    )
+    .argument(
+      "[pool]",
+      "items/<pool>.jsonl, a path to a .jsonl file, or tasks:<id>,<id> (gated tasks, -A as unsolvable)",
+    )
+    .option(
+      "--agent <name>",
+      "agent configuration (kgate.config.json) that runs the units and plans (required)",
+    )
+    .option("--alpha <list>", "budget fractions of the phase-0 total (default 0.25,0.5,0.75,1)", collect)
+    .option("--framing <list>", "plan framings: neutral, agent, exam (default all three)", collect)
+    .option("--inject <list>", "unsolvable injection ratios r in [0, 1] (default 0)", collect)
+    .option("--seed <n>", "seed of the injection and of the random baseline (default 0)")
+    .option(
+      "--unit-cap <tokens>",
+      "output-token cap of a phase-0 item (default 16384; tasks use the configuration's token budget)",
+    )
+    .option("--plan-tokens <tokens>", "max_tokens of a plan reply (default 4096)")
+    .option("--run-id <id>", "id of the new run (default: a timestamp)")
+    .option("--resume <run>", "finish an interrupted run: missing units and plans only, its settings kept")
+    .option("--live", "also run regime E live: each planned item again with its allocation as max_tokens")
+    .option("--json", "print the summary as JSON instead of Markdown")
+    .action(action("triage"));
+  triage
+    .command("score")
+    .description(
+      "re-score a saved plan offline: knapsack oracle, random baseline, V / eta / regret under U and E",
+    )
+    .requiredOption("--phase0 <file>", 'phase-0 results, JSON lines {"id", "cost", "correct"}')
+    .requiredOption("--plan <file>", 'the plan, {"plan": [{"id", "tokens"}, ...]} in execution order')
+    .requiredOption("--budget <tokens>", "the token budget B")
+    .option("--json", "machine-readable output")
+    // `triage` owns --json too and parses it first: read the options with the parent's merged in.
+    .action(async (_options: unknown, command: Command) => {
+      onResult(await invoke("triage.score", [command.optsWithGlobals()], context(program)));
+    });
 
   return program;
 }

@@ -67,6 +67,16 @@ const TABLE: Array<[string[], string, unknown[]]> = [
     "monitor.analyse",
     ["d", { csv: true, html: "t.html", seed: "1", resamples: "10", json: true }],
   ],
+  [
+    ["triage", "items", "--agent", "a", "--alpha", "0.5", "--alpha", "1", "--inject", "0.25", "--live"],
+    "triage",
+    ["items", { agent: "a", alpha: ["0.5", "1"], inject: ["0.25"], live: true }],
+  ],
+  [
+    ["triage", "score", "--phase0", "p.jsonl", "--plan", "plan.json", "--budget", "2000", "--json"],
+    "triage.score",
+    [{ phase0: "p.jsonl", plan: "plan.json", budget: "2000", json: true }],
+  ],
   [["agents"], "agents", [{}]],
   [["agents", "--build", "--json"], "agents", [{ build: true, json: true }]],
   [["show", "r1/t.0"], "show", ["r1/t.0", {}]],

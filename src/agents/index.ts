@@ -3,7 +3,7 @@
 // relay), trajectories, usage and error classification, and name resolution.
 import type { ProjectPaths } from "../project.ts";
 import { type ConfiguredAgentOptions, configuredAgentNames, findConfiguredAgent } from "./configured.ts";
-import type { ResolvedAgentConfig } from "./load-config.ts";
+import { type ResolvedAgentConfig, resolveApiKey } from "./load-config.ts";
 import { noopAgent } from "./noop.ts";
 import { oracleAgent } from "./oracle.ts";
 import type { ChatModel } from "./providers/types.ts";
@@ -32,7 +32,7 @@ export { oracleAgent, SOLUTION_DIR_IN_SANDBOX } from "./oracle.ts";
 export { modelsUrl, PROBE_TIMEOUT_MS, type ProbeResult, probeEndpoint } from "./providers/probe.ts";
 export type * from "./providers/types.ts";
 export { RELAY_MOUNT, RELAY_PORT, Relay } from "./relay/server.ts";
-export { withRetry } from "./retry.ts";
+export { retryLine, withRetry } from "./retry.ts";
 export { artefactOpened, readTrajectory, TrajectoryRecorder } from "./trajectory.ts";
 export * from "./types.ts";
 export { costUsd, UsageMeter } from "./usage.ts";
@@ -61,4 +61,17 @@ export async function resolveAgent(
   if (configured) return configured;
   const known = [...BUILTIN_AGENT_NAMES, ...configuredAgentNames(paths)];
   throw new Error(`unknown agent "${name}" (known: ${known.join(", ")})`);
+}
+
+/** A single-turn ChatModel for a configuration (its provider SDK loads on first use); throws without its key. */
+export async function createConfiguredChatModel(
+  config: ResolvedAgentConfig,
+  env?: NodeJS.ProcessEnv,
+): Promise<ChatModel> {
+  const key = resolveApiKey(config, env);
+  if (key === undefined)
+    throw new Error(
+      `agent "${config.name}" needs the environment variable ${config.apiKeyEnv} (its API key)`,
+    );
+  return (await import("./providers/index.ts")).createChatModel(config, key);
 }

@@ -1,0 +1,311 @@
+// `kgate triage`: portfolio triage under a token budget (TRIAGE) on item pools or gated tasks, and
+// `kgate triage score`, which re-scores a saved plan offline against phase-0 results.
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import {
+  createConfiguredChatModel,
+  loadAgentConfigs,
+  type ResolvedAgentConfig,
+  resolveAgent,
+} from "../agents/index.ts";
+import { EXIT_FAILED, EXIT_OK, UsageError } from "../errors.ts";
+import { packageInfo } from "../package-info.ts";
+import { relativeToProject } from "../project.ts";
+import {
+  Framing,
+  injectedVariants,
+  type LoadedTriagePool,
+  loadPhase0,
+  loadTriagePool,
+  MAX_PLAN_CHARS,
+  markdownTriage,
+  type PlanScore,
+  parsePlan,
+  readSettings,
+  runItemUnit,
+  runTaskUnit,
+  runTriage,
+  scorePlan,
+  summariseTriage,
+  svgTriage,
+  TASKS_PREFIX,
+  type TriageSettings,
+  triageRunFiles,
+  type UnitRunner,
+  writeSettings,
+} from "../triage/index.ts";
+import { agentInfoOf, newRunId, openSandboxRunner, runDirOf, TrialEngine } from "../trial/index.ts";
+import type { CommandContext } from "./context.ts";
+
+export interface ScoreOptions {
+  phase0: string;
+  plan: string;
+  budget: string;
+  json?: boolean;
+}
+
+function readPlanText(file: string): string {
+  try {
+    if (statSync(file).size > MAX_PLAN_CHARS) throw new UsageError(`${file}: over ${MAX_PLAN_CHARS} bytes`);
+    return readFileSync(file, "utf8");
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(`${file}: cannot read: ${(err as Error).message}`);
+  }
+}
+
+const fixed = (v: number) => (Number.isNaN(v) ? "undefined (V_oracle = V_random)" : v.toFixed(4));
+
+function table(s: PlanScore, budget: number): string {
+  return [
+    `budget B = ${budget}; plan ${s.compliant ? "within" : "OVER"} budget`,
+    `V_oracle ${s.vOracle}   V_random ${s.vRandom.toFixed(4)}`,
+    `regime U: V ${s.vU}   eta ${fixed(s.etaU)}   regret ${s.regretU.toFixed(4)}`,
+    `regime E: V ${s.vE}   eta ${fixed(s.etaE)}   regret ${s.regretE.toFixed(4)}`,
+    "",
+  ].join("\n");
+}
+
+export async function score(ctx: CommandContext, options: ScoreOptions): Promise<number> {
+  const budget = Number(options.budget);
+  if (!/^\d+$/.test(options.budget) || !Number.isSafeInteger(budget))
+    throw new UsageError(
+      `--budget must be a non-negative integer number of tokens (got "${options.budget}")`,
+    );
+  const phase0File = path.resolve(options.phase0);
+  const planFile = path.resolve(options.plan);
+  let units: ReturnType<typeof loadPhase0>;
+  try {
+    units = loadPhase0(phase0File);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const byId = new Map(units.map((u) => [u.id, u]));
+  const parsed = parsePlan(readPlanText(planFile), new Set(byId.keys()), budget);
+  if (!parsed.ok) throw new UsageError(`${planFile}: ${parsed.reason}`);
+  for (const d of parsed.dropped)
+    ctx.stderr.write(
+      `${planFile}: plan[${d.index}]${d.id === null ? "" : ` ("${d.id}")`}: ${d.reason}, dropped\n`,
+    );
+  const steps = parsed.steps.map((s) => ({ unit: byId.get(s.id)!, tokens: s.tokens }));
+  const result = scorePlan(units, steps, budget);
+  const { vOracle, vRandom, vU, vE, etaU, etaE, regretU, regretE, compliant } = result;
+  const keys = { vOracle, vRandom, vU, vE, etaU, etaE, regretU, regretE, compliant };
+  ctx.stdout.write(options.json ? `${JSON.stringify(keys, null, 2)}\n` : table(result, budget));
+  return EXIT_OK;
+}
+
+export interface TriageOptions {
+  agent?: string;
+  alpha?: string[];
+  framing?: string[];
+  inject?: string[];
+  seed?: string;
+  unitCap?: string;
+  planTokens?: string;
+  runId?: string;
+  resume?: string;
+  live?: boolean;
+  json?: boolean;
+}
+
+/** Values of a repeatable, comma-separated option, each a number in [lo, hi]. */
+function numbers(
+  flag: string,
+  raw: string[] | undefined,
+  fallback: number[],
+  lo: number,
+  hi: number,
+): number[] {
+  if (!raw) return fallback;
+  const values = raw.flatMap((r) => r.split(",")).map((v) => v.trim());
+  for (const v of values) {
+    const n = Number(v);
+    if (v === "" || !Number.isFinite(n) || n < lo || n > hi)
+      throw new UsageError(`${flag} takes numbers in [${lo}, ${hi}] (got "${v}")`);
+  }
+  return [...new Set(values.map(Number))];
+}
+
+function positiveInt(flag: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) <= 0)
+    throw new UsageError(`${flag} must be a positive integer (got "${raw}")`);
+  return Number(raw);
+}
+
+function seedOf(raw: string | undefined): number {
+  if (raw === undefined) return 0;
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw)))
+    throw new UsageError(`--seed must be a non-negative integer (got "${raw}")`);
+  return Number(raw);
+}
+
+function findConfiguration(ctx: CommandContext, name: string): ResolvedAgentConfig {
+  const loaded = loadAgentConfigs(ctx.paths);
+  if (loaded.errors.length > 0)
+    throw new UsageError(
+      `${loaded.file} is invalid: ${loaded.errors.map((e) => `${e.field}: ${e.message}`).join("; ")}`,
+    );
+  const config = loaded.agents.find((a) => a.name === name);
+  if (!config)
+    throw new UsageError(
+      `unknown agent configuration "${name}" for triage (it needs a model: known ${loaded.agents.map((a) => a.name).join(", ") || "none"})`,
+    );
+  return config;
+}
+
+function newSettings(
+  pool: TriageSettings["pool"],
+  config: ResolvedAgentConfig,
+  o: TriageOptions,
+): TriageSettings {
+  const framings = (o.framing ?? ["neutral", "agent", "exam"]).flatMap((f) => f.split(","));
+  for (const f of framings)
+    if (!Framing.safeParse(f).success)
+      throw new UsageError(`--framing takes neutral, agent or exam (got "${f}")`);
+  return {
+    runId: o.runId ?? newRunId(),
+    pool,
+    configuration: { name: config.name, digest: config.digest },
+    model: config.model,
+    alphas: numbers("--alpha", o.alpha, [0.25, 0.5, 0.75, 1.0], Number.MIN_VALUE, 1),
+    framings: [...new Set(framings)] as TriageSettings["framings"],
+    ratios: numbers("--inject", o.inject, [0], 0, 1),
+    seed: seedOf(o.seed),
+    unitCap: positiveInt("--unit-cap", o.unitCap, 16_384),
+    planTokens: positiveInt("--plan-tokens", o.planTokens, 4096),
+    permutations: 1000,
+    phase2: o.live ? "live" : "simulated",
+    kgateVersion: packageInfo().version,
+    createdAt: new Date().toISOString(),
+  };
+}
+
+const usage = (err: unknown) => (err instanceof UsageError ? err : new UsageError((err as Error).message));
+
+/** The settings of a new run, or of the run to resume (refusing a changed configuration or pool). */
+function settingsAndPool(
+  ctx: CommandContext,
+  poolArg: string | undefined,
+  config: ResolvedAgentConfig,
+  o: TriageOptions,
+): { settings: TriageSettings; pool: LoadedTriagePool } {
+  try {
+    if (!o.resume) {
+      if (!poolArg)
+        throw new UsageError(
+          "kgate triage needs a pool: items/<pool>.jsonl, a .jsonl path, or tasks:<id>,<id>",
+        );
+      const pool = loadTriagePool(ctx.paths, poolArg);
+      return { settings: newSettings(pool.info, config, o), pool };
+    }
+    const settings = readSettings(triageRunFiles(ctx.paths.runs, o.resume));
+    if (settings.configuration.name !== config.name || settings.configuration.digest !== config.digest)
+      throw new UsageError(
+        `run ${o.resume} was made with configuration ${settings.configuration.name} (${settings.configuration.digest.slice(0, 12)}), not ${config.name} (${config.digest.slice(0, 12)})`,
+      );
+    const spec = settings.pool.name.startsWith(TASKS_PREFIX) ? settings.pool.name : settings.pool.file;
+    const pool = loadTriagePool(ctx.paths, spec);
+    if (pool.info.digest !== settings.pool.digest)
+      throw new UsageError(
+        `${settings.pool.name} changed since run ${settings.runId} began: start a new run`,
+      );
+    return { settings, pool };
+  } catch (err) {
+    throw usage(err);
+  }
+}
+
+/** Phase 0 of gated-task units: one sandboxed trial each, with the agent of the configuration. */
+async function taskRunner(
+  ctx: CommandContext,
+  pool: LoadedTriagePool,
+  agentName: string,
+  runId: string,
+  log: (l: string) => void,
+): Promise<{ runUnit: UnitRunner; close(): Promise<void> }> {
+  const agent = await resolveAgent(ctx.paths, agentName, { log: (l) => log(`${agentName}: ${l}`) });
+  const sandbox = await openSandboxRunner({ paths: ctx.paths, agents: [agent], log });
+  const runDir = runDirOf(ctx.paths, runId);
+  const trialCtx = {
+    paths: ctx.paths,
+    tasks: pool.tasks!,
+    agent: agentInfoOf(agent),
+    engine: new TrialEngine({ runId, runDir, runner: sandbox.runner, concurrency: 1 }),
+    runDir,
+  };
+  return { runUnit: (unit) => runTaskUnit(trialCtx, unit), close: sandbox.close };
+}
+
+export async function run(
+  ctx: CommandContext,
+  poolArg: string | undefined,
+  o: TriageOptions,
+): Promise<number> {
+  if (!o.agent)
+    throw new UsageError("kgate triage needs --agent <name> (a configuration in kgate.config.json)");
+  const config = findConfiguration(ctx, o.agent);
+  const { settings, pool } = settingsAndPool(ctx, poolArg, config, o);
+  const files = triageRunFiles(ctx.paths.runs, settings.runId);
+  if (settings.phase2 === "live" && pool.tasks)
+    throw new UsageError(
+      "--live runs item pools only in this version (gated tasks are simulated from phase 0)",
+    );
+  try {
+    // refuse a ratio the pool cannot serve before the run's folder is made
+    const solvable = pool.units.filter((u) => !u.unsolvable);
+    const supply = pool.units.filter((u) => u.unsolvable);
+    injectedVariants(solvable, supply, settings.ratios, settings.seed, pool.twins);
+  } catch (err) {
+    throw usage(err);
+  }
+  if (!o.resume) {
+    if (existsSync(files.settings))
+      throw new UsageError(`run ${settings.runId} exists: use --resume ${settings.runId}`);
+    writeSettings(files, settings);
+  }
+  const model = await createConfiguredChatModel(config).catch((err: Error) => {
+    throw new UsageError(err.message);
+  });
+  const temperature = config.temperature ?? 0;
+  const log = (line: string) => ctx.stderr.write(`${line}\n`);
+  const tasks = pool.tasks
+    ? await taskRunner(ctx, pool, config.name, settings.runId, log).catch((err) => {
+        throw usage(err);
+      })
+    : null;
+  const runUnit: UnitRunner =
+    tasks?.runUnit ??
+    (async (unit, cap) => {
+      if (unit.source.kind !== "item") throw new Error(`unit ${unit.id} is not an item`);
+      return runItemUnit(model, unit.source.item, { maxOutputTokens: cap, temperature });
+    });
+  const result = await runTriage({
+    files,
+    settings,
+    units: pool.units,
+    twins: pool.twins,
+    planner: model,
+    retry: config.retry,
+    log,
+    runUnit,
+  })
+    .catch((err: Error) => {
+      throw new UsageError(err.message);
+    })
+    .finally(() => tasks?.close());
+  const summary = summariseTriage(settings, result.phase0, result.plans);
+  writeFileSync(path.join(files.dir, "report.md"), markdownTriage(summary));
+  writeFileSync(path.join(files.dir, "report.json"), `${JSON.stringify(summary, null, 2)}\n`);
+  writeFileSync(path.join(files.dir, "report.svg"), svgTriage(summary));
+  log(`wrote ${relativeToProject(ctx.paths, files.dir)}/report.md, report.json, report.svg`);
+  ctx.stdout.write(o.json ? `${JSON.stringify(summary, null, 2)}\n` : markdownTriage(summary));
+  if (result.errors > 0) {
+    log(
+      `${result.errors} unit(s) or plan(s) failed: kgate triage --agent ${config.name} --resume ${settings.runId}`,
+    );
+    return EXIT_FAILED;
+  }
+  return EXIT_OK;
+}

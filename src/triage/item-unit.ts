@@ -1,0 +1,62 @@
+// Phase 0 of an item unit: one single-turn model call (no tools, temperature 0 unless the
+// configuration sets one, a generous output cap), its cost in output tokens and its correctness.
+import type { ChatModel } from "../agents/index.ts";
+import { checkItemAnswer, type Item } from "../task/index.ts";
+
+/** Kept of a reply in the records (replies are attacker-controlled text). */
+export const MAX_KEPT_REPLY_CHARS = 16_384;
+
+export const ANSWER_INSTRUCTION = "End your reply with one line of the form `ANSWER: <your answer>`.";
+
+export interface UnitOutcome {
+  cost: number;
+  correct: boolean;
+  /** The reply was cut off at the token cap. */
+  capped: boolean;
+  answer: string;
+  reply: string;
+  stopReason: string;
+  inputTokens: number;
+}
+
+/** The text after the last `ANSWER:`, else the whole reply. */
+export function extractAnswer(reply: string): string {
+  const at = reply.toUpperCase().lastIndexOf("ANSWER:");
+  const tail = at < 0 ? reply : reply.slice(at + "ANSWER:".length);
+  return (tail.split(/\r?\n/).find((l) => l.trim() !== "") ?? "").trim();
+}
+
+export function itemPrompt(item: Item): string {
+  const options = item.choices ? `\n\nOptions: ${item.choices.join(", ")}` : "";
+  return `${item.prompt}${options}\n\n${ANSWER_INSTRUCTION}`;
+}
+
+export async function runItemUnit(
+  model: ChatModel,
+  item: Item,
+  limits: { maxOutputTokens: number; temperature: number },
+): Promise<UnitOutcome> {
+  const reply = await model.complete({
+    system: null,
+    messages: [{ role: "user", text: itemPrompt(item) }],
+    tools: [],
+    maxOutputTokens: limits.maxOutputTokens,
+    temperature: limits.temperature,
+  });
+  const text = reply.parts
+    .filter((p) => p.type === "text")
+    .map((p) => p.text)
+    .join("")
+    .slice(0, MAX_KEPT_REPLY_CHARS * 4);
+  const answer = extractAnswer(text).slice(0, 1000);
+  const capped = reply.stopReason === "max-tokens";
+  return {
+    cost: reply.usage.output,
+    correct: checkItemAnswer(item, answer),
+    capped,
+    answer,
+    reply: text.slice(0, MAX_KEPT_REPLY_CHARS),
+    stopReason: reply.stopReason,
+    inputTokens: reply.usage.input,
+  };
+}

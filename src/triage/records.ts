@@ -1,0 +1,195 @@
+// The files of a triage run (runs/<run>/): triage.json (settings), phase0.jsonl, plans.jsonl and
+// errors.jsonl, appended line by line as units and plans finish; read back tolerating a torn last line.
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import { Phase0Line } from "./phase0-file.ts";
+import { Framing } from "./prompt.ts";
+
+const Configuration = z.object({ name: z.string(), digest: z.string() });
+
+export const TriageSettings = z.object({
+  runId: z.string(),
+  /** The item file the pool came from (project-relative) and the sha256 of its text; for gated tasks, `tasks/` and the sha256 of their digests. */
+  pool: z.object({ name: z.string(), file: z.string(), digest: z.string() }),
+  configuration: Configuration,
+  model: z.string(),
+  alphas: z.array(z.number().positive().max(1)).min(1),
+  framings: z.array(Framing).min(1),
+  ratios: z.array(z.number().min(0).max(1)).min(1),
+  seed: z.number().int(),
+  /** The output-token cap of a phase-0 unit. */
+  unitCap: z.number().int().positive(),
+  /** max_tokens of a plan reply. */
+  planTokens: z.number().int().positive(),
+  permutations: z.number().int().positive(),
+  /**
+   * `simulated`: phase 2 computed from phase 0 (U exactly, E as c_i <= a_i and y_i); `live`: the same,
+   * plus regime E run live (each planned unit again with its allocation as its token limit).
+   */
+  phase2: z.enum(["simulated", "live"]),
+  kgateVersion: z.string(),
+  createdAt: z.string(),
+});
+export type TriageSettings = z.infer<typeof TriageSettings>;
+
+export const Phase0Record = Phase0Line.extend({
+  unsolvable: z.boolean(),
+  capped: z.boolean(),
+  unit: z.object({
+    kind: z.enum(["item", "task"]),
+    pool: z.string().optional(),
+    task: z.string().optional(),
+    condition: z.string().optional(),
+  }),
+  /** What `cost` counts. */
+  costKind: z.string(),
+  inputTokens: z.number().int().nonnegative(),
+  stopReason: z.string(),
+  answer: z.string(),
+  reply: z.string(),
+  configuration: Configuration,
+  model: z.string(),
+  kgateVersion: z.string(),
+  finishedAt: z.string(),
+});
+export type Phase0Record = z.infer<typeof Phase0Record>;
+
+const Reply = z.object({ text: z.string(), outputTokens: z.number(), stopReason: z.string() });
+const Step = z.object({ id: z.string(), tokens: z.number() });
+
+export const PlanRecord = z.object({
+  key: z.string(),
+  ratio: z.number(),
+  alpha: z.number(),
+  framing: Framing,
+  budget: z.number().int().nonnegative(),
+  /** Unit ids in the order the planner was shown them. */
+  units: z.array(z.string()),
+  unsolvable: z.array(z.string()),
+  replies: z.array(Reply),
+  /** The plan as read (null: neither the reply nor the re-ask was a plan; it scores V = 0). */
+  plan: z
+    .object({
+      steps: z.array(Step),
+      dropped: z.array(z.object({ index: z.number(), id: z.string().nullable(), reason: z.string() })),
+      allocated: z.number(),
+      compliant: z.boolean(),
+    })
+    .nullable(),
+  failure: z.string().nullable(),
+  scores: z.object({
+    vOracle: z.number(),
+    vRandom: z.number(),
+    vU: z.number(),
+    vE: z.number(),
+    /** null when V_oracle = V_random (NaN, left out of means and counted). */
+    etaU: z.number().nullable(),
+    etaE: z.number().nullable(),
+    regretU: z.number(),
+    regretE: z.number(),
+  }),
+  /** null without unsolvable units, or without a plan. */
+  detection: z.number().nullable(),
+  waste: z.number().nullable(),
+  phase2: z.enum(["simulated", "live"]),
+  /** Regime E run live (phase2 `live`), else null. */
+  live: z
+    .object({
+      vE: z.number(),
+      etaE: z.number().nullable(),
+      regretE: z.number(),
+      steps: z.array(
+        z.object({
+          id: z.string(),
+          limit: z.number(),
+          cost: z.number(),
+          correct: z.boolean(),
+          within: z.boolean(),
+        }),
+      ),
+    })
+    .nullable()
+    .default(null),
+  configuration: Configuration,
+  model: z.string(),
+  kgateVersion: z.string(),
+  finishedAt: z.string(),
+});
+export type PlanRecord = z.infer<typeof PlanRecord>;
+
+export const ErrorRecord = z.object({
+  phase: z.enum(["phase0", "plan"]),
+  key: z.string(),
+  message: z.string(),
+  at: z.string(),
+});
+export type ErrorRecord = z.infer<typeof ErrorRecord>;
+
+export interface TriageRunFiles {
+  dir: string;
+  settings: string;
+  phase0: string;
+  plans: string;
+  errors: string;
+}
+
+export function triageRunFiles(runsDir: string, runId: string): TriageRunFiles {
+  const dir = path.join(runsDir, runId);
+  return {
+    dir,
+    settings: path.join(dir, "triage.json"),
+    phase0: path.join(dir, "phase0.jsonl"),
+    plans: path.join(dir, "plans.jsonl"),
+    errors: path.join(dir, "errors.jsonl"),
+  };
+}
+
+export function writeSettings(files: TriageRunFiles, settings: TriageSettings): void {
+  mkdirSync(files.dir, { recursive: true });
+  writeFileSync(files.settings, `${JSON.stringify(settings, null, 2)}\n`);
+}
+
+export function readSettings(files: TriageRunFiles): TriageSettings {
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(files.settings, "utf8"));
+  } catch (err) {
+    throw new Error(`${files.settings}: cannot read the run's settings: ${(err as Error).message}`);
+  }
+  const parsed = TriageSettings.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new Error(`${files.settings} (${issue.path.join(".")}): ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+export function appendLine(file: string, value: unknown): void {
+  appendFileSync(file, `${JSON.stringify(value)}\n`);
+}
+
+/** The valid lines of a JSON-lines file; a line that does not parse is skipped and reported. */
+export function readLines<T>(file: string, schema: z.ZodType<T>, warn: (line: string) => void): T[] {
+  if (!existsSync(file)) return [];
+  const out: T[] = [];
+  readFileSync(file, "utf8")
+    .split("\n")
+    .forEach((raw, i) => {
+      if (raw.trim() === "") return;
+      let value: unknown;
+      try {
+        value = JSON.parse(raw);
+      } catch {
+        warn(`${file}:${i + 1}: not JSON (a torn write?), skipped`);
+        return;
+      }
+      const parsed = schema.safeParse(value);
+      if (parsed.success) out.push(parsed.data);
+      else
+        warn(
+          `${file}:${i + 1} (${parsed.error.issues[0]!.path.join(".")}): ${parsed.error.issues[0]!.message}, skipped`,
+        );
+    });
+  return out;
+}

@@ -1,0 +1,245 @@
+// A triage run end to end: phase 0 over every unit (skipping those already recorded), then for each
+// injection ratio x alpha x framing a plan from the planner, scored under regimes U and E simulated
+// from phase 0. Every unit and plan is appended as it finishes; a failed call is logged, not fatal.
+import type { ChatModel, RetryPolicy } from "../agents/index.ts";
+import { withRetry } from "../agents/index.ts";
+import { executeEnforcedLive, type UnitRunner } from "./live.ts";
+import type { ScoredUnit } from "./oracle.ts";
+import { askForPlan } from "./planner.ts";
+import { injectedVariants, type PoolVariant, type TriageUnit } from "./pool.ts";
+import { planPrompt } from "./prompt.ts";
+import {
+  appendLine,
+  type ErrorRecord,
+  type Phase0Record,
+  Phase0Record as Phase0RecordSchema,
+  PlanRecord,
+  readLines,
+  type TriageRunFiles,
+  type TriageSettings,
+} from "./records.ts";
+import { budgetFor, detection, efficiency, regret, scorePlan, waste } from "./scores.ts";
+
+export const COST_KIND =
+  "output tokens as the provider reports them (reasoning/thinking tokens included: Anthropic output_tokens and OpenAI completion_tokens count them)";
+
+export interface TriageRunInput {
+  files: TriageRunFiles;
+  settings: TriageSettings;
+  /** Every unit: the solvable pool and the unsolvable supply. */
+  units: TriageUnit[];
+  /** A solvable unit's own unsolvable replacement (a gated task's -A twin); items use the supply. */
+  twins?: ReadonlyMap<string, TriageUnit>;
+  runUnit: UnitRunner;
+  planner: ChatModel;
+  retry: RetryPolicy;
+  log: (line: string) => void;
+  now?: () => Date;
+}
+
+export interface TriageRunResult {
+  phase0: Phase0Record[];
+  plans: PlanRecord[];
+  errors: number;
+}
+
+const planKey = (ratio: number, alpha: number, framing: string) =>
+  `r=${ratio} alpha=${alpha} framing=${framing}`;
+
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, 2000);
+
+async function phase0(input: TriageRunInput, done: Map<string, Phase0Record>): Promise<number> {
+  const { settings, files, log } = input;
+  const now = input.now ?? (() => new Date());
+  let errors = 0;
+  const todo = input.units.filter((u) => !done.has(u.id));
+  for (const [i, unit] of todo.entries()) {
+    try {
+      const outcome = await withRetry(() => input.runUnit(unit, settings.unitCap), input.retry, {
+        onRetry: (n) => log(`phase 0 ${unit.id}: ${n.message}, retry ${n.retry}/${n.of}`),
+      });
+      const record: Phase0Record = {
+        id: unit.id,
+        cost: outcome.cost,
+        correct: outcome.correct && !unit.unsolvable,
+        value: unit.value,
+        unsolvable: unit.unsolvable,
+        capped: outcome.capped,
+        unit:
+          unit.source.kind === "item"
+            ? { kind: "item", pool: unit.source.pool }
+            : { kind: "task", task: unit.source.task, condition: unit.source.condition },
+        costKind: COST_KIND,
+        inputTokens: outcome.inputTokens,
+        stopReason: outcome.stopReason,
+        answer: outcome.answer,
+        reply: outcome.reply,
+        configuration: settings.configuration,
+        model: settings.model,
+        kgateVersion: settings.kgateVersion,
+        finishedAt: now().toISOString(),
+      };
+      appendLine(files.phase0, record);
+      done.set(unit.id, record);
+      log(
+        `phase 0 [${i + 1}/${todo.length}] ${unit.id}: ${record.cost} tokens, ${record.correct ? "correct" : "wrong"}${record.capped ? " (capped)" : ""}`,
+      );
+    } catch (err) {
+      errors++;
+      appendLine(files.errors, {
+        phase: "phase0",
+        key: unit.id,
+        message: errorText(err),
+        at: now().toISOString(),
+      });
+      log(`phase 0 ${unit.id}: error: ${errorText(err)} (left out; --resume retries it)`);
+    }
+  }
+  return errors;
+}
+
+function scored(variant: PoolVariant, done: Map<string, Phase0Record>): ScoredUnit[] | null {
+  const units: ScoredUnit[] = [];
+  for (const u of variant.units) {
+    const r = done.get(u.id);
+    if (!r) return null;
+    units.push({ id: r.id, cost: r.cost, correct: r.correct, value: r.value });
+  }
+  return units;
+}
+
+async function onePlan(
+  input: TriageRunInput,
+  variant: PoolVariant,
+  units: ScoredUnit[],
+  alpha: number,
+  framing: TriageSettings["framings"][number],
+): Promise<PlanRecord> {
+  const { settings } = input;
+  const budget = budgetFor(units, alpha);
+  const prompt = planPrompt(
+    framing,
+    variant.units.map((u) => ({ id: u.id, value: u.value, text: u.text })),
+    budget,
+  );
+  const byId = new Map(units.map((u) => [u.id, u]));
+  const outcome = await withRetry(
+    () =>
+      askForPlan(input.planner, prompt, new Set(byId.keys()), budget, {
+        maxOutputTokens: settings.planTokens,
+        temperature: 0,
+      }),
+    input.retry,
+    {
+      onRetry: (n) =>
+        input.log(`plan ${planKey(variant.ratio, alpha, framing)}: ${n.message}, retry ${n.retry}/${n.of}`),
+    },
+  );
+  const steps = outcome.parsed?.steps ?? [];
+  const s = scorePlan(
+    units,
+    steps.map((st) => ({ unit: byId.get(st.id)!, tokens: st.tokens })),
+    budget,
+    { permutations: settings.permutations, seed: settings.seed },
+  );
+  const finite = (v: number) => (Number.isNaN(v) ? null : v);
+  const pool = new Map(variant.units.map((u) => [u.id, u]));
+  const live =
+    settings.phase2 === "live"
+      ? await executeEnforcedLive(
+          steps.map((st) => ({ unit: pool.get(st.id)!, tokens: st.tokens })),
+          budget,
+          input.runUnit,
+        )
+      : null;
+  return {
+    key: planKey(variant.ratio, alpha, framing),
+    ratio: variant.ratio,
+    alpha,
+    framing,
+    budget,
+    units: variant.units.map((u) => u.id),
+    unsolvable: variant.unsolvable,
+    replies: outcome.replies,
+    plan: outcome.parsed
+      ? {
+          steps,
+          dropped: outcome.parsed.dropped,
+          allocated: outcome.parsed.allocated,
+          compliant: outcome.parsed.compliant,
+        }
+      : null,
+    failure: outcome.failure,
+    scores: {
+      vOracle: s.vOracle,
+      vRandom: s.vRandom,
+      vU: s.vU,
+      vE: s.vE,
+      etaU: finite(s.etaU),
+      etaE: finite(s.etaE),
+      regretU: s.regretU,
+      regretE: s.regretE,
+    },
+    detection: outcome.parsed
+      ? detection(
+          variant.unsolvable,
+          steps.map((st) => st.id),
+        )
+      : null,
+    waste: outcome.parsed ? waste(steps, variant.unsolvable) : null,
+    phase2: settings.phase2,
+    live: live && {
+      vE: live.value,
+      etaE: finite(efficiency(live.value, s.vRandom, s.vOracle)),
+      regretE: regret(live.value, s.vOracle),
+      steps: live.steps,
+    },
+    configuration: settings.configuration,
+    model: settings.model,
+    kgateVersion: settings.kgateVersion,
+    finishedAt: (input.now ?? (() => new Date()))().toISOString(),
+  };
+}
+
+export async function runTriage(input: TriageRunInput): Promise<TriageRunResult> {
+  const { files, settings, log } = input;
+  const warn = (line: string) => log(`warning: ${line}`);
+  const done = new Map(readLines(files.phase0, Phase0RecordSchema, warn).map((r) => [r.id, r]));
+  const plans = new Map(readLines(files.plans, PlanRecord, warn).map((p) => [p.key, p]));
+  const solvable = input.units.filter((u) => !u.unsolvable);
+  const supply = input.units.filter((u) => u.unsolvable);
+  // before any model call: a ratio the pool cannot serve is an error, not a wasted phase 0
+  const variants = injectedVariants(solvable, supply, settings.ratios, settings.seed, input.twins);
+  let errors = await phase0(input, done);
+  for (const variant of variants) {
+    const units = scored(variant, done);
+    if (!units) {
+      log(`r = ${variant.ratio}: phase 0 is incomplete for this pool, no plan asked (--resume retries)`);
+      continue;
+    }
+    for (const alpha of settings.alphas) {
+      for (const framing of settings.framings) {
+        const key = planKey(variant.ratio, alpha, framing);
+        if (plans.has(key)) continue;
+        try {
+          const record = await onePlan(input, variant, units, alpha, framing);
+          appendLine(files.plans, record);
+          plans.set(key, record);
+          const sc = record.scores;
+          log(`plan ${key}: B ${record.budget}, V_U ${sc.vU}, V_E ${sc.vE} (oracle ${sc.vOracle})`);
+        } catch (err) {
+          errors++;
+          const line: ErrorRecord = {
+            phase: "plan",
+            key,
+            message: errorText(err),
+            at: new Date().toISOString(),
+          };
+          appendLine(files.errors, line);
+          log(`plan ${key}: error: ${errorText(err)} (--resume retries it)`);
+        }
+      }
+    }
+  }
+  return { phase0: [...done.values()], plans: [...plans.values()], errors };
+}

@@ -1,0 +1,136 @@
+// The analysis of a triage run, from its records alone: eta and regret per alpha x regime x framing
+// (the paper's main table, at r = 0), detection D and waste W per injection ratio, compliance, plans.
+import { z } from "zod";
+import { type Phase0Record, PlanRecord, TriageSettings } from "./records.ts";
+import { meanDefined } from "./scores.ts";
+
+export const MainRow = z.object({
+  alpha: z.number(),
+  /** `E-live`: regime E run live (`--live`). */
+  regime: z.enum(["U", "E", "E-live"]),
+  framing: z.string(),
+  plans: z.number().int(),
+  /** Mean eta over plans where it is defined; null when none is. */
+  eta: z.number().nullable(),
+  /** Plans whose eta is undefined (V_oracle = V_random), left out of the mean. */
+  etaUndefined: z.number().int(),
+  regret: z.number().nullable(),
+});
+export type MainRow = z.infer<typeof MainRow>;
+
+export const InjectionRow = z.object({
+  ratio: z.number(),
+  framing: z.string(),
+  plans: z.number().int(),
+  detection: z.number().nullable(),
+  waste: z.number().nullable(),
+});
+export type InjectionRow = z.infer<typeof InjectionRow>;
+
+export const TriageSummary = z.object({
+  run: z.string(),
+  pool: TriageSettings.shape.pool,
+  configuration: TriageSettings.shape.configuration,
+  model: z.string(),
+  kgateVersion: z.string(),
+  phase2: z.enum(["simulated", "live"]),
+  phase0: z.object({
+    units: z.number().int(),
+    correct: z.number().int(),
+    capped: z.number().int(),
+    totalCost: z.number(),
+    costKind: z.string().nullable(),
+  }),
+  main: z.array(MainRow),
+  injection: z.array(InjectionRow),
+  compliance: z.object({
+    plans: z.number().int(),
+    unreadable: z.number().int(),
+    compliant: z.number().int(),
+    share: z.number().nullable(),
+    /** Live E: units run, and those that finished within their allocation. */
+    liveRan: z.number().int(),
+    liveWithin: z.number().int(),
+  }),
+  plans: z.array(PlanRecord),
+});
+export type TriageSummary = z.infer<typeof TriageSummary>;
+
+function sorted<T>(values: Iterable<T>): T[] {
+  return [...new Set(values)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+export function summariseTriage(
+  settings: TriageSettings,
+  phase0: Phase0Record[],
+  plans: PlanRecord[],
+): TriageSummary {
+  const main: MainRow[] = [];
+  const atZero = plans.filter((p) => p.ratio === 0);
+  const regimes = settings.phase2 === "live" ? (["U", "E", "E-live"] as const) : (["U", "E"] as const);
+  const pick = (p: PlanRecord, regime: MainRow["regime"]) =>
+    regime === "U"
+      ? { eta: p.scores.etaU, regret: p.scores.regretU }
+      : regime === "E"
+        ? { eta: p.scores.etaE, regret: p.scores.regretE }
+        : { eta: p.live?.etaE ?? null, regret: p.live?.regretE ?? null };
+  for (const alpha of sorted(atZero.map((p) => p.alpha)))
+    for (const regime of regimes)
+      for (const framing of settings.framings) {
+        const group = atZero.filter((p) => p.alpha === alpha && p.framing === framing);
+        if (group.length === 0) continue;
+        const eta = meanDefined(group.map((p) => pick(p, regime).eta));
+        const regret = meanDefined(group.map((p) => pick(p, regime).regret));
+        main.push({
+          alpha,
+          regime,
+          framing,
+          plans: group.length,
+          eta: eta.mean,
+          etaUndefined: eta.excluded,
+          regret: regret.mean,
+        });
+      }
+  const injection: InjectionRow[] = [];
+  for (const ratio of sorted(plans.map((p) => p.ratio)))
+    for (const framing of settings.framings) {
+      const group = plans.filter((p) => p.ratio === ratio && p.framing === framing);
+      if (group.length === 0) continue;
+      injection.push({
+        ratio,
+        framing,
+        plans: group.length,
+        detection: meanDefined(group.map((p) => p.detection)).mean,
+        waste: meanDefined(group.map((p) => p.waste)).mean,
+      });
+    }
+  const readable = plans.filter((p) => p.plan !== null);
+  const compliant = readable.filter((p) => p.plan!.compliant).length;
+  const liveSteps = plans.flatMap((p) => p.live?.steps ?? []);
+  return {
+    run: settings.runId,
+    pool: settings.pool,
+    configuration: settings.configuration,
+    model: settings.model,
+    kgateVersion: settings.kgateVersion,
+    phase2: settings.phase2,
+    phase0: {
+      units: phase0.length,
+      correct: phase0.filter((r) => r.correct).length,
+      capped: phase0.filter((r) => r.capped).length,
+      totalCost: phase0.reduce((s, r) => s + r.cost, 0),
+      costKind: phase0[0]?.costKind ?? null,
+    },
+    main,
+    injection,
+    compliance: {
+      plans: plans.length,
+      unreadable: plans.length - readable.length,
+      compliant,
+      share: readable.length === 0 ? null : compliant / readable.length,
+      liveRan: liveSteps.length,
+      liveWithin: liveSteps.filter((st) => st.within).length,
+    },
+    plans,
+  };
+}
