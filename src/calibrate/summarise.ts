@@ -12,6 +12,7 @@ import type {
   UsageTotals,
 } from "../report/model.ts";
 import { SUMMARY_VERSION } from "../report/model.ts";
+import { configurationsOf, provenanceOf } from "../report/provenance.ts";
 import type { TrialRecord } from "../trial/record.ts";
 import type { Plan } from "./plan.ts";
 import { maxTrials } from "./plan.ts";
@@ -165,6 +166,8 @@ function trialRow(plan: Plan, tally: Tally, record: TrialRecord): TrialRow | nul
     error: record.error,
     inputTokens: record.usage.inputTokens,
     outputTokens: record.usage.outputTokens,
+    cacheReadTokens: record.usage.cacheReadTokens,
+    cacheWriteTokens: record.usage.cacheWriteTokens,
     costUsd: record.usage.costUsd,
     durationMs: Math.max(0, Date.parse(record.finishedAt) - Date.parse(record.startedAt)),
     trajectory: record.trajectory,
@@ -241,6 +244,8 @@ export function summarise(
         require: s.require,
         control: s.control,
       })),
+    configurations: configurationsOf(plan.agents, plan.specs, records),
+    provenance: provenanceOf(records),
     tasks,
     cells,
     aggregates,

@@ -86,6 +86,16 @@ export const TrialRecord = z.object({
   artefactOpened: z.boolean().nullable().default(null),
   /** Did the artefact's canary GUID appear in a -A trajectory or output? null when not applicable. */
   canaryLeak: z.boolean().nullable().default(null),
+  /** What produced the record: kgate, the sandbox image, the harness; null on older records. */
+  provenance: z
+    .object({
+      kgateVersion: z.string(),
+      sandboxImage: z.string().nullable(),
+      sandboxBase: z.string().nullable(),
+      harnessVersion: z.string().nullable(),
+    })
+    .nullable()
+    .default(null),
 });
 
 export type PhaseName = z.infer<typeof PhaseName>;

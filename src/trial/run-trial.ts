@@ -290,6 +290,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialRecord> {
     artefactListed: outcome.artefactListed,
     artefactOpened: outcome.artefactOpened,
     canaryLeak: canaryLeak(task, condition, trajectory, files),
+    provenance: null,
   } satisfies TrialRecord);
   try {
     appendTrialRecord(runDir, record);
