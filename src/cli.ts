@@ -167,6 +167,11 @@ export function buildProgram(onResult: (code: number) => void): Command {
     .argument("<run>", "run id (a folder of runs/) or a run directory")
     .option("--out <dir>", "write the report files here instead of the run directory")
     .option("--json", "print the summary as JSON instead of the Markdown table")
+    .option(
+      "--format <format>",
+      "what to print: md (Table 1 and the rest), json, csv or latex (Table 1)",
+      "md",
+    )
     .action(action(() => import("./commands/report.ts")));
 
   return program;

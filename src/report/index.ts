@@ -6,3 +6,4 @@ export * from "./markdown.ts";
 export * from "./model.ts";
 export * from "./provenance.ts";
 export * from "./svg.ts";
+export * from "./tables.ts";
