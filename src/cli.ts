@@ -174,6 +174,17 @@ export function buildProgram(onResult: (code: number) => void): Command {
     )
     .action(action(() => import("./commands/report.ts")));
 
+  program
+    .command("view")
+    .description(
+      "trajectory viewer over calibration runs: served on 127.0.0.1, or a static folder with --out",
+    )
+    .argument("<run...>", "run ids (folders of runs/) or run directories")
+    .option("--out <dir>", "write a self-contained static folder instead of serving")
+    .option("--port <port>", "port on 127.0.0.1 to serve on (default: a free one)")
+    .option("--json", "machine-readable output (the URL, or the folder written)")
+    .action(action(() => import("./commands/view.ts")));
+
   return program;
 }
 
