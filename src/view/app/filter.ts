@@ -49,7 +49,8 @@ export function applyFilters(
     (t) =>
       (showRetried || !t.superseded) &&
       FILTERS.every(
-        (name) => filters[name] === undefined || filters[name] === "" || filterValue(t, name) === filters[name],
+        (name) =>
+          filters[name] === undefined || filters[name] === "" || filterValue(t, name) === filters[name],
       ),
   );
 }
