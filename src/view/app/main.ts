@@ -48,7 +48,7 @@ function App(props: { first: ViewIndex }) {
 
   return html`<header>
       <h1>kgate view</h1>
-      <p class="meta" id="status">${index.runs.map((r) => r.id).join(", ")} · ${index.trials.length} trial records ·
+      <p class="meta" id="status">${`${index.runs.map((r) => r.id).join(", ")} · ${index.trials.length} trial records · `}
         ${index.live ? `live: refreshed ${index.generatedAt}` : `exported ${index.generatedAt}`}</p>
       ${index.runs.flatMap((r) => r.warnings.map((w) => html`<p class="problem">${r.id}: ${w}</p>`))}
     </header>

@@ -52,7 +52,7 @@
     <tbody>${n.map(r=>f`<tr data-spec=${r}><td>${r}</td>${e.map(o=>f`<td class="tally" data-run=${o.id}>${i(o.id,r)}</td>`)}</tr>`)}</tbody></table>
   </section>`}var $t=3e3;function yt(t){let[e,n]=D(t.first),[i,r]=D({}),[o,_]=D({key:"task",descending:!1}),[s,u]=D(!1),[p,a]=D(null),[d,c]=D(null),[l,m]=D(null);ce(()=>{if(fe(n),!e.live)return;let h=setInterval(Ke,$t);return()=>clearInterval(h)},[]),ce(()=>{p!==null&&(c(null),m(null),ze(p,e.live).then(c,h=>m(h.message)))},[p]);let b=Be(We(e.trials,i,s),o),g=e.trials.find(h=>h.key===p)??null,$=i.task||g?.task,v=(h,E)=>r({...i,[h]:E}),k=h=>_({key:h,descending:o.key===h?!o.descending:!1});return f`<header>
       <h1>kgate view</h1>
-      <p class="meta" id="status">${e.runs.map(h=>h.id).join(", ")} · ${e.trials.length} trial records ·
+      <p class="meta" id="status">${`${e.runs.map(h=>h.id).join(", ")} \xB7 ${e.trials.length} trial records \xB7 `}
         ${e.live?`live: refreshed ${e.generatedAt}`:`exported ${e.generatedAt}`}</p>
       ${e.runs.flatMap(h=>h.warnings.map(E=>f`<p class="problem">${h.id}: ${E}</p>`))}
     </header>
