@@ -1,0 +1,98 @@
+// The viewer's data from files an agent could have written: a trajectory over the byte cap, lines
+// that are not JSON or not events, a trajectory path pointing out of the run; the committed
+// browser bundle is what its sources build to; `kgate view` errors exit 2 naming what is wrong.
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { buildViewBundle } from "../scripts/build-view.mjs";
+import { readRecords, runDir, summariseRun } from "../src/calibrate/index.ts";
+import {
+  buildViewData,
+  EVENT_TEXT_CAP,
+  readTrajectoryForView,
+  TRAJECTORY_BYTE_CAP,
+} from "../src/view/index.ts";
+import { kgate } from "./support/cli.ts";
+import { tempProject } from "./support/project.ts";
+import { SHOWN_TRIAL, viewRun } from "./support/view-run.ts";
+
+describe("trajectory for the viewer", () => {
+  it("keeps the good events of a hostile file and says what it left out", () => {
+    const paths = tempProject();
+    const file = path.join(paths.root, "t.jsonl");
+    const long = "x".repeat(EVENT_TEXT_CAP + 10);
+    writeFileSync(
+      file,
+      [
+        JSON.stringify({ at: "a", type: "model", turn: 1, text: long }),
+        "not json",
+        "[1,2]",
+        JSON.stringify({ type: 7, turn: "x", name: { no: 1 } }),
+        "",
+      ].join("\n"),
+    );
+    const read = readTrajectoryForView(file, "t.jsonl");
+    expect(read.problems).toEqual([
+      "t.jsonl: line 2: not JSON, left out",
+      "t.jsonl: line 3: not a trajectory event, left out",
+    ]);
+    expect(read.events).toHaveLength(2);
+    // The text is cut at the cap, with the 10 characters beyond it counted.
+    expect(read.events[0]!.text).toBe(`${"x".repeat(EVENT_TEXT_CAP)}\n… (10 more characters not shown)`);
+    expect(read.events[1]).toMatchObject({ type: "unknown", turn: null, name: null });
+  });
+
+  it("reads no more than the byte cap of a huge file", () => {
+    const paths = tempProject();
+    const file = path.join(paths.root, "huge.jsonl");
+    const line = `${JSON.stringify({ at: "a", type: "note", text: "y".repeat(1000) })}\n`;
+    // Enough lines for 1.5 x the cap.
+    writeFileSync(file, line.repeat(Math.ceil((1.5 * TRAJECTORY_BYTE_CAP) / line.length)));
+    const read = readTrajectoryForView(file, "huge.jsonl");
+    expect(read.events.length).toBe(Math.floor(TRAJECTORY_BYTE_CAP / line.length));
+    expect(read.problems).toEqual([`huge.jsonl: only the first ${TRAJECTORY_BYTE_CAP} bytes are shown`]);
+  });
+
+  it("does not follow a record's trajectory path out of the run directory", () => {
+    const paths = tempProject();
+    const made = viewRun(paths);
+    const run = runDir(paths, "paper");
+    const records = readRecords(run).records.map((r) =>
+      r.trialId === SHOWN_TRIAL ? { ...r, trajectory: "../../outside.jsonl" } : r,
+    );
+    mkdirSync(paths.root, { recursive: true });
+    writeFileSync(path.join(paths.root, "outside.jsonl"), '{"type":"model","text":"secret"}\n');
+    const data = buildViewData(
+      [{ summary: summariseRun(run), records, dir: made.runDir, shown: run.shown }],
+      false,
+    );
+    const key = data.index.trials.find((t) => t.trialId === SHOWN_TRIAL)!.key;
+    const detail = data.detail(key)!;
+    expect(detail.events).toEqual([]);
+    expect(detail.problems).toEqual([
+      'trajectory path "../../outside.jsonl" points outside the run directory: not read',
+    ]);
+  });
+});
+
+describe("browser bundle", () => {
+  it("is what src/view/app builds to (run `node scripts/build-view.mjs` after changing it)", async () => {
+    const committed = readFileSync(path.resolve(import.meta.dirname, "../src/view/assets/app.js"), "utf8");
+    expect(committed === (await buildViewBundle())).toBe(true);
+  });
+});
+
+describe("kgate view errors", () => {
+  it("exits 2 on a missing run, naming it, and on a bad port", () => {
+    const paths = tempProject();
+    const missing = kgate(["--root", paths.root, "view", "nope", "--out", path.join(paths.root, "x")]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe("kgate: no run directory runs/nope\n");
+    const port = kgate(["--root", paths.root, "view", "nope", "--port", "http"]);
+    expect(port.code).toBe(2);
+    expect(port.stderr).toBe('kgate: --port: expected a port number from 0 to 65535, got "http"\n');
+    const help = kgate(["view", "--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("--out <dir>");
+  });
+});
