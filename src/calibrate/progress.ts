@@ -3,6 +3,7 @@
 // trial otherwise (CI, pipes).
 import type { Writable } from "node:stream";
 import picocolors from "picocolors";
+import { budgetTokens } from "../report/index.ts";
 import type { TrialRecord } from "../trial/record.ts";
 import type { EngineEvents, TrialJob } from "./engine.ts";
 import type { Plan } from "./plan.ts";
@@ -76,6 +77,8 @@ export class Progress implements EngineEvents {
         running: 0,
       });
       this.doneBefore += t.runs + t.unverified;
+      // A resumed session shows the run's totals: what earlier sessions spent counts too.
+      for (const record of t.slots.values()) this.spent(record);
     }
     if (this.live) this.timer = setInterval(() => this.flush(), options.intervalMs ?? 100);
     this.timer?.unref();
@@ -102,11 +105,16 @@ export class Progress implements EngineEvents {
     else if (outcome === "fail") c.fail += 1;
     else if (outcome === "infra" && !retrying) c.infra += 1;
     if (!retrying) this.doneSession += 1;
-    this.tokens += record.usage.inputTokens + record.usage.outputTokens;
-    if (record.usage.costUsd === null) this.costUnknown = true;
-    else this.cost += record.usage.costUsd;
+    this.spent(record);
     this.dirty = true;
     if (!this.live) this.line(job, record, outcome, retrying);
+  }
+
+  /** Tokens as the budget counts them (cache reads and writes included) and cost. */
+  private spent(record: TrialRecord): void {
+    this.tokens += budgetTokens(record.usage);
+    if (record.usage.costUsd === null) this.costUnknown = true;
+    else this.cost += record.usage.costUsd;
   }
 
   crashed(job: TrialJob, error: Error, retrying: boolean): void {
@@ -154,9 +162,9 @@ export class Progress implements EngineEvents {
     const took = formatDuration(Date.parse(record.finishedAt) - Date.parse(record.startedAt));
     const done = this.doneBefore + this.doneSession;
     this.options.stream.write(
-      `[${done}/${done + Math.max(0, this.remaining - 1)}] ${job.cell.task} ${job.cell.label} #${job.index + 1}` +
+      `[${done}/${done + Math.max(0, this.remaining - 1)}] ${job.cell.task} ${job.cell.label} #${job.index}` +
         ` ${colour(outcome)}${error}${retrying ? " retrying" : ""}` +
-        ` · ${formatTokens(record.usage.inputTokens + record.usage.outputTokens)} tok${cost} · ${took}${this.eta()}\n`,
+        ` · ${formatTokens(budgetTokens(record.usage))} tok${cost} · ${took}${this.eta()}\n`,
     );
   }
 
