@@ -2,7 +2,7 @@
 // 127.0.0.1 (live: the page re-reads the runs while trials finish) or, with --out, written as a
 // self-contained static folder to zip and share.
 import path from "node:path";
-import { readPlan, readRecords, runDir, summariseRun } from "../calibrate/index.ts";
+import { readPlan, readRecords, runDir, summarise } from "../calibrate/index.ts";
 import { EXIT_OK, UsageError } from "../errors.ts";
 import { buildViewData, exportSite, type RunInput, serveSite } from "../view/index.ts";
 import type { CommandContext } from "./context.ts";
@@ -16,17 +16,14 @@ export interface ViewOptions {
 function loadRuns(ctx: CommandContext, names: readonly string[]): RunInput[] {
   return names.map((name) => {
     const dir = runDir(ctx.paths, name);
+    let plan: ReturnType<typeof readPlan>;
     try {
-      readPlan(dir);
-      return {
-        summary: summariseRun(dir),
-        records: readRecords(dir).records,
-        dir: dir.dir,
-        shown: dir.shown,
-      };
+      plan = readPlan(dir);
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
+    const { records, problems } = readRecords(dir);
+    return { summary: summarise(plan, records, problems), records, dir: dir.dir, shown: dir.shown };
   });
 }
 
