@@ -1,7 +1,9 @@
 // The viewer's data from files an agent could have written: a trajectory over the byte cap, lines
 // that are not JSON or not events, a trajectory path pointing out of the run; the committed
-// browser bundle is what its sources build to; `kgate view` errors exit 2 naming what is wrong.
+// the local server answers fixed routes for its own host name only; the committed browser bundle
+// is what its sources build to; `kgate view` errors exit 2 naming what is wrong.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { request } from "node:http";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildViewBundle } from "../scripts/build-view.mjs";
@@ -10,6 +12,7 @@ import {
   buildViewData,
   EVENT_TEXT_CAP,
   readTrajectoryForView,
+  serveSite,
   TRAJECTORY_BYTE_CAP,
 } from "../src/view/index.ts";
 import { kgate } from "./support/cli.ts";
@@ -72,6 +75,65 @@ describe("trajectory for the viewer", () => {
     expect(detail.problems).toEqual([
       'trajectory path "../../outside.jsonl" points outside the run directory: not read',
     ]);
+  });
+});
+
+/** One raw request: the status and body, with the Host header as given. */
+function get(
+  url: string,
+  pathName: string,
+  host: string,
+  method = "GET",
+): Promise<{ status: number; body: string }> {
+  const { port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port, path: pathName, method, headers: { host } }, (res) => {
+      let body = "";
+      res.on("data", (d) => {
+        body += d;
+      });
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+describe("the local server", () => {
+  it("answers fixed routes on 127.0.0.1 only, for its own host name", async () => {
+    const paths = tempProject();
+    const made = viewRun(paths);
+    const run = runDir(paths, "paper");
+    const { records } = readRecords(run);
+    const site = await serveSite(
+      () =>
+        buildViewData([{ summary: summariseRun(run), records, dir: made.runDir, shown: run.shown }], true),
+      0,
+    );
+    try {
+      const host = new URL(site.url).host;
+      expect((await get(site.url, "/", host)).status).toBe(200);
+      const index = await get(site.url, "/data/runs.js", host);
+      expect(index.body.startsWith("kgateView.index(")).toBe(true);
+      expect((await get(site.url, "/data/trial/0-0.js", host)).body.startsWith("kgateView.trial(")).toBe(
+        true,
+      );
+      // DNS rebinding: a page on another name that resolves to 127.0.0.1 gets nothing.
+      expect((await get(site.url, "/data/runs.js", `evil.example:${new URL(site.url).port}`)).status).toBe(
+        421,
+      );
+      expect((await get(site.url, "/data/runs.js", host, "POST")).status).toBe(405);
+      for (const probe of [
+        "/../plan.json",
+        "/data/trial/..%2Fplan.js",
+        "/data/trial/9-9999.js",
+        "/plan.json",
+      ]) {
+        expect((await get(site.url, probe, host)).status).toBe(404);
+      }
+    } finally {
+      await site.close();
+    }
   });
 });
 
