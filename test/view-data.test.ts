@@ -1,7 +1,7 @@
 // The viewer's data from files an agent could have written: a trajectory over the byte cap, lines
-// that are not JSON or not events, a trajectory path pointing out of the run; the committed
-// the local server answers fixed routes for its own host name only; the committed browser bundle
-// is what its sources build to; `kgate view` errors exit 2 naming what is wrong.
+// that are not JSON or not events, a trajectory path pointing out of the run; the local server
+// answers fixed routes for its own host name only; the committed browser bundle is what its
+// sources build to; `kgate view` errors exit 2 naming what is wrong.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import path from "node:path";
