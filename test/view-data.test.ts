@@ -104,10 +104,19 @@ describe("the local server", () => {
     const paths = tempProject();
     const made = viewRun(paths);
     const run = runDir(paths, "paper");
-    const { records } = readRecords(run);
     const site = await serveSite(
       () =>
-        buildViewData([{ summary: summariseRun(run), records, dir: made.runDir, shown: run.shown }], true),
+        buildViewData(
+          [
+            {
+              summary: summariseRun(run),
+              records: readRecords(run).records,
+              dir: made.runDir,
+              shown: run.shown,
+            },
+          ],
+          true,
+        ),
       0,
     );
     try {

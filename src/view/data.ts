@@ -146,6 +146,7 @@ export function buildViewData(runs: readonly RunInput[], live: boolean, now: Dat
       viewDataVersion: VIEW_DATA_VERSION,
       generatedAt: now.toISOString(),
       live,
+      problems: [],
       runs: runs.map((run) => viewRun(run.summary)),
       trials,
     },

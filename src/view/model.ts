@@ -64,6 +64,8 @@ export const ViewIndex = z.object({
   generatedAt: z.string(),
   /** Served by `kgate view`: the app re-reads the index every few seconds. */
   live: z.boolean(),
+  /** Why the index shown is older than the run's files (a refresh that could not read them). */
+  problems: z.array(z.string()),
   runs: z.array(ViewRun),
   trials: z.array(ViewTrial),
 });

@@ -31,9 +31,16 @@ function send(res: ServerResponse, status: number, type: keyof typeof TYPES, bod
 /** Serves until closed; `load` reads the runs afresh (it may throw: the error is shown, not fatal). */
 export async function serveSite(load: () => ViewData, port: number, host = "127.0.0.1"): Promise<ServedSite> {
   let latest: ViewData | null = null;
+  /** The runs read again; when that fails after a good read, the last good index says why. */
   const fresh = (): ViewData => {
-    latest = load();
-    return latest;
+    try {
+      latest = load();
+      return latest;
+    } catch (err) {
+      if (!latest) throw err;
+      const problem = `refresh failed at ${new Date().toISOString()}: ${(err as Error).message}`;
+      return { ...latest, index: { ...latest.index, problems: [problem] } };
+    }
   };
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const address = server.address() as AddressInfo;
