@@ -2,7 +2,7 @@
 // decisions) and, per trial, its detail read on demand from the record and its trajectory file.
 // Reads a run's files only; nothing here runs a trial.
 import path from "node:path";
-import { budgetTokens, mustFail, type RunSummary } from "../report/index.ts";
+import { budgetTokens, KGATE_VERSION, mustFail, type RunSummary } from "../report/index.ts";
 import type { TrialRecord } from "../trial/index.ts";
 import {
   type TrialDetail,
@@ -145,6 +145,7 @@ export function buildViewData(runs: readonly RunInput[], live: boolean, now: Dat
     index: {
       viewDataVersion: VIEW_DATA_VERSION,
       generatedAt: now.toISOString(),
+      kgateVersion: KGATE_VERSION,
       live,
       problems: [],
       runs: runs.map((run) => viewRun(run.summary)),

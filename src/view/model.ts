@@ -62,6 +62,8 @@ export const ViewRun = z.object({
 export const ViewIndex = z.object({
   viewDataVersion: z.literal(VIEW_DATA_VERSION),
   generatedAt: z.string(),
+  /** The kgate that built this index. */
+  kgateVersion: z.string(),
   /** Served by `kgate view`: the app re-reads the index every few seconds. */
   live: z.boolean(),
   /** Why the index shown is older than the run's files (a refresh that could not read them). */

@@ -49,7 +49,7 @@ function App(props: { first: ViewIndex }) {
   return html`<header>
       <h1>kgate view</h1>
       <p class="meta" id="status">${`${index.runs.map((r) => r.id).join(", ")} · ${index.trials.length} trial records · `}
-        ${index.live ? `live: refreshed ${index.generatedAt}` : `exported ${index.generatedAt}`}</p>
+        ${index.live ? `live: refreshed ${index.generatedAt}` : `exported ${index.generatedAt}`} by kgate ${index.kgateVersion}</p>
       ${index.problems.map((p) => html`<p class="problem" id="refresh-problem">${p}</p>`)}
       ${index.runs.flatMap((r) => r.warnings.map((w) => html`<p class="problem">${r.id}: ${w}</p>`))}
     </header>
