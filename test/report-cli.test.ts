@@ -1,4 +1,4 @@
-// `kgate report <run>` through the real bin: Markdown on stdout, --json, the four files, and clear
+// `kgate report <run>` through the real bin: Markdown on stdout, --json, the report files, and clear
 // errors for a missing run, a broken plan, and a damaged records line.
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";

@@ -3,7 +3,7 @@
 // --format), and summary.json, report.md, report.svg, report.html, table1.csv and table1.tex
 // written into the run directory (or --out).
 import path from "node:path";
-import { runDir, summariseRun, writeFileAtomic, writeReports } from "../calibrate/index.ts";
+import { runDir, summariseRun, writeReports } from "../calibrate/index.ts";
 import { EXIT_OK, UsageError } from "../errors.ts";
 import { relativeToProject } from "../project.ts";
 import { markdownReport, type RunSummary, table1Csv, table1Latex } from "../report/index.ts";
@@ -36,14 +36,6 @@ export async function run(ctx: CommandContext, runName: string, options: ReportO
   }
   const outDir = options.out ? path.resolve(options.out) : dir.dir;
   const written = writeReports(summary, dir, outDir);
-  for (const [name, content] of [
-    ["table1.csv", table1Csv(summary)],
-    ["table1.tex", table1Latex(summary)],
-  ] as const) {
-    const file = path.join(outDir, name);
-    writeFileAtomic(file, content);
-    written.push(file);
-  }
   for (const warning of summary.warnings) ctx.stderr.write(`warning: ${warning}\n`);
   const shown = written.map((f) => {
     const rel = relativeToProject(ctx.paths, f);
