@@ -8,15 +8,19 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildViewBundle } from "../scripts/build-view.mjs";
 import { readRecords, runDir, summariseRun } from "../src/calibrate/index.ts";
+import type { Verdict } from "../src/verify/index.ts";
 import {
   buildViewData,
   EVENT_TEXT_CAP,
   readTrajectoryForView,
   serveSite,
+  sourceOfSummary,
   TRAJECTORY_BYTE_CAP,
+  ViewIndex,
 } from "../src/view/index.ts";
 import { kgate } from "./support/cli.ts";
 import { tempProject } from "./support/project.ts";
+import { makeRecord } from "./support/records.ts";
 import { SHOWN_TRIAL, viewRun } from "./support/view-run.ts";
 
 describe("trajectory for the viewer", () => {
@@ -66,7 +70,7 @@ describe("trajectory for the viewer", () => {
     mkdirSync(paths.root, { recursive: true });
     writeFileSync(path.join(paths.root, "outside.jsonl"), '{"type":"model","text":"secret"}\n');
     const data = buildViewData(
-      [{ summary: summariseRun(run), records, dir: made.runDir, shown: run.shown }],
+      [{ source: sourceOfSummary(summariseRun(run)), records, dir: made.runDir, shown: run.shown }],
       false,
     );
     const key = data.index.trials.find((t) => t.trialId === SHOWN_TRIAL)!.key;
@@ -109,7 +113,7 @@ describe("the local server", () => {
         buildViewData(
           [
             {
-              summary: summariseRun(run),
+              source: sourceOfSummary(summariseRun(run)),
               records: readRecords(run).records,
               dir: made.runDir,
               shown: run.shown,
@@ -150,6 +154,64 @@ describe("browser bundle", () => {
   it("is what src/view/app builds to (run `node scripts/build-view.mjs` after changing it)", async () => {
     const committed = readFileSync(path.resolve(import.meta.dirname, "../src/view/assets/app.js"), "utf8");
     expect(committed === (await buildViewBundle())).toBe(true);
+  });
+});
+
+describe("kgate view of a run without a plan", () => {
+  it("shows a `kgate run` directory from its records: cells per agent and condition, retries superseded", () => {
+    const paths = tempProject();
+    const dir = path.join(paths.runs, "adhoc");
+    mkdirSync(dir, { recursive: true });
+    const pass: Verdict = { status: "pass", reward: 1, score: 1, criteria: [], attribution: null };
+    const fail: Verdict = {
+      status: "fail",
+      reward: 0,
+      score: 0,
+      criteria: [],
+      attribution: "default-convention",
+    };
+    const records = [
+      makeRecord({ runId: "adhoc", trialId: "demo.with-A.oracle.0", verdict: pass }),
+      makeRecord({
+        runId: "adhoc",
+        trialId: "demo.with-A.oracle.1",
+        index: 1,
+        error: { class: "infra", kind: "docker", message: "daemon gone" },
+      }),
+      makeRecord({
+        runId: "adhoc",
+        trialId: "demo.with-A.oracle.1.retry1",
+        index: 1,
+        attempt: 2,
+        verdict: pass,
+      }),
+      makeRecord({
+        runId: "adhoc",
+        trialId: "demo.without-A.oracle.0",
+        condition: "-A",
+        artefactDigest: null,
+        verdict: fail,
+      }),
+    ];
+    writeFileSync(path.join(dir, "trials.jsonl"), records.map((r) => `${JSON.stringify(r)}\n`).join(""));
+    const out = path.join(paths.root, "site");
+    const result = kgate(["--root", paths.root, "view", "adhoc", "--out", out]);
+    expect(result.code).toBe(0);
+    const script = readFileSync(path.join(out, "data", "runs.js"), "utf8");
+    const index = ViewIndex.parse(JSON.parse(script.slice("kgateView.index(".length, -");\n".length)));
+    expect(index.runs[0]!.mode).toBe("records only (no plan.json)");
+    // +A: index 0 passed, index 1 passed on its second attempt (the infra attempt is superseded): 2/2.
+    // -A: one failure: 0/1.
+    expect(index.runs[0]!.cells.map((c) => [c.label, c.passes, c.runs])).toEqual([
+      ["oracle +A", 2, 2],
+      ["oracle -A", 0, 1],
+    ]);
+    expect(index.trials.map((t) => [t.trialId, t.superseded, t.outcome, t.mustFail])).toEqual([
+      ["demo.with-A.oracle.0", false, "pass", false],
+      ["demo.with-A.oracle.1", true, "infra", false],
+      ["demo.with-A.oracle.1.retry1", false, "pass", false],
+      ["demo.without-A.oracle.0", false, "fail", true],
+    ]);
   });
 });
 

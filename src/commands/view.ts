@@ -1,10 +1,19 @@
 // `kgate view <run...>`: the trajectory viewer over one or several calibration runs, served on
 // 127.0.0.1 (live: the page re-reads the runs while trials finish) or, with --out, written as a
 // self-contained static folder to zip and share.
+
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { readPlan, readRecords, runDir, summarise } from "../calibrate/index.ts";
 import { EXIT_OK, UsageError } from "../errors.ts";
-import { buildViewData, exportSite, type RunInput, serveSite } from "../view/index.ts";
+import {
+  buildViewData,
+  exportSite,
+  type RunInput,
+  serveSite,
+  sourceOfRecords,
+  sourceOfSummary,
+} from "../view/index.ts";
 import type { CommandContext } from "./context.ts";
 
 export interface ViewOptions {
@@ -16,6 +25,12 @@ export interface ViewOptions {
 function loadRuns(ctx: CommandContext, names: readonly string[]): RunInput[] {
   return names.map((name) => {
     const dir = runDir(ctx.paths, name);
+    const base = { dir: dir.dir, shown: dir.shown };
+    // A run of `kgate run` (or of a protocol) has records but no plan: shown from its records.
+    if (!existsSync(dir.plan) && existsSync(dir.trials)) {
+      const { records, problems } = readRecords(dir);
+      return { ...base, records, source: sourceOfRecords(dir.id, records, problems) };
+    }
     let plan: ReturnType<typeof readPlan>;
     try {
       plan = readPlan(dir);
@@ -23,7 +38,7 @@ function loadRuns(ctx: CommandContext, names: readonly string[]): RunInput[] {
       throw new UsageError((err as Error).message);
     }
     const { records, problems } = readRecords(dir);
-    return { summary: summarise(plan, records, problems), records, dir: dir.dir, shown: dir.shown };
+    return { ...base, records, source: sourceOfSummary(summarise(plan, records, problems)) };
   });
 }
 
@@ -39,7 +54,8 @@ function portOf(text: string | undefined): number {
 export async function run(ctx: CommandContext, runs: string[], options: ViewOptions): Promise<number> {
   const port = portOf(options.port);
   const first = loadRuns(ctx, runs);
-  for (const r of first) for (const w of r.summary.warnings) ctx.stderr.write(`warning: ${r.shown}: ${w}\n`);
+  for (const r of first)
+    for (const w of r.source.run.warnings) ctx.stderr.write(`warning: ${r.shown}: ${w}\n`);
   if (options.out) {
     const out = path.resolve(options.out);
     const data = buildViewData(first, false);

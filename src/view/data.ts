@@ -2,7 +2,7 @@
 // decisions) and, per trial, its detail read on demand from the record and its trajectory file.
 // Reads a run's files only; nothing here runs a trial.
 import path from "node:path";
-import { budgetTokens, KGATE_VERSION, mustFail, type RunSummary } from "../report/index.ts";
+import { budgetTokens, KGATE_VERSION, mustFail, type RunSummary, type TrialRow } from "../report/index.ts";
 import type { TrialRecord } from "../trial/index.ts";
 import {
   type TrialDetail,
@@ -13,9 +13,37 @@ import {
 } from "./model.ts";
 import { capText, readTrajectoryForView } from "./trajectory.ts";
 
-/** One run as the viewer gets it: its summary, its records and where its files are. */
+/** A trial row as the viewer needs it: the summary's row, and whether its cell must fail. */
+export type SourceRow = Pick<
+  TrialRow,
+  | "trialId"
+  | "task"
+  | "cell"
+  | "spec"
+  | "agent"
+  | "condition"
+  | "index"
+  | "attempt"
+  | "superseded"
+  | "outcome"
+  | "attribution"
+  | "stopReason"
+  | "inputTokens"
+  | "outputTokens"
+  | "cacheReadTokens"
+  | "cacheWriteTokens"
+  | "durationMs"
+> & { mustFail: boolean };
+
+/** A run's rows and header, from a calibration summary or from bare records. */
+export interface ViewSource {
+  run: ViewRun;
+  rows: SourceRow[];
+}
+
+/** One run as the viewer gets it: what to show, its records and where its files are. */
 export interface RunInput {
-  summary: RunSummary;
+  source: ViewSource;
   records: readonly TrialRecord[];
   dir: string;
   /** The run directory as shown in messages. */
@@ -26,6 +54,16 @@ export interface ViewData {
   index: ViewIndex;
   /** Builds one trial's detail (reads its trajectory); undefined for an unknown key. */
   detail(key: string): TrialDetail | undefined;
+}
+
+/** A calibration run: the summary's rows, cells, configurations and decisions. */
+export function sourceOfSummary(s: RunSummary): ViewSource {
+  const specs = new Map(s.specs.map((x) => [x.name, x]));
+  const rows = s.trials.map((t) => {
+    const spec = specs.get(t.spec);
+    return { ...t, mustFail: spec ? mustFail(spec) : t.condition === "-A" };
+  });
+  return { run: viewRun(s), rows };
 }
 
 function viewRun(s: RunSummary): ViewRun {
@@ -110,17 +148,15 @@ export function buildViewData(runs: readonly RunInput[], live: boolean, now: Dat
   const trials: ViewTrial[] = [];
   const sources = new Map<string, () => TrialDetail>();
   runs.forEach((run, r) => {
-    const s = run.summary;
-    const specs = new Map(s.specs.map((x) => [x.name, x]));
-    const models = new Map(s.configurations.map((c) => [c.agent, c.model]));
+    const { run: header, rows } = run.source;
+    const models = new Map(header.configurations.map((c) => [c.agent, c.model]));
     const byAttempt = new Map(run.records.map((rec) => [`${rec.trialId}#${rec.attempt}`, rec]));
-    s.trials.forEach((t, i) => {
+    rows.forEach((t, i) => {
       const key = `${r}-${i}`;
-      const spec = specs.get(t.spec);
       const model = models.get(t.agent);
       trials.push({
         key,
-        run: s.runId,
+        run: header.id,
         trialId: t.trialId,
         task: t.task,
         cell: t.cell,
@@ -136,7 +172,7 @@ export function buildViewData(runs: readonly RunInput[], live: boolean, now: Dat
         stopReason: t.stopReason,
         tokens: budgetTokens(t),
         durationMs: t.durationMs,
-        mustFail: spec ? mustFail(spec) : t.condition === "-A",
+        mustFail: t.mustFail,
       });
       sources.set(key, () => detailOf(key, byAttempt.get(`${t.trialId}#${t.attempt}`), run, t.trialId));
     });
@@ -148,7 +184,7 @@ export function buildViewData(runs: readonly RunInput[], live: boolean, now: Dat
       kgateVersion: KGATE_VERSION,
       live,
       problems: [],
-      runs: runs.map((run) => viewRun(run.summary)),
+      runs: runs.map((run) => run.source.run),
       trials,
     },
     detail: (key) => sources.get(key)?.(),

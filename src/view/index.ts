@@ -3,6 +3,7 @@
 export * from "./data.ts";
 export * from "./export.ts";
 export * from "./model.ts";
+export * from "./records-only.ts";
 export * from "./server.ts";
 export * from "./site.ts";
 export * from "./trajectory.ts";
