@@ -31,6 +31,7 @@ export const VERBS: Record<string, () => Promise<Runner>> = {
   "monitor.analyse": () => import("./commands/monitor.ts").then((m) => m.analyse),
   triage: () => import("./commands/triage.ts").then((m) => m.run),
   "triage.score": () => import("./commands/triage.ts").then((m) => m.score),
+  view: () => import("./commands/view.ts").then((m) => m.run),
 };
 
 /** What a parsed command line asks for: a verb, its positional arguments, then its options object. */
@@ -258,6 +259,11 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
     .argument("<run>", "run id (a folder of runs/) or a run directory")
     .option("--out <dir>", "write the report files here instead of the run directory")
     .option("--json", "print the summary as JSON instead of the Markdown table")
+    .option(
+      "--format <format>",
+      "what to print: md (Table 1 and the rest), json, csv or latex (Table 1)",
+      "md",
+    )
     .action(action("report"));
 
   const probe = program
@@ -381,6 +387,17 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
     .action(async (_options: unknown, command: Command) => {
       onResult(await invoke("triage.score", [command.optsWithGlobals()], context(program)));
     });
+
+  program
+    .command("view")
+    .description(
+      "trajectory viewer over calibration runs: served on 127.0.0.1, or a static folder with --out",
+    )
+    .argument("<run...>", "run ids (folders of runs/) or run directories")
+    .option("--out <dir>", "write a self-contained static folder instead of serving")
+    .option("--port <port>", "port on 127.0.0.1 to serve on (default: a free one)")
+    .option("--json", "machine-readable output (the URL, or the folder written)")
+    .action(action("view"));
 
   return program;
 }

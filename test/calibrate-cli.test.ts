@@ -87,7 +87,7 @@ describe("kgate calibrate (CLI)", () => {
     );
     expect(result.stderr).toMatch(/^trials 6\/6 · pass 3 · fail 3 · infra 0 · running 0/m);
     expect(result.stderr).toContain(
-      "reports: runs/full/summary.json, runs/full/report.md, runs/full/report.svg, runs/full/report.html",
+      "reports: runs/full/summary.json, runs/full/report.md, runs/full/report.svg, runs/full/report.html, runs/full/table1.csv, runs/full/table1.tex",
     );
     expect(result.code).toBe(0);
     const summary = JSON.parse(readFileSync(path.join(runDir, "summary.json"), "utf8"));

@@ -64,7 +64,7 @@ describe("progress", () => {
     const lines = stream.text.trimEnd().split("\n");
     expect(lines).toHaveLength(9);
     expect(stream.text).not.toContain(ESC);
-    expect(lines[0]).toMatch(/^\[1\/8\] alpha frontier\+A #1 pass · 1\.2k tok · \$0\.010 · 2s · eta \d+s$/);
+    expect(lines[0]).toMatch(/^\[1\/8\] alpha frontier\+A #0 pass · 1\.2k tok · \$0\.010 · 2s · eta \d+s$/);
     expect(lines.filter((l) => / mid\+A #\d fail /.test(l))).toHaveLength(1);
     expect(lines.at(-1)).toBe("trials 8/8 · pass 3 · fail 5 · infra 0 · running 0 · tokens 9.6k · $0.08");
   });

@@ -149,7 +149,13 @@ const TABLE: Array<[string[], string, unknown[]]> = [
   [["calibrate", "--cross"], "calibrate", [[], { controls: true, cross: true }]],
   [["calibrate", "--monitor"], "calibrate", [[], { controls: true, monitor: true }]],
   [["calibrate", "--cross", "fxm,mxf"], "calibrate", [[], { controls: true, cross: "fxm,mxf" }]],
-  [["report", "r2"], "report", ["r2", {}]],
+  [["report", "r2"], "report", ["r2", { format: "md" }]],
+  [["view", "r1", "r2"], "view", [["r1", "r2"], {}]],
+  [
+    ["view", "r1", "--out", "site", "--port", "8080", "--json"],
+    "view",
+    [["r1"], { out: "site", port: "8080", json: true }],
+  ],
   [
     ["probe", "recite", "t", "--agent", "a", "--agent", "b", "--against", "r1"],
     "probe.recite",
@@ -235,7 +241,11 @@ const TABLE: Array<[string[], string, unknown[]]> = [
       },
     ],
   ],
-  [["report", "r2", "--out", "o", "--json"], "report", ["r2", { out: "o", json: true }]],
+  [
+    ["report", "r2", "--out", "o", "--format", "latex", "--json"],
+    "report",
+    ["r2", { out: "o", format: "latex", json: true }],
+  ],
 ];
 
 describe("argv to options", () => {

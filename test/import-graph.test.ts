@@ -20,7 +20,8 @@ const ALLOWED: Record<string, string[]> = {
   verify: ["task", ...BASE],
   sandbox: ["task", ...BASE],
   agents: ["sandbox", "task", ...BASE],
-  report: BASE,
+  // Table 1 as CSV quotes fields as the verifier reads them.
+  report: ["verify", ...BASE],
   trial: ["agents", "sandbox", "verify", "task", ...BASE],
   check: ["audit", ...PROTOCOL_BASE],
   // A calibration report carries the monitoring section, so calibrate reads monitor (never the reverse).

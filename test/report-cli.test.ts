@@ -1,4 +1,4 @@
-// `kgate report <run>` through the real bin: Markdown on stdout, --json, the four files, and clear
+// `kgate report <run>` through the real bin: Markdown on stdout, --json, the report files, and clear
 // errors for a missing run, a broken plan, and a damaged records line.
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -19,7 +19,7 @@ describe("kgate report", () => {
     );
     expect(text.stdout).toContain("| **all (15 tasks)** |  | 51/75 (68.0%) [56.8, 77.5] |");
     expect(text.stderr).toMatch(
-      /^wrote runs\/paper\/summary\.json, runs\/paper\/report\.md, runs\/paper\/report\.svg, runs\/paper\/report\.html$/m,
+      /^wrote runs\/paper\/summary\.json, runs\/paper\/report\.md, runs\/paper\/report\.svg, runs\/paper\/report\.html, runs\/paper\/table1\.csv, runs\/paper\/table1\.tex$/m,
     );
 
     const json = kgate(["--root", paths.root, "report", "paper", "--json"]);

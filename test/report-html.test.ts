@@ -91,6 +91,36 @@ describe("HTML report in headless Chromium", () => {
     }
   });
 
+  it("keeps every interval on one line and never colours a -A or control pass as good news", async () => {
+    const run = paperRun();
+    const file = path.join(run.runDir, "report-narrow.html");
+    writeFileSync(file, htmlReport(run.summary));
+    const opened = await openInChromium(pathToFileURL(file).href);
+    try {
+      const { page } = opened;
+      // A narrow window squeezes the table: a cell that may wrap would break inside its interval.
+      await page.setViewportSize({ width: 480, height: 800 });
+      const lineCounts = await page.$$eval("#table1 td.tally", (tds) =>
+        tds.map((td) => {
+          const range = document.createRange();
+          range.selectNodeContents(td);
+          return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+        }),
+      );
+      // 15 tasks + 2 aggregate rows, 4 cells each.
+      expect(lineCounts).toHaveLength(17 * 4);
+      expect(lineCounts.every((n) => n === 1)).toBe(true);
+      // The paper-shaped run has one control pass (t03): it is marked unwanted, in red.
+      const unwanted = await page.$$eval("#trials td.pass.unwanted", (tds) =>
+        tds.map((td) => [td.closest("tr")!.getAttribute("data-trial"), getComputedStyle(td).color]),
+      );
+      expect(unwanted).toEqual([["t03.variant-perturbed.frontier.0", "rgb(180, 35, 24)"]]);
+      expect(opened.problems).toEqual([]);
+    } finally {
+      await opened.close();
+    }
+  });
+
   it("blocks any script or remote resource by its Content-Security-Policy", async () => {
     const run = paperRun();
     const page = htmlReport(run.summary).replace("</body>", '<script>document.title = "ran"</script></body>');

@@ -68,9 +68,12 @@ describe("Markdown report", () => {
     expect(md).toContain(
       "- retain when p(frontier+A) >= 0.6 and p(frontier-A) = 0 and p(mid+A) <= 0.4; controls must fail like -A: p(control) = 0",
     );
-    expect(md).toContain("| t14 | frontier-A | 0 | 5 | 0 | 0 | 4 | 0 | 1 | 0 | 5,000 | 1,000 | $0.05 |");
+    // 5 trials x (1,000 input + 200 output), no cache: the budget counts 6,000 tokens.
     expect(md).toContain(
-      "| t03 | control | 1 | 4 | 0 | 0 | 0 | 4 (perturbed) | 0 | 0 | 5,000 | 1,000 | $0.05 |",
+      "| t14 | frontier-A | 0 | 5 | 0 | 0 | 4 | 0 | 1 | 0 | 6,000 | 5,000 | 1,000 | 0 | 0 | $0.05 |",
+    );
+    expect(md).toContain(
+      "| t03 | control | 1 | 4 | 0 | 0 | 0 | 4 (perturbed) | 0 | 0 | 6,000 | 5,000 | 1,000 | 0 | 0 | $0.05 |",
     );
   });
 

@@ -4,6 +4,7 @@
 import type { Writable } from "node:stream";
 import { type Colours, coloursFor } from "../colours.ts";
 import type { Outcome, TrialRecord } from "../model/index.ts";
+import { budgetTokens } from "../report/index.ts";
 import type { EngineOptions, TrialJob } from "./engine.ts";
 import type { Plan } from "./plan.ts";
 import type { Tally } from "./tally.ts";
@@ -76,6 +77,8 @@ export class Progress implements NonNullable<EngineOptions["events"]> {
         running: 0,
       });
       this.doneBefore += t.runs + t.unverified;
+      // A resumed session shows the run's totals: what earlier sessions spent counts too.
+      for (const record of t.slots.values()) this.spent(record);
     }
     if (this.live) this.timer = setInterval(() => this.flush(), options.intervalMs ?? 100);
     this.timer?.unref();
@@ -102,11 +105,16 @@ export class Progress implements NonNullable<EngineOptions["events"]> {
     else if (outcome === "fail") c.fail += 1;
     else if (outcome === "infra" && !retrying) c.infra += 1;
     if (!retrying) this.doneSession += 1;
-    this.tokens += record.usage.inputTokens + record.usage.outputTokens;
-    if (record.usage.costUsd === null) this.costUnknown = true;
-    else this.cost += record.usage.costUsd;
+    this.spent(record);
     this.dirty = true;
     if (!this.live) this.line(job, record, outcome, retrying);
+  }
+
+  /** Tokens as the budget counts them (cache reads and writes included) and cost. */
+  private spent(record: TrialRecord): void {
+    this.tokens += budgetTokens(record.usage);
+    if (record.usage.costUsd === null) this.costUnknown = true;
+    else this.cost += record.usage.costUsd;
   }
 
   /** A message above the live block (or a plain line). */
@@ -146,9 +154,9 @@ export class Progress implements NonNullable<EngineOptions["events"]> {
     const took = formatDuration(Date.parse(record.finishedAt) - Date.parse(record.startedAt));
     const done = this.doneBefore + this.doneSession;
     this.options.stream.write(
-      `[${done}/${done + Math.max(0, this.remaining - 1)}] ${job.cell.task} ${job.cell.label} #${job.index + 1}` +
+      `[${done}/${done + Math.max(0, this.remaining - 1)}] ${job.cell.task} ${job.cell.label} #${job.index}` +
         ` ${colour(outcome)}${error}${retrying ? " retrying" : ""}` +
-        ` · ${formatTokens(record.usage.inputTokens + record.usage.outputTokens)} tok${cost} · ${took}${this.eta()}\n`,
+        ` · ${formatTokens(budgetTokens(record.usage))} tok${cost} · ${took}${this.eta()}\n`,
     );
   }
 

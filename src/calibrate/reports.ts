@@ -1,14 +1,29 @@
 // Writes a run's reports from its files: summary.json, report.md (Table 1), report.svg (the
-// chart) and report.html (both, plus attribution, tokens, cost and per-trial rows).
+// chart), report.html (both, plus attribution, tokens, cost and per-trial rows), and Table 1 as
+// table1.csv and table1.tex.
 import path from "node:path";
 import type { TrialRecord } from "../model/index.ts";
 import { monitoringSection } from "../monitor/index.ts";
-import { htmlReport, markdownReport, type RunSummary, svgChart } from "../report/index.ts";
+import {
+  htmlReport,
+  markdownReport,
+  type RunSummary,
+  svgChart,
+  table1Csv,
+  table1Latex,
+} from "../report/index.ts";
 import { readTrialRecords } from "../trial/index.ts";
 import { type RunDir, readPlan, writeFileAtomic } from "./rundir.ts";
 import { summarise } from "./summarise.ts";
 
-export const REPORT_FILES = ["summary.json", "report.md", "report.svg", "report.html"] as const;
+export const REPORT_FILES = [
+  "summary.json",
+  "report.md",
+  "report.svg",
+  "report.html",
+  "table1.csv",
+  "table1.tex",
+] as const;
 
 /** The records of a run, with each unreadable line as a worded problem (`<file>: line <n>: ...`). */
 export function readRecords(run: RunDir): { records: TrialRecord[]; problems: string[] } {
@@ -26,7 +41,7 @@ export function summariseRun(run: RunDir, now: Date = new Date()): RunSummary {
   return summarise(plan, records, problems, now);
 }
 
-/** Writes the four report files into `outDir` (the run directory by default); returns their paths. */
+/** Writes the report files into `outDir` (the run directory by default); returns their paths. */
 export function writeReports(summary: RunSummary, run: RunDir, outDir: string = run.dir): string[] {
   const href = path.relative(outDir, run.dir).split(path.sep).join("/");
   const contents: Record<(typeof REPORT_FILES)[number], string> = {
@@ -34,6 +49,8 @@ export function writeReports(summary: RunSummary, run: RunDir, outDir: string = 
     "report.md": markdownReport(summary) + monitoringSection(readRecords(run).records),
     "report.svg": `${svgChart(summary)}\n`,
     "report.html": htmlReport(summary, { runDirHref: href }),
+    "table1.csv": table1Csv(summary),
+    "table1.tex": table1Latex(summary),
   };
   return REPORT_FILES.map((name) => {
     const file = path.join(outDir, name);

@@ -14,6 +14,7 @@ import type {
   UsageTotals,
 } from "../report/model.ts";
 import { SUMMARY_VERSION } from "../report/model.ts";
+import { configurationsOf, provenanceOf } from "../report/provenance.ts";
 import type { Plan } from "./plan.ts";
 import { maxTrials } from "./plan.ts";
 import { pendingReason, sequentialResult } from "./policy.ts";
@@ -166,6 +167,8 @@ function trialRow(plan: Plan, tally: Tally, record: TrialRecord): TrialRow | nul
     error: record.error,
     inputTokens: record.usage.inputTokens,
     outputTokens: record.usage.outputTokens,
+    cacheReadTokens: record.usage.cacheReadTokens,
+    cacheWriteTokens: record.usage.cacheWriteTokens,
     costUsd: record.usage.costUsd,
     durationMs: Math.max(0, Date.parse(record.finishedAt) - Date.parse(record.startedAt)),
     trajectory: record.trajectory,
@@ -242,6 +245,8 @@ export function summarise(
         require: s.require,
         control: s.control,
       })),
+    configurations: configurationsOf(plan.agents, plan.specs, records),
+    provenance: provenanceOf(records),
     tasks,
     cells,
     aggregates,

@@ -1,19 +1,32 @@
 // `kgate report <run>`: the reports of a calibration run from its files alone (plan and records):
-// Table 1 in Markdown on stdout (or the summary with --json), and summary.json, report.md,
-// report.svg and report.html written into the run directory (or --out).
+// the Markdown report on stdout (or the summary with --json, Table 1 as CSV or LaTeX with
+// --format), and summary.json, report.md, report.svg, report.html, table1.csv and table1.tex
+// written into the run directory (or --out).
 import path from "node:path";
 import { runDir, summariseRun, writeReports } from "../calibrate/index.ts";
 import { EXIT_OK, UsageError } from "../errors.ts";
 import { relativeToProject } from "../project.ts";
-import { markdownReport } from "../report/index.ts";
+import { markdownReport, type RunSummary, table1Csv, table1Latex } from "../report/index.ts";
 import type { CommandContext } from "./context.ts";
 
 export interface ReportOptions {
   json?: boolean;
+  format?: string;
   out?: string;
 }
 
+const FORMATS: Record<string, (s: RunSummary) => string> = {
+  md: markdownReport,
+  json: (s) => `${JSON.stringify(s, null, 2)}\n`,
+  csv: table1Csv,
+  latex: table1Latex,
+};
+
 export async function run(ctx: CommandContext, runName: string, options: ReportOptions): Promise<number> {
+  const format = options.json ? "json" : (options.format ?? "md");
+  const print = FORMATS[format];
+  if (!print)
+    throw new UsageError(`--format: expected one of ${Object.keys(FORMATS).join(", ")}, got "${format}"`);
   const dir = runDir(ctx.paths, runName);
   let summary: ReturnType<typeof summariseRun>;
   try {
@@ -21,13 +34,14 @@ export async function run(ctx: CommandContext, runName: string, options: ReportO
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
-  const written = writeReports(summary, dir, options.out ? path.resolve(options.out) : dir.dir);
+  const outDir = options.out ? path.resolve(options.out) : dir.dir;
+  const written = writeReports(summary, dir, outDir);
   for (const warning of summary.warnings) ctx.stderr.write(`warning: ${warning}\n`);
   const shown = written.map((f) => {
     const rel = relativeToProject(ctx.paths, f);
     return rel.startsWith("..") ? f : rel;
   });
   ctx.stderr.write(`wrote ${shown.join(", ")}\n`);
-  ctx.stdout.write(options.json ? `${JSON.stringify(summary, null, 2)}\n` : markdownReport(summary));
+  ctx.stdout.write(print(summary));
   return EXIT_OK;
 }

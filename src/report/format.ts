@@ -35,3 +35,28 @@ export function money(u: Pick<UsageTotals, "costUsd" | "costUnknown">): string {
 export function tokens(n: number): string {
   return n.toLocaleString("en-US");
 }
+
+interface TokenCounts {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+}
+
+/** What the token budget counts: input, output, cache reads and cache writes together. */
+export function budgetTokens(u: TokenCounts): number {
+  return u.inputTokens + u.outputTokens + u.cacheReadTokens + u.cacheWriteTokens;
+}
+
+/** "1,000 in · 200 out · 300 cache read · 0 cache write": the parts of budgetTokens. */
+export function tokenBreakdown(u: TokenCounts): string {
+  return (
+    `${tokens(u.inputTokens)} in · ${tokens(u.outputTokens)} out · ` +
+    `${tokens(u.cacheReadTokens)} cache read · ${tokens(u.cacheWriteTokens)} cache write`
+  );
+}
+
+/** The totals sentence's token part: the budget's count, then its breakdown. */
+export function tokenTotals(u: TokenCounts): string {
+  return `${tokens(budgetTokens(u))} tokens (${tokenBreakdown(u)})`;
+}

@@ -1,9 +1,19 @@
 // The report as one self-contained HTML page: Table 1, the chart, attribution / tokens / cost per
 // cell, and one row per trial linking to its trajectory. No script runs and nothing is fetched:
 // a Content-Security-Policy forbids it; the summary JSON is embedded as an inert data block.
-import { cellText, interval, money, percent, tallyText, tokens } from "./format.ts";
+import {
+  budgetTokens,
+  cellText,
+  interval,
+  money,
+  percent,
+  tallyText,
+  tokens,
+  tokenTotals,
+} from "./format.ts";
 import type { CellSummary, RunSummary } from "./model.ts";
-import { escapeXml as esc, svgChart } from "./svg.ts";
+import { provenanceLines } from "./provenance.ts";
+import { escapeXml as esc, mustFail, svgChart } from "./svg.ts";
 
 export interface HtmlOptions {
   /** Path from the page's folder to the run directory, for trajectory links ("" when beside it). */
@@ -21,12 +31,14 @@ tr.aggregate td{font-weight:600;background:#fafafa}
 .discard{color:#b42318;font-weight:600}.incomplete{color:#555;font-weight:600}
 .pass{color:#1f7a1f}.fail{color:#b42318}.infra,.unverified{color:#9a6700}
 tr.superseded{opacity:.55}ul.reasons{margin:0;padding-left:16px}
-.meta{color:#555}.chart{overflow-x:auto}`;
+.meta{color:#555}.chart{overflow-x:auto}
+td.tally,td.tally div,td.num{white-space:nowrap}.pass.unwanted{color:#b42318;font-weight:600}
+code{font-size:12px}`;
 
 function cellTd(c: CellSummary): string {
   return (
     `<td data-cell="${esc(c.label)}" data-passes="${c.counts.pass}" data-runs="${c.counts.runs}"` +
-    ` data-infra="${c.counts.infra}" data-lo="${c.interval.lo}" data-hi="${c.interval.hi}">${esc(cellText(c))}</td>`
+    ` data-infra="${c.counts.infra}" data-lo="${c.interval.lo}" data-hi="${c.interval.hi}" class="tally">${esc(cellText(c))}</td>`
   );
 }
 
@@ -38,7 +50,7 @@ function table1(s: RunSummary): string {
       const cells = s.cells.filter((c) => c.task === t.id && c.spec === spec);
       if (cells.length === 0) return `<td data-spec="${esc(spec)}">—</td>`;
       if (cells.length === 1) return cellTd(cells[0]!).replace("<td ", `<td data-spec="${esc(spec)}" `);
-      return `<td data-spec="${esc(spec)}">${cells.map((c) => `<div>${esc(c.label)}: ${esc(cellText(c))}</div>`).join("")}</td>`;
+      return `<td data-spec="${esc(spec)}" class="tally">${cells.map((c) => `<div>${esc(c.label)}: ${esc(cellText(c))}</div>`).join("")}</td>`;
     });
     const reasons = `<ul class="reasons">${t.reasons.map((r) => `<li>${esc(r)}</li>`).join("")}</ul>`;
     return (
@@ -52,7 +64,7 @@ function table1(s: RunSummary): string {
     const columns = specs.map((spec) => {
       const a = s.aggregates.find((x) => x.spec === spec && x.scope === scope);
       if (!a) return "<td>—</td>";
-      return `<td data-spec="${esc(spec)}" data-passes="${a.passes}" data-runs="${a.runs}">${esc(tallyText(a.passes, a.runs, a.interval))}</td>`;
+      return `<td data-spec="${esc(spec)}" data-passes="${a.passes}" data-runs="${a.runs}" class="tally">${esc(tallyText(a.passes, a.runs, a.interval))}</td>`;
     });
     const decided =
       scope === "all"
@@ -79,8 +91,11 @@ function cellsTable(s: RunSummary): string {
     "perturbed",
     "format",
     "other",
-    "input tokens",
-    "output tokens",
+    "tokens",
+    "input",
+    "output",
+    "cache read",
+    "cache write",
     "cost",
   ];
   const rows = s.cells.map((c) => {
@@ -94,7 +109,8 @@ function cellsTable(s: RunSummary): string {
       `<tr data-key="${esc(c.key)}"><td>${esc(c.task)}</td><td>${esc(c.label)}</td>${num(c.counts.pass)}${num(c.counts.fail)}` +
       `${num(c.counts.infra)}${num(c.counts.unverified)}${num(c.rate === null ? "n/a" : percent(c.rate, c.counts.runs))}` +
       `${num(interval(c.interval, c.counts.runs))}${num(a["default-convention"])}${num(perturbed)}${num(a.format)}` +
-      `${num(a.other + a.unattributed)}${num(tokens(c.usage.inputTokens))}${num(tokens(c.usage.outputTokens))}${num(money(c.usage))}</tr>`
+      `${num(a.other + a.unattributed)}${num(tokens(budgetTokens(c.usage)))}${num(tokens(c.usage.inputTokens))}` +
+      `${num(tokens(c.usage.outputTokens))}${num(tokens(c.usage.cacheReadTokens))}${num(tokens(c.usage.cacheWriteTokens))}${num(money(c.usage))}</tr>`
     );
   });
   return `<table id="cells"><thead><tr>${head.map((h) => `<th>${h}</th>`).join("")}</tr></thead><tbody>${rows.join("\n")}</tbody></table>`;
@@ -111,25 +127,41 @@ function trialsTable(s: RunSummary, base: string): string {
     "attribution",
     "stop",
     "error",
-    "tokens in/out",
+    "tokens",
+    "in / out / cache read / cache write",
     "cost",
     "time",
     "trajectory",
   ];
+  const unwanted = new Set(s.specs.filter(mustFail).map((x) => x.name));
   const rows = s.trials.map((t) => {
+    const outcomeClass = t.outcome === "pass" && unwanted.has(t.spec) ? "pass unwanted" : t.outcome;
     const link = t.trajectory ? `<a href="${esc(base + t.trajectory)}">trajectory</a>` : "—";
     const error = t.error ? `${t.error.owner}: ${t.error.kind}: ${t.error.message}` : "";
     return (
       `<tr class="${t.superseded ? "superseded" : ""}" data-trial="${esc(t.trialId)}" data-outcome="${t.outcome}">` +
-      `<td>${esc(t.trialId)}</td><td>${esc(t.task)}</td><td>${esc(t.cell)}</td><td class="num">${t.index + 1}</td>` +
-      `<td class="num">${t.attempt}${t.superseded ? " (retried)" : ""}</td><td class="${t.outcome}">${t.outcome}</td>` +
+      `<td>${esc(t.trialId)}</td><td>${esc(t.task)}</td><td>${esc(t.cell)}</td><td class="num">${t.index}</td>` +
+      `<td class="num">${t.attempt}${t.superseded ? " (retried)" : ""}</td><td class="${outcomeClass}">${t.outcome}</td>` +
       `<td>${esc(t.attribution ?? "")}</td><td>${esc(t.stopReason)}</td><td>${esc(error)}</td>` +
-      `<td class="num">${tokens(t.inputTokens)} / ${tokens(t.outputTokens)}</td>` +
+      `<td class="num">${tokens(budgetTokens(t))}</td>` +
+      `<td class="num">${tokens(t.inputTokens)} / ${tokens(t.outputTokens)} / ${tokens(t.cacheReadTokens)} / ${tokens(t.cacheWriteTokens)}</td>` +
       `<td class="num">${t.costUsd === null ? "n/a" : `$${t.costUsd.toFixed(3)}`}</td>` +
       `<td class="num">${(t.durationMs / 1000).toFixed(1)}s</td><td>${link}</td></tr>`
     );
   });
   return `<table id="trials"><thead><tr>${head.map((h) => `<th>${h}</th>`).join("")}</tr></thead><tbody>${rows.join("\n")}</tbody></table>`;
+}
+
+function configurationsTable(s: RunSummary): string {
+  const head = ["cell", "agent", "condition", "model", "harness", "provider", "digest"];
+  const rows = s.configurations.map((c) => {
+    const harness = c.harnessVersions.length > 0 ? `${c.harness} ${c.harnessVersions.join(", ")}` : c.harness;
+    return (
+      `<tr data-cell="${esc(c.label)}"><td>${esc(c.label)}</td><td>${esc(c.agent)}</td><td>${esc(c.condition)}</td>` +
+      `<td>${esc(c.model ?? "—")}</td><td>${esc(harness)}</td><td>${esc(c.provider)}</td><td><code>${esc(c.digest)}</code></td></tr>`
+    );
+  });
+  return `<table id="configurations"><thead><tr>${head.map((h) => `<th>${h}</th>`).join("")}</tr></thead><tbody>${rows.join("\n")}</tbody></table>`;
 }
 
 export function htmlReport(s: RunSummary, options: HtmlOptions = {}): string {
@@ -151,7 +183,12 @@ export function htmlReport(s: RunSummary, options: HtmlOptions = {}): string {
 <p class="meta">created ${esc(s.createdAt)} · report ${esc(s.generatedAt)} · ${s.mode} · n = ${s.n}</p>
 <ul>${s.rule.map((r) => `<li>${esc(r)}</li>`).join("")}</ul>
 <p id="totals">${s.totals.trials} trials: ${s.totals.pass} pass, ${s.totals.fail} fail, ${s.totals.infra} infrastructure errors, ${s.totals.unverified} unverified ·
-${tokens(u.inputTokens)} input and ${tokens(u.outputTokens)} output tokens · cost ${esc(money(u))}</p>
+${esc(tokenTotals(u))}, counted as the token budget counts them · cost ${esc(money(u))}</p>
+<ul id="provenance">${provenanceLines(s)
+    .map((line) => `<li>${esc(line)}</li>`)
+    .join("")}</ul>
+<h2>Configurations</h2>
+${configurationsTable(s)}
 <h2>Pass rates and decisions</h2>
 <p class="meta">Passes/valid runs (rate) [Wilson 95% interval, %]; infrastructure errors are shown but not counted.</p>
 ${table1(s)}
@@ -160,6 +197,7 @@ ${table1(s)}
 <h2>Failure attribution, tokens and cost</h2>
 ${cellsTable(s)}
 <h2>Trials</h2>
+<p class="meta"># is the trial's 0-based index in its cell, as in its id; a pass in a -A or control cell is marked in red.</p>
 ${trialsTable(s, base)}
 ${notes.length > 0 ? `<h2>Notes</h2><ul id="notes">${notes.map((n) => `<li>${esc(n)}</li>`).join("")}</ul>` : ""}
 <script type="application/json" id="kgate-summary">${json}</script>

@@ -4,4 +4,6 @@ export * from "./format.ts";
 export * from "./html.ts";
 export * from "./markdown.ts";
 export * from "./model.ts";
+export * from "./provenance.ts";
 export * from "./svg.ts";
+export * from "./tables.ts";

@@ -1,7 +1,8 @@
 // The Markdown report: Table 1 (task x cell: passes/runs, Wilson interval, decision, reasons) with
 // aggregate rows, then failure attribution, tokens and cost per cell.
-import { cellText, money, tallyText, tokens } from "./format.ts";
+import { budgetTokens, cellText, money, tallyText, tokens, tokenTotals } from "./format.ts";
 import type { RunSummary } from "./model.ts";
+import { provenanceLines } from "./provenance.ts";
 
 const escapeCell = (text: string) => text.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\n/g, " ");
 
@@ -50,8 +51,11 @@ function attributionTable(s: RunSummary): string {
     "perturbed",
     "format",
     "other",
-    "input tokens",
-    "output tokens",
+    "tokens",
+    "input",
+    "output",
+    "cache read",
+    "cache write",
     "cost",
   ];
   const lines = [row(head), `|${head.map(() => "---").join("|")}|`];
@@ -72,11 +76,25 @@ function attributionTable(s: RunSummary): string {
         perturbed || "0",
         String(a.format),
         String(a.other + a.unattributed),
+        tokens(budgetTokens(c.usage)),
         tokens(c.usage.inputTokens),
         tokens(c.usage.outputTokens),
+        tokens(c.usage.cacheReadTokens),
+        tokens(c.usage.cacheWriteTokens),
         money(c.usage),
       ]),
     );
+  }
+  return lines.join("\n");
+}
+
+/** Which configuration ran in each column: model, harness and version, provider, digest. */
+export function configurationsTable(s: RunSummary): string {
+  const head = ["cell", "agent", "condition", "model", "harness", "provider", "digest"];
+  const lines = [row(head), `|${head.map(() => "---").join("|")}|`];
+  for (const c of s.configurations) {
+    const harness = c.harnessVersions.length > 0 ? `${c.harness} ${c.harnessVersions.join(", ")}` : c.harness;
+    lines.push(row([c.label, c.agent, c.condition, c.model ?? "—", harness, c.provider, c.digest]));
   }
   return lines.join("\n");
 }
@@ -88,7 +106,12 @@ export function markdownReport(s: RunSummary): string {
     "",
     ...s.rule.map((line) => `- ${line}`),
     `- ${s.totals.trials} trials: ${s.totals.pass} pass, ${s.totals.fail} fail, ${s.totals.infra} infrastructure errors, ` +
-      `${s.totals.unverified} unverified; ${tokens(u.inputTokens)} input and ${tokens(u.outputTokens)} output tokens, cost ${money(u)}`,
+      `${s.totals.unverified} unverified; ${tokenTotals(u)} counted as the token budget counts them, cost ${money(u)}`,
+    ...provenanceLines(s).map((line) => `- ${line}`),
+    "",
+    "## Configurations",
+    "",
+    configurationsTable(s),
     "",
     "## Pass rates and decisions",
     "",

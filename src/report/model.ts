@@ -114,6 +114,8 @@ export const TrialRow = z.object({
   error: z.object({ kind: z.string(), owner: z.string(), message: z.string() }).nullable(),
   inputTokens: z.number().int().nonnegative(),
   outputTokens: z.number().int().nonnegative(),
+  cacheReadTokens: z.number().int().nonnegative().default(0),
+  cacheWriteTokens: z.number().int().nonnegative().default(0),
   costUsd: z.number().nonnegative().nullable(),
   durationMs: z.number().nonnegative(),
   /** Relative to the run directory. */
@@ -130,6 +132,31 @@ export const Spec = z.object({
   control: z.boolean(),
 });
 
+/** The named agent configuration behind one column of Table 1. */
+export const Configuration = z.object({
+  /** The cell spec's name: the column of Table 1 and the cell label. */
+  label: z.string(),
+  condition: z.string(),
+  agent: z.string(),
+  model: z.string().nullable(),
+  harness: z.string(),
+  /** Harness versions the records name (none on records without provenance). */
+  harnessVersions: z.array(z.string()),
+  provider: z.string(),
+  digest: z.string(),
+});
+
+export const Provenance = z.object({
+  /** The kgate that wrote the report. */
+  reportKgateVersion: z.string(),
+  /** The kgate versions, sandbox images and bases the trial records name. */
+  kgateVersions: z.array(z.string()),
+  sandboxImages: z.array(z.string()),
+  sandboxBases: z.array(z.string()),
+  /** Records made before kgate recorded provenance. */
+  recordsWithout: z.number().int().nonnegative(),
+});
+
 export const RunSummary = z.object({
   summaryVersion: z.literal(SUMMARY_VERSION),
   runId: z.string(),
@@ -141,6 +168,8 @@ export const RunSummary = z.object({
   rule: z.array(z.string()),
   /** The columns of Table 1, in order. */
   specs: z.array(Spec),
+  configurations: z.array(Configuration).default([]),
+  provenance: Provenance.nullable().default(null),
   tasks: z.array(TaskSummary),
   cells: z.array(CellSummary),
   aggregates: z.array(Aggregate),
@@ -168,4 +197,6 @@ export type TaskSummary = z.infer<typeof TaskSummary>;
 export type Aggregate = z.infer<typeof Aggregate>;
 export type TrialRow = z.infer<typeof TrialRow>;
 export type Spec = z.infer<typeof Spec>;
+export type Configuration = z.infer<typeof Configuration>;
+export type Provenance = z.infer<typeof Provenance>;
 export type RunSummary = z.infer<typeof RunSummary>;

@@ -1,0 +1,212 @@
+// `kgate report` names what ran and counts tokens as the budget does: the configurations and
+// provenance in every format match the plan and the records; token totals (with cache reads and
+// writes) are the run's over resumed sessions; Table 1 as CSV and LaTeX carries the JSON's numbers.
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import type { TrialRecord } from "../src/model/index.ts";
+import { RunSummary } from "../src/report/index.ts";
+import { parseCsv } from "../src/verify/index.ts";
+import { kgate } from "./support/cli.ts";
+import { type PaperRun, paperRun } from "./support/paper-run.ts";
+import { tempProject } from "./support/project.ts";
+
+const PROVENANCE = {
+  kgateVersion: "0.1.0",
+  sandboxProvider: "docker",
+  host: "local",
+  sandboxImage: "sha256:5a1e",
+  sandboxBase: "debian:bookworm-slim",
+  harnessVersion: "scripted 2.0",
+};
+
+/**
+ * The paper-shaped run (300 records, 1,000 input + 200 output tokens each), rewritten as two
+ * sessions: the first 150 records, then a resumed session appending the other 150. The 5 records
+ * of t01 frontier+A also read 300 and wrote 100 cache tokens each; frontier's records carry
+ * provenance, the others (mid, made "before provenance") do not.
+ */
+function sharedRun(): { paths: ReturnType<typeof tempProject>; made: PaperRun } {
+  const paths = tempProject("file");
+  const made = paperRun(paths);
+  const records: TrialRecord[] = made.records.map((r) => ({
+    ...r,
+    usage:
+      r.task.id === "t01" && r.condition === "+A" && r.agent.name === "frontier"
+        ? { ...r.usage, cacheReadTokens: 300, cacheWriteTokens: 100 }
+        : r.usage,
+    provenance: r.agent.name === "frontier" ? PROVENANCE : null,
+  }));
+  const line = (r: TrialRecord) => `${JSON.stringify(r)}\n`;
+  const file = path.join(made.runDir, "trials.jsonl");
+  writeFileSync(file, records.slice(0, 150).map(line).join(""));
+  writeFileSync(file, readFileSync(file, "utf8") + records.slice(150).map(line).join(""));
+  return { paths, made };
+}
+
+describe("kgate report: configurations, provenance and tokens", () => {
+  const { paths, made } = sharedRun();
+  const json = kgate(["--root", paths.root, "report", "paper", "--json"]);
+  const summary = RunSummary.parse(JSON.parse(json.stdout));
+
+  it("names the configuration behind every column, as the plan and records say", () => {
+    expect(json.code).toBe(0);
+    // Default cells: frontier+A, frontier-A, mid+A, control (frontier on the perturbed variant);
+    // the fixture's agents: frontier on anthropic, mid on openai, harness "scripted".
+    expect(summary.configurations).toEqual([
+      {
+        label: "frontier+A",
+        condition: "+A",
+        agent: "frontier",
+        model: "frontier-model",
+        harness: "scripted",
+        harnessVersions: ["scripted 2.0"],
+        provider: "anthropic",
+        digest: "digest-of-frontier",
+      },
+      {
+        label: "frontier-A",
+        condition: "-A",
+        agent: "frontier",
+        model: "frontier-model",
+        harness: "scripted",
+        harnessVersions: ["scripted 2.0"],
+        provider: "anthropic",
+        digest: "digest-of-frontier",
+      },
+      {
+        label: "mid+A",
+        condition: "+A",
+        agent: "mid",
+        model: "mid-model",
+        harness: "scripted",
+        harnessVersions: [],
+        provider: "openai",
+        digest: "digest-of-mid",
+      },
+      {
+        label: "control",
+        condition: "perturbed",
+        agent: "frontier",
+        model: "frontier-model",
+        harness: "scripted",
+        harnessVersions: ["scripted 2.0"],
+        provider: "anthropic",
+        digest: "digest-of-frontier",
+      },
+    ]);
+    // 15 tasks x 5 trials of mid+A carry no provenance: 75 records.
+    expect(summary.provenance).toEqual({
+      reportKgateVersion: JSON.parse(readFileSync("package.json", "utf8")).version,
+      kgateVersions: ["0.1.0"],
+      sandboxImages: ["sha256:5a1e"],
+      sandboxBases: ["debian:bookworm-slim"],
+      recordsWithout: 75,
+    });
+    const md = kgate(["--root", paths.root, "report", "paper"]).stdout;
+    expect(md).toContain("| mid+A | mid | +A | mid-model | scripted | openai | digest-of-mid |");
+    expect(md).toContain(
+      "| frontier+A | frontier | +A | frontier-model | scripted scripted 2.0 | anthropic | digest-of-frontier |",
+    );
+    expect(md).toContain("(75 record(s) carry no provenance)");
+    expect(md).toContain("- sandbox image sha256:5a1e; base debian:bookworm-slim");
+    const html = readFileSync(path.join(made.runDir, "report.html"), "utf8");
+    expect(html).toContain('<tr data-cell="mid+A"><td>mid+A</td><td>mid</td><td>+A</td><td>mid-model</td>');
+    const svg = readFileSync(path.join(made.runDir, "report.svg"), "utf8");
+    expect(svg).toContain("mid+A · mid-model via scripted (openai), digest digest-of-mi · rule &lt;= 0.4");
+    const tex = readFileSync(path.join(made.runDir, "table1.tex"), "utf8");
+    expect(tex).toContain("mid+A: mid-model via scripted (openai), digest digest-of-mi.");
+  });
+
+  it("counts tokens as the budget does, over both sessions, with the cache beside", () => {
+    // 300 records x (1,000 + 200) = 360,000, plus 5 x (300 + 100) cache tokens = 2,000.
+    expect(summary.totals.usage).toMatchObject({
+      inputTokens: 300_000,
+      outputTokens: 60_000,
+      cacheReadTokens: 1_500,
+      cacheWriteTokens: 500,
+    });
+    const md = kgate(["--root", paths.root, "report", "paper"]).stdout;
+    expect(md).toContain("362,000 tokens (300,000 in · 60,000 out · 1,500 cache read · 500 cache write)");
+    // t01 frontier+A: 5 x (1,000 + 200 + 300 + 100) = 8,000 tokens.
+    expect(md).toMatch(
+      /\| t01 \| frontier\+A \| 5 \| 0 \|[^\n]*\| 8,000 \| 5,000 \| 1,000 \| 1,500 \| 500 \|/,
+    );
+    const html = readFileSync(path.join(made.runDir, "report.html"), "utf8");
+    // Trial numbers are 0-based as in the ids: t01.with-A.frontier.4 is # 4, 1,600 tokens.
+    expect(html).toMatch(
+      /data-trial="t01\.with-A\.frontier\.4"[^\n]*<td class="num">4<\/td>[^\n]*<td class="num">1,600<\/td><td class="num">1,000 \/ 200 \/ 300 \/ 100<\/td>/,
+    );
+  });
+
+  it("writes Table 1 as CSV whose numbers are the JSON's", () => {
+    const result = kgate(["--root", paths.root, "report", "paper", "--format", "csv"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(readFileSync(path.join(made.runDir, "table1.csv"), "utf8"));
+    const parsed = parseCsv(result.stdout);
+    if (!parsed.ok) throw new Error(parsed.reason);
+    const { header, records } = parsed.csv;
+    expect(header.slice(0, 7)).toEqual([
+      "task",
+      "gate",
+      "frontier+A",
+      "frontier+A passes",
+      "frontier+A runs",
+      "frontier+A lo",
+      "frontier+A hi",
+    ]);
+    expect(records).toHaveLength(15 + 2);
+    for (const row of records.slice(0, 15)) {
+      const task = summary.tasks.find((t) => t.id === row[0])!;
+      expect(row.at(-2)).toBe(task.decision);
+      expect(row.at(-1)).toBe(task.reasons.join("; "));
+      summary.specs.forEach((spec, i) => {
+        const cell = summary.cells.find((c) => c.task === task.id && c.spec === spec.name)!;
+        const at = 2 + i * 5;
+        expect(row.slice(at + 1, at + 5).map(Number)).toEqual([
+          cell.counts.pass,
+          cell.counts.runs,
+          cell.interval.lo,
+          cell.interval.hi,
+        ]);
+      });
+    }
+    // The paper's aggregate: frontier+A 51/75 (68.0%).
+    expect(records[15]!.slice(0, 5)).toEqual([
+      "all (15 tasks)",
+      "",
+      "51/75 (68.0%) [56.8, 77.5]",
+      "51",
+      "75",
+    ]);
+  });
+
+  it("writes Table 1 as LaTeX whose rows are the JSON's", () => {
+    const result = kgate(["--root", paths.root, "report", "paper", "--format", "latex"]);
+    expect(result.code).toBe(0);
+    const tex = result.stdout;
+    // task, gate, four cells, decision: seven columns.
+    expect(tex).toContain("\\begin{tabular}{lllllll}");
+    expect(tex).toContain("task & gate & frontier+A & frontier-A & mid+A & control & decision \\\\");
+    const rows = tex.split("\n").filter((l) => /^t\d\d & /.test(l));
+    expect(rows).toHaveLength(15);
+    for (const row of rows) {
+      const cells = row.replace(/ \\\\$/, "").split(" & ");
+      const task = summary.tasks.find((t) => t.id === cells[0])!;
+      expect(cells.at(-1)).toBe(task.decision);
+      summary.specs.forEach((spec, i) => {
+        const cell = summary.cells.find((c) => c.task === task.id && c.spec === spec.name)!;
+        // "5/5 (100\%) [57, 100]": passes/runs first.
+        expect(cells[2 + i]!.split(" ")[0]).toBe(`${cell.counts.pass}/${cell.counts.runs}`);
+        expect(cells[2 + i]).toMatch(/^\d+\/\d+ \(\d+\\%\) \[\d+, \d+\]$/);
+      });
+    }
+    expect(tex).toContain("all (15 tasks) &  & 51/75 (68.0\\%) [56.8, 77.5] & 0/75 (0.0\\%) [0.0, 4.9]");
+  });
+
+  it("refuses an unknown --format with exit 2", () => {
+    const result = kgate(["--root", paths.root, "report", "paper", "--format", "docx"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('kgate: --format: expected one of md, json, csv, latex, got "docx"\n');
+  });
+});
