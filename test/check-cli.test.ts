@@ -35,17 +35,22 @@ describe("kgate check", () => {
         digests: "pass",
         verifier: "pass",
         deterministic: "pass",
+        contract: "pass",
         oracle: "pass",
         noop: "pass",
+        "oracle:variant:perturbed": "pass",
+        "oracle:variant:compressed": "pass",
         default: "pass",
         "variant:perturbed": "pass",
         "variant:compressed": "pass",
+        "dead-rules": "pass",
         "leak-audit": "pass",
       });
     }
+    // 14 checks per task: the 10 of before plus contract, dead-rules and two oracle:variant trials.
     expect(report.summary).toEqual({
       tasks: ids.length,
-      passed: 10 * ids.length,
+      passed: 14 * ids.length,
       failed: 0,
       unavailable: 0,
       skipped: 0,
@@ -65,7 +70,8 @@ describe("kgate check", () => {
     );
     expect(result.stdout).toMatch(/^ {2}✓ variant:compressed +compressed: its answer passes$/m);
     expect(result.stdout).toMatch(/^ {2}- oracle +not run \(--no-sandbox\)$/m);
-    expect(result.stdout).toMatch(/^1 task\(s\): 8 passed, 0 failed, 2 not available, 0 skipped$/m);
+    // 14 checks: oracle, noop and the two oracle:variant trials are not run without the sandbox.
+    expect(result.stdout).toMatch(/^1 task\(s\): 10 passed, 0 failed, 4 not available, 0 skipped$/m);
   });
 
   it("fails the leak-audit step, exit 1, when the instruction gives a gated constant away", () => {

@@ -2,9 +2,11 @@
 // is skipped, never run on a half-loaded task.
 import type { ProjectPaths } from "../project.ts";
 import { auditStep } from "./audit-step.ts";
+import { contractStep, deadRuleStep } from "./convention-steps.ts";
 import { noopStep, oracleStep, type SandboxSession } from "./sandbox-steps.ts";
 import { digestStep, schemaStep } from "./static-steps.ts";
 import type { CheckContext, CheckResult, CheckStep } from "./types.ts";
+import { oracleVariantStep } from "./variant-steps.ts";
 import { defaultStep, deterministicStep, variantStep, verifierStep } from "./verifier-steps.ts";
 
 /** The pre-flight, in the order it reads best: format, verifier, sandbox, gate, leaks. */
@@ -13,10 +15,13 @@ export const STEPS: readonly CheckStep[] = [
   digestStep,
   verifierStep,
   deterministicStep,
+  contractStep,
   oracleStep,
   noopStep,
+  oracleVariantStep,
   defaultStep,
   variantStep,
+  deadRuleStep,
   auditStep,
 ];
 

@@ -36,12 +36,12 @@ export function sandboxSession(
   };
 }
 
-function seconds(record: TrialRecord): string {
+export function seconds(record: TrialRecord): string {
   return `${((Date.parse(record.finishedAt) - Date.parse(record.startedAt)) / 1000).toFixed(1)} s`;
 }
 
 /** One trial of the task with `agent` under `condition`, or why it could not run. */
-async function trial(
+export async function sandboxTrial(
   context: CheckContext,
   condition: Condition,
   agent: Agent,
@@ -68,9 +68,14 @@ async function trial(
   });
 }
 
+/** Where a check's record is: the trials file and the trial id. */
+export function recordPlace(context: CheckContext, record: TrialRecord): string {
+  return `${relativeToProject(context.sandbox!.paths, trialsFileOf(context.sandbox!.runDir))} ${record.trialId}`;
+}
+
 function judged(context: CheckContext, record: TrialRecord | string, expect: "pass" | "fail"): StepOutcome[] {
   if (typeof record === "string") return [{ status: "fail", detail: record }];
-  const where = `${relativeToProject(context.sandbox!.paths, trialsFileOf(context.sandbox!.runDir))} ${record.trialId}`;
+  const where = recordPlace(context, record);
   if (record.error?.class === "infra") {
     return [
       {
@@ -99,7 +104,7 @@ export const oracleStep: CheckStep = {
   needs: ["task", "verifier"],
   async run(context) {
     if (!context.sandbox) return [{ status: "unavailable", detail: "not run (--no-sandbox)" }];
-    return judged(context, await trial(context, "+A", oracleAgent()), "pass");
+    return judged(context, await sandboxTrial(context, "+A", oracleAgent()), "pass");
   },
 };
 
@@ -108,6 +113,6 @@ export const noopStep: CheckStep = {
   needs: ["task", "verifier"],
   async run(context) {
     if (!context.sandbox) return [{ status: "unavailable", detail: "not run (--no-sandbox)" }];
-    return judged(context, await trial(context, "-A", noopAgent()), "fail");
+    return judged(context, await sandboxTrial(context, "-A", noopAgent()), "fail");
   },
 };

@@ -2,6 +2,7 @@
 export * from "./canary.ts";
 export * from "./digest.ts";
 export * from "./fileset.ts";
+export * from "./items.ts";
 export * from "./listing.ts";
 export * from "./load.ts";
 export * from "./problems.ts";
@@ -9,4 +10,3 @@ export * from "./rules.ts";
 export * from "./scaffold.ts";
 export * from "./schema.ts";
 export * from "./task-digests.ts";
-export * from "./items.ts";

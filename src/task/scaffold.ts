@@ -92,7 +92,7 @@ export function scaffoldTask(paths: ProjectPaths, options: ScaffoldOptions): Sca
     [path.join(taskDir, "task.json"), `${JSON.stringify(spec, null, 2)}\n`],
     [path.join(taskDir, "instruction.md"), instructionTemplate(options.gate)],
     [path.join(taskDir, "environment", "input.csv"), "item,quantity\nwidget,3\ngadget,5\n"],
-    [path.join(taskDir, "solution", "solve.sh"), solutionTemplate(), 0o755],
+    [path.join(taskDir, "solution", "solve.sh"), solutionTemplate(spec.artefact.path), 0o755],
     [path.join(artefactDir, "artefact.md"), artefactTemplate(options.id, canary, options.gate)],
     [
       path.join(artefactDir, "variants", "perturbed.md"),

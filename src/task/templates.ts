@@ -39,19 +39,24 @@ Keep this file between 256 B and 16 KiB, and never name it in the instruction.
 `;
 }
 
-export function solutionTemplate(): string {
+/** The oracle reads its conventions from the placed artefact, so each variant yields its own answer. */
+export function solutionTemplate(artefactPath: string): string {
   return `#!/usr/bin/env bash
 # Oracle solution: runs inside the sandbox with the work directory as cwd, and writes the outputs.
+# It reads the conventions from the specification placed at
+# ${artefactPath} (the artefact or a variant), never from a copy of one wording.
 # Replace with an implementation independent of the TypeScript reference (e.g. Python).
 set -euo pipefail
 mkdir -p output
 python3 - <<'PY'
-import csv
+import csv, re
+spec = open("${artefactPath}", encoding="utf-8").read()
+rate = int(re.search(r"rate of (\\d+)%", spec).group(1)) / 100
 with open("input.csv") as f, open("output/result.csv", "w", newline="") as out:
     writer = csv.writer(out)
     writer.writerow(["item", "value"])
     for row in csv.DictReader(f):
-        writer.writerow([row["item"], f"{int(row['quantity']) * 1.12:.2f}"])
+        writer.writerow([row["item"], f"{int(row['quantity']) * (1 + rate):.2f}"])
 PY
 `;
 }
