@@ -10,6 +10,7 @@ import { loadVerifier } from "../src/verify/index.ts";
 import { kgate } from "./support/cli.ts";
 import { tempProject } from "./support/project.ts";
 import { sandboxImage } from "./support/sandbox.ts";
+import { fillTodos } from "./support/todos.ts";
 import { markupProject, markupVerifierSource } from "./support/verify-fixture.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -127,6 +128,7 @@ describe("the oracle under every variant, in the real sandbox", () => {
     sandboxImage();
     const paths = tempProject();
     kgate(["--root", paths.root, "new", "demo"]);
+    fillTodos(paths, "demo");
     // An oracle with the artefact's rate written into it: the perturbed variant changes nothing.
     writeFileSync(
       path.join(paths.tasks, "demo", "solution", "solve.sh"),

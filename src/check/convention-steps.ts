@@ -1,5 +1,6 @@
 // Checks of the verifier's convention sets without Docker: every convention bears load on this
 // task's data (the dead-rule check), and every set's answer fits the output contract.
+import type { LoadedTask } from "../task/index.ts";
 import { type ConventionSet, parseAnswers, solveRaw } from "../verify/index.ts";
 import { conventionWeights } from "./dead-rules.ts";
 import type { CheckStep } from "./types.ts";
@@ -33,6 +34,31 @@ export const deadRuleStep: CheckStep = {
   },
 };
 
+/** Does `pattern` (pointer segments, `*` for any) reach at least one array in `value`? */
+function reachesArray(value: unknown, pattern: readonly string[]): boolean {
+  if (pattern.length === 0) return Array.isArray(value);
+  if (typeof value !== "object" || value === null) return false;
+  const [head, ...rest] = pattern;
+  const children = head === "*" ? Object.values(value) : [(value as Record<string, unknown>)[head!]];
+  return children.some((child) => reachesArray(child, rest));
+}
+
+/** keyedArrays pointers that match no array of the artefact's answer (the comparison would be ordered). */
+function deadPointers(task: LoadedTask, answers: Record<string, unknown>): string[] {
+  const dead: string[] = [];
+  for (const output of task.spec.outputs) {
+    if (output.format !== "json") continue;
+    for (const pointer of Object.keys(output.compare.keyedArrays)) {
+      const pattern = pointer === "" ? [] : pointer.slice(1).split("/");
+      if (!reachesArray(answers[output.path], pattern))
+        dead.push(
+          `${output.path} compare.keyedArrays "${pointer}" matches no array of the artefact's answer`,
+        );
+    }
+  }
+  return dead;
+}
+
 export const contractStep: CheckStep = {
   id: "contract",
   needs: ["task", "verifier"],
@@ -47,7 +73,9 @@ export const contractStep: CheckStep = {
     const problems: string[] = [];
     for (const set of sets) {
       try {
-        parseAnswers(task, loaded, set, solveRaw(task, loaded, set));
+        const answers = solveRaw(task, loaded, set);
+        parseAnswers(task, loaded, set, answers);
+        if (set === "artefact") problems.push(...deadPointers(task, answers));
       } catch (err) {
         problems.push((err as Error).message);
       }

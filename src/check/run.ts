@@ -3,6 +3,7 @@
 import type { ProjectPaths } from "../project.ts";
 import { auditStep } from "./audit-step.ts";
 import { contractStep, deadRuleStep } from "./convention-steps.ts";
+import { leftoverStep } from "./leftover-steps.ts";
 import { noopStep, oracleStep, type SandboxSession } from "./sandbox-steps.ts";
 import { digestStep, schemaStep } from "./static-steps.ts";
 import type { CheckContext, CheckResult, CheckStep } from "./types.ts";
@@ -13,6 +14,7 @@ import { defaultStep, deterministicStep, variantStep, verifierStep } from "./ver
 export const STEPS: readonly CheckStep[] = [
   schemaStep,
   digestStep,
+  leftoverStep,
   verifierStep,
   deterministicStep,
   contractStep,

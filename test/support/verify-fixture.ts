@@ -5,6 +5,7 @@ import type { ProjectPaths } from "../../src/project.ts";
 import { type LoadedTask, loadValidTask, scaffoldTask, verifyImportFrom } from "../../src/task/index.ts";
 import type { OutputForVerification } from "../../src/verify/index.ts";
 import { tempProject, writeJson } from "./project.ts";
+import { fillTodos } from "./todos.ts";
 
 export const MARKUP_INPUT = "item,quantity,price\nbolt,10,0.25\nnut,4,1.5\ngear,2,12\n";
 
@@ -121,6 +122,7 @@ export function markupProject(
   writeJson(path.join(taskDir, "task.json"), spec);
   const source = (options.verifier ?? markupVerifierSource)(verifyImportFrom(paths.verifiers));
   writeFileSync(path.join(paths.verifiers, "markup.ts"), source);
+  fillTodos(paths, "markup");
   return { paths, load: () => loadValidTask(paths, "markup") };
 }
 
