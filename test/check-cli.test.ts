@@ -35,7 +35,9 @@ describe("kgate check", () => {
         schema: "pass",
         digests: "pass",
         leftovers: "pass",
+        generator: "pass",
         verifier: "pass",
+        markers: "pass",
         deterministic: "pass",
         contract: "pass",
         oracle: "pass",
@@ -49,10 +51,11 @@ describe("kgate check", () => {
         "leak-audit": "pass",
       });
     }
-    // 15 checks per task: the 10 of before plus leftovers, contract, dead-rules, two oracle:variant trials.
+    // 17 checks per task: the 10 of before plus leftovers, generator, markers, contract, dead-rules and
+    // two oracle:variant trials.
     expect(report.summary).toEqual({
       tasks: ids.length,
-      passed: 15 * ids.length,
+      passed: 17 * ids.length,
       failed: 0,
       unavailable: 0,
       skipped: 0,
@@ -72,8 +75,8 @@ describe("kgate check", () => {
     );
     expect(result.stdout).toMatch(/^ {2}✓ variant:compressed +compressed: its answer passes$/m);
     expect(result.stdout).toMatch(/^ {2}- oracle +not run \(--no-sandbox\)$/m);
-    // 15 checks: oracle, noop and the two oracle:variant trials are not run without the sandbox.
-    expect(result.stdout).toMatch(/^1 task\(s\): 11 passed, 0 failed, 4 not available, 0 skipped$/m);
+    // 17 checks: oracle, noop and the two oracle:variant trials are not run without the sandbox.
+    expect(result.stdout).toMatch(/^1 task\(s\): 13 passed, 0 failed, 4 not available, 0 skipped$/m);
   });
 
   it("fails the leak-audit step, exit 1, when the instruction gives a gated constant away", () => {

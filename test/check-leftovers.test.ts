@@ -4,6 +4,7 @@
 import { appendFileSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { conventionSections } from "../src/task/index.ts";
 import { kgate } from "./support/cli.ts";
 import { markupProject } from "./support/verify-fixture.ts";
 
@@ -102,6 +103,84 @@ describe("keyedArrays pointers", () => {
       code: 1,
       status: "fail",
       detail: `output/summary.json compare.keyedArrays "/line" matches no array of the artefact's answer`,
+    });
+  });
+});
+
+describe("convention markers", () => {
+  it("reads sections, and reports nested, unclosed and malformed markers with their lines", () => {
+    const text = [
+      "<!-- kgate:convention rate -->", // 1
+      "- rate 12%", // 2
+      "<!-- /kgate:convention -->", // 3
+      "<!-- kgate:convention a -->", // 4
+      "<!-- kgate:convention b -->", // 5: starts inside a
+      "<!-- kgate:convention -->", // 6: no name
+      "<!-- /kgate:convention -->", // 7: closes b
+      "<!-- /kgate:convention -->", // 8: nothing open
+      "<!-- kgate:convention c -->", // 9: never closed
+    ].join("\n");
+    expect(conventionSections(text)).toEqual({
+      sections: [
+        { name: "rate", startLine: 1, endLine: 3, body: "- rate 12%" },
+        {
+          name: "b",
+          startLine: 5,
+          endLine: 7,
+          body: "<!-- kgate:convention -->",
+        },
+      ],
+      problems: [
+        'line 5: section "b" starts inside "a" (line 4)',
+        "line 6: not a marker (expected <!-- kgate:convention NAME --> or <!-- /kgate:convention -->)",
+        "line 8: an end marker without a section",
+        'line 9: section "c" is never closed',
+      ],
+    });
+  });
+
+  it("fails a marker that names no declared convention, naming file and line", () => {
+    const project = markupProject();
+    const file = path.join(project.paths.artefacts, "markup", "artefact.md");
+    const lines = readFileSync(file, "utf8").split("\n");
+    const at = lines.indexOf("<!-- kgate:convention rate -->");
+    expect(at).toBeGreaterThan(0);
+    lines[at] = "<!-- kgate:convention rates -->";
+    writeFileSync(file, lines.join("\n"));
+    expect(check(project.paths.root, "markers")).toMatchObject({
+      code: 1,
+      status: "fail",
+      detail: `artefacts/markup/artefact.md line ${at + 1}: "rates" is not a declared convention (declared: rate)`,
+    });
+  });
+});
+
+describe("the data generator", () => {
+  it("passes when rerunning it reproduces environment/", () => {
+    const project = markupProject();
+    expect(check(project.paths.root, "generator")).toMatchObject({
+      status: "pass",
+      detail: "tasks/markup/generate.py reproduces environment/ byte for byte (1 file(s))",
+    });
+  });
+
+  it("fails when environment/ was edited by hand, or the generator fails", () => {
+    const project = markupProject();
+    const environment = path.join(project.paths.tasks, "markup", "environment");
+    appendFileSync(path.join(environment, "input.csv"), "washer,100,0.05\n");
+    writeFileSync(path.join(environment, "extra.csv"), "a\n1\n");
+    expect(check(project.paths.root, "generator")).toMatchObject({
+      status: "fail",
+      detail:
+        "tasks/markup/generate.py does not reproduce environment/: extra.csv is not generated; input.csv differs",
+    });
+    writeFileSync(
+      path.join(project.paths.tasks, "markup", "generate.py"),
+      "import sys\nsys.exit('no seed')\n",
+    );
+    expect(check(project.paths.root, "generator")).toMatchObject({
+      status: "fail",
+      detail: "tasks/markup/generate.py failed: no seed",
     });
   });
 });

@@ -3,7 +3,9 @@
 import type { ProjectPaths } from "../project.ts";
 import { auditStep } from "./audit-step.ts";
 import { contractStep, deadRuleStep } from "./convention-steps.ts";
+import { generatorStep } from "./generator-step.ts";
 import { leftoverStep } from "./leftover-steps.ts";
+import { markerStep } from "./marker-step.ts";
 import { noopStep, oracleStep, type SandboxSession } from "./sandbox-steps.ts";
 import { digestStep, schemaStep } from "./static-steps.ts";
 import type { CheckContext, CheckResult, CheckStep } from "./types.ts";
@@ -15,7 +17,9 @@ export const STEPS: readonly CheckStep[] = [
   schemaStep,
   digestStep,
   leftoverStep,
+  generatorStep,
   verifierStep,
+  markerStep,
   deterministicStep,
   contractStep,
   oracleStep,

@@ -4,6 +4,7 @@
 import { oracleAgent } from "../agents/index.ts";
 import { recordPlace, sandboxTrial, seconds } from "./sandbox-steps.ts";
 import type { CheckStep, StepOutcome } from "./types.ts";
+import { failsAs } from "./verifier-steps.ts";
 
 export const oracleVariantStep: CheckStep = {
   id: "oracle:variants",
@@ -35,11 +36,13 @@ export const oracleVariantStep: CheckStep = {
         continue;
       }
       const { verdict } = record;
-      const expected = `perturbed-convention:${variant.name}`;
-      const ok =
-        variant.kind === "compressed"
-          ? verdict.status === "pass"
-          : verdict.status === "fail" && verdict.attribution === expected;
+      const perturbed = failsAs(
+        context.task!,
+        context.verifier!,
+        verdict,
+        `perturbed-convention:${variant.name}`,
+      );
+      const ok = variant.kind === "compressed" ? verdict.status === "pass" : perturbed.ok;
       const seen =
         verdict.status === "pass"
           ? "passes"
@@ -52,7 +55,7 @@ export const oracleVariantStep: CheckStep = {
         });
         continue;
       }
-      const must = variant.kind === "compressed" ? "must pass" : `must fail as ${expected}`;
+      const must = variant.kind === "compressed" ? "must pass" : perturbed.expected;
       const why = verdict.reason ? ` (${verdict.reason})` : "";
       const agentError = record.error ? `; ${record.error.kind}: ${record.error.message}` : "";
       results.push({

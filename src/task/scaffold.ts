@@ -4,10 +4,13 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { type ProjectPaths, relativeToProject } from "../project.ts";
+import { type OutputFormat, outputTemplate } from "./output-templates.ts";
 import { type GateKind, Slug, type TaskSpecInput } from "./schema.ts";
 import {
   artefactTemplate,
   auditTemplate,
+  compressedTemplate,
+  generatorTemplate,
   instructionTemplate,
   solutionTemplate,
   verifierTemplate,
@@ -42,6 +45,8 @@ export interface ScaffoldOptions {
   gate: GateKind;
   title?: string;
   domain?: string;
+  /** The format of the one output (default csv). */
+  output?: OutputFormat;
 }
 
 export interface ScaffoldResult {
@@ -64,6 +69,7 @@ export function scaffoldTask(paths: ProjectPaths, options: ScaffoldOptions): Sca
   }
 
   const canary = randomUUID();
+  const output = outputTemplate(options.output ?? "csv");
   const spec: TaskSpecInput = {
     id: options.id,
     title: options.title ?? `TODO: title of ${options.id}`,
@@ -72,33 +78,28 @@ export function scaffoldTask(paths: ProjectPaths, options: ScaffoldOptions): Sca
     artefact: {
       path: "docs/internal/specification.md",
       description: "The established internal specification for this task",
-      variants: { perturbed: { kind: "perturbed", description: "plausible but wrong conventions" } },
-    },
-    outputs: [
-      {
-        path: "output/result.csv",
-        format: "csv",
-        columns: [
-          { name: "item", type: "string" },
-          { name: "value", type: "number" },
-        ],
-        key: ["item"],
+      variants: {
+        perturbed: { kind: "perturbed", description: "plausible but wrong conventions" },
+        compressed: { kind: "compressed", description: "the same conventions in far fewer bytes" },
       },
-    ],
+    },
+    outputs: [output.spec],
     limits: { timeoutSec: 900, maxTurns: 50, maxTokens: 500000, cpus: 1, memoryMb: 1024, pids: 256 },
   };
 
   const files: Array<[string, string, number?]> = [
     [path.join(taskDir, "task.json"), `${JSON.stringify(spec, null, 2)}\n`],
-    [path.join(taskDir, "instruction.md"), instructionTemplate(options.gate)],
+    [path.join(taskDir, "instruction.md"), instructionTemplate(options.gate, output)],
     [path.join(taskDir, "environment", "input.csv"), "item,quantity\nwidget,3\ngadget,5\n"],
-    [path.join(taskDir, "solution", "solve.sh"), solutionTemplate(spec.artefact.path), 0o755],
+    [path.join(taskDir, "generate.py"), generatorTemplate(options.id), 0o755],
+    [path.join(taskDir, "solution", "solve.sh"), solutionTemplate(spec.artefact.path, output), 0o755],
     [path.join(artefactDir, "artefact.md"), artefactTemplate(options.id, canary, options.gate)],
     [
       path.join(artefactDir, "variants", "perturbed.md"),
       artefactTemplate(options.id, canary, options.gate, true),
     ],
-    [verifier, verifierTemplate(options.id, verifyImportFrom(paths.verifiers))],
+    [path.join(artefactDir, "variants", "compressed.md"), compressedTemplate(options.id, canary)],
+    [verifier, verifierTemplate(options.id, verifyImportFrom(paths.verifiers), output)],
     [audit, auditTemplate()],
   ];
   for (const [file, content, mode] of files) {

@@ -72,6 +72,11 @@ export function markupProject(
   scaffoldTask(paths, { id: "markup", gate: "convention" });
   const taskDir = path.join(paths.tasks, "markup");
   writeFileSync(path.join(taskDir, "environment", "input.csv"), MARKUP_INPUT);
+  // The data generator reproduces that environment (kgate check reruns it).
+  writeFileSync(
+    path.join(taskDir, "generate.py"),
+    `import sys, pathlib\npathlib.Path(sys.argv[1], "input.csv").write_text(${JSON.stringify(MARKUP_INPUT)})\n`,
+  );
   writeFileSync(path.join(paths.artefacts, "markup", "variants", "compressed.md"), "rate 12%\n");
   const spec: Record<string, unknown> = {
     id: "markup",
