@@ -1,6 +1,6 @@
 // The variant checks of `kgate check`: the oracle in the real sandbox under every variant, the
 // dead-rule check (conventionWeights) and the output contract of every convention set.
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { conventionWeights } from "../src/check/index.ts";
@@ -142,5 +142,19 @@ describe("the oracle under every variant, in the real sandbox", () => {
     expect(variant.detail).toMatch(
       /^perturbed: the oracle passes, must fail as perturbed-convention:perturbed \(runs\/check-[\w-]+\/trials\.jsonl demo\.[\w-]+\.oracle\.0\)$/,
     );
+  }, 300_000);
+
+  it("gives the oracle the placed artefact's path as KGATE_ARTEFACT_PATH", () => {
+    sandboxImage();
+    const paths = tempProject();
+    kgate(["--root", paths.root, "new", "demo"]);
+    fillTodos(paths, "demo");
+    const solution = path.join(paths.tasks, "demo", "solution", "solve.sh");
+    const strict = `test "$KGATE_ARTEFACT_PATH" = docs/internal/specification.md || { echo "KGATE_ARTEFACT_PATH=$KGATE_ARTEFACT_PATH" >&2; exit 7; }\n`;
+    writeFileSync(solution, strict + readFileSync(solution, "utf8"));
+    const result = kgate(["--root", paths.root, "check", "demo", "--json"], { timeoutMs: 240_000 });
+    expect(checkOf(result.stdout, "oracle")).toMatchObject({ status: "pass" });
+    expect(checkOf(result.stdout, "oracle:variant:compressed")).toMatchObject({ status: "pass" });
+    expect(result.code).toBe(0);
   }, 300_000);
 });

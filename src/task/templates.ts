@@ -59,14 +59,14 @@ export function compressedTemplate(id: string, canary: string): string {
 export function solutionTemplate(artefactPath: string, output: OutputTemplate): string {
   return `#!/usr/bin/env bash
 # Oracle solution: runs inside the sandbox with the work directory as cwd, and writes the outputs.
-# It reads the conventions from the specification placed at
-# ${artefactPath} (the artefact or a variant), never from a copy of one wording.
+# It reads the conventions from the specification placed at $KGATE_ARTEFACT_PATH
+# (${artefactPath}: the artefact or a variant), never from a copy of one wording.
 # Replace with an implementation independent of the TypeScript reference (e.g. Python).
 set -euo pipefail
 mkdir -p output
 python3 - <<'PY'
-import csv, re
-spec = open("${artefactPath}", encoding="utf-8").read()
+import csv, os, re
+spec = open(os.environ.get("KGATE_ARTEFACT_PATH", "${artefactPath}"), encoding="utf-8").read()
 rate = int(re.search(r"rate of (\\d+)%", spec).group(1)) / 100
 with open("input.csv") as f:
     rows = [(row["item"], int(row["quantity"]) * (1 + rate)) for row in csv.DictReader(f)]
