@@ -16,17 +16,12 @@ import {
   verifierTemplate,
 } from "./templates.ts";
 
-/**
- * kgate's verification library, imported by every scaffolded verifier: src/verify/index.ts under the
- * package root (found by its package.json, so this holds from src/ and from a bundle alike).
- */
-function verifyIndex(): string {
+/** kgate's package root (found by its package.json, so this holds from src/ and from a bundle alike). */
+function packageRoot(): string {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const manifest = path.join(dir, "package.json");
-    if (existsSync(manifest) && JSON.parse(readFileSync(manifest, "utf8")).name === "kgate") {
-      return path.join(dir, "src", "verify", "index.ts");
-    }
+    if (existsSync(manifest) && JSON.parse(readFileSync(manifest, "utf8")).name === "kgate") return dir;
     const parent = path.dirname(dir);
     if (parent === dir)
       throw new Error(`kgate's package.json was not found above ${fileURLToPath(import.meta.url)}`);
@@ -34,10 +29,23 @@ function verifyIndex(): string {
   }
 }
 
-/** The import specifier of the verification library as seen from the project's verifiers/ folder. */
-export function verifyImportFrom(verifiersDir: string): string {
-  const relative = path.relative(verifiersDir, verifyIndex()).split(path.sep).join("/");
+/** A relative POSIX path from `fromDir` to `target`, starting with ./ or ../. */
+function relativeFrom(fromDir: string, target: string): string {
+  const relative = path.relative(fromDir, target).split(path.sep).join("/");
   return relative.startsWith(".") ? relative : `./${relative}`;
+}
+
+/**
+ * The import specifier of the verification library (src/verify/index.ts, imported by every
+ * scaffolded verifier) as seen from the project's verifiers/ folder.
+ */
+export function verifyImportFrom(verifiersDir: string): string {
+  return relativeFrom(verifiersDir, path.join(packageRoot(), "src", "verify", "index.ts"));
+}
+
+/** The `$schema` reference of a scaffolded JSON file to kgate's schemas/<name> (editor support). */
+function schemaRefFrom(fileDir: string, name: string): string {
+  return relativeFrom(fileDir, path.join(packageRoot(), "schemas", name));
 }
 
 export interface ScaffoldOptions {
@@ -71,6 +79,7 @@ export function scaffoldTask(paths: ProjectPaths, options: ScaffoldOptions): Sca
   const canary = randomUUID();
   const output = outputTemplate(options.output ?? "csv");
   const spec: TaskSpecInput = {
+    $schema: schemaRefFrom(taskDir, "task.schema.json"),
     id: options.id,
     title: options.title ?? `TODO: title of ${options.id}`,
     gate: options.gate,
@@ -100,7 +109,7 @@ export function scaffoldTask(paths: ProjectPaths, options: ScaffoldOptions): Sca
     ],
     [path.join(artefactDir, "variants", "compressed.md"), compressedTemplate(options.id, canary)],
     [verifier, verifierTemplate(options.id, verifyImportFrom(paths.verifiers), output)],
-    [audit, auditTemplate()],
+    [audit, auditTemplate(schemaRefFrom(paths.audits, "audit.schema.json"))],
   ];
   for (const [file, content, mode] of files) {
     mkdirSync(path.dirname(file), { recursive: true });

@@ -143,9 +143,10 @@ export default defineVerifier<Conventions>({
 }
 
 /** The leak-audit file (schema: src/audit/schema.ts); it declares the template artefact's example rate. */
-export function auditTemplate(): string {
+export function auditTemplate(schemaRef: string): string {
   const sizeNote = "the template's size note (256 B - 16 KiB), not a convention";
   const audit = {
+    $schema: schemaRef,
     items: [
       {
         id: "overhead-rate",
