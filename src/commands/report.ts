@@ -1,6 +1,7 @@
 // `kgate report <run>`: the reports of a calibration run from its files alone (plan and records):
 // Table 1 in Markdown on stdout (or the summary with --json), and summary.json, report.md,
 // report.svg and report.html written into the run directory (or --out).
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { runDir, summariseRun, writeReports } from "../calibrate/index.ts";
 import { EXIT_OK, UsageError } from "../errors.ts";
@@ -19,7 +20,12 @@ export async function run(ctx: CommandContext, runName: string, options: ReportO
   try {
     summary = summariseRun(dir);
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    // A `kgate run` directory has trials but no plan: its trials are read with `kgate show`.
+    const trialsOnly = existsSync(dir.trials) && !existsSync(dir.plan);
+    const pointer = trialsOnly
+      ? `; ${dir.shown} holds trials of \`kgate run\`: see them with \`kgate show ${dir.id}\``
+      : "";
+    throw new UsageError(`${(err as Error).message}${pointer}`);
   }
   const written = writeReports(summary, dir, options.out ? path.resolve(options.out) : dir.dir);
   for (const warning of summary.warnings) ctx.stderr.write(`warning: ${warning}\n`);
