@@ -1,6 +1,6 @@
 // Verifier for bom-costing: the cost roll-up of a multi-level bill of materials as a pure function of
 // bom.csv, prices.csv and three costing conventions (overhead per level, missing prices, cycles).
-import { defineVerifier, parseCsv, roundHalfAway } from "../src/verify/index.ts";
+import { defineVerifier, parseCsv, roundHalfAway } from "kgate/verify";
 
 export interface BomConventions {
   /** Overhead added by every assembly on the cost of its components, so it compounds per level. */

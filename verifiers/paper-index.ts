@@ -1,6 +1,6 @@
 // Verifier for paper-index: Brandes betweenness on the citation graph as a pure function of
 // papers.csv, citations.csv and the normalisation convention (direction of links, scale of pairs).
-import { defineVerifier, parseCsv, roundHalfAway } from "../src/verify/index.ts";
+import { defineVerifier, parseCsv, roundHalfAway } from "kgate/verify";
 
 export interface PaperIndexConventions {
   /** `directed`: a citation is a link from the citing to the cited paper; `undirected`: both ways. */

@@ -1,7 +1,11 @@
 // Verifier for payroll-overtime: gross pay from time punches as a pure function of the environment and the conventions.
-import { defineVerifier, type EnvironmentFiles } from "../src/verify/contract.ts";
-import { environmentRows, environmentText } from "../src/verify/environment.ts";
-import { roundToStep } from "../src/verify/rounding.ts";
+import {
+  defineVerifier,
+  type EnvironmentFiles,
+  environmentRows,
+  environmentText,
+  roundToStep,
+} from "kgate/verify";
 
 export interface PayrollConventions {
   /** Punches are rounded to the nearest multiple of this many minutes (1 = exact); a half-way tie rounds up. */
