@@ -87,6 +87,11 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
     .addOption(
       new Option("--gate <kind>", "gate kind").choices(["convention", "operator"]).default("convention"),
     )
+    .addOption(
+      new Option("--output <format>", "format of the task's output")
+        .choices(["csv", "json", "text"])
+        .default("csv"),
+    )
     .option("--title <title>", "task title")
     .option("--domain <domain>", "task domain")
     .option("--json", "machine-readable output")

@@ -14,6 +14,27 @@ interface Case {
   text?: string;
   xlsx?: WorkbookSpec;
   expect?: { rule: string; item?: string };
+  /** Added to the corpus audit file for this case: more items, named context sets. */
+  audit?: { items?: unknown[]; contextSets?: Record<string, string[]> };
+  /** Replaces the first line of the corpus artefact (its canary comment). */
+  artefactFirstLine?: string;
+}
+
+/** The corpus audit file with a case's additions. */
+function auditOf(c: Case): unknown {
+  const audit = JSON.parse(corpusFile("audit.json")) as { items: unknown[]; contextSets?: object };
+  if (!c.audit) return audit;
+  return {
+    ...audit,
+    items: [...audit.items, ...(c.audit.items ?? [])],
+    contextSets: { ...audit.contextSets, ...c.audit.contextSets },
+  };
+}
+
+function artefactOf(c: Case): string {
+  const artefact = corpusFile("artefact.md");
+  if (c.artefactFirstLine === undefined) return artefact;
+  return [c.artefactFirstLine, ...artefact.split("\n").slice(1)].join("\n");
 }
 
 const corpus = JSON.parse(corpusFile("cases.json")) as { cases: Case[] };
@@ -23,12 +44,14 @@ const cleans = corpus.cases.filter((c) => c.label === "clean");
 async function auditCase(c: Case): Promise<{ errors: Finding[]; all: Finding[] }> {
   const paths = tempProject();
   const id = "case";
+  const base = { audit: auditOf(c), artefact: artefactOf(c) };
   if (c.file === "instruction") {
-    writeAuditTask(paths, id, { instruction: `${corpusFile("instruction.md")}\n${c.text}\n` });
+    writeAuditTask(paths, id, { ...base, instruction: `${corpusFile("instruction.md")}\n${c.text}\n` });
   } else {
     const name = c.file.replace(/^environment\//, "");
     const content = c.xlsx ? await xlsxBytes(c.xlsx) : c.text!;
     writeAuditTask(paths, id, {
+      ...base,
       environment: { "bom.csv": "assembly,part,qty\nA1,P1,3\n", [name]: content },
     });
   }

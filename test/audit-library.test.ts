@@ -56,7 +56,7 @@ const DISGUISES: Record<string, Array<[string, string]>> = {
 
 /** A sentence that states the item in the plainest form its matcher is meant to catch. */
 function plainStatement(item: AuditItem): string {
-  const keyword = item.context[0] ?? "";
+  const keyword = (item.context as string[])[0] ?? "";
   switch (item.kind) {
     case "number":
       return `The ${keyword} is ${item.value}.`;
@@ -69,8 +69,12 @@ function plainStatement(item: AuditItem): string {
   }
 }
 
+/** The items of a library audit file, each named context set replaced by its keywords. */
 function auditItems(id: string): AuditItem[] {
-  return AuditFile.parse(JSON.parse(readFileSync(path.join(REPO.audits, `${id}.json`), "utf8"))).items;
+  const file = AuditFile.parse(JSON.parse(readFileSync(path.join(REPO.audits, `${id}.json`), "utf8")));
+  return file.items.map((item) =>
+    typeof item.context === "string" ? { ...item, context: file.contextSets[item.context]! } : item,
+  );
 }
 
 /** A temporary project holding copies of the library's tasks, artefacts and audit files. */

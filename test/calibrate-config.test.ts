@@ -194,7 +194,7 @@ describe("cells and the plan", () => {
       cells: [{ name: "x", agent: "a", condition: "variant:short" }],
     }).cells;
     expect(() => expandCells(task!, specs)).toThrow(
-      /task "alpha" has no variant "short" \(declared: perturbed\)/,
+      /task "alpha" has no variant "short" \(declared: perturbed, compressed\)/,
     );
     const twice = CalibrationConfig.parse({
       cells: [

@@ -8,6 +8,7 @@ import { listTaskIds } from "../src/task/index.ts";
 import { kgate } from "./support/cli.ts";
 import { tempProject } from "./support/project.ts";
 import { sandboxImage } from "./support/sandbox.ts";
+import { fillTodos } from "./support/todos.ts";
 import { markupProject, markupVerifierSource } from "./support/verify-fixture.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -33,19 +34,28 @@ describe("kgate check", () => {
       expect(statuses(task)).toEqual({
         schema: "pass",
         digests: "pass",
+        leftovers: "pass",
+        generator: "pass",
         verifier: "pass",
+        markers: "pass",
         deterministic: "pass",
+        contract: "pass",
         oracle: "pass",
         noop: "pass",
+        "oracle:variant:perturbed": "pass",
+        "oracle:variant:compressed": "pass",
         default: "pass",
         "variant:perturbed": "pass",
         "variant:compressed": "pass",
+        "dead-rules": "pass",
         "leak-audit": "pass",
       });
     }
+    // 17 checks per task: the 10 of before plus leftovers, generator, markers, contract, dead-rules and
+    // two oracle:variant trials.
     expect(report.summary).toEqual({
       tasks: ids.length,
-      passed: 10 * ids.length,
+      passed: 17 * ids.length,
       failed: 0,
       unavailable: 0,
       skipped: 0,
@@ -65,7 +75,8 @@ describe("kgate check", () => {
     );
     expect(result.stdout).toMatch(/^ {2}✓ variant:compressed +compressed: its answer passes$/m);
     expect(result.stdout).toMatch(/^ {2}- oracle +not run \(--no-sandbox\)$/m);
-    expect(result.stdout).toMatch(/^1 task\(s\): 8 passed, 0 failed, 2 not available, 0 skipped$/m);
+    // 17 checks: oracle, noop and the two oracle:variant trials are not run without the sandbox.
+    expect(result.stdout).toMatch(/^1 task\(s\): 13 passed, 0 failed, 4 not available, 0 skipped$/m);
   });
 
   it("fails the leak-audit step, exit 1, when the instruction gives a gated constant away", () => {
@@ -151,6 +162,10 @@ describe("kgate check", () => {
     sandboxImage();
     const paths = tempProject();
     expect(kgate(["--root", paths.root, "new", "demo"]).code).toBe(0);
+    const untouched = kgate(["--root", paths.root, "check", "demo", "--no-sandbox"]);
+    expect(untouched.code).toBe(1);
+    expect(untouched.stdout).toMatch(/✗ leftovers +\d+ TODO marker\(s\) left: tasks\/demo\/task\.json:\d+/);
+    fillTodos(paths, "demo");
     const result = kgate(["--root", paths.root, "check", "demo"], { timeoutMs: 240_000 });
     expect(result.stdout).toMatch(/✓ verifier +verifiers\/demo\.ts loads/);
     expect(result.stdout).toMatch(/✓ oracle +passes in /);

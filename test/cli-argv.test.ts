@@ -23,11 +23,11 @@ async function parse(argv: string[]): Promise<Parsed> {
 const TABLE: Array<[string[], string, unknown[]]> = [
   [["list"], "list", [{}]],
   [["list", "--json"], "list", [{ json: true }]],
-  [["new", "demo"], "new", ["demo", { gate: "convention" }]],
+  [["new", "demo"], "new", ["demo", { gate: "convention", output: "csv" }]],
   [
-    ["new", "demo", "--gate", "operator", "--title", "T", "--domain", "D", "--json"],
+    ["new", "demo", "--gate", "operator", "--output", "json", "--title", "T", "--domain", "D", "--json"],
     "new",
-    ["demo", { gate: "operator", title: "T", domain: "D", json: true }],
+    ["demo", { gate: "operator", output: "json", title: "T", domain: "D", json: true }],
   ],
   [
     ["run", "bom-costing", "--agent", "oracle"],

@@ -13,9 +13,11 @@ describe("scaffoldTask", () => {
       "tasks/demo/task.json",
       "tasks/demo/instruction.md",
       "tasks/demo/environment/input.csv",
+      "tasks/demo/generate.py",
       "tasks/demo/solution/solve.sh",
       "artefacts/demo/artefact.md",
       "artefacts/demo/variants/perturbed.md",
+      "artefacts/demo/variants/compressed.md",
       "verifiers/demo.ts",
       "audits/demo.json",
     ]);

@@ -5,9 +5,9 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { projectPaths } from "../src/project.ts";
 import { loadValidTask } from "../src/task/index.ts";
-import { verifyTrial } from "../src/verify/index.ts";
+import { roundHalfAway, verifyTrial } from "../src/verify/index.ts";
 import { checkGate, generate } from "../tasks/bom-costing/generate.ts";
-import verifier, { rollUp, roundHalfAway } from "../verifiers/bom-costing.ts";
+import verifier, { rollUp } from "../verifiers/bom-costing.ts";
 import { runOracleOnHost } from "./support/oracle-host.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..");

@@ -90,6 +90,8 @@ describe("conditionFileSet", () => {
     const placed = variant.files.find((f) => f.path === task.spec.artefact.path)!;
     expect(placed.sha256).toBe(task.digests.variants.perturbed);
     expect(variant.digest).not.toBe(conditionFileSet(task, "+A").digest);
-    expect(() => conditionFileSet(task, "variant:nope")).toThrow(/no variant "nope" \(declared: perturbed\)/);
+    expect(() => conditionFileSet(task, "variant:nope")).toThrow(
+      /no variant "nope" \(declared: perturbed, compressed\)/,
+    );
   });
 });

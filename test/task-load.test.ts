@@ -13,7 +13,10 @@ describe("loadTask", () => {
     expect(result.ok).toBe(true);
     if (!result.ok) return;
     expect(result.task.artefact.canary).toBe(canary);
-    expect(result.task.variants.map((v) => [v.name, v.kind])).toEqual([["perturbed", "perturbed"]]);
+    expect(result.task.variants.map((v) => [v.name, v.kind])).toEqual([
+      ["perturbed", "perturbed"],
+      ["compressed", "compressed"],
+    ]);
     expect(result.task.environment.map((f) => f.path)).toEqual(["input.csv"]);
     expect(result.warnings).toEqual([]);
   });

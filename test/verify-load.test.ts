@@ -101,7 +101,7 @@ describe("the verifier scaffolded by kgate new", () => {
     scaffoldTask(paths, { id: "demo", gate: "convention" });
     const task = loadValidTask(paths, "demo");
     const loaded = await loadVerifier(task);
-    expect(Object.keys(loaded.verifier.conventions.variants)).toEqual(["perturbed"]);
+    expect(Object.keys(loaded.verifier.conventions.variants)).toEqual(["perturbed", "compressed"]);
     // what solution/solve.sh writes for widget 3 and gadget 5 at 12%: 3.36 and 5.60
     const csv = "item,value\nwidget,3.36\ngadget,5.60\n";
     const outputs = [{ path: "output/result.csv", status: "collected" as const, bytes: Buffer.from(csv) }];

@@ -1,6 +1,6 @@
 // Verifier for bom-costing: the cost roll-up of a multi-level bill of materials as a pure function of
 // bom.csv, prices.csv and three costing conventions (overhead per level, missing prices, cycles).
-import { defineVerifier, parseCsv } from "../src/verify/index.ts";
+import { defineVerifier, parseCsv, roundHalfAway } from "kgate/verify";
 
 export interface BomConventions {
   /** Overhead added by every assembly on the cost of its components, so it compounds per level. */
@@ -24,17 +24,6 @@ function records(text: string | undefined, file: string, columns: string[]): Rec
   const { header, records: rows } = parsed.csv;
   for (const c of columns) if (!header.includes(c)) throw new Error(`${file}: no column "${c}"`);
   return rows.map((r) => Object.fromEntries(header.map((h, i) => [h, r[i]!])));
-}
-
-/**
- * Half away from zero at `decimals`, reading the scaled value at 15 significant digits first so a
- * decimal tie that binary cannot hold exactly (2.345 is 2.34499999...) still rounds up.
- */
-export function roundHalfAway(value: number, decimals: number): number {
-  const f = 10 ** decimals;
-  const scaled = Number((Math.abs(value) * f).toPrecision(15));
-  const rounded = (Math.sign(value) * Math.round(scaled)) / f;
-  return rounded === 0 ? 0 : rounded;
 }
 
 /** Assemblies whose expansion reaches a cycle: on a cycle themselves, or containing one that is. */

@@ -1,6 +1,5 @@
 // Verifier for contract-clause: clause risk scoring as a pure function of the environment and the conventions.
-import { defineVerifier, type EnvironmentFiles } from "../src/verify/contract.ts";
-import { environmentRows, environmentText } from "../src/verify/environment.ts";
+import { defineVerifier, type EnvironmentFiles, environmentRows, environmentText } from "kgate/verify";
 
 export interface ClauseConventions {
   /** How often one term counts in one clause; null counts every occurrence. */

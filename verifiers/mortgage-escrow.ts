@@ -1,6 +1,5 @@
 // Verifier for mortgage-escrow: the annual escrow analysis as a pure function of the environment and the conventions.
-import { defineVerifier, type EnvironmentFiles } from "../src/verify/contract.ts";
-import { environmentRows } from "../src/verify/environment.ts";
+import { defineVerifier, type EnvironmentFiles, environmentRows } from "kgate/verify";
 
 type Rounding = "up" | "half-up";
 

@@ -1,6 +1,6 @@
 // Verifier for paper-index: Brandes betweenness on the citation graph as a pure function of
 // papers.csv, citations.csv and the normalisation convention (direction of links, scale of pairs).
-import { defineVerifier, parseCsv } from "../src/verify/index.ts";
+import { defineVerifier, parseCsv, roundHalfAway } from "kgate/verify";
 
 export interface PaperIndexConventions {
   /** `directed`: a citation is a link from the citing to the cited paper; `undirected`: both ways. */
@@ -97,7 +97,6 @@ export function centrality(papersCsv: string, citationsCsv: string, c: PaperInde
   }
   const raw = brandes(nodes, out);
   const sizes = componentSizes(nodes, pairs);
-  const f = 10 ** c.decimals;
   return {
     papers: nodes.map((paper_id) => {
       const n = c.scale === "graph" ? nodes.length : sizes.get(paper_id)!;
@@ -105,7 +104,7 @@ export function centrality(papersCsv: string, citationsCsv: string, c: PaperInde
       const denominator = c.direction === "directed" ? orderedPairs : orderedPairs / 2;
       // Brandes over all sources counts each unordered pair twice on an undirected graph.
       const value = raw.get(paper_id)! / (c.direction === "directed" ? 1 : 2);
-      return { paper_id, betweenness: denominator > 0 ? Math.round((value / denominator) * f) / f : 0 };
+      return { paper_id, betweenness: denominator > 0 ? roundHalfAway(value / denominator, c.decimals) : 0 };
     }),
   };
 }

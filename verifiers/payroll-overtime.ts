@@ -1,6 +1,11 @@
 // Verifier for payroll-overtime: gross pay from time punches as a pure function of the environment and the conventions.
-import { defineVerifier, type EnvironmentFiles } from "../src/verify/contract.ts";
-import { environmentRows, environmentText } from "../src/verify/environment.ts";
+import {
+  defineVerifier,
+  type EnvironmentFiles,
+  environmentRows,
+  environmentText,
+  roundToStep,
+} from "kgate/verify";
 
 export interface PayrollConventions {
   /** Punches are rounded to the nearest multiple of this many minutes (1 = exact); a half-way tie rounds up. */
@@ -61,8 +66,7 @@ function minutes(text: string, where: string): number {
 
 /** Nearest multiple of `step`, a half-way tie rounding up (to the later time). */
 export function roundPunch(t: number, step: number): number {
-  const r = ((t % step) + step) % step;
-  return 2 * r >= step ? t - r + step : t - r;
+  return roundToStep(t, step, "half-up");
 }
 
 /** n / d rounded half up, for n >= 0. */

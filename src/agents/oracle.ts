@@ -24,7 +24,8 @@ async function run(ctx: AgentRunContext): Promise<AgentResult> {
   const command = ctx.task.spec.solution.command;
   ctx.trajectory.append({ type: "tool-call", tool: "bash", command });
   const result = await ctx.sandbox.exec(["bash", "-c", command], {
-    env: { KGATE_SOLUTION_DIR: SOLUTION_DIR_IN_SANDBOX },
+    // Where the artefact (or a variant) is placed, relative to the work directory; absent under -A.
+    env: { KGATE_SOLUTION_DIR: SOLUTION_DIR_IN_SANDBOX, KGATE_ARTEFACT_PATH: ctx.task.spec.artefact.path },
     timeoutSec: ctx.limits.timeoutSec,
     signal: ctx.signal,
   });

@@ -160,9 +160,13 @@ export function findingsFromHits(task: string, doc: AuditDocument, rules: RuleSe
         keyword = findKeyword(structureOf()?.toLowerCase() ?? "", item.context);
     }
     const isNumber = item.rule === "gated-number";
-    const operator = isNumber && !hit.explicit && operatorNear(hit.view.text, hit.vStart, hit.vEnd);
+    const operator =
+      isNumber &&
+      (!hit.explicit || item.unitsNeedContext === true) &&
+      operatorNear(hit.view.text, hit.vStart, hit.vEnd);
+    const unitCounts = hit.explicit && !item.unitsNeedContext;
     const full = isNumber
-      ? hit.explicit || operator || hit.distinctive || keyword !== undefined
+      ? unitCounts || operator || hit.distinctive || keyword !== undefined
       : item.context.length === 0 || keyword !== undefined;
     const location = doc.locate(hit.start, hit.end);
     if (!full && isNumber) {

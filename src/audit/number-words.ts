@@ -1,5 +1,6 @@
-// Spelled-out numbers ("twelve percent", "two hundred thirty-five", "one point one two") read from
-// the word stream and reported as number literals.
+// Spelled-out numbers ("twelve percent", "two hundred thirty-five", "one point one two", "seven and
+// a half percent", "a quarter", "three quarters", "one and a half times") read from the word stream
+// and reported as number literals.
 import { applyUnit, type NumberLiteral, unitAfter } from "./numbers.ts";
 import { forEachWord, WordTable, wordHash } from "./words.ts";
 
@@ -27,7 +28,7 @@ const SMALL = [
 ];
 const TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"];
 
-type Kind = "small" | "tens" | "hundred" | "scale" | "point";
+type Kind = "small" | "tens" | "hundred" | "scale" | "point" | "fraction";
 interface Entry {
   word: string;
   kind: Kind;
@@ -47,6 +48,23 @@ add("hundred", "hundred", 100);
 add("thousand", "scale", 1000);
 add("million", "scale", 1_000_000);
 add("point", "point", 0);
+/** Fraction words, read only after "a"/"an", after a number ("three quarters"), or in "X and a half". */
+for (const [word, value] of [
+  ["half", 1 / 2],
+  ["halves", 1 / 2],
+  ["quarter", 1 / 4],
+  ["quarters", 1 / 4],
+  ["third", 1 / 3],
+  ["thirds", 1 / 3],
+] as const)
+  add(word, "fraction", value);
+
+/** "X and a half": the gap between the whole number and its fraction word. */
+const AND_A = /^[\s-]+and[\s-]+an?[\s-]+$/i;
+/** "a quarter", "an eighth": the article right before a fraction word (not the end of a longer word). */
+const ARTICLE_BEFORE = /(?<![\p{L}\p{N}])an?[\s-]+$/iu;
+/** "one and a half times": a multiplier written in words. */
+const TIMES_AFTER = /^[\s-]+times(?![\p{L}\p{N}])/iu;
 
 /** Words of one spelled-out number are separated by spaces or hyphens, and maybe "and". */
 const GAP = /^[\s-]+(?:and[\s-]+)?$/i;
@@ -75,6 +93,8 @@ export class NumberWordReader {
   private total = 0;
   private current = 0;
   private decimals = "";
+  /** The fraction word's part of the value ("and a half": 0.5). */
+  private fraction = 0;
   private inDecimals = false;
   private count = 0;
   private start = -1;
@@ -101,6 +121,10 @@ export class NumberWordReader {
   /** `hash` and the span are a number word's (the caller has looked it up in a word table). */
   word(hash: number, start: number, end: number): void {
     const entry = ENTRIES.get(hash)!;
+    if (entry.kind === "fraction") {
+      this.fractionWord(entry.value, start, end);
+      return;
+    }
     if (this.count > 0 && !isGap(this.text, this.lastWordEnd, start)) this.flush();
     if (this.count === 0 && (entry.kind === "point" || entry.kind === "hundred" || entry.kind === "scale")) {
       return;
@@ -142,13 +166,41 @@ export class NumberWordReader {
     this.lastKind = entry.kind;
   }
 
+  /** A fraction word ends the number it belongs to: "seven and a half", "three quarters", "a third". */
+  private fractionWord(value: number, start: number, end: number): void {
+    const plain = this.count > 0 && !this.inDecimals && this.lastKind !== "point";
+    if (plain && AND_A.test(this.text.slice(this.lastWordEnd, start))) {
+      this.fraction = value; // "seven and a half": 7 + 1/2
+    } else if (
+      plain &&
+      isGap(this.text, this.lastWordEnd, start) &&
+      (this.lastKind === "small" || this.lastKind === "tens") &&
+      this.total === 0
+    ) {
+      this.fraction = this.current * value; // "three quarters": 3 x 1/4
+      this.current = 0;
+    } else {
+      if (this.count > 0) this.flush();
+      const article = ARTICLE_BEFORE.exec(this.text.slice(Math.max(0, start - 8), start));
+      if (!article) return; // "half the cost" is not a number
+      this.start = start - article[0].length;
+      this.current = 0;
+      this.fraction = value;
+      this.count = 1;
+    }
+    this.end = end;
+    this.lastWordEnd = end;
+    this.lastKind = "fraction";
+    this.flush();
+  }
+
   finish(): void {
     if (this.count > 0) this.flush();
   }
 
   private flush(): void {
     const integer = this.total + this.current;
-    const value = this.decimals ? Number(`${integer}.${this.decimals}`) : integer;
+    const value = this.decimals ? Number(`${integer}.${this.decimals}`) : integer + this.fraction;
     const lit = this.lit;
     lit.value = value;
     lit.start = this.start;
@@ -156,9 +208,11 @@ export class NumberWordReader {
     lit.halfUnit = 0;
     lit.sig = sigDigits(value);
     lit.unit = "none";
+    lit.times = false;
     const unit = unitAfter(this.text, this.end);
     if (unit) applyUnit(lit, unit[0], unit[1]);
-    this.total = this.current = this.count = 0;
+    else if (TIMES_AFTER.test(this.text.slice(this.end, this.end + 12))) lit.times = true;
+    this.total = this.current = this.count = this.fraction = 0;
     this.decimals = "";
     this.inDecimals = false;
     this.lastKind = null;

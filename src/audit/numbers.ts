@@ -185,6 +185,17 @@ export function readNumber(
   }
   const dateEnd = isDigit(before) ? -1 : dateOrTimeEnd(text, i);
   if (dateEnd >= 0) return dateEnd;
+  if (before === 45 && i - 2 >= from && isLetter(text.charCodeAt(i - 2))) {
+    // A letter, a hyphen, digits: an identifier (INV-4200, ISO-9001), not the number -4200, unless
+    // a decimal point or a unit follows the digits ("rate-0.12", "overhead-12%").
+    let j = i;
+    while (j < to && isDigit(text.charCodeAt(j))) j++;
+    const decimal = text.charCodeAt(j) === 46 && isDigit(text.charCodeAt(j + 1));
+    if (!decimal && !unitAfter(text, j)) {
+      while (j < to && isWordChar(text.charCodeAt(j))) j++;
+      return j;
+    }
+  }
   let start = i;
   let negative = false;
   if ((before === 45 || before === 43) && i - 1 >= from) {

@@ -5,7 +5,7 @@ import { AhoCorasick } from "./aho-corasick.ts";
 import { FormIndex, type GatedNumber } from "./forms.ts";
 import { normalise, normalisePattern } from "./normalise.ts";
 import { NUMBER_WORDS } from "./number-words.ts";
-import type { AuditFile } from "./schema.ts";
+import type { AuditFile, AuditItem } from "./schema.ts";
 import { ShingleSet } from "./shingles.ts";
 import { WordTable } from "./words.ts";
 
@@ -34,9 +34,16 @@ export interface CompiledItem {
   severity: "error" | "warning";
   /** Normalised context keywords; empty means every match counts at full severity. */
   context: string[];
+  /** Gated numbers only: a unit-written form needs a context keyword or operator too. */
+  unitsNeedContext?: boolean;
   /** For alias tables: how many distinct entries in one file make a leak. */
   minMatches?: number;
   tableSize?: number;
+}
+
+/** An item's context keywords, its named set (audit file `contextSets`) resolved. */
+function contextWords(file: AuditFile, item: AuditItem): string[] {
+  return typeof item.context === "string" ? (file.contextSets[item.context] ?? []) : item.context;
 }
 
 export interface LiteralOwner {
@@ -93,10 +100,16 @@ export function compileRules(audit: AuditFile, artefact: ArtefactInfo): RuleSet 
 
   for (const item of audit.items) {
     const index = items.length;
-    const context = item.context.map(normalisePattern);
+    const context = contextWords(audit, item).map(normalisePattern);
     switch (item.kind) {
       case "number":
-        items.push({ id: item.id, rule: "gated-number", severity: item.severity, context });
+        items.push({
+          id: item.id,
+          rule: "gated-number",
+          severity: item.severity,
+          context,
+          unitsNeedContext: item.unitsNeedContext,
+        });
         numbers.push({
           item: index,
           value: item.value,

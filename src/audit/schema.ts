@@ -22,8 +22,11 @@ const trimmed = (min: number) => z.string().check(z.trim(), z.minLength(min));
 const base = {
   id: ItemId,
   description: z.optional(z.string()),
-  /** Words that mark a match as the gated use (e.g. "overhead"); without one nearby a bare match is only a warning. */
-  context: z._default(z.array(trimmed(1)), []),
+  /**
+   * Words that mark a match as the gated use (e.g. "overhead"); without one nearby a bare match is
+   * only a warning. Either the words, or the name of a list in the file's `contextSets`.
+   */
+  context: z._default(z.union([z.array(trimmed(1)), ItemId]), []),
   /** The highest severity a match of this item gets. */
   severity: z._default(z.enum(["error", "warning"]), "error"),
 };
@@ -40,6 +43,12 @@ export const NumberItem = z.strictObject({
   as: z.optional(z.enum(["rate", "quantity"])),
   /** Further values that give the constant away (e.g. 1.2544 = 1.12 applied twice). */
   equivalents: z._default(z.array(z.number()), []),
+  /**
+   * Opt-in: a form written with a unit or notation ("7.5%", "1.075x") is an error only next to a
+   * context keyword or an operator, like a bare number (default false: a unit-written form is an
+   * error whatever its context). Trades missed leaks for fewer false alarms; see docs/audit.md.
+   */
+  unitsNeedContext: z._default(z.boolean(), false),
 });
 
 /** Private names: enum names, rule names, aliases of one secret; any occurrence is a match. */
@@ -89,6 +98,8 @@ export const AuditFile = z
   .strictObject({
     $schema: z.optional(z.string()),
     schemaVersion: z._default(z.literal(AUDIT_SCHEMA_VERSION), AUDIT_SCHEMA_VERSION),
+    /** Named context keyword lists, shared by items whose `context` is the list's name. */
+    contextSets: z._default(z.record(ItemId, z.array(trimmed(1)).check(z.minLength(1))), {}),
     items: z._default(z.array(AuditItem), []),
     ignoreNumbers: z._default(z.array(IgnoredNumber), []),
     /** Words per prose shingle: a run this long copied from the artefact is a leak. */
@@ -107,6 +118,14 @@ export const AuditFile = z
           });
         }
         seen.add(item.id);
+        if (typeof item.context === "string" && !(item.context in file.contextSets)) {
+          const known = Object.keys(file.contextSets).join(", ") || "none";
+          ctx.addIssue({
+            code: "custom",
+            path: ["items", index, "context"],
+            message: `no context set "${item.context}" in contextSets (declared: ${known})`,
+          });
+        }
       });
     }),
   );

@@ -1,4 +1,6 @@
 // The pre-flight concern's public face: every check a task must pass before a model call is paid for.
+
+export { type ConventionWeight, changedValues, conventionWeights } from "./dead-rules.ts";
 export { type CheckOptions, type CheckSummary, checkTask, STEPS, summarise, type TaskCheck } from "./run.ts";
 export { type SandboxSession, sandboxSession } from "./sandbox-steps.ts";
 export type { CheckContext, CheckResult, CheckStatus, CheckStep, StepOutcome } from "./types.ts";

@@ -2,21 +2,32 @@
 // is skipped, never run on a half-loaded task.
 import type { ProjectPaths } from "../project.ts";
 import { auditStep } from "./audit-step.ts";
+import { contractStep, deadRuleStep } from "./convention-steps.ts";
+import { generatorStep } from "./generator-step.ts";
+import { leftoverStep } from "./leftover-steps.ts";
+import { markerStep } from "./marker-step.ts";
 import { noopStep, oracleStep, type SandboxSession } from "./sandbox-steps.ts";
 import { digestStep, schemaStep } from "./static-steps.ts";
 import type { CheckContext, CheckResult, CheckStep } from "./types.ts";
+import { oracleVariantStep } from "./variant-steps.ts";
 import { defaultStep, deterministicStep, variantStep, verifierStep } from "./verifier-steps.ts";
 
 /** The pre-flight, in the order it reads best: format, verifier, sandbox, gate, leaks. */
 export const STEPS: readonly CheckStep[] = [
   schemaStep,
   digestStep,
+  leftoverStep,
+  generatorStep,
   verifierStep,
+  markerStep,
   deterministicStep,
+  contractStep,
   oracleStep,
   noopStep,
+  oracleVariantStep,
   defaultStep,
   variantStep,
+  deadRuleStep,
   auditStep,
 ];
 

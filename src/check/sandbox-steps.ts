@@ -79,13 +79,18 @@ export function sandboxSession(
   };
 }
 
-function seconds(record: TrialRecord): string {
+export function seconds(record: TrialRecord): string {
   return `${((Date.parse(record.finishedAt) - Date.parse(record.startedAt)) / 1000).toFixed(1)} s`;
+}
+
+/** Where a check's record is: the trials file and the trial id. */
+export function recordPlace(context: CheckContext, record: TrialRecord): string {
+  return `${relativeToProject(context.sandbox!.paths, trialsFileOf(context.sandbox!.runDir))} ${record.trialId}`;
 }
 
 function judged(context: CheckContext, record: TrialRecord | string, expect: "pass" | "fail"): StepOutcome[] {
   if (typeof record === "string") return [{ status: "fail", detail: record }];
-  const where = `${relativeToProject(context.sandbox!.paths, trialsFileOf(context.sandbox!.runDir))} ${record.trialId}`;
+  const where = recordPlace(context, record);
   if (outcomeOf(record) === "infra") {
     return [
       {

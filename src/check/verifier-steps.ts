@@ -33,6 +33,30 @@ export const verifierStep: CheckStep = {
   },
 };
 
+/**
+ * Whether a failure can be attributed at all: rubric-judged text outputs carry no values to compare,
+ * so a task whose outputs are all such texts can only be expected to fail (attribution is `other`).
+ */
+export function attributable(task: LoadedTask, loaded: LoadedVerifier): boolean {
+  return task.spec.outputs.some((o) => o.format !== "text" || loaded.rubricOf(o.path) === undefined);
+}
+
+/** "must fail as X", or only "must fail" when no output can be attributed; and whether `verdict` does. */
+export function failsAs(
+  task: LoadedTask,
+  loaded: LoadedVerifier,
+  verdict: Pick<Verdict, "status" | "attribution">,
+  label: string,
+): { ok: boolean; expected: string } {
+  if (!attributable(task, loaded)) {
+    return { ok: verdict.status === "fail", expected: "must fail (rubric-only text: no attribution)" };
+  }
+  return {
+    ok: verdict.status === "fail" && verdict.attribution === label,
+    expected: `must fail as ${label}`,
+  };
+}
+
 /** The verdict of the answer a solver gives under `set`, rendered as an agent would write it. */
 function verdictOfAnswer(task: LoadedTask, loaded: LoadedVerifier, set: ConventionSet): Verdict {
   const answers = solveRaw(task, loaded, set);
@@ -85,7 +109,7 @@ export const defaultStep: CheckStep = {
   async run(context) {
     try {
       const verdict = verdictOfAnswer(context.task!, context.verifier!, "default");
-      const ok = verdict.status === "fail" && verdict.attribution === "default-convention";
+      const { ok } = failsAs(context.task!, context.verifier!, verdict, "default-convention");
       const why =
         verdict.status === "pass"
           ? ": the default conventions give the artefact's answer, the gate does not bite"
@@ -113,12 +137,9 @@ export const variantStep: CheckStep = {
       }
       try {
         const verdict = verdictOfAnswer(task, context.verifier!, `variant:${variant.name}`);
-        const ok =
-          variant.kind === "compressed"
-            ? verdict.status === "pass"
-            : verdict.status === "fail" && verdict.attribution === `perturbed-convention:${variant.name}`;
-        const expected =
-          variant.kind === "compressed" ? "must pass" : `must fail as perturbed-convention:${variant.name}`;
+        const perturbed = failsAs(task, context.verifier!, verdict, `perturbed-convention:${variant.name}`);
+        const ok = variant.kind === "compressed" ? verdict.status === "pass" : perturbed.ok;
+        const expected = variant.kind === "compressed" ? "must pass" : perturbed.expected;
         results.push({
           id,
           status: ok ? "pass" : "fail",

@@ -1,10 +1,11 @@
 // `kgate new <id>`: scaffolds every place of a task so a curator edits instead of copying.
 import { UsageError } from "../errors.ts";
-import { type GateKind, scaffoldTask } from "../task/index.ts";
+import { type GateKind, type OutputFormat, scaffoldTask } from "../task/index.ts";
 import type { CommandContext } from "./context.ts";
 
 export interface NewOptions {
   gate: GateKind;
+  output?: OutputFormat;
   title?: string;
   domain?: string;
   json?: boolean;
@@ -18,6 +19,7 @@ export async function run(ctx: CommandContext, id: string, options: NewOptions):
       gate: options.gate,
       title: options.title,
       domain: options.domain,
+      output: options.output,
     });
   } catch (err) {
     throw new UsageError((err as Error).message);
@@ -25,9 +27,14 @@ export async function run(ctx: CommandContext, id: string, options: NewOptions):
   if (options.json) {
     ctx.stdout.write(`${JSON.stringify({ id, ...result }, null, 2)}\n`);
   } else {
-    ctx.stdout.write(`created task "${id}" (${options.gate} gate, canary ${result.canary}):\n`);
+    const output = options.output ?? "csv";
+    ctx.stdout.write(
+      `created task "${id}" (${options.gate} gate, ${output} output, canary ${result.canary}):\n`,
+    );
     for (const file of result.created) ctx.stdout.write(`  ${file}\n`);
-    ctx.stdout.write("next: edit the TODOs, then run `kgate list` and `kgate check`\n");
+    ctx.stdout.write(
+      "next: fill in every TODO (`kgate check` fails while one is left), then run `kgate check`\n",
+    );
   }
   return 0;
 }

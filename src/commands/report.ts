@@ -2,6 +2,7 @@
 // the Markdown report on stdout (or the summary with --json, Table 1 as CSV or LaTeX with
 // --format), and summary.json, report.md, report.svg, report.html, table1.csv and table1.tex
 // written into the run directory (or --out).
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { runDir, summariseRun, writeReports } from "../calibrate/index.ts";
 import { EXIT_OK, UsageError } from "../errors.ts";
@@ -32,7 +33,12 @@ export async function run(ctx: CommandContext, runName: string, options: ReportO
   try {
     summary = summariseRun(dir);
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    // A `kgate run` directory has trials but no plan: its trials are read with `kgate show`.
+    const trialsOnly = existsSync(dir.trials) && !existsSync(dir.plan);
+    const pointer = trialsOnly
+      ? `; ${dir.shown} holds trials of \`kgate run\`: see them with \`kgate show ${dir.id}\``
+      : "";
+    throw new UsageError(`${(err as Error).message}${pointer}`);
   }
   const outDir = options.out ? path.resolve(options.out) : dir.dir;
   const written = writeReports(summary, dir, outDir);

@@ -14,6 +14,32 @@ export function formatUsage(u: Usage): string {
 
 const yesNo = (v: boolean | null) => (v === null ? "n/a" : v ? "yes" : "no");
 
+/**
+ * Why a trial failed: its reason, each failed criterion with its detail, the attribution's agreement
+ * shares and the verifier's capped expected-vs-actual diff (empty for a pass).
+ */
+export function verdictDetail(r: TrialRecord): string[] {
+  const v = r.verdict;
+  if (v.status === "pass") return [];
+  const lines: string[] = [];
+  if (v.reason) lines.push(`  reason    ${v.reason}`);
+  for (const c of v.criteria.filter((c) => !c.passed)) {
+    lines.push(`  ${pc.red("✗")} ${c.name}${c.detail ? `: ${c.detail}` : ""}`);
+  }
+  const shares = Object.entries(v.agreement ?? {});
+  if (shares.length > 0) {
+    lines.push(`  agreement ${shares.map(([label, share]) => `${label} ${share.toFixed(2)}`).join(" · ")}`);
+  }
+  if (v.diff)
+    lines.push(
+      ...v.diff
+        .replace(/\n+$/, "")
+        .split("\n")
+        .map((l) => pc.dim(`  | ${l}`)),
+    );
+  return lines;
+}
+
 export function formatRecordHeader(r: TrialRecord, eventCount: number): string {
   const verdict =
     r.verdict.status === "pass"
@@ -31,6 +57,7 @@ export function formatRecordHeader(r: TrialRecord, eventCount: number): string {
     `task        ${r.task.id}  ${r.condition}  artefact listed: ${yesNo(r.artefactListed)}  opened: ${yesNo(r.artefactOpened)}`,
     `agent       ${r.agent.name}  ${r.agent.harness}  ${r.agent.model ?? "-"}  ${pc.dim(`digest ${r.agent.digest.slice(0, 12)}`)}`,
     `verdict     ${verdict}  reward ${r.verdict.reward.toFixed(2)}  score ${r.verdict.score.toFixed(2)}${attribution}`,
+    ...verdictDetail(r),
     `stop        ${r.stopReason}${r.error ? `  ${pc.red(`${r.error.owner}/${r.error.kind}`)}: ${r.error.message.split("\n")[0]}` : ""}`,
     `usage       ${formatUsage(r.usage)}`,
     `time        ${seconds.toFixed(1)} s  ${pc.dim(phases)}`,

@@ -1,11 +1,13 @@
 // The task concern's public face: schemas, loading, digests, condition file sets, scaffolding.
 export * from "./canary.ts";
+export * from "./convention-markers.ts";
 export * from "./digest.ts";
 export * from "./fileset.ts";
 export * from "./inline.ts";
 export * from "./items.ts";
 export * from "./listing.ts";
 export * from "./load.ts";
+export { OUTPUT_FORMATS, type OutputFormat } from "./output-templates.ts";
 export * from "./problems.ts";
 export * from "./rules.ts";
 export * from "./scaffold.ts";

@@ -142,7 +142,7 @@ export function loadTask(paths: ProjectPaths, id: string): TaskLoadResult {
     warnings.push({
       severity: "warning",
       file: rel(artefactFile),
-      message: "no canary GUID found (expected an HTML comment <!-- kgate-canary: <guid> -->)",
+      message: "no canary GUID found (expected an HTML comment <!-- kgate-canary: <guid> -->, or any GUID)",
     });
   }
 

@@ -4,26 +4,24 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { type ProjectPaths, relativeToProject } from "../project.ts";
+import { type OutputFormat, outputTemplate } from "./output-templates.ts";
 import { type GateKind, Slug, type TaskSpecInput } from "./schema.ts";
 import {
   artefactTemplate,
   auditTemplate,
+  compressedTemplate,
+  generatorTemplate,
   instructionTemplate,
   solutionTemplate,
   verifierTemplate,
 } from "./templates.ts";
 
-/**
- * kgate's verification library, imported by every scaffolded verifier: src/verify/index.ts under the
- * package root (found by its package.json, so this holds from src/ and from a bundle alike).
- */
-function verifyIndex(): string {
+/** kgate's package root (found by its package.json, so this holds from src/ and from a bundle alike). */
+function packageRoot(): string {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const manifest = path.join(dir, "package.json");
-    if (existsSync(manifest) && JSON.parse(readFileSync(manifest, "utf8")).name === "kgate") {
-      return path.join(dir, "src", "verify", "index.ts");
-    }
+    if (existsSync(manifest) && JSON.parse(readFileSync(manifest, "utf8")).name === "kgate") return dir;
     const parent = path.dirname(dir);
     if (parent === dir)
       throw new Error(`kgate's package.json was not found above ${fileURLToPath(import.meta.url)}`);
@@ -31,10 +29,23 @@ function verifyIndex(): string {
   }
 }
 
-/** The import specifier of the verification library as seen from the project's verifiers/ folder. */
-export function verifyImportFrom(verifiersDir: string): string {
-  const relative = path.relative(verifiersDir, verifyIndex()).split(path.sep).join("/");
+/** A relative POSIX path from `fromDir` to `target`, starting with ./ or ../. */
+function relativeFrom(fromDir: string, target: string): string {
+  const relative = path.relative(fromDir, target).split(path.sep).join("/");
   return relative.startsWith(".") ? relative : `./${relative}`;
+}
+
+/**
+ * The import specifier of the verification library (src/verify/index.ts, imported by every
+ * scaffolded verifier) as seen from the project's verifiers/ folder.
+ */
+export function verifyImportFrom(verifiersDir: string): string {
+  return relativeFrom(verifiersDir, path.join(packageRoot(), "src", "verify", "index.ts"));
+}
+
+/** The `$schema` reference of a scaffolded JSON file to kgate's schemas/<name> (editor support). */
+function schemaRefFrom(fileDir: string, name: string): string {
+  return relativeFrom(fileDir, path.join(packageRoot(), "schemas", name));
 }
 
 export interface ScaffoldOptions {
@@ -42,6 +53,8 @@ export interface ScaffoldOptions {
   gate: GateKind;
   title?: string;
   domain?: string;
+  /** The format of the one output (default csv). */
+  output?: OutputFormat;
 }
 
 export interface ScaffoldResult {
@@ -64,7 +77,9 @@ export function scaffoldTask(paths: ProjectPaths, options: ScaffoldOptions): Sca
   }
 
   const canary = randomUUID();
+  const output = outputTemplate(options.output ?? "csv");
   const spec: TaskSpecInput = {
+    $schema: schemaRefFrom(taskDir, "task.schema.json"),
     id: options.id,
     title: options.title ?? `TODO: title of ${options.id}`,
     gate: options.gate,
@@ -72,34 +87,29 @@ export function scaffoldTask(paths: ProjectPaths, options: ScaffoldOptions): Sca
     artefact: {
       path: "docs/internal/specification.md",
       description: "The established internal specification for this task",
-      variants: { perturbed: { kind: "perturbed", description: "plausible but wrong conventions" } },
-    },
-    outputs: [
-      {
-        path: "output/result.csv",
-        format: "csv",
-        columns: [
-          { name: "item", type: "string" },
-          { name: "value", type: "number" },
-        ],
-        key: ["item"],
+      variants: {
+        perturbed: { kind: "perturbed", description: "plausible but wrong conventions" },
+        compressed: { kind: "compressed", description: "the same conventions in far fewer bytes" },
       },
-    ],
+    },
+    outputs: [output.spec],
     limits: { timeoutSec: 900, maxTurns: 50, maxTokens: 500000, cpus: 1, memoryMb: 1024, pids: 256 },
   };
 
   const files: Array<[string, string, number?]> = [
     [path.join(taskDir, "task.json"), `${JSON.stringify(spec, null, 2)}\n`],
-    [path.join(taskDir, "instruction.md"), instructionTemplate(options.gate)],
+    [path.join(taskDir, "instruction.md"), instructionTemplate(options.gate, output)],
     [path.join(taskDir, "environment", "input.csv"), "item,quantity\nwidget,3\ngadget,5\n"],
-    [path.join(taskDir, "solution", "solve.sh"), solutionTemplate(), 0o755],
+    [path.join(taskDir, "generate.py"), generatorTemplate(options.id), 0o755],
+    [path.join(taskDir, "solution", "solve.sh"), solutionTemplate(spec.artefact.path, output), 0o755],
     [path.join(artefactDir, "artefact.md"), artefactTemplate(options.id, canary, options.gate)],
     [
       path.join(artefactDir, "variants", "perturbed.md"),
       artefactTemplate(options.id, canary, options.gate, true),
     ],
-    [verifier, verifierTemplate(options.id, verifyImportFrom(paths.verifiers))],
-    [audit, auditTemplate()],
+    [path.join(artefactDir, "variants", "compressed.md"), compressedTemplate(options.id, canary)],
+    [verifier, verifierTemplate(options.id, verifyImportFrom(paths.verifiers), output)],
+    [audit, auditTemplate(schemaRefFrom(paths.audits, "audit.schema.json"))],
   ];
   for (const [file, content, mode] of files) {
     mkdirSync(path.dirname(file), { recursive: true });

@@ -24,8 +24,15 @@ export interface TaskVerifier<C> {
    * expected string or, when the output has a rubric, whatever its criteria take as `expected`.
    */
   solve(environment: EnvironmentFiles, conventions: C): Record<string, unknown>;
-  /** Named deterministic checks per output path: required for text outputs judged by rubric. */
-  rubric?: Record<string, Rubric<never, never>>;
+  /**
+   * Named deterministic checks per output path: required for text outputs judged by rubric. The
+   * criteria's parameters are whatever the output holds (text, rows, document) and whatever solve()
+   * returned for it, so they are open here: annotate them (`check: (text: string, rows: Row[]) =>`),
+   * or declare the rubric as a `Rubric<string, Row[]>` for full checking. (They were `never`, which
+   * failed tsc on a correct verifier that left them to inference.)
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: the types differ per output; the author states them
+  rubric?: Record<string, Rubric<any, any>>;
 }
 
 /**

@@ -30,6 +30,7 @@ export {
   VerifierError,
 } from "./reference.ts";
 export { renderAnswers, renderOutput } from "./render.ts";
+export { roundHalfAway, roundHalfEven, roundToStep, type StepRounding } from "./rounding.ts";
 export { rewardAndScore, runCriterion } from "./rubric.ts";
 export { leafAt, type Table, tableFromCsv, tableFromJson, tableFromRows, tableFromText } from "./table.ts";
 export { verifyTrial, verifyWith } from "./verify.ts";

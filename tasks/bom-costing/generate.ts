@@ -1,5 +1,5 @@
 // Generates tasks/bom-costing/environment/ (parts.csv, bom.csv, prices.csv) from a fixed seed, and
-// refuses data on which the gate would not bite. Run: npx tsx tasks/bom-costing/generate.ts [--check]
+// refuses data on which the gate would not bite. Run: npx tsx tasks/bom-costing/generate.ts [out_dir] [--check]
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import verifier, { rawRollUp } from "../../verifiers/bom-costing.ts";
@@ -169,8 +169,10 @@ export function checkGate(files: Record<string, string>): void {
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
   const files = generate();
   checkGate(files);
+  // An out_dir argument writes there instead (`kgate check` reruns the generator into a fresh folder).
+  const outDir = process.argv.slice(2).find((a) => !a.startsWith("--")) ?? ENVIRONMENT;
   for (const [name, content] of Object.entries(files)) {
-    const file = path.join(ENVIRONMENT, name);
+    const file = path.join(outDir, name);
     if (process.argv.includes("--check")) {
       if (readFileSync(file, "utf8") !== content)
         throw new Error(`${name} differs from the generator's output`);

@@ -5,6 +5,7 @@ import type { ProjectPaths } from "../../src/project.ts";
 import { type LoadedTask, loadValidTask, scaffoldTask, verifyImportFrom } from "../../src/task/index.ts";
 import type { OutputForVerification } from "../../src/verify/index.ts";
 import { tempProject, writeJson } from "./project.ts";
+import { fillTodos } from "./todos.ts";
 
 export const MARKUP_INPUT = "item,quantity,price\nbolt,10,0.25\nnut,4,1.5\ngear,2,12\n";
 
@@ -71,6 +72,11 @@ export function markupProject(
   scaffoldTask(paths, { id: "markup", gate: "convention" });
   const taskDir = path.join(paths.tasks, "markup");
   writeFileSync(path.join(taskDir, "environment", "input.csv"), MARKUP_INPUT);
+  // The data generator reproduces that environment (kgate check reruns it).
+  writeFileSync(
+    path.join(taskDir, "generate.py"),
+    `import sys, pathlib\npathlib.Path(sys.argv[1], "input.csv").write_text(${JSON.stringify(MARKUP_INPUT)})\n`,
+  );
   writeFileSync(path.join(paths.artefacts, "markup", "variants", "compressed.md"), "rate 12%\n");
   const spec: Record<string, unknown> = {
     id: "markup",
@@ -121,6 +127,7 @@ export function markupProject(
   writeJson(path.join(taskDir, "task.json"), spec);
   const source = (options.verifier ?? markupVerifierSource)(verifyImportFrom(paths.verifiers));
   writeFileSync(path.join(paths.verifiers, "markup.ts"), source);
+  fillTodos(paths, "markup");
   return { paths, load: () => loadValidTask(paths, "markup") };
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # Oracle of mortgage-escrow, independent of the TypeScript reference: reads the conventions from the
-# servicing specification itself, then runs each loan's escrow analysis in exact decimal arithmetic.
+# servicing specification itself (full or short form), then runs each loan's escrow analysis in exact
+# decimal arithmetic.
 import csv
 import os
 import re
@@ -17,37 +18,57 @@ def fail(message: str) -> None:
     sys.exit(f"oracle: {message}")
 
 
-def find(pattern: str, text: str) -> re.Match:
-    m = re.search(pattern, text)
-    if not m:
-        fail(f"the specification has no rule matching /{pattern}/")
-    return m
+def find(patterns: list, text: str) -> re.Match:
+    for pattern in patterns:
+        m = re.search(pattern, text)
+        if m:
+            return m
+    fail(f"the specification has no rule matching any of /{'/, /'.join(patterns)}/")
+
+
+def read_trend(text: str) -> dict:
+    trend = {m.group(1): Decimal(m.group(2)) / 100
+             for m in re.finditer(r"^\| (\w+) \| \+(\d+(?:\.\d+)?)% \|$", text, re.MULTILINE)}
+    # The short form: "county/city/school_tax +4.0%, hazard_insurance +7.5%, flood/mortgage_insurance +0%".
+    for names, rate in ([] if trend else re.findall(r"([a-z_/]+) \+(\d+(?:\.\d+)?)%", text)):
+        parts = names.split("/")
+        suffix = parts[-1][parts[-1].index("_"):] if "_" in parts[-1] else ""
+        for part in parts:
+            trend[part if "_" in part else part + suffix] = Decimal(rate) / 100
+    return trend
 
 
 def read_spec() -> dict:
+    """The conventions as the document states them, in its full (sections) or short (one-line) form."""
     if not os.path.exists(SPEC):
         fail(f"{SPEC} is not present (the oracle runs with the specification)")
-    text = re.sub(r"[ \t]+", " ", open(SPEC, encoding="utf-8").read())  # tables may be padded
+    text = re.sub(r"[ \t]+", " ", open(SPEC, encoding="utf-8").read().replace("**", "")).lower()
     flat = re.sub(r"\s+", " ", text)
-    trend = {m.group(1): Decimal(m.group(2)) / 100
-             for m in re.finditer(r"^\| (\w+) \| \+(\d+\.\d)% \|$", text, re.MULTILINE)}
+    trend = read_trend(text)
     if not trend:
         fail("cannot read the trend table")
     modes = {"up": ROUND_CEILING, "half up": ROUND_HALF_UP}
-    cushion = find(r"Cushion = \*\*\w+ months?\*\* \(1/(\d+)\) of the projected annual disbursements "
-                   r"\*\*excluding (\w+)\*\*", flat)
-    spread = find(r"collected over \*\*(\d+)\*\* monthly installments; a larger shortage over \*\*(\d+)\*\*", flat)
+    number = r"(\d+(?:\.\d+)?)"
+    cushion = find([r"cushion = \w+ months? \(1/(\d+)\) of the projected annual disbursements excluding (\w+)",
+                    r"cushion = 1/(\d+) of annual excl\.? (\w+)"], flat)
+    spread = find([r"collected over (\d+) monthly installments; a larger shortage over (\d+)",
+                   r"<= one deposit: (\d+) installments, else (\d+)"], flat)
     return {
         "trend": trend,
-        "deposit": modes[find(r"Monthly deposit = annual disbursements / 12, \*\*rounded (up|half up)\*\*", flat).group(1)],
+        "deposit": modes[find([r"monthly deposit = annual disbursements / 12, rounded (up|half up)",
+                               r"deposit = annual ?/ ?12 rounded (up|half up)"], flat).group(1)],
         "cushion_divisor": int(cushion.group(1)),
         "cushion_excludes": cushion.group(2),
-        "pay_first": "disbursements are paid first, then the month's deposit is credited" in flat,
-        "waiver": Decimal(find(r"a shortage below \$(\d+\.\d\d) is waived", flat).group(1)),
+        "pay_first": re.search(r"disbursements are paid first, then the month's deposit is credited"
+                               r"|disbursements first, then deposit", flat) is not None,
+        "waiver": Decimal(find([r"a shortage below \$" + number + " is waived", r"< \$" + number + " waived"],
+                               flat).group(1)),
         "small": int(spread.group(1)),
         "large": int(spread.group(2)),
-        "installment": modes[find(r"Installment = shortage / number of installments, \*\*rounded (up|half up)\*\*", flat).group(1)],
-        "refund_at": Decimal(find(r"A surplus of \$(\d+\.\d\d) or more is refunded", flat).group(1)),
+        "installment": modes[find([r"installment = shortage / number of installments, rounded (up|half up)",
+                                   r"installment (up|half up)"], flat).group(1)],
+        "refund_at": Decimal(find([r"a surplus of \$" + number + " or more is refunded",
+                                   r"refund if >= \$" + number], flat).group(1)),
     }
 
 

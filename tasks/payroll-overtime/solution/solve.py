@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # Oracle of payroll-overtime, independent of the TypeScript reference: reads the pay rules from the
-# specification itself, then pays every shift with datetime arithmetic and exact fractions.
+# specification itself (full or short form), then pays every shift with datetime arithmetic and exact
+# fractions.
 import csv
 import os
 import re
@@ -15,29 +16,38 @@ def fail(message: str) -> None:
     sys.exit(f"oracle: {message}")
 
 
-def find(pattern: str, text: str) -> re.Match:
-    m = re.search(pattern, text)
-    if not m:
-        fail(f"the specification has no rule matching /{pattern}/")
-    return m
+def find(patterns: list, text: str) -> re.Match:
+    for pattern in patterns:
+        m = re.search(pattern, text)
+        if m:
+            return m
+    fail(f"the specification has no rule matching any of /{'/, /'.join(patterns)}/")
 
 
 def read_spec() -> dict:
+    """The pay rules as the document states them, in its full (sections) or short (one-line) form."""
     if not os.path.exists(SPEC):
         fail(f"{SPEC} is not present (the oracle runs with the specification)")
-    flat = re.sub(r"\s+", " ", open(SPEC, encoding="utf-8").read())
-    meal = find(r"more than \*\*(\d+\.\d) hours\*\* has \*\*(\d+) minutes\*\* deducted", flat)
-    night = find(r"rounded clock-in is at (\d\d):(\d\d) or later, or before (\d\d):(\d\d)", flat)
+    flat = re.sub(r"\s+", " ", open(SPEC, encoding="utf-8").read().replace("**", "")).lower()
+    hours = r"(\d+(?:\.\d+)?)"
+    meal = find([r"more than " + hours + r" hours has (\d+) minutes deducted",
+                 r"length > " + hours + r" ?h: (\d+) min unpaid meal"], flat)
+    night = find([r"rounded clock-in is at (\d\d):(\d\d) or later, or before (\d\d):(\d\d)",
+                  r"clock-in >= (\d\d):(\d\d) or < (\d\d):(\d\d)"], flat)
     return {
-        "step": int(find(r"nearest \*\*(\d+)-minute\*\* mark", flat).group(1)),
+        "step": int(find([r"nearest (\d+)-minute mark", r"nearest (\d+) min"], flat).group(1)),
         "meal_after": Fraction(meal.group(1)) * 60,
         "meal": int(meal.group(2)),
-        "ot_after": Fraction(find(r"\| up to (\d+\.\d) \| straight time \| 1\.0 \|", flat).group(1)) * 60,
-        "dt_after": Fraction(find(r"\| over (\d+\.\d) \| double time \| 2\.0 \|", flat).group(1)) * 60,
-        "week_after": Fraction(find(r"Straight-time hours beyond \*\*(\d+\.\d)\*\* in a workweek", flat).group(1)) * 60,
+        "ot_after": Fraction(find([r"\| up to " + hours + r" \| straight time \| 1\.0 \|",
+                                   r"paid h to " + hours + " straight"], flat).group(1)) * 60,
+        "dt_after": Fraction(find([r"\| over " + hours + r" \| double time \| 2\.0 \|",
+                                   r">" + hours + r" dt 2x"], flat).group(1)) * 60,
+        "week_after": Fraction(find([r"straight-time hours beyond " + hours + " in a workweek",
+                                     r"straight h beyond " + hours], flat).group(1)) * 60,
         "night_from": timedelta(hours=int(night.group(1)), minutes=int(night.group(2))),
         "night_until": timedelta(hours=int(night.group(3)), minutes=int(night.group(4))),
-        "premium": Fraction(find(r"premium of \*\*\$(\d+\.\d\d)\*\* per hour", flat).group(1)),
+        "premium": Fraction(find([r"premium of \$(\d+\.\d\d) per hour", r"\+\$(\d+\.\d\d)/paid h"],
+                                 flat).group(1)),
     }
 
 

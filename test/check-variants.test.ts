@@ -1,0 +1,160 @@
+// The variant checks of `kgate check`: the oracle in the real sandbox under every variant, the
+// dead-rule check (conventionWeights) and the output contract of every convention set.
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { conventionWeights } from "../src/check/index.ts";
+import { projectPaths } from "../src/project.ts";
+import { listTaskIds, loadValidTask } from "../src/task/index.ts";
+import { loadVerifier } from "../src/verify/index.ts";
+import { kgate } from "./support/cli.ts";
+import { tempProject } from "./support/project.ts";
+import { sandboxImage } from "./support/sandbox.ts";
+import { fillTodos } from "./support/todos.ts";
+import { markupProject, markupVerifierSource } from "./support/verify-fixture.ts";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+
+interface CheckJson {
+  tasks: Array<{ id: string; ok: boolean; checks: Array<{ id: string; status: string; detail: string }> }>;
+}
+
+function checkOf(stdout: string, id: string) {
+  return (JSON.parse(stdout) as CheckJson).tasks[0]!.checks.find((c) => c.id === id);
+}
+
+describe("conventionWeights (the dead-rule check)", () => {
+  it("finds at least one load-bearing convention in every library task", async () => {
+    const paths = projectPaths(ROOT);
+    const ids = listTaskIds(paths);
+    expect(ids.length).toBeGreaterThanOrEqual(5);
+    for (const id of ids) {
+      const task = loadValidTask(paths, id);
+      const weights = conventionWeights(task, await loadVerifier(task));
+      expect(weights.filter((w) => w.loadBearing).length, id).toBeGreaterThan(0);
+      // A convention that gates (its value differs from the default) must bear load on the data.
+      for (const w of weights) if (!w.sameAsDefault) expect(w.loadBearing, `${id} ${w.name}`).toBe(true);
+    }
+  });
+
+  it("counts the values a convention changes: the markup rate changes 8", async () => {
+    const project = markupProject();
+    const task = project.load();
+    // rate 0.12 -> 0: result.csv's 3 values (2.8, 6.72, 26.88 -> 2.5, 6, 24), summary.json's total
+    // and its 3 line values, memo.md's total; item names stay: 3 + 4 + 1 = 8.
+    expect(conventionWeights(task, await loadVerifier(task))).toEqual([
+      { name: "rate", loadBearing: true, changedValues: 8, sameAsDefault: false },
+    ]);
+  });
+
+  it("fails `kgate check`, naming a convention the answer never reads", () => {
+    const project = markupProject({
+      verifier: (imp) =>
+        markupVerifierSource(imp)
+          .replace("interface C { rate: number }", "interface C { rate: number; unused: number }")
+          .replace("artefact: { rate: 0.12 }", "artefact: { rate: 0.12, unused: 1 }")
+          .replace("default: { rate: 0 }", "default: { rate: 0, unused: 2 }"),
+    });
+    const result = kgate(["--root", project.paths.root, "check", "--no-sandbox", "--json"]);
+    expect(result.code).toBe(1);
+    expect(checkOf(result.stdout, "dead-rules")).toMatchObject({
+      status: "fail",
+      detail: expect.stringMatching(/^dead weight: "unused" set to the default change\(s\) no value/),
+    });
+  });
+
+  it("reports a convention stated at its default value as not gated, without failing", () => {
+    const project = markupProject({
+      verifier: (imp) =>
+        markupVerifierSource(imp)
+          .replace("interface C { rate: number }", "interface C { rate: number; unit: string }")
+          .replace("artefact: { rate: 0.12 }", 'artefact: { rate: 0.12, unit: "EUR" }')
+          .replace("default: { rate: 0 }", 'default: { rate: 0, unit: "EUR" }'),
+    });
+    const result = kgate(["--root", project.paths.root, "check", "--no-sandbox", "--json"]);
+    expect(checkOf(result.stdout, "dead-rules")).toEqual({
+      id: "dead-rules",
+      status: "pass",
+      detail:
+        "each gated convention changes the answer when set to its default (values changed: rate 8); stated as the default, not gated: unit",
+      durationMs: expect.any(Number),
+    });
+  });
+});
+
+describe("the output contract of every convention set", () => {
+  it("fails, naming the set, when the default answer breaks the contract", () => {
+    const project = markupProject({
+      verifier: (imp) =>
+        markupVerifierSource(imp).replace(
+          '"output/result.csv": rows,',
+          '"output/result.csv": c.rate === 0 ? rows.map((r) => ({ ...r, value: "n/a" })) : rows,',
+        ),
+    });
+    const result = kgate(["--root", project.paths.root, "check", "--no-sandbox", "--json"]);
+    expect(result.code).toBe(1);
+    const contract = checkOf(result.stdout, "contract")!;
+    expect(contract.status).toBe("fail");
+    expect(contract.detail).toMatch(
+      /the default answer for "output\/result\.csv" breaks the output contract/,
+    );
+    expect(contract.detail).not.toMatch(/the artefact answer/);
+  });
+});
+
+describe("the oracle under every variant, in the real sandbox", () => {
+  it("passes the compressed and fails as the perturbed variant for the three fixed Python oracles", () => {
+    sandboxImage();
+    const ids = ["contract-clause", "mortgage-escrow", "payroll-overtime"];
+    const result = kgate(["--root", ROOT, "check", ...ids, "--json"], { timeoutMs: 400_000 });
+    const report = JSON.parse(result.stdout) as CheckJson;
+    for (const task of report.tasks) {
+      const byId = Object.fromEntries(task.checks.map((c) => [c.id, c]));
+      expect(byId["oracle:variant:compressed"], task.id).toMatchObject({
+        status: "pass",
+        detail: expect.stringMatching(/^compressed: the oracle passes in \d+\.\d s$/),
+      });
+      expect(byId["oracle:variant:perturbed"], task.id).toMatchObject({
+        status: "pass",
+        detail: expect.stringMatching(
+          /^perturbed: the oracle fails, attributed to perturbed-convention:perturbed in \d+\.\d s$/,
+        ),
+      });
+    }
+    expect(report.tasks.map((t) => t.id)).toEqual(ids);
+  }, 420_000);
+
+  it("fails a perturbed variant whose oracle ignores the placed specification, naming the record", () => {
+    sandboxImage();
+    const paths = tempProject();
+    kgate(["--root", paths.root, "new", "demo"]);
+    fillTodos(paths, "demo");
+    // An oracle with the artefact's rate written into it: the perturbed variant changes nothing.
+    writeFileSync(
+      path.join(paths.tasks, "demo", "solution", "solve.sh"),
+      "mkdir -p output\nprintf 'item,value\\nwidget,3.36\\ngadget,5.60\\n' > output/result.csv\n",
+    );
+    const result = kgate(["--root", paths.root, "check", "demo", "--json"], { timeoutMs: 240_000 });
+    expect(result.code).toBe(1);
+    expect(checkOf(result.stdout, "oracle")!.status).toBe("pass");
+    const variant = checkOf(result.stdout, "oracle:variant:perturbed")!;
+    expect(variant.status).toBe("fail");
+    expect(variant.detail).toMatch(
+      /^perturbed: the oracle passes, must fail as perturbed-convention:perturbed \(runs\/check-[\w-]+\/trials\.jsonl demo\.[\w-]+\.oracle\.0\)$/,
+    );
+  }, 300_000);
+
+  it("gives the oracle the placed artefact's path as KGATE_ARTEFACT_PATH", () => {
+    sandboxImage();
+    const paths = tempProject();
+    kgate(["--root", paths.root, "new", "demo"]);
+    fillTodos(paths, "demo");
+    const solution = path.join(paths.tasks, "demo", "solution", "solve.sh");
+    const strict = `test "$KGATE_ARTEFACT_PATH" = docs/internal/specification.md || { echo "KGATE_ARTEFACT_PATH=$KGATE_ARTEFACT_PATH" >&2; exit 7; }\n`;
+    writeFileSync(solution, strict + readFileSync(solution, "utf8"));
+    const result = kgate(["--root", paths.root, "check", "demo", "--json"], { timeoutMs: 240_000 });
+    expect(checkOf(result.stdout, "oracle")).toMatchObject({ status: "pass" });
+    expect(checkOf(result.stdout, "oracle:variant:compressed")).toMatchObject({ status: "pass" });
+    expect(result.code).toBe(0);
+  }, 300_000);
+});
