@@ -73,6 +73,7 @@ function plan(mode: "fixed" | "sequential", n: number, alpha = 0.05, cap = 20): 
     n,
     sequential,
     infraRetries: 0,
+    strict: false,
     tasks: [{ id: "t", title: "t", gate: "convention", digests, notes: [] }],
     agents: ["frontier", "mid"].map((name) => ({
       name,

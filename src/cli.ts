@@ -179,6 +179,10 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
     .option("--sequential", "add trials to undecided cells until decided at the stated confidence or capped")
     .option("--cap <count>", "most valid trials per cell under --sequential (default 20)")
     .option("--confidence <c>", "confidence of sequential decisions (default 0.95)")
+    .option(
+      "--strict",
+      "a clause met by one trial makes the decision revise (default: retain, flagged borderline)",
+    )
     .option("--resume <run>", "run the missing trials of an existing run (its plan is kept)")
     .option("--run-id <id>", "id of the new run (default: a timestamp)")
     .option("--json", "print the summary as JSON instead of Table 1")

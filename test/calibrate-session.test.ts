@@ -93,7 +93,7 @@ describe("calibration session", () => {
       ["shaky", "revise"],
     ]);
     expect(result.summary.tasks[2]!.reasons).toEqual([
-      "control passed 5/5 (100%): misses p(control) = 0: the perturbed artefact still passes, so success does not track its content",
+      "control passed 5/5 (100%): a pass shows p(control) > 0, so it misses p(control) = 0: the perturbed artefact still passes, so success does not track its content",
     ]);
     expect(stderr.text).toMatch(
       /^trials 60\/60 · pass 25 · fail 35 · infra 0 · running 0 · tokens 72\.0k · \$0\.60$/m,
@@ -147,7 +147,9 @@ describe("calibration session", () => {
     await calibrate(session(paths, {}, { resume: "r5" }).options, on(first)); // same image: fine
     await expect(
       calibrate(session(paths, {}, { resume: "r5" }).options, on(`sha256:${"b".repeat(64)}`)),
-    ).rejects.toThrow(/the project changed since the plan was written\n {2}sandbox image changed \(plan aaaaaaaaaaaa…, now bbbbbbbbbbbb…\)/);
+    ).rejects.toThrow(
+      /the project changed since the plan was written\n {2}sandbox image changed \(plan aaaaaaaaaaaa…, now bbbbbbbbbbbb…\)/,
+    );
   });
 
   it("refuses to resume after the artefact or an agent configuration changed", async () => {
@@ -184,7 +186,9 @@ describe("calibration session", () => {
     writeFileSync(lock, `${host}/${process.ppid}/${started}\n`);
     await expect(
       calibrate(session(paths, {}, { resume: "r4" }).options, backend({ pass: {} })),
-    ).rejects.toThrow(`runs/r4 is being calibrated by process ${process.ppid} on ${host}; wait for it or stop it first`);
+    ).rejects.toThrow(
+      `runs/r4 is being calibrated by process ${process.ppid} on ${host}; wait for it or stop it first`,
+    );
     // The same pid with another start time is a dead owner whose pid was reused: its lock is taken over.
     writeFileSync(lock, `${host}/${process.ppid}/1\n`);
     await calibrate(session(paths, {}, { resume: "r4" }).options, backend({ pass: {} }));

@@ -3,12 +3,12 @@
 // The trial machinery comes in through a Backend, so the flow is the same for real and fake runs.
 import { mkdirSync } from "node:fs";
 import type { Writable } from "node:stream";
+import { kgateVersion } from "../package-info.ts";
 import type { ProjectPaths } from "../project.ts";
 import type { RunSummary } from "../report/index.ts";
 import { type LoadedTask, loadAllTasks, loadTask, loadValidTask } from "../task/index.ts";
 import type { CalibrationConfig } from "./config.ts";
 import { type EngineResult, runCalibration, type TrialRunner } from "./engine.ts";
-import { kgateVersion } from "../package-info.ts";
 import { type AgentInfo, buildPlan, type Plan, planDrift, type SandboxInfo } from "./plan.ts";
 import { Progress } from "./progress.ts";
 import { readRecords, summariseRun, writeReports } from "./reports.ts";
@@ -41,7 +41,9 @@ async function sandboxOf(backend: Backend): Promise<SandboxInfo | null> {
   try {
     return (await backend.sandbox?.()) ?? null;
   } catch (err) {
-    throw new CalibrationError(`${(err as Error).message}\n(run \`kgate sandbox doctor\` to see what is missing)`);
+    throw new CalibrationError(
+      `${(err as Error).message}\n(run \`kgate sandbox doctor\` to see what is missing)`,
+    );
   }
 }
 

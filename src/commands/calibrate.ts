@@ -41,6 +41,7 @@ const PLAN_OPTIONS: Array<[keyof CalibrateOptions, string]> = [
   ["sequential", "--sequential"],
   ["cap", "--cap"],
   ["confidence", "--confidence"],
+  ["strict", "--strict"],
 ];
 
 function number(text: string | undefined, option: string): number | undefined {

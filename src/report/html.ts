@@ -1,7 +1,17 @@
 // The report as one self-contained HTML page: Table 1, the chart, attribution / tokens / cost per
 // cell, and one row per trial linking to its trajectory. No script runs and nothing is fetched:
 // a Content-Security-Policy forbids it; the summary JSON is embedded as an inert data block.
-import { cellText, interval, money, percent, tallyText, tokens } from "./format.ts";
+import {
+  aggregateLabel,
+  cellText,
+  decisionText,
+  interval,
+  intervalNote,
+  money,
+  percent,
+  tallyText,
+  tokens,
+} from "./format.ts";
 import type { CellSummary, RunSummary } from "./model.ts";
 import { escapeXml as esc, svgChart } from "./svg.ts";
 
@@ -43,7 +53,7 @@ function table1(s: RunSummary): string {
     const reasons = `<ul class="reasons">${t.reasons.map((r) => `<li>${esc(r)}</li>`).join("")}</ul>`;
     return (
       `<tr data-task="${esc(t.id)}"><td>${esc(t.id)}</td><td>${t.gate}</td>${columns.join("")}` +
-      `<td class="decision ${t.decision}">${t.decision}</td><td>${reasons}</td></tr>`
+      `<td class="decision ${t.decision}">${esc(decisionText(t))}</td><td>${reasons}</td></tr>`
     );
   });
   const d = s.totals.decisions;
@@ -59,10 +69,10 @@ function table1(s: RunSummary): string {
         ? `${d.retain} retain, ${d.revise} revise, ${d.discard} discard${d.incomplete ? `, ${d.incomplete} incomplete` : ""}`
         : "";
     rows.push(
-      `<tr class="aggregate" data-scope="${scope}"><td>${scope} (${count} tasks)</td><td></td>${columns.join("")}<td>${decided}</td><td></td></tr>`,
+      `<tr class="aggregate" data-scope="${scope}"><td>${esc(aggregateLabel(scope, count))}</td><td></td>${columns.join("")}<td>${decided}</td><td></td></tr>`,
     );
   }
-  return `<table id="table1"><thead><tr>${head}</tr></thead><tbody>${rows.join("\n")}</tbody></table>`;
+  return `<table id="table1"><thead><tr>${head}</tr></thead><tbody>${rows.join("\n")}</tbody></table>\n<p class="note">${esc(intervalNote(s))}</p>`;
 }
 
 function cellsTable(s: RunSummary): string {

@@ -1,6 +1,6 @@
 // The Markdown report: Table 1 (task x cell: passes/runs, Wilson interval, decision, reasons) with
 // aggregate rows, then failure attribution, tokens and cost per cell.
-import { cellText, money, tallyText, tokens } from "./format.ts";
+import { aggregateLabel, cellText, decisionText, intervalNote, money, tallyText, tokens } from "./format.ts";
 import type { RunSummary } from "./model.ts";
 
 const escapeCell = (text: string) => text.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\n/g, " ");
@@ -23,7 +23,7 @@ export function table1(s: RunSummary): string {
       if (cells.length === 1) return cellText(cells[0]!);
       return cells.map((c) => `${c.label}: ${cellText(c)}`).join("; ");
     });
-    lines.push(row([task.id, task.gate, ...columns, task.decision, task.reasons.join("; ")]));
+    lines.push(row([task.id, task.gate, ...columns, decisionText(task), task.reasons.join("; ")]));
   }
   const d = s.totals.decisions;
   const decided = `${d.retain} retain, ${d.revise} revise, ${d.discard} discard${d.incomplete ? `, ${d.incomplete} incomplete` : ""}`;
@@ -33,9 +33,11 @@ export function table1(s: RunSummary): string {
       const a = s.aggregates.find((x) => x.spec === spec && x.scope === scope);
       return a ? tallyText(a.passes, a.runs, a.interval) : "—";
     });
-    lines.push(row([`**${scope} (${count} tasks)**`, "", ...columns, scope === "all" ? decided : "", ""]));
+    lines.push(
+      row([`**${aggregateLabel(scope, count)}**`, "", ...columns, scope === "all" ? decided : "", ""]),
+    );
   }
-  return lines.join("\n");
+  return `${lines.join("\n")}\n\n${intervalNote(s)}`;
 }
 
 function attributionTable(s: RunSummary): string {
