@@ -126,7 +126,7 @@ describe("calibration with scripted agents through the loopback model server", (
     expect(cell("keep", "frontier-A").attribution["default-convention"]).toBe(5);
     expect(cell("keep", "control").attribution.perturbed).toEqual({ perturbed: 5 });
     expect(summary.tasks.find((t) => t.id === "shaky")!.reasons).toEqual([
-      "control passed 5/5 (100%): misses p(control) = 0: the perturbed artefact still passes, so success does not track its content",
+      "control passed 5/5 (100%): a pass shows p(control) > 0, so it misses p(control) = 0: the perturbed artefact still passes, so success does not track its content",
     ]);
     expect(summary.tasks.find((t) => t.id === "leaky")!.reasons).toEqual([
       "frontier-A passed 5/5 (100%): misses p(frontier-A) = 0",
