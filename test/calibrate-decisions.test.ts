@@ -232,6 +232,18 @@ describe('"= 0" under sequential screening', () => {
 });
 
 describe("kgate report on the batch", () => {
+  it("decides by the plan's --strict rule", () => {
+    const paths = tempProject();
+    const { plan, records } = batch(paths, { strict: true }, "strict-batch");
+    const run = runDir(paths, plan.runId);
+    writePlan(run, plan);
+    writeFileSync(run.trials, records.map((r) => `${JSON.stringify(r)}\n`).join(""));
+    const json = kgate(["--root", paths.root, "report", "strict-batch", "--json"]);
+    expect(json.code).toBe(0);
+    const summary = RunSummary.parse(JSON.parse(json.stdout));
+    expect([taskOf(summary, "kept").decision, taskOf(summary, "kept").borderline]).toEqual(["revise", []]);
+  });
+
   it("prints the flag, the incomplete cell's resume command and the interval note", () => {
     const paths = tempProject();
     const { plan, records } = batch(paths, {}, "cli-batch");
@@ -243,6 +255,10 @@ describe("kgate report on the batch", () => {
     expect(text.stdout).toContain("| retain (borderline: frontier+A 3/5 meets p >= 0.6 by one trial) |");
     expect(text.stdout).toContain("resume with  kgate calibrate --resume cli-batch");
     expect(text.stdout).toContain("Aggregate rows pool trials across tasks.");
+    // A resumed run keeps its plan's rule: --strict cannot change it.
+    const refused = kgate(["--root", paths.root, "calibrate", "--resume", "cli-batch", "--strict"]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("--resume keeps the run's own plan; --strict cannot change it");
     const json = kgate(["--root", paths.root, "report", "cli-batch", "--json"]);
     const summary = RunSummary.parse(JSON.parse(json.stdout));
     expect(taskOf(summary, "kept").borderline).toEqual(["frontier+A 3/5 meets p >= 0.6 by one trial"]);
