@@ -126,10 +126,10 @@ describe("calibration with scripted agents through the loopback model server", (
     expect(cell("keep", "frontier-A").attribution["default-convention"]).toBe(5);
     expect(cell("keep", "control").attribution.perturbed).toEqual({ perturbed: 5 });
     expect(summary.tasks.find((t) => t.id === "shaky")!.reasons).toEqual([
-      "control passed 5/5 (100%): a pass shows p(control) > 0, so it misses p(control) = 0: the perturbed artefact still passes, so success does not track its content",
+      "control passed 5/5 (100%): 5 passes show p(control) > 0, so it misses p(control) = 0: the perturbed artefact still passes, so success does not track its content",
     ]);
     expect(summary.tasks.find((t) => t.id === "leaky")!.reasons).toEqual([
-      "frontier-A passed 5/5 (100%): misses p(frontier-A) = 0",
+      "frontier-A passed 5/5 (100%): 5 passes show p(frontier-A) > 0, so it misses p(frontier-A) = 0",
     ]);
     // Usage from the wire: 1200 input and 150 output tokens per model call; cost only where priced.
     const frontier = cell("keep", "frontier+A").usage;

@@ -242,7 +242,7 @@ describe("calibration engine, sequential screening", () => {
     const summary = summarise(s.plan, readTrialRecords(s.runDir).records);
     expect(summary.tasks[0]!.decision).toBe("discard");
     expect(summary.tasks[0]!.reasons).toEqual([
-      "frontier-A passed 5/5 (100%): a pass shows p(frontier-A) > 0, so it misses p(frontier-A) = 0",
+      "frontier-A passed 5/5 (100%): 5 passes show p(frontier-A) > 0, so it misses p(frontier-A) = 0",
     ]);
   });
 

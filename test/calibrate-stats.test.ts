@@ -164,7 +164,7 @@ describe("decisions", () => {
     const d = paper(3, 4, 0);
     expect(d.decision).toBe("discard");
     expect(d.reasons).toEqual([
-      "frontier-A passed 4/5 (80%): a pass shows p(frontier-A) > 0, so it misses p(frontier-A) = 0",
+      "frontier-A passed 4/5 (80%): 4 passes show p(frontier-A) > 0, so it misses p(frontier-A) = 0",
     ]);
   });
   it("waits while planned trials are missing", () => {

@@ -76,9 +76,14 @@ export function extremeShown(cell: string, req: Requirement, runs: number, alpha
     : `p(${cell}) > ${downTo3(1 - bound)} at ${level}`;
 }
 
-/** "a pass shows p(frontier-A) > 0": the one trial that settles an extreme clause as missed. */
-function extremeMiss(cell: string, req: Requirement): string {
-  return req.op === "<=" ? `a pass shows p(${cell}) > 0` : `a fail shows p(${cell}) < 1`;
+/** "a pass shows p(frontier-A) > 0": the trials against an extreme clause, which settle it as missed. */
+function extremeMiss(c: ClauseInput): string {
+  const against = c.requirement.op === "<=" ? c.passes : c.runs - c.passes;
+  const word = c.requirement.op === "<=" ? "pass" : "fail";
+  const shown = c.requirement.op === "<=" ? `p(${c.cell}) > 0` : `p(${c.cell}) < 1`;
+  return against === 1
+    ? `a ${word} shows ${shown}`
+    : `${against} ${word}${word === "pass" ? "es" : "s"} show ${shown}`;
 }
 
 /** The paper's rule on a fixed sample: point estimate, borderline when one trial would flip it. */
@@ -89,7 +94,7 @@ export function fixedClause(c: ClauseInput): ClauseResult {
   if (isExtreme(c.requirement)) {
     const reason = met
       ? `${c.cell} passed ${tally(c)}: meets ${text} by the point estimate (${extremeShown(c.cell, c.requirement, c.runs, 0.05)}, one-sided)`
-      : `${c.cell} passed ${tally(c)}: ${extremeMiss(c.cell, c.requirement)}, so it misses ${text}`;
+      : `${c.cell} passed ${tally(c)}: ${extremeMiss(c)}, so it misses ${text}`;
     return { ...base(c, text), verdict: met ? "met" : "not-met", borderline: false, reason };
   }
   const up = c.requirement.op === ">=" ? 1 : -1; // the direction that helps the clause
@@ -113,7 +118,7 @@ function sequentialExtreme(c: ClauseInput, text: string, s: SprtSettings, cap: n
   const status = extremeStatus(c.requirement, c.passes, c.runs, s);
   const head = `${c.cell} passed ${tally(c)}`;
   if (status.verdict === "not-met") {
-    const reason = `${head}: ${extremeMiss(c.cell, c.requirement)}, so it misses ${text}`;
+    const reason = `${head}: ${extremeMiss(c)}, so it misses ${text}`;
     return { ...base(c, text), verdict: "not-met", borderline: false, reason };
   }
   const shown = `${extremeShown(c.cell, c.requirement, c.runs, s.alpha)} (one-sided)`;
