@@ -5,9 +5,14 @@
 import { pathToFileURL } from "node:url";
 import {
   CalibrationConfig,
+  type ClauseInput,
   cellKey,
+  fixedClause,
   type Plan,
   type PlannedCell,
+  parseRequirement,
+  type Requirement,
+  sequentialClause,
   summarise,
   tallyRecords,
   wantedTrials,
@@ -73,6 +78,7 @@ function plan(mode: "fixed" | "sequential", n: number, alpha = 0.05, cap = 20): 
     n,
     sequential,
     infraRetries: 0,
+    strict: false,
     tasks: [{ id: "t", title: "t", gate: "convention", digests, notes: [] }],
     agents: ["frontier", "mid"].map((name) => ({
       name,
@@ -232,6 +238,109 @@ export async function benchSequential(taskCount = 2000, seed = 20261130): Promis
   };
 }
 
+/** A pass rate inside a clause's indifference zone, where no method can be sure. */
+export interface ZoneCase {
+  clause: string;
+  p: number;
+  /** What the true p makes of the clause: met (p = 0.6 meets ">= 0.6") or not (p = 0.1 misses "= 0"). */
+  truth: "met" | "not-met";
+}
+
+export const ZONE_CASES: readonly ZoneCase[] = [
+  { clause: ">= 0.6", p: 0.6, truth: "met" },
+  { clause: ">= 0.6", p: 0.5, truth: "not-met" },
+  { clause: "= 0", p: 0.1, truth: "not-met" },
+  { clause: "= 0", p: 0.05, truth: "not-met" },
+];
+
+export interface ZoneResult {
+  case: ZoneCase;
+  method: string;
+  met: number;
+  notMet: number;
+  undecided: number;
+  trialsPerCell: number;
+}
+
+/** One cell of one clause, judged by the real clause functions: fixed n, or sequential from n = 5 to the cap. */
+function judgeCell(
+  req: Requirement,
+  p: number,
+  method: "fixed5" | "fixed20" | "sequential",
+  r: () => number,
+) {
+  const input = (passes: number, runs: number): ClauseInput => ({
+    cell: "c",
+    requirement: req,
+    control: false,
+    passes,
+    runs,
+    excluded: 0,
+  });
+  const settings = CalibrationConfig.parse({ sequential: { enabled: true } }).sequential;
+  let passes = 0;
+  let runs = 0;
+  const draw = () => {
+    runs += 1;
+    if (r() < p) passes += 1;
+  };
+  if (method !== "sequential") {
+    const n = method === "fixed5" ? 5 : 20;
+    while (runs < n) draw();
+    return { verdict: fixedClause(input(passes, runs)).verdict, runs };
+  }
+  while (runs < 5) draw();
+  for (;;) {
+    const result = sequentialClause(input(passes, runs), settings, settings.cap);
+    if (result.verdict !== "undecided" || runs >= settings.cap) return { verdict: result.verdict, runs };
+    draw();
+  }
+}
+
+/** Outcomes for pass rates inside the indifference zones: how often each method calls the clause met. */
+export function benchZones(cells = 20000, seed = 20261201): ZoneResult[] {
+  const out: ZoneResult[] = [];
+  for (const zone of ZONE_CASES) {
+    const req = parseRequirement(zone.clause) as Requirement;
+    for (const [method, label] of [
+      ["fixed5", "fixed n = 5 (paper)"],
+      ["fixed20", "fixed n = 20"],
+      ["sequential", "sequential (0.05, cap 20)"],
+    ] as const) {
+      const r = rng(seed);
+      const counts = { met: 0, "not-met": 0, undecided: 0 };
+      let trials = 0;
+      for (let i = 0; i < cells; i++) {
+        const judged = judgeCell(req, zone.p, method, r);
+        counts[judged.verdict] += 1;
+        trials += judged.runs;
+      }
+      out.push({
+        case: zone,
+        method: label,
+        met: counts.met / cells,
+        notMet: counts["not-met"] / cells,
+        undecided: counts.undecided / cells,
+        trialsPerCell: trials / cells,
+      });
+    }
+  }
+  return out;
+}
+
+export function formatZones(results: readonly ZoneResult[], cells = 20000): string {
+  const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+  return [
+    `inside the indifference zones: one cell, ${cells} simulated cells per row (the clause's true verdict in brackets)`,
+    "clause       p     method                      met  not met  undecided  trials/cell",
+    ...results.map(
+      (z) =>
+        `${`${z.case.clause} [${z.case.truth}]`.padEnd(18)} ${String(z.case.p).padEnd(5)} ${z.method.padEnd(26)} ` +
+        `${pct(z.met).padStart(6)}  ${pct(z.notMet).padStart(7)}  ${pct(z.undecided).padStart(9)}  ${z.trialsPerCell.toFixed(1).padStart(11)}`,
+    ),
+  ].join("\n");
+}
+
 export function formatSequential(b: SequentialBench): string {
   const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
   const lines = [
@@ -252,6 +361,8 @@ export default async function main(tasks = 2000): Promise<void> {
   const started = performance.now();
   const result = await benchSequential(tasks);
   console.log(formatSequential(result));
+  console.log("");
+  console.log(formatZones(benchZones()));
   console.log(`(${((performance.now() - started) / 1000).toFixed(1)} s)`);
 }
 

@@ -209,6 +209,10 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
       "--cross [agents]",
       "add the crossed +A cells <frontier model in mid harness>,<mid model in frontier harness> (default frontier-x-mid,mid-x-frontier) and report model vs harness effects",
     )
+    .option(
+      "--strict",
+      "a clause met by one trial makes the decision revise (default: retain, flagged borderline)",
+    )
     .option("--resume <run>", "run the missing trials of an existing run (its plan is kept)")
     .option("--run-id <id>", "id of the new run (default: a timestamp)")
     .option("--json", "print the summary as JSON instead of Table 1")

@@ -126,7 +126,7 @@ describe("kgate calibrate (CLI)", () => {
     const resumed = kgate(["--root", paths.root, "calibrate", "--resume", "killed"], { env: { CI: "true" } });
     expect(perCell(runDir)).toEqual({ "oracle +A": [0, 1, 2], "noop -A": [0, 1, 2] });
     expect(readTrialRecords(runDir).problems).toEqual([]);
-    expect(await runContainers("killed")).toBe(0);
+    expect(await runContainers("killed"), resumed.stderr).toBe(0);
     expect(resumed.code).toBe(0);
   }, 240_000);
 

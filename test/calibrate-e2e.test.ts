@@ -126,10 +126,10 @@ describe("calibration with scripted agents through the loopback model server", (
     expect(cell("keep", "frontier-A").attribution["default-convention"]).toBe(5);
     expect(cell("keep", "control").attribution.perturbed).toEqual({ perturbed: 5 });
     expect(summary.tasks.find((t) => t.id === "shaky")!.reasons).toEqual([
-      "control passed 5/5 (100%): misses p(control) = 0: the perturbed artefact still passes, so success does not track its content",
+      "control passed 5/5 (100%): 5 passes show p(control) > 0, so it misses p(control) = 0: the perturbed artefact still passes, so success does not track its content",
     ]);
     expect(summary.tasks.find((t) => t.id === "leaky")!.reasons).toEqual([
-      "frontier-A passed 5/5 (100%): misses p(frontier-A) = 0",
+      "frontier-A passed 5/5 (100%): 5 passes show p(frontier-A) > 0, so it misses p(frontier-A) = 0",
     ]);
     // Usage from the wire: 1200 input and 150 output tokens per model call; cost only where priced.
     const frontier = cell("keep", "frontier+A").usage;
@@ -181,7 +181,7 @@ describe("calibration with scripted agents through the loopback model server", (
         "calibrate",
         "--sequential",
         "--cap",
-        "12",
+        "14",
         "--no-controls",
         "--run-id",
         "seq",
@@ -192,15 +192,16 @@ describe("calibration with scripted agents through the loopback model server", (
     expect(result.code).toBe(0);
     const summary = RunSummary.parse(JSON.parse(result.stdout));
     expect(summary.mode).toBe("sequential");
-    // SPRT at 95%: p = 1 meets >= 0.6 after 6 passes, p = 0 meets <= 0.4 after 6 failures and = 0 after 9.
+    // SPRT at 95%: p = 1 meets >= 0.6 after 6 passes, p = 0 meets <= 0.4 after 6 failures. "= 0" is met
+    // once 1 - 0.05^(1/n) < 0.2: n > ln 0.05 / ln 0.8 = 13.4, so 14 trials, bound 1 - e^(-2.9957/14) = 0.1926.
     expect(summary.cells.map((c) => [c.spec, c.counts.pass, c.counts.runs, c.clause?.verdict])).toEqual([
       ["frontier+A", 6, 6, "met"],
-      ["frontier-A", 0, 9, "met"],
+      ["frontier-A", 0, 14, "met"],
       ["mid+A", 0, 6, "met"],
     ]);
     expect(summary.tasks[0]!.decision).toBe("retain");
     expect(summary.tasks[0]!.reasons[1]).toBe(
-      "frontier-A passed 0/9 (0%): meets p(frontier-A) = 0 (SPRT, 95%)",
+      "frontier-A passed 0/14 (0%): p(frontier-A) < 0.193 at 95% (one-sided), within the screening bound 0.2",
     );
   }, 600_000);
 });

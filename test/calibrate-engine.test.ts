@@ -223,12 +223,13 @@ describe("calibration engine, sequential screening", () => {
     const counts = Object.fromEntries(
       Object.entries(perCell(s)).map(([k, v]) => [k.split(" ").slice(1).join(" "), v.length]),
     );
-    // p = 1 needs 6 passes for >= 0.6; p = 0 needs 6 failures for <= 0.4 and 9 for = 0.
+    // p = 1 needs 6 passes for >= 0.6 and p = 0 6 failures for <= 0.4 (SPRT); "= 0" needs 0/n with
+    // 1 - 0.05^(1/n) < 0.2, i.e. n > ln 0.05 / ln 0.8 = 2.996 / 0.223 = 13.4: 14 trials.
     expect(counts).toEqual({
       "frontier +A": 6,
-      "frontier -A": 9,
+      "frontier -A": 14,
       "mid +A": 6,
-      "frontier variant:perturbed": 9,
+      "frontier variant:perturbed": 14,
     });
     const summary = summarise(s.plan, readTrialRecords(s.runDir).records);
     expect(summary.tasks[0]!.decision).toBe("retain");
@@ -241,7 +242,7 @@ describe("calibration engine, sequential screening", () => {
     const summary = summarise(s.plan, readTrialRecords(s.runDir).records);
     expect(summary.tasks[0]!.decision).toBe("discard");
     expect(summary.tasks[0]!.reasons).toEqual([
-      "frontier-A passed 5/5 (100%): misses p(frontier-A) = 0 (SPRT, 95%)",
+      "frontier-A passed 5/5 (100%): 5 passes show p(frontier-A) > 0, so it misses p(frontier-A) = 0",
     ]);
   });
 

@@ -17,7 +17,7 @@ describe("kgate report", () => {
     expect(text.stdout).toContain(
       "| task | gate | frontier+A | frontier-A | mid+A | control | decision | reasons |",
     );
-    expect(text.stdout).toContain("| **all (15 tasks)** |  | 51/75 (68.0%) [56.8, 77.5] |");
+    expect(text.stdout).toContain("| **all (15 tasks, pooled trials)** |  | 51/75 (68.0%) [56.8, 77.5] |");
     expect(text.stderr).toMatch(
       /^wrote runs\/paper\/summary\.json, runs\/paper\/report\.md, runs\/paper\/report\.svg, runs\/paper\/report\.html, runs\/paper\/table1\.csv, runs\/paper\/table1\.tex$/m,
     );

@@ -57,7 +57,8 @@ describe("HTML report in headless Chromium", () => {
       expect(rows.map((r) => r.task)).toEqual(embedded.tasks.map((t) => t.id));
       for (const row of rows) {
         const task = embedded.tasks.find((t) => t.id === row.task)!;
-        expect(row.decision).toBe(task.decision);
+        const flag = task.borderline.length > 0 ? ` (borderline: ${task.borderline.join("; ")})` : "";
+        expect(row.decision).toBe(`${task.decision}${flag}`);
         expect(row.reasons).toEqual(task.reasons);
         for (const spec of embedded.specs) {
           const cell = embedded.cells.find((c) => c.task === row.task && c.spec === spec.name)!;

@@ -25,7 +25,9 @@ describe("summary of a paper-shaped run", () => {
     expect([all("frontier+A").passes, all("frontier+A").runs]).toEqual([51, 75]);
     expect([all("frontier-A").passes, all("mid+A").passes, all("control").passes]).toEqual([0, 17, 1]);
     expect(all("frontier+A").interval.lo).toBeCloseTo(0.567889, 5);
-    expect(summary.totals.decisions).toEqual({ retain: 1, revise: 12, discard: 2, incomplete: 0 });
+    // The paper's rule (point estimate): t01-t02 and t04-t13 meet every clause (t07-t13 at +A 3/5 and
+    // t02-t09 at mid 2/5 by one trial, flagged), t03's control passed once (revise), t14-t15 0/5 at +A.
+    expect(summary.totals.decisions).toEqual({ retain: 12, revise: 1, discard: 2, incomplete: 0 });
     expect(summary.totals).toMatchObject({ trials: 300, pass: 69, fail: 231, infra: 0 });
     const t14 = summary.cells.find((c) => c.task === "t14" && c.spec === "frontier-A")!;
     expect(t14.attribution).toMatchObject({ "default-convention": 4, format: 1 });
@@ -45,11 +47,13 @@ describe("Markdown report", () => {
     const { summary } = paperRun();
     const lines = table1(summary).split("\n");
     expect(lines[0]).toBe("| task | gate | frontier+A | frontier-A | mid+A | control | decision | reasons |");
-    expect(lines).toHaveLength(2 + 15 + 2);
+    expect(lines).toHaveLength(2 + 15 + 2 + 2); // + a blank line and the interval note
     expect(lines[2]).toBe(
       "| t01 | convention | 5/5 (100%) [57, 100] | 0/5 (0%) [0, 43] | 1/5 (20%) [4, 62] | 0/5 (0%) [0, 43] | retain | " +
-        "frontier+A passed 5/5 (100%): meets p(frontier+A) >= 0.6; frontier-A passed 0/5 (0%): meets p(frontier-A) = 0; " +
-        "mid+A passed 1/5 (20%): meets p(mid+A) <= 0.4; control passed 0/5 (0%): meets p(control) = 0, so success tracks " +
+        "frontier+A passed 5/5 (100%): meets p(frontier+A) >= 0.6; frontier-A passed 0/5 (0%): meets p(frontier-A) = 0 " +
+        "by the point estimate (p(frontier-A) < 0.451 at 95%, one-sided); " +
+        "mid+A passed 1/5 (20%): meets p(mid+A) <= 0.4; control passed 0/5 (0%): meets p(control) = 0 by the point " +
+        "estimate (p(control) < 0.451 at 95%, one-sided), so success tracks " +
         "the artefact's content, not its presence |",
     );
     expect(lines[15]).toBe(
@@ -57,9 +61,12 @@ describe("Markdown report", () => {
         "frontier+A passed 0/5 (0%): misses p(frontier+A) >= 0.6 |",
     );
     expect(lines[17]).toMatch(
-      /^\| \*\*all \(15 tasks\)\*\* \| {2}\| 51\/75 \(68\.0%\) \[56\.8, 77\.5\] \| 0\/75 \(0\.0%\) \[0\.0, 4\.9\] \| 17\/75 \(22\.7%\) \[14\.7, 33\.3\] \| 1\/75 \(1\.3%\) \[0\.2, 7\.2\] \| 1 retain, 12 revise, 2 discard \|/,
+      /^\| \*\*all \(15 tasks, pooled trials\)\*\* \| {2}\| 51\/75 \(68\.0%\) \[56\.8, 77\.5\] \| 0\/75 \(0\.0%\) \[0\.0, 4\.9\] \| 17\/75 \(22\.7%\) \[14\.7, 33\.3\] \| 1\/75 \(1\.3%\) \[0\.2, 7\.2\] \| 12 retain, 1 revise, 2 discard \|/,
     );
-    expect(lines[18]).toMatch(/^\| \*\*retained \(1 tasks\)\*\* \| {2}\| 5\/5 \(100%\) \[57, 100\] \|/);
+    // Retained: t01, t02, t04-t06 at 5/5 and t07-t13 at 3/5: 25 + 21 = 46 of 60.
+    expect(lines[18]).toMatch(/^\| \*\*retained \(12 tasks, pooled trials\)\*\* \| {2}\| 46\/60 \(76\.7%\) /);
+    expect(lines[3]).toContain("| retain (borderline: mid+A 2/5 meets p <= 0.4 by one trial) |");
+    expect(lines[20]).toBe("Intervals: Wilson 95%. Aggregate rows pool trials across tasks.");
   });
 
   it("shows the rule, attribution, tokens and cost", () => {

@@ -1,11 +1,11 @@
 // The real trial machinery for calibration: agent configurations resolved by name and the sandbox
 // runner of the trial engine (provider image once, each agent prepared once, runTrial per attempt).
-import { type Agent, resolveAgent } from "../agents/index.ts";
+import { type Agent, loadAgentConfigs, resolveAgent, resolveApiKey } from "../agents/index.ts";
 import type { ProjectPaths } from "../project.ts";
 import { type SandboxProvider, sandboxProviderFor } from "../sandbox/index.ts";
 import { agentInfoOf, openSandboxRunner, type TrialOptions, type VerifyTrial } from "../trial/index.ts";
 import type { AgentInfo } from "./plan.ts";
-import type { Backend } from "./session.ts";
+import type { Backend, MissingKey } from "./session.ts";
 
 export interface DockerBackendOptions {
   paths: ProjectPaths;
@@ -40,6 +40,17 @@ export function dockerBackend(o: DockerBackendOptions): Backend {
         if (agent) out.set(name, agentInfoOf(agent));
       }
       return out;
+    },
+    async missingKeys(names) {
+      const configs = loadAgentConfigs(o.paths).agents;
+      const missing: MissingKey[] = [];
+      for (const name of names) {
+        const config = configs.find((c) => c.name === name);
+        if (config?.apiKeyEnv && resolveApiKey(config) === undefined) {
+          missing.push({ agent: name, env: config.apiKeyEnv });
+        }
+      }
+      return missing;
     },
     async sandbox() {
       provider ??= sandboxProviderFor(o.paths);

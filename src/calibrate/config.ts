@@ -38,8 +38,13 @@ export const SequentialConfig = z
     beta: z.number().gt(0).lt(0.5).default(0.05),
     /** Half-width of the indifference zone around an interior threshold. */
     delta: z.number().gt(0).lt(0.5).default(0.15),
-    /** Where the zone starts at a threshold of 0 (or ends at 1): p(-A) = 0 is tested as p <= epsilon. */
+    /** How close to 0 (or 1) the SPRT hypotheses of an interior threshold may be placed. */
     epsilon: z.number().gt(0).lt(0.2).default(0.02),
+    /**
+     * "= 0" clauses: met once 0/n passes puts the one-sided (1 - alpha) upper bound 1 - alpha^(1/n)
+     * below this (0.2 at alpha 0.05: n = 14, bound 0.193); one pass means not met. "= 1" mirrored.
+     */
+    zeroBound: z.number().gt(0).lt(1).default(0.2),
   })
   .strict();
 
@@ -81,6 +86,8 @@ export const CalibrationConfig = z
     /** Further attempts for a trial that ended in an infrastructure error. */
     infraRetries: z.number().int().min(0).max(10).default(2),
     sequential: SequentialConfig.prefault({}),
+    /** Strict: a clause met by one trial makes the decision revise (the paper retains it, flagged). */
+    strict: z.boolean().default(false),
   })
   .strict()
   .superRefine((config, ctx) => {

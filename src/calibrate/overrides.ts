@@ -1,5 +1,5 @@
 // Command-line overrides of the calibration config: -n, --cell, --threshold, --frontier/--mid,
-// --no-controls, --concurrency, --provider-concurrency, --sequential, --cap, --confidence.
+// --no-controls, --concurrency, --provider-concurrency, --sequential, --cap, --confidence, --strict.
 import { CalibrationConfig, CellCondition, CellName, type CellSpec } from "./config.ts";
 import { parseRequirement, type Requirement } from "./requirement.ts";
 
@@ -15,6 +15,7 @@ export interface ConfigOverrides {
   sequential?: boolean;
   cap?: number;
   confidence?: number;
+  strict?: boolean;
 }
 
 /** A bad override, worded for the command line. */
@@ -123,6 +124,7 @@ export function applyOverrides(base: CalibrationConfig, o: ConfigOverrides): Cal
       cap: positiveInteger(o.cap, "--cap") ?? base.sequential.cap,
       ...(confidence === undefined ? {} : { alpha: 1 - confidence, beta: 1 - confidence }),
     },
+    strict: o.strict ?? base.strict,
   };
   const checked = CalibrationConfig.safeParse(withRequirementText(config));
   if (!checked.success) {

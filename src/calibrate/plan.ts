@@ -70,6 +70,8 @@ export const Plan = z.object({
   n: z.number().int().positive(),
   sequential: SequentialConfig,
   infraRetries: z.number().int().nonnegative(),
+  /** Decisions under --strict: a clause met by one trial makes the task revise. */
+  strict: z.boolean().default(false),
   tasks: z.array(PlannedTask),
   agents: z.array(AgentInfo),
   specs: z.array(PlannedSpec),
@@ -123,6 +125,7 @@ export function buildPlan(input: PlanInputs): Plan {
     n: input.config.n,
     sequential: input.config.sequential,
     infraRetries: input.config.infraRetries,
+    strict: input.config.strict,
     tasks,
     agents: agentNames.map((name) => input.resolveAgent(name)),
     specs: input.config.cells.map((c) => ({

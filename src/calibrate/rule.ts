@@ -1,10 +1,12 @@
 // The retain rule: each clause's verdict from its cell's passes out of valid runs, and the task's
-// decision (retain / revise / discard, or incomplete while planned trials are missing) with reasons.
-// Fixed n (the paper's protocol): a clause is met by the point estimate; it is borderline when one
-// trial going the other way would flip it (not at a threshold of 0 or 1, which can only be met at
-// one extreme). Sequential: the SPRT of sequential.ts decides each clause or leaves it undecided.
-import { clauseText, isExtreme, type Requirement, satisfies } from "./requirement.ts";
-import { type SprtSettings, sprt } from "./sequential.ts";
+// decision (retain / revise / discard, or incomplete while evidence is missing) with reasons.
+// Fixed n (the paper's protocol): a clause is met by the point estimate (3/5 meets ">= 0.6"); it is
+// borderline when one trial going the other way would flip it. A "= 0" clause is met only at 0/n
+// and one pass shows p > 0, so its miss is never borderline. Sequential: sequential.ts decides each
+// clause or leaves it undecided. Decisions: see decide().
+import { clauseText, formatRequirement, isExtreme, type Requirement, satisfies } from "./requirement.ts";
+import { extremeStatus, type SprtSettings, sprt } from "./sequential.ts";
+import { zeroPassUpperBound } from "./stats.ts";
 
 export interface ClauseInput {
   /** The cell's label, e.g. `frontier+A` or `control`. */
@@ -37,19 +39,9 @@ export type Decision = "retain" | "revise" | "discard" | "incomplete";
 
 const pct = (passes: number, runs: number) => `${Math.round((100 * passes) / runs)}%`;
 const tally = (c: ClauseInput) => `${c.passes}/${c.runs}${c.runs > 0 ? ` (${pct(c.passes, c.runs)})` : ""}`;
-
-function noValidRun(c: ClauseInput, text: string): ClauseResult {
-  const why =
-    c.excluded > 0
-      ? `${c.excluded} trial(s) excluded as infrastructure errors or unverified`
-      : "no trial yet";
-  return {
-    ...base(c, text),
-    verdict: "undecided",
-    borderline: true,
-    reason: `${c.cell} has no valid trial (${why}): ${text} cannot be decided`,
-  };
-}
+/** A bound rounded away from the extreme, so the words never claim more than was shown. */
+const upTo3 = (x: number) => Math.ceil(x * 1000 - 1e-9) / 1000;
+const downTo3 = (x: number) => Math.floor(x * 1000 + 1e-9) / 1000;
 
 function base(c: ClauseInput, text: string) {
   return {
@@ -62,18 +54,55 @@ function base(c: ClauseInput, text: string) {
   };
 }
 
+function noValidRun(c: ClauseInput, text: string): ClauseResult {
+  const why =
+    c.excluded > 0
+      ? `all ${c.excluded} trial(s) excluded as infrastructure errors or unverified`
+      : "no trial yet";
+  return {
+    ...base(c, text),
+    verdict: "undecided",
+    borderline: false,
+    reason: `${c.cell} has no valid trial (${why}): ${text} has no evidence either way`,
+  };
+}
+
+/** What 0 trials against an extreme clause show: "p(cell) < 0.451" or "p(cell) > 0.549" (one-sided). */
+export function extremeShown(cell: string, req: Requirement, runs: number, alpha: number): string {
+  const bound = zeroPassUpperBound(runs, alpha);
+  const level = `${Math.round((1 - alpha) * 1000) / 10}%`;
+  return req.op === "<="
+    ? `p(${cell}) < ${upTo3(bound)} at ${level}`
+    : `p(${cell}) > ${downTo3(1 - bound)} at ${level}`;
+}
+
+/** "a pass shows p(frontier-A) > 0": the trials against an extreme clause, which settle it as missed. */
+function extremeMiss(c: ClauseInput): string {
+  const against = c.requirement.op === "<=" ? c.passes : c.runs - c.passes;
+  const word = c.requirement.op === "<=" ? "pass" : "fail";
+  const shown = c.requirement.op === "<=" ? `p(${c.cell}) > 0` : `p(${c.cell}) < 1`;
+  return against === 1
+    ? `a ${word} shows ${shown}`
+    : `${against} ${word}${word === "pass" ? "es" : "s"} show ${shown}`;
+}
+
 /** The paper's rule on a fixed sample: point estimate, borderline when one trial would flip it. */
 export function fixedClause(c: ClauseInput): ClauseResult {
   const text = clauseText(c.cell, c.requirement);
   if (c.runs === 0) return noValidRun(c, text);
   const met = satisfies(c.requirement, c.passes, c.runs);
+  if (isExtreme(c.requirement)) {
+    const reason = met
+      ? `${c.cell} passed ${tally(c)}: meets ${text} by the point estimate (${extremeShown(c.cell, c.requirement, c.runs, 0.05)}, one-sided)`
+      : `${c.cell} passed ${tally(c)}: ${extremeMiss(c)}, so it misses ${text}`;
+    return { ...base(c, text), verdict: met ? "met" : "not-met", borderline: false, reason };
+  }
   const up = c.requirement.op === ">=" ? 1 : -1; // the direction that helps the clause
   if (met) {
     const worse = c.passes - up;
-    const fragile =
-      !isExtreme(c.requirement) && worse >= 0 && worse <= c.runs && !satisfies(c.requirement, worse, c.runs);
+    const fragile = worse >= 0 && worse <= c.runs && !satisfies(c.requirement, worse, c.runs);
     const reason = fragile
-      ? `${c.cell} passed ${tally(c)}: meets ${text} only by one trial (${worse}/${c.runs} would not)`
+      ? `${c.cell} passed ${tally(c)}: meets ${text} by one trial (${worse}/${c.runs} would not)`
       : `${c.cell} passed ${tally(c)}: meets ${text}`;
     return { ...base(c, text), verdict: "met", borderline: fragile, reason };
   }
@@ -85,10 +114,31 @@ export function fixedClause(c: ClauseInput): ClauseResult {
   return { ...base(c, text), verdict: "not-met", borderline: close, reason };
 }
 
-/** Sequential screening: the SPRT decides, or the clause stays undecided (borderline once capped). */
+function sequentialExtreme(c: ClauseInput, text: string, s: SprtSettings, cap: number): ClauseResult {
+  const status = extremeStatus(c.requirement, c.passes, c.runs, s);
+  const head = `${c.cell} passed ${tally(c)}`;
+  if (status.verdict === "not-met") {
+    const reason = `${head}: ${extremeMiss(c)}, so it misses ${text}`;
+    return { ...base(c, text), verdict: "not-met", borderline: false, reason };
+  }
+  const shown = `${extremeShown(c.cell, c.requirement, c.runs, s.alpha)} (one-sided)`;
+  if (status.verdict === "met") {
+    const reason = `${head}: ${shown}, within the screening bound ${s.zeroBound}`;
+    return { ...base(c, text), verdict: "met", borderline: false, reason };
+  }
+  const capped = c.runs >= cap;
+  const want = `${status.needed} trials without one against it are needed to reach the screening bound ${s.zeroBound}`;
+  const reason = capped
+    ? `${head}: ${shown}, still undecided at the cap of ${cap} trials (${want})`
+    : `${head}: ${shown} so far; ${want}`;
+  return { ...base(c, text), verdict: "undecided", borderline: capped, reason };
+}
+
+/** Sequential screening: the clause decided, or undecided (borderline once capped). */
 export function sequentialClause(c: ClauseInput, s: SprtSettings, cap: number): ClauseResult {
   const text = clauseText(c.cell, c.requirement);
   if (c.runs === 0) return noValidRun(c, text);
+  if (isExtreme(c.requirement)) return sequentialExtreme(c, text, s, cap);
   const status = sprt(c.requirement, c.passes, c.runs, s);
   const confidence = `${Math.round((1 - Math.max(s.alpha, s.beta)) * 1000) / 10}%`;
   if (status.verdict === "undecided") {
@@ -115,28 +165,56 @@ function controlReason(r: ClauseResult): string {
   return r.reason;
 }
 
+/** The fragility flag of a clause met by one trial: "frontier+A 3/5 meets p >= 0.6 by one trial". */
+export function fragility(r: ClauseResult): string {
+  return `${r.cell} ${r.passes}/${r.runs} meets p ${formatRequirement(r.requirement)} by one trial`;
+}
+
 export interface DecisionResult {
   decision: Decision;
   reasons: string[];
+  /** Retain only: clauses met by one trial (one trial the other way would change the decision). */
+  borderline: string[];
+}
+
+export interface DecisionContext {
+  /** Why the decision must wait (trials not run, clauses still screening), or null. */
+  pending: string | null;
+  /** --strict: a clause met by one trial makes the decision revise instead of a flagged retain. */
+  strict: boolean;
+  /** The command that runs the missing trials, quoted whenever the decision is incomplete. */
+  resume: string;
 }
 
 /**
- * Discard when a rule clause is clearly missed; incomplete while trials are missing; revise when a
- * rule clause is borderline or undecided or a control is not met; retain otherwise.
+ * discard: a rule clause is missed by more than one trial (or decided not met, or an extreme
+ * clause saw a trial against it); incomplete: trials still wanted, or a cell has no valid trial;
+ * revise: every missed rule clause misses by one trial, a clause is undecided at the cap, or a
+ * control is not met (under --strict also: a clause met by one trial); retain otherwise, with the
+ * clauses met by one trial as its borderline flag.
  */
-export function decide(results: ClauseResult[], pending: string | null): DecisionResult {
+export function decide(results: ClauseResult[], ctx: DecisionContext): DecisionResult {
   const rule = results.filter((r) => !r.control);
   const controls = results.filter((r) => r.control);
   const missed = rule.filter((r) => r.verdict === "not-met" && !r.borderline);
-  if (missed.length > 0) return { decision: "discard", reasons: missed.map((r) => r.reason) };
-  if (pending) return { decision: "incomplete", reasons: [pending] };
-  const shaky = rule.filter((r) => r.borderline || r.verdict !== "met");
-  const failedControls = controls.filter((r) => r.verdict !== "met" || r.borderline);
+  if (missed.length > 0) return { decision: "discard", reasons: missed.map((r) => r.reason), borderline: [] };
+  const empty = results.filter((r) => r.runs === 0).map((r) => r.reason);
+  const waiting = [...(ctx.pending ? [ctx.pending] : []), ...empty];
+  if (waiting.length > 0) {
+    return { decision: "incomplete", reasons: [...waiting, `resume with  ${ctx.resume}`], borderline: [] };
+  }
+  const shaky = rule.filter((r) => r.verdict !== "met" || (ctx.strict && r.borderline));
+  const failedControls = controls.filter((r) => r.verdict !== "met" || (ctx.strict && r.borderline));
   if (shaky.length > 0 || failedControls.length > 0) {
     return {
       decision: "revise",
       reasons: [...shaky.map((r) => `borderline: ${r.reason}`), ...failedControls.map(controlReason)],
+      borderline: [],
     };
   }
-  return { decision: "retain", reasons: [...rule.map((r) => r.reason), ...controls.map(controlReason)] };
+  return {
+    decision: "retain",
+    reasons: [...rule.map((r) => r.reason), ...controls.map(controlReason)],
+    borderline: results.filter((r) => r.verdict === "met" && r.borderline).map(fragility),
+  };
 }

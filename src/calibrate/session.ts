@@ -1,10 +1,10 @@
 // One `kgate calibrate` session, argv aside: select tasks or reload a plan, refuse a resume whose
 // digests drifted, hold the run's lock, run the wanted trials with progress, write the reports.
 // The trial machinery comes in through a Backend, so the flow is the same for real and fake runs.
-import { mkdirSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import type { Writable } from "node:stream";
 import { kgateVersion } from "../package-info.ts";
-import type { ProjectPaths } from "../project.ts";
+import { type ProjectPaths, relativeToProject } from "../project.ts";
 import type { RunSummary } from "../report/index.ts";
 import { type LoadedTask, loadAllTasks, loadTask, loadValidTask } from "../task/index.ts";
 import type { CalibrationConfig } from "./config.ts";
@@ -32,8 +32,29 @@ export interface Backend {
   agents(names: readonly string[]): Promise<Map<string, AgentInfo>>;
   /** Prepares everything trials need (image, agents) once per session. */
   start(plan: Plan, tasks: ReadonlyMap<string, LoadedTask>): Promise<StartedBackend>;
+  /** The API keys the named agents need and the environment lacks (checked before anything is created). */
+  missingKeys?(names: readonly string[]): Promise<MissingKey[]>;
   /** Where trials run (provider, host, image id); null when the backend runs no sandbox. */
   sandbox?(): Promise<SandboxInfo | null>;
+}
+
+/** An agent configuration whose API key variable is not set. */
+export interface MissingKey {
+  agent: string;
+  env: string;
+}
+
+/** Every missing key at once, with where to look and what to change; before any sandbox or run directory. */
+async function requireKeys(o: SessionOptions, backend: Backend, names: readonly string[]): Promise<void> {
+  const missing = (await backend.missingKeys?.(names)) ?? [];
+  if (missing.length === 0) return;
+  const file = relativeToProject(o.paths, o.paths.config);
+  throw new CalibrationError(
+    `cannot start: ${missing.length} agent configuration(s) need an API key that is not set:\n` +
+      `${missing.map((m) => `  ${m.agent}: ${m.env}`).join("\n")}\n` +
+      `set ${missing.length > 1 ? "them" : "it"} in the environment, see \`kgate agents\` for what each agent needs, ` +
+      `pick other agents with --frontier / --mid, or edit "agents" in ${file}`,
+  );
 }
 
 /** The sandbox of a backend, as a calibration error when it cannot be prepared. */
@@ -117,7 +138,9 @@ async function newRun(
   backend: Backend,
 ): Promise<{ run: RunDir; plan: Plan; tasks: LoadedTask[] }> {
   const tasks = selectTasks(o);
-  const agents = await resolveAgents(backend, [...new Set(o.config.cells.map((c) => c.agent))]);
+  const names = [...new Set(o.config.cells.map((c) => c.agent))];
+  const agents = await resolveAgents(backend, names);
+  await requireKeys(o, backend, names);
   const sandbox = await sandboxOf(backend);
   const run = runDir(o.paths, o.runId ?? newRunId());
   let plan: Plan;
@@ -154,6 +177,11 @@ async function resumedRun(o: SessionOptions, backend: Backend, name: string) {
     backend,
     plan.agents.map((a) => a.name),
   );
+  await requireKeys(
+    o,
+    backend,
+    plan.agents.map((a) => a.name),
+  );
   const drift = planDrift(plan, { tasks, agents, sandbox: await sandboxOf(backend) });
   if (drift.length > 0) {
     throw new CalibrationError(
@@ -163,6 +191,21 @@ async function resumedRun(o: SessionOptions, backend: Backend, name: string) {
     );
   }
   return { run, plan, tasks: [...tasks.values()] };
+}
+
+/** Starts the backend; a new run that cannot start leaves no directory behind (it holds only its plan). */
+async function startOrForget(
+  backend: Backend,
+  plan: Plan,
+  tasks: ReadonlyMap<string, LoadedTask>,
+  fresh: RunDir | null,
+): Promise<StartedBackend> {
+  try {
+    return await backend.start(plan, tasks);
+  } catch (err) {
+    if (fresh) rmSync(fresh.dir, { recursive: true, force: true });
+    throw err;
+  }
 }
 
 export async function calibrate(o: SessionOptions, backend: Backend): Promise<SessionResult> {
@@ -178,7 +221,7 @@ export async function calibrate(o: SessionOptions, backend: Backend): Promise<Se
   try {
     const { records, problems } = readRecords(run);
     for (const p of problems) o.stderr.write(`warning: ${p}\n`);
-    const started = await backend.start(plan, taskMap);
+    const started = await startOrForget(backend, plan, taskMap, o.resume ? null : run);
     const progress = new Progress(plan, tallyRecords(plan, records), { stream: o.stderr, live: o.live });
     try {
       engine = await runCalibration({

@@ -1,4 +1,5 @@
-// Pass-rate statistics: the Wilson score interval (95% by default) for passes out of valid runs.
+// Pass-rate statistics: the Wilson score interval (95% by default) for passes out of valid runs, and
+// the exact one-sided bound that 0 passes in n trials puts on the pass rate.
 
 /** The two-sided 95% normal quantile, z_{0.975}. */
 export const Z95 = 1.959963984540054;
@@ -31,4 +32,14 @@ export function wilson(passes: number, runs: number, z: number = Z95): Interval 
 /** passes / runs, or null when there is no valid run. */
 export function passRate(passes: number, runs: number): number | null {
   return runs === 0 ? null : passes / runs;
+}
+
+/** The exact one-sided (1 - alpha) upper bound on p after 0 passes in n trials: 1 - alpha^(1/n). */
+export function zeroPassUpperBound(runs: number, alpha: number): number {
+  return runs === 0 ? 1 : 1 - alpha ** (1 / runs);
+}
+
+/** The fewest trials whose 0 passes put that bound below `bound`: the least n > ln(alpha) / ln(1 - bound). */
+export function trialsToBound(bound: number, alpha: number): number {
+  return Math.floor(Math.log(alpha) / Math.log(1 - bound)) + 1;
 }

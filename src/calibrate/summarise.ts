@@ -120,14 +120,25 @@ export function describeRule(plan: Plan): string[] {
   ];
   if (plan.mode === "fixed") {
     lines.push(
-      `fixed n = ${plan.n} trials per cell; a clause that one trial would flip is borderline and makes the ` +
-        "decision revise, as does a control that passes; infrastructure errors are left out of the rates",
+      `fixed n = ${plan.n} trials per cell; a clause is met by the point estimate (the paper's reading: 3/5 meets >= 0.6); ` +
+        (plan.strict
+          ? "--strict: a clause that one trial would flip makes the decision revise"
+          : "a clause met by one trial is retained with a borderline flag") +
+        "; revise when every missed rule clause misses by one trial or a control is not met, discard when one misses by more; " +
+        'a "= 0" clause is missed by any pass',
     );
   } else {
-    lines.push(
-      `${describeSequential(plan.sequential, plan.n)}; infrastructure errors are left out of the rates`,
-    );
+    lines.push(describeSequential(plan.sequential, plan.n));
   }
+  lines.push(
+    "infrastructure errors and unverified trials are left out of the rates; a cell with no valid trial makes the decision incomplete",
+    plan.mode === "fixed"
+      ? "intervals: Wilson 95% score intervals of each cell's passes out of its valid trials"
+      : "intervals: naive Wilson 95% intervals, computed as if each cell's trial count had been fixed in advance; " +
+          "sequential stopping makes them unreliable, so decisions rest on the SPRT and the exact one-sided bounds, not on them",
+    "aggregate rows pool the trials of every task in a column into one rate (not a mean of per-task rates); " +
+      "their intervals treat the pooled trials as independent",
+  );
   return lines;
 }
 
@@ -188,12 +199,17 @@ export function summarise(
   const tasks: TaskSummary[] = plan.tasks.map((task) => {
     const mine = cells.filter((c) => c.task === task.id);
     const clauses = mine.map((c) => c.clause).filter((c): c is Clause => c !== null);
-    const { decision, reasons } = decide(clauses, pendingReason(plan, tally, task.id));
+    const { decision, reasons, borderline } = decide(clauses, {
+      pending: pendingReason(plan, tally, task.id),
+      strict: plan.strict,
+      resume: `kgate calibrate --resume ${plan.runId}`,
+    });
     return {
       id: task.id,
       title: task.title,
       gate: task.gate,
       decision,
+      borderline,
       reasons,
       notes: task.notes,
       usage: sumUsage(cellsOfTask(tally, task.id).map((t) => cells.find((c) => c.key === t.cell.key)!.usage)),

@@ -48,6 +48,7 @@ const PLAN_OPTIONS: Array<[keyof CalibrateOptions, string]> = [
   ["cap", "--cap"],
   ["confidence", "--confidence"],
   ["cross", "--cross"],
+  ["strict", "--strict"],
 ];
 
 function number(text: string | undefined, option: string): number | undefined {

@@ -1,5 +1,5 @@
 // Number formatting shared by the Markdown, SVG and HTML writers: rates, intervals, tallies, money.
-import type { CellSummary, Interval, UsageTotals } from "./model.ts";
+import type { CellSummary, Interval, RunSummary, TaskSummary, UsageTotals } from "./model.ts";
 
 /** Percent with no decimal for small samples (4/5 -> 80%) and one from 50 runs on (51/75 -> 68.0%). */
 export function percent(value: number, runs: number): string {
@@ -59,4 +59,21 @@ export function tokenBreakdown(u: TokenCounts): string {
 /** The totals sentence's token part: the budget's count, then its breakdown. */
 export function tokenTotals(u: TokenCounts): string {
   return `${tokens(budgetTokens(u))} tokens (${tokenBreakdown(u)})`;
+}
+
+/** A task's decision with its fragility flag: `retain (borderline: frontier+A 3/5 meets p >= 0.6 by one trial)`. */
+export function decisionText(t: Pick<TaskSummary, "decision" | "borderline">): string {
+  return t.borderline.length > 0 ? `${t.decision} (borderline: ${t.borderline.join("; ")})` : t.decision;
+}
+
+/** What Table 1's intervals are, printed under it. */
+export function intervalNote(s: Pick<RunSummary, "mode">): string {
+  return s.mode === "sequential"
+    ? "Intervals: naive Wilson 95% (computed as if n were fixed; sequential stopping makes them unreliable). Aggregate rows pool trials across tasks."
+    : "Intervals: Wilson 95%. Aggregate rows pool trials across tasks.";
+}
+
+/** The label of an aggregate row: "all (5 tasks, pooled trials)". */
+export function aggregateLabel(scope: "all" | "retained", tasks: number): string {
+  return `${scope} (${tasks} tasks, pooled trials)`;
 }

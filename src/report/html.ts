@@ -2,9 +2,12 @@
 // cell, and one row per trial linking to its trajectory. No script runs and nothing is fetched:
 // a Content-Security-Policy forbids it; the summary JSON is embedded as an inert data block.
 import {
+  aggregateLabel,
   budgetTokens,
   cellText,
+  decisionText,
   interval,
+  intervalNote,
   money,
   percent,
   tallyText,
@@ -55,7 +58,7 @@ function table1(s: RunSummary): string {
     const reasons = `<ul class="reasons">${t.reasons.map((r) => `<li>${esc(r)}</li>`).join("")}</ul>`;
     return (
       `<tr data-task="${esc(t.id)}"><td>${esc(t.id)}</td><td>${t.gate}</td>${columns.join("")}` +
-      `<td class="decision ${t.decision}">${t.decision}</td><td>${reasons}</td></tr>`
+      `<td class="decision ${t.decision}">${esc(decisionText(t))}</td><td>${reasons}</td></tr>`
     );
   });
   const d = s.totals.decisions;
@@ -71,10 +74,10 @@ function table1(s: RunSummary): string {
         ? `${d.retain} retain, ${d.revise} revise, ${d.discard} discard${d.incomplete ? `, ${d.incomplete} incomplete` : ""}`
         : "";
     rows.push(
-      `<tr class="aggregate" data-scope="${scope}"><td>${scope} (${count} tasks)</td><td></td>${columns.join("")}<td>${decided}</td><td></td></tr>`,
+      `<tr class="aggregate" data-scope="${scope}"><td>${esc(aggregateLabel(scope, count))}</td><td></td>${columns.join("")}<td>${decided}</td><td></td></tr>`,
     );
   }
-  return `<table id="table1"><thead><tr>${head}</tr></thead><tbody>${rows.join("\n")}</tbody></table>`;
+  return `<table id="table1"><thead><tr>${head}</tr></thead><tbody>${rows.join("\n")}</tbody></table>\n<p class="note">${esc(intervalNote(s))}</p>`;
 }
 
 function cellsTable(s: RunSummary): string {

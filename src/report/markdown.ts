@@ -1,6 +1,16 @@
 // The Markdown report: Table 1 (task x cell: passes/runs, Wilson interval, decision, reasons) with
 // aggregate rows, then failure attribution, tokens and cost per cell.
-import { budgetTokens, cellText, money, tallyText, tokens, tokenTotals } from "./format.ts";
+import {
+  aggregateLabel,
+  budgetTokens,
+  cellText,
+  decisionText,
+  intervalNote,
+  money,
+  tallyText,
+  tokens,
+  tokenTotals,
+} from "./format.ts";
 import type { RunSummary } from "./model.ts";
 import { provenanceLines } from "./provenance.ts";
 
@@ -24,7 +34,7 @@ export function table1(s: RunSummary): string {
       if (cells.length === 1) return cellText(cells[0]!);
       return cells.map((c) => `${c.label}: ${cellText(c)}`).join("; ");
     });
-    lines.push(row([task.id, task.gate, ...columns, task.decision, task.reasons.join("; ")]));
+    lines.push(row([task.id, task.gate, ...columns, decisionText(task), task.reasons.join("; ")]));
   }
   const d = s.totals.decisions;
   const decided = `${d.retain} retain, ${d.revise} revise, ${d.discard} discard${d.incomplete ? `, ${d.incomplete} incomplete` : ""}`;
@@ -34,9 +44,11 @@ export function table1(s: RunSummary): string {
       const a = s.aggregates.find((x) => x.spec === spec && x.scope === scope);
       return a ? tallyText(a.passes, a.runs, a.interval) : "—";
     });
-    lines.push(row([`**${scope} (${count} tasks)**`, "", ...columns, scope === "all" ? decided : "", ""]));
+    lines.push(
+      row([`**${aggregateLabel(scope, count)}**`, "", ...columns, scope === "all" ? decided : "", ""]),
+    );
   }
-  return lines.join("\n");
+  return `${lines.join("\n")}\n\n${intervalNote(s)}`;
 }
 
 function attributionTable(s: RunSummary): string {

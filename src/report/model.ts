@@ -81,6 +81,8 @@ export const TaskSummary = z.object({
   title: z.string(),
   gate: z.enum(["convention", "operator"]),
   decision: Decision,
+  /** Clauses met by one trial: `retain (borderline: ...)`. Absent in older summaries. */
+  borderline: z.array(z.string()).default([]),
   reasons: z.array(z.string()),
   notes: z.array(z.string()),
   usage: UsageTotals,
