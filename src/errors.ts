@@ -40,3 +40,20 @@ export class InternalTrialErrors extends ExitError {
     this.name = "InternalTrialErrors";
   }
 }
+
+/**
+ * A thrown error as the user's to fix (a UsageError: exit 2, one line), unless it is a programming
+ * error (TypeError, ReferenceError, RangeError, EvalError): that is kgate's own bug, rethrown as is so
+ * the CLI's exit point prints its stack and asks for a report.
+ */
+export function usageOrBug(err: unknown): Error {
+  if (
+    err instanceof TypeError ||
+    err instanceof ReferenceError ||
+    err instanceof RangeError ||
+    err instanceof EvalError
+  )
+    return err;
+  if (err instanceof ExitError) return err;
+  return new UsageError(err instanceof Error ? err.message : String(err));
+}

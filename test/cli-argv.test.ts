@@ -273,3 +273,13 @@ describe("argv to options", () => {
     await expect(parse(["hook", "remove"])).rejects.toThrow(/Allowed choices are install, uninstall/);
   });
 });
+
+describe("the exit point: the user's errors and kgate's bugs", () => {
+  it("turns a user's error into a UsageError (one line) and keeps a programming error as it is", async () => {
+    const { usageOrBug, UsageError } = await import("../src/errors.ts");
+    expect(usageOrBug(new Error('no task "x"'))).toBeInstanceOf(UsageError);
+    const bug = new TypeError("Cannot read properties of undefined (reading 'id')");
+    expect(usageOrBug(bug)).toBe(bug);
+    expect(usageOrBug(new RangeError("Maximum call stack size exceeded"))).toBeInstanceOf(RangeError);
+  });
+});

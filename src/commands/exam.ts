@@ -2,7 +2,7 @@
 // (or `--tasks <ids>` for a task exam): exams of N units under one shared token budget; one record
 // per exam, a report; resumable.
 import path from "node:path";
-import { EXIT_FAILED, EXIT_OK, UsageError } from "../errors.ts";
+import { EXIT_FAILED, EXIT_OK, UsageError, usageOrBug } from "../errors.ts";
 import {
   DEFAULT_TAU,
   ExamPrompt,
@@ -124,7 +124,7 @@ async function reference(ctx: CommandContext, pool: string | undefined, o: ExamO
   try {
     result = await makeItemReference(ctx.paths, options, (line) => ctx.stderr.write(`${line}\n`));
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    throw usageOrBug(err);
   }
   const summary = { file: relativeToProject(ctx.paths, file), ...result };
   ctx.stdout.write(
@@ -172,7 +172,7 @@ export async function run(ctx: CommandContext, poolArg: string | undefined, o: E
       resume,
     );
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    throw usageOrBug(err);
   } finally {
     await runner.dispose?.();
   }

@@ -1,7 +1,7 @@
 // `kgate import harbor <dir>`: a Harbor task folder -> tasks/<id>/ (a kgate task skeleton to
 // leak-audit and gate); prints what was written and what is left to do.
 import { pc } from "../colours.ts";
-import { EXIT_OK, UsageError } from "../errors.ts";
+import { EXIT_OK, usageOrBug } from "../errors.ts";
 import { importHarborTask } from "../export/index.ts";
 import type { CommandContext } from "./context.ts";
 
@@ -15,7 +15,7 @@ export async function run(ctx: CommandContext, dir: string, options: ImportComma
   try {
     result = importHarborTask(ctx.paths, dir, options.id);
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    throw usageOrBug(err);
   }
   if (options.json) {
     ctx.stdout.write(`${JSON.stringify(result, null, 2)}\n`);

@@ -1,5 +1,5 @@
 // `kgate new <id>`: scaffolds every place of a task so a curator edits instead of copying.
-import { UsageError } from "../errors.ts";
+import { usageOrBug } from "../errors.ts";
 import { type GateKind, type OutputFormat, scaffoldTask } from "../task/index.ts";
 import type { CommandContext } from "./context.ts";
 
@@ -22,7 +22,7 @@ export async function run(ctx: CommandContext, id: string, options: NewOptions):
       output: options.output,
     });
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    throw usageOrBug(err);
   }
   if (options.json) {
     ctx.stdout.write(`${JSON.stringify({ id, ...result }, null, 2)}\n`);

@@ -3,7 +3,7 @@
 // probes.jsonl, the probe's report as <probe>.json beside them and as a table on stdout.
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { EXIT_FAILED, EXIT_OK, UsageError } from "../errors.ts";
+import { EXIT_FAILED, EXIT_OK, UsageError, usageOrBug } from "../errors.ts";
 import type { TrialRecord } from "../model/index.ts";
 import { packageInfo } from "../package-info.ts";
 import {
@@ -66,7 +66,7 @@ async function prepare(
     task = loadValidTask(ctx.paths, taskId);
     agents = await probeAgents(ctx.paths, o.agent);
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    throw usageOrBug(err);
   }
   const runId = o.runId ?? newRunId();
   const runDir = runDirOf(ctx.paths, runId);
@@ -134,7 +134,7 @@ export async function reciteCommand(ctx: CommandContext, taskId: string, o: Reci
   try {
     reports = await recite(task, agents, n, run, against);
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    throw usageOrBug(err);
   }
   writeReport(ctx, run, "recite", {
     probe: "recite",
@@ -176,7 +176,7 @@ export async function canaryCommand(ctx: CommandContext, taskId: string, o: Cana
   try {
     reports = await canary(task, agents, n, run, against);
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    throw usageOrBug(err);
   }
   writeReport(ctx, run, "canary", {
     probe: "canary",
@@ -209,7 +209,7 @@ export async function compressCommand(ctx: CommandContext, taskId: string, o: Pr
   try {
     report = await compress(task, agents, n, run);
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    throw usageOrBug(err);
   }
   writeReport(ctx, run, "compress", {
     probe: "compress",

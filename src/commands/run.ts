@@ -4,7 +4,7 @@
 import path from "node:path";
 import { resolveAgent } from "../agents/index.ts";
 import { pc } from "../colours.ts";
-import { EXIT_FAILED, EXIT_OK, InternalTrialErrors, UsageError } from "../errors.ts";
+import { EXIT_FAILED, EXIT_OK, InternalTrialErrors, UsageError, usageOrBug } from "../errors.ts";
 import { type Condition, outcomeOf, type TrialRecord } from "../model/index.ts";
 import {
   askRetrospectiveProbes,
@@ -111,7 +111,7 @@ export async function run(ctx: CommandContext, taskId: string, options: RunOptio
     task = loadValidTask(ctx.paths, taskId);
     conditionFileSet(task, condition); // an unknown variant is the user's error, before anything runs
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    throw usageOrBug(err);
   }
   const log = (line: string) => ctx.stderr.write(`${line}\n`);
   const { agent, sandbox } = await openRunner(ctx, options, log);

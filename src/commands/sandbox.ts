@@ -1,6 +1,6 @@
 // `kgate sandbox build|doctor|reap`: build the sandbox image, say what is missing, remove leftovers.
 import { pc } from "../colours.ts";
-import { EXIT_FAILED, EXIT_OK, UsageError } from "../errors.ts";
+import { EXIT_FAILED, EXIT_OK, UsageError, usageOrBug } from "../errors.ts";
 import { ensureSandboxImage, planImage, reapDeadRuns, runDoctor } from "../sandbox/index.ts";
 import type { CommandContext } from "./context.ts";
 
@@ -50,7 +50,7 @@ export async function reap(ctx: CommandContext, options: JsonOption): Promise<nu
   try {
     result = await reapDeadRuns();
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    throw usageOrBug(err);
   }
   if (options.json) ctx.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   else {

@@ -8,7 +8,7 @@ import {
   type ResolvedAgentConfig,
   resolveAgent,
 } from "../agents/index.ts";
-import { EXIT_FAILED, EXIT_OK, UsageError } from "../errors.ts";
+import { EXIT_FAILED, EXIT_OK, UsageError, usageOrBug } from "../errors.ts";
 import { packageInfo } from "../package-info.ts";
 import { relativeToProject } from "../project.ts";
 import {
@@ -78,7 +78,7 @@ export async function score(ctx: CommandContext, options: ScoreOptions): Promise
   try {
     units = loadPhase0(phase0File);
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    throw usageOrBug(err);
   }
   const byId = new Map(units.map((u) => [u.id, u]));
   const parsed = parsePlan(readPlanText(planFile), new Set(byId.keys()), budget);

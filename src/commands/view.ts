@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { readPlan, readRecords, runDir, summarise } from "../calibrate/index.ts";
-import { EXIT_OK, UsageError } from "../errors.ts";
+import { EXIT_OK, UsageError, usageOrBug } from "../errors.ts";
 import {
   buildViewData,
   exportSite,
@@ -35,7 +35,7 @@ function loadRuns(ctx: CommandContext, names: readonly string[]): RunInput[] {
     try {
       plan = readPlan(dir);
     } catch (err) {
-      throw new UsageError((err as Error).message);
+      throw usageOrBug(err);
     }
     const { records, problems } = readRecords(dir);
     return { ...base, records, source: sourceOfSummary(summarise(plan, records, problems)) };
