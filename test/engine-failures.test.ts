@@ -80,7 +80,7 @@ describe("verifiers under a real time limit", () => {
     const demo = demoTask();
     writeFileSync(
       path.join(demo.paths.verifiers, "demo.ts"),
-      `export default { conventions: { artefact: {}, default: {}, variants: { perturbed: {} } }, solve() { ${body} } };\n`,
+      `export default { conventions: { artefact: {}, default: {}, variants: { perturbed: {}, compressed: {} } }, solve() { ${body} } };\n`,
     );
     return demo;
   };
@@ -112,7 +112,7 @@ describe("verifiers under a real time limit", () => {
       [
         "const grow = () => { const a = []; for (;;) a.push(new Array(1e6).fill(1)); };",
         "export default {",
-        "  conventions: { artefact: {}, default: {}, variants: { perturbed: {} } },",
+        "  conventions: { artefact: {}, default: {}, variants: { perturbed: {}, compressed: {} } },",
         '  solve() { return { "output/result.csv": [{ item: "a", value: 1 }] }; },',
         '  rubric: { "output/result.csv": { criteria: [{ name: "grows", check: (actual) => { if (actual !== undefined) grow(); return true; } }] } },',
         "};",

@@ -131,8 +131,16 @@ describe("kgate probe recite", () => {
 
     // Turn 1 carries the artefact and the data and asks for "rate"; turn 2 the instruction verbatim.
     const knowerRequests = server.requests.filter((r) => r.body.model === "knower").slice(-2);
-    const [first, second] = knowerRequests.map(
-      (r) => r.body.messages as Array<{ role: string; content: string }>,
+    // Anthropic user text arrives as text blocks (a stable cached prefix): read it as one string.
+    const text = (content: unknown) =>
+      typeof content === "string"
+        ? content
+        : (content as Array<{ text?: string }>).map((b) => b.text ?? "").join("\n");
+    const [first, second] = knowerRequests.map((r) =>
+      (r.body.messages as Array<{ role: string; content: unknown }>).map((m) => ({
+        ...m,
+        content: text(m.content),
+      })),
     );
     const instruction = readFileSync(path.join(paths.tasks, "demo", "instruction.md"), "utf8");
     const artefact = readFileSync(path.join(paths.artefacts, "demo", "artefact.md"), "utf8");
