@@ -49,7 +49,10 @@ export const SANDBOX_PROVIDERS: Record<string, (config: SandboxConfig, root: str
   docker: (config, root) => {
     const tls = config.docker.tls;
     const abs = (p: string) => path.resolve(root, p);
-    if (config.hosts) return new HostPoolProvider(poolHosts(config, root));
+    if (config.hosts)
+      return new HostPoolProvider(poolHosts(config, root), {
+        log: (line) => process.stderr.write(`sandbox: ${line}\n`),
+      });
     return new DockerProvider({
       host: config.docker.host,
       tls: tls && { ca: abs(tls.ca), cert: abs(tls.cert), key: abs(tls.key) },

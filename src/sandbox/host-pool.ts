@@ -19,6 +19,8 @@ export interface HostPoolOptions {
   pingTimeoutMs?: number;
   /** How often a down host is asked again (default 5 s). */
   recheckMs?: number;
+  /** After a failed call, how long before the host is asked a second time (default 1 s). */
+  settleMs?: number;
   log?: (line: string) => void;
 }
 
@@ -35,6 +37,14 @@ export interface HostState {
   images: Map<string, Promise<void>>;
 }
 
+/** The daemon failed (did not answer, or answered an API error), as opposed to a file problem. */
+function daemonFailure(err: unknown): boolean {
+  return (
+    err instanceof SandboxUnavailableError ||
+    typeof (err as { statusCode?: unknown })?.statusCode === "number"
+  );
+}
+
 /** Every host of the pool is down: the message lists each with its reason. */
 export class AllHostsDownError extends HostDownError {
   override name = "AllHostsDownError";
@@ -48,6 +58,7 @@ export class HostPoolProvider implements SandboxProvider {
   private readonly wakers = new Set<() => void>();
   private readonly pingTimeoutMs: number;
   private readonly recheckMs: number;
+  private readonly settleMs: number;
   private readonly log: (line: string) => void;
 
   constructor(hosts: readonly PoolHost[], o: HostPoolOptions = {}) {
@@ -63,6 +74,7 @@ export class HostPoolProvider implements SandboxProvider {
     }));
     this.pingTimeoutMs = o.pingTimeoutMs ?? 3000;
     this.recheckMs = o.recheckMs ?? 5000;
+    this.settleMs = o.settleMs ?? 1000;
     this.log = o.log ?? (() => {});
   }
 
@@ -162,16 +174,26 @@ export class HostPoolProvider implements SandboxProvider {
     }
   }
 
-  /** Runs a call against a host; a provider failure on a host that no longer answers marks it down. */
+  /**
+   * Runs a call against a host; a failure of the daemon (unreachable, or an API error) on a host that
+   * then stops answering marks it down. A daemon shutting down still answers for a moment with 409s
+   * and 500s, so a host that answers is asked once more after `settleMs`.
+   */
   async guard<T>(state: HostState, fn: () => Promise<T>): Promise<T> {
     try {
       return await fn();
     } catch (err) {
-      if (!(err instanceof SandboxUnavailableError) || err instanceof HostDownError) throw err;
-      if (await this.answers(state)) throw err;
-      this.markDown(state, err.message);
-      throw new HostDownError(`host ${state.name} stopped answering: ${err.message}`, { cause: err });
+      if (err instanceof HostDownError || !daemonFailure(err)) throw err;
+      if ((await this.answers(state)) && (await this.answersAfter(state, this.settleMs))) throw err;
+      const message = (err as Error).message;
+      this.markDown(state, message);
+      throw new HostDownError(`host ${state.name} stopped answering: ${message}`, { cause: err });
     }
+  }
+
+  private async answersAfter(state: HostState, ms: number): Promise<boolean> {
+    await new Promise((r) => setTimeout(r, ms));
+    return this.answers(state);
   }
 
   /** Loads an image into a host once, from the host that built it, unless the same id is there. */
