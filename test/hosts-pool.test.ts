@@ -154,12 +154,11 @@ describe("a pool of two Docker hosts", () => {
     const reaped = kgate(["--root", paths.root, "sandbox", "reap", "--json"]);
     expect(reaped.code, reaped.stderr).toBe(0);
     const removed = (JSON.parse(reaped.stdout) as { removed: Array<{ run: string; host: string }> }).removed;
-    expect(
-      removed
-        .filter((c) => c.run === runId)
-        .map((c) => c.host)
-        .sort(),
-    ).toEqual(["here", "there"]);
+    const hosts = removed.filter((c) => c.run === runId).map((c) => c.host);
+    // Only this reap reaches the second daemon; on the shared first daemon any other kgate process
+    // that starts (another test file, say) may sweep the dead run's container first.
+    expect(hosts).toContain("there");
+    expect(hosts.every((h) => h === "here" || h === "there")).toBe(true);
     expect(await local.listContainers([`${LABEL_RUN}=${runId}`])).toEqual([]);
     expect(await remote.listContainers([`${LABEL_RUN}=${runId}`])).toEqual([]);
   }, 180_000);

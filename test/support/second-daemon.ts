@@ -67,6 +67,8 @@ export async function startSecondDaemon(
     log = (log + c.toString()).slice(-4000);
   });
   const client = new DockerClient({ socketPath: socket });
+  /** Stopping twice (a test that stops it mid-run, then afterAll) waits for the first stop only. */
+  let stopping: Promise<void> | undefined;
   const deadline = Date.now() + 30_000;
   for (;;) {
     try {
@@ -82,24 +84,28 @@ export async function startSecondDaemon(
     host: `unix://${socket}`,
     ...(o.tls ? { tcp: `tcp://127.0.0.1:${o.tls.port}` } : {}),
     client,
-    async stop() {
-      const exited = new Promise((r) => daemon.once("exit", r));
-      daemon.kill("SIGTERM");
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
-      if (daemon.exitCode === null) daemon.kill("SIGKILL");
-      spawnSync("ip", ["link", "del", bridge]);
-      // The daemon's mounts go a moment after it exits.
-      for (let i = 0; i < 20; i++) {
-        try {
-          rmSync(dir, { recursive: true, force: true });
-          break;
-        } catch {
-          spawnSync("umount", ["-R", path.join(dir, "data")]);
-          await new Promise((r) => setTimeout(r, 500));
-        }
-      }
+    stop() {
+      stopping ??= stopDaemon();
+      return stopping;
     },
   };
+  async function stopDaemon(): Promise<void> {
+    const exited = new Promise((r) => daemon.once("exit", r));
+    daemon.kill("SIGTERM");
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
+    if (daemon.exitCode === null) daemon.kill("SIGKILL");
+    spawnSync("ip", ["link", "del", bridge]);
+    // The daemon's mounts go a moment after it exits.
+    for (let i = 0; i < 20; i++) {
+      try {
+        rmSync(dir, { recursive: true, force: true });
+        break;
+      } catch {
+        spawnSync("umount", ["-R", path.join(dir, "data")]);
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  }
 }
 
 /** Copies an image of the first daemon into another (docker save | docker load). */
