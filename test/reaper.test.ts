@@ -76,8 +76,14 @@ describe("the reaper", () => {
     const reaped = kgate(["--root", paths.root, "sandbox", "reap", "--json"]);
     expect(reaped.code).toBe(0);
     const removed = JSON.parse(reaped.stdout).removed as Array<{ id: string; run: string; trial: string }>;
+    // `host`: the host of `sandbox.hosts` it was on (here the one local endpoint).
     for (const c of removed)
-      expect(c).toEqual({ id: expect.any(String), run: expect.any(String), trial: expect.any(String) });
+      expect(c).toEqual({
+        id: expect.any(String),
+        run: expect.any(String),
+        trial: expect.any(String),
+        host: "local",
+      });
     expect(await containersOf(runId)).toEqual([]);
   }, 120_000);
 

@@ -1,7 +1,19 @@
 // `kgate sandbox build|doctor|reap`: build the sandbox image, say what is missing, remove leftovers.
 import { pc } from "../colours.ts";
-import { EXIT_FAILED, EXIT_OK, UsageError, usageOrBug } from "../errors.ts";
-import { ensureSandboxImage, planImage, reapDeadRuns, runDoctor } from "../sandbox/index.ts";
+import { EXIT_FAILED, EXIT_OK, UsageError } from "../errors.ts";
+import {
+  DockerClient,
+  type DoctorCheck,
+  dockerOptions,
+  ensureSandboxImage,
+  loadSandboxConfig,
+  type PoolHost,
+  planImage,
+  poolHosts,
+  reapDeadRuns,
+  runDoctor,
+  SandboxConfigError,
+} from "../sandbox/index.ts";
 import type { CommandContext } from "./context.ts";
 
 interface JsonOption {
@@ -31,34 +43,79 @@ export async function build(ctx: CommandContext, options: JsonOption): Promise<n
   return EXIT_OK;
 }
 
+/** The Docker hosts kgate.config.json names (`sandbox.hosts`, else the one endpoint), each with a client. */
+function configuredHosts(ctx: CommandContext): Array<PoolHost & { client: DockerClient }> {
+  try {
+    const hosts = poolHosts(loadSandboxConfig(ctx.paths), ctx.paths.root);
+    return hosts.map((h) => ({ ...h, client: new DockerClient(dockerOptions(h.endpoint)) }));
+  } catch (err) {
+    if (err instanceof SandboxConfigError || (err as NodeJS.ErrnoException).code === "ENOENT")
+      throw new UsageError((err as Error).message);
+    throw err;
+  }
+}
+
+interface HostChecks {
+  host: string;
+  endpoint: string;
+  capacity: number | null;
+  ok: boolean;
+  checks: DoctorCheck[];
+}
+
 export async function doctor(ctx: CommandContext, options: JsonOption): Promise<number> {
-  const checks = await runDoctor(ctx.paths);
-  const ok = checks.every((c) => c.ok);
+  const hosts = configuredHosts(ctx);
+  const results: HostChecks[] = await Promise.all(
+    hosts.map(async (h) => {
+      let checks: DoctorCheck[];
+      try {
+        checks = await runDoctor(ctx.paths, h.client);
+      } catch (err) {
+        checks = [{ name: "daemon", ok: false, detail: (err as Error).message }];
+      }
+      const capacity = Number.isFinite(h.capacity) ? h.capacity : null;
+      if (capacity !== null)
+        checks.push({ name: "capacity", ok: true, detail: `${capacity} trial(s) at once` });
+      const endpoint = h.endpoint.host ?? process.env.DOCKER_HOST ?? "local";
+      return { host: h.name, endpoint, capacity, ok: checks.every((c) => c.ok), checks };
+    }),
+  );
+  const ok = results.every((r) => r.ok);
   if (options.json) {
-    ctx.stdout.write(`${JSON.stringify({ ok, checks }, null, 2)}\n`);
+    // One host keeps the single-host shape ({ ok, checks }); a pool adds every host's checks.
+    const single = results.length === 1 ? { checks: results[0]!.checks } : {};
+    ctx.stdout.write(`${JSON.stringify({ ok, ...single, hosts: results }, null, 2)}\n`);
   } else {
-    for (const c of checks) {
-      ctx.stdout.write(`${c.ok ? pc.green("ok     ") : pc.red("missing")} ${c.name}: ${c.detail}\n`);
-      if (c.fix) ctx.stdout.write(`        fix: ${c.fix}\n`);
+    for (const r of results) {
+      if (results.length > 1) ctx.stdout.write(`${pc.bold(`host ${r.host}`)} (${r.endpoint})\n`);
+      for (const c of r.checks) {
+        ctx.stdout.write(`${c.ok ? pc.green("ok     ") : pc.red("missing")} ${c.name}: ${c.detail}\n`);
+        if (c.fix) ctx.stdout.write(`        fix: ${c.fix}\n`);
+      }
     }
   }
   return ok ? EXIT_OK : EXIT_FAILED;
 }
 
 export async function reap(ctx: CommandContext, options: JsonOption): Promise<number> {
-  let result: Awaited<ReturnType<typeof reapDeadRuns>>;
-  try {
-    result = await reapDeadRuns();
-  } catch (err) {
-    throw usageOrBug(err);
+  const hosts = configuredHosts(ctx);
+  const results: Array<Awaited<ReturnType<typeof reapDeadRuns>> & { host: string }> = [];
+  for (const h of hosts) {
+    try {
+      results.push({ host: h.name, ...(await reapDeadRuns(h.client)) });
+    } catch (err) {
+      throw new UsageError(`host ${h.name}: ${(err as Error).message}`);
+    }
   }
-  if (options.json) ctx.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  const removed = results.flatMap((r) => r.removed.map((c) => ({ ...c, host: r.host })));
+  const folders = results.flatMap((r) => r.folders);
+  if (options.json) ctx.stdout.write(`${JSON.stringify({ removed, folders }, null, 2)}\n`);
   else {
-    for (const c of result.removed)
-      ctx.stdout.write(`removed ${c.id.slice(0, 12)} (run ${c.run}, trial ${c.trial})\n`);
-    for (const folder of result.folders) ctx.stdout.write(`removed ${folder}\n`);
+    for (const c of removed)
+      ctx.stdout.write(`removed ${c.id.slice(0, 12)} on ${c.host} (run ${c.run}, trial ${c.trial})\n`);
+    for (const folder of folders) ctx.stdout.write(`removed ${folder}\n`);
     ctx.stdout.write(
-      `${result.removed.length} leftover container(s) and ${result.folders.length} leftover folder(s) removed\n`,
+      `${removed.length} leftover container(s) and ${folders.length} leftover folder(s) removed\n`,
     );
   }
   return EXIT_OK;

@@ -44,6 +44,11 @@ export const FAILURE_KINDS = {
   config: infra("provider", false, "the configuration cannot run here (missing key, bad setting)"),
   sandbox: infra("sandbox", true, "the sandbox failed (container vanished, API error)"),
   "sandbox-unavailable": infra("sandbox", true, "the sandbox provider did not answer (daemon down)"),
+  "host-down": infra(
+    "sandbox",
+    true,
+    "the sandbox's Docker host stopped answering (another host takes the retry)",
+  ),
   "sandbox-timeout": infra(
     "sandbox",
     true,

@@ -15,6 +15,8 @@ export interface DockerEndpoint {
   host?: string;
   /** Files of the TLS material for tcp:// (paths relative to the project root or absolute). */
   tls?: { ca: string; cert: string; key: string };
+  /** For ssh://: a private key file (otherwise the SSH agent of SSH_AUTH_SOCK). */
+  ssh?: { identityFile?: string };
 }
 
 /** dockerode's options for an endpoint (undefined: dockerode reads DOCKER_HOST, then the socket). */
@@ -35,6 +37,9 @@ export function dockerOptions(endpoint: DockerEndpoint = {}): Docker.DockerOptio
       host: url.hostname,
       port: Number(url.port || 22),
       username: url.username || undefined,
+      ...(endpoint.ssh?.identityFile
+        ? { sshOptions: { privateKey: readFileSync(endpoint.ssh.identityFile) } }
+        : {}),
     };
   const protocol = endpoint.tls ? "https" : "http";
   return { protocol, host: url.hostname, port: Number(url.port || (endpoint.tls ? 2376 : 2375)), ...tls };
@@ -51,9 +56,10 @@ export class DockerProvider implements SandboxProvider {
   readonly docker: DockerClient;
   private image?: Promise<SandboxImage>;
 
-  constructor(endpoint: DockerEndpoint = {}) {
+  /** `name`: what records call the host (default: the endpoint). */
+  constructor(endpoint: DockerEndpoint = {}, name?: string) {
     this.docker = new DockerClient(dockerOptions(endpoint));
-    this.host = describeEndpoint(endpoint);
+    this.host = name ?? describeEndpoint(endpoint);
   }
 
   prepareImage(paths: ProjectPaths, onProgress?: (line: string) => void): Promise<SandboxImage> {

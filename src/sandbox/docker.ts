@@ -197,6 +197,19 @@ export class DockerClient {
     await followProgress(this.docker, stream, onLine);
   }
 
+  /** Streams an image as a `docker save` tarball (to load it into another daemon). */
+  async saveImage(ref: string): Promise<NodeJS.ReadableStream> {
+    return call("image save", () => this.docker.getImage(ref).get());
+  }
+
+  /** Loads a `docker save` tarball (POST /images/load). */
+  async loadImage(tarball: NodeJS.ReadableStream): Promise<void> {
+    const stream = await call("image load", () => this.docker.loadImage(tarball));
+    await followProgress(this.docker, stream).catch((err: Error) => {
+      throw unavailable(err, "image load");
+    });
+  }
+
   /** Builds an image from a build-context tarball with the classic builder. */
   async buildImage(context: TarSource, spec: BuildSpec, onLine?: ProgressLine): Promise<void> {
     const stream = await call("build", () =>

@@ -3,6 +3,7 @@
 
 export {
   loadSandboxConfig,
+  poolHosts,
   SANDBOX_PROVIDERS,
   SandboxConfig,
   SandboxConfigError,
@@ -13,10 +14,12 @@ export { DockerClient } from "./docker.ts";
 export { type DockerEndpoint, DockerProvider, dockerOptions } from "./docker-provider.ts";
 export { type DoctorCheck, runDoctor } from "./doctor.ts";
 export { type FolderKind, OWNERLESS_MIN_AGE_MS, ownedTempDir, reapDeadFolders } from "./folders.ts";
+export { AllHostsDownError, HostPoolProvider, type PoolHost } from "./host-pool.ts";
+export { HostDownError } from "./hosted-sandbox.ts";
 export { ensureSandboxImage, type ImageOptions, planImage } from "./image.ts";
 export { collectOutputs, type DeclaredOutput, type OutputFile, unsafeOutputPath } from "./outputs.ts";
 export { ownerAlive, ownerLabel } from "./owner.ts";
-export type { SandboxImage, SandboxProvider, SandboxSpec, TrialSandbox } from "./provider.ts";
+export type { Placement, SandboxImage, SandboxProvider, SandboxSpec, TrialSandbox } from "./provider.ts";
 export {
   containerLabels,
   InterruptedError,

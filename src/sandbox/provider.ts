@@ -57,4 +57,16 @@ export interface SandboxProvider {
   create(spec: SandboxSpec): Promise<TrialSandbox>;
   /** Removes what kgate processes that are gone left behind; returns how many sandboxes. */
   reap(): Promise<number>;
+  /**
+   * A pool of hosts: reserves a slot for one trial on a host with room (its images loaded there) and
+   * gives that host's provider. Never rejects: with every host down, the placement's create fails.
+   */
+  place?(images: readonly string[], signal?: AbortSignal): Promise<Placement>;
+}
+
+/** One trial's slot on one host of a pool. */
+export interface Placement {
+  provider: SandboxProvider;
+  /** Frees the slot (once). */
+  release(): void;
 }

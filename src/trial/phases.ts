@@ -1,7 +1,7 @@
 // Timed, bounded phases of a trial: each records {startedAt, finishedAt, durationMs, error} and
 // fails with a typed PhaseTimeoutError when it overruns; sandbox errors are classified in the taxonomy.
 import { PhaseName, type PhaseTiming, type TrialError, trialError } from "../model/index.ts";
-import { SandboxUnavailableError } from "../sandbox/index.ts";
+import { HostDownError, SandboxUnavailableError } from "../sandbox/index.ts";
 
 /** Bounds of the sandbox phases, in ms (the agent phase is bounded by the task's timeoutSec). */
 export interface PhaseTimeouts {
@@ -96,6 +96,7 @@ export class PhaseClock {
  */
 export function sandboxPhaseError(phase: PhaseName, err: unknown): TrialError {
   if (err instanceof PhaseTimeoutError) return trialError("sandbox-timeout", err.message);
+  if (err instanceof HostDownError) return trialError("host-down", `${phase}: ${err.message}`);
   if (err instanceof SandboxUnavailableError)
     return trialError("sandbox-unavailable", `${phase}: ${err.message}`);
   const e = err instanceof Error ? err : new Error(String(err));

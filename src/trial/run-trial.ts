@@ -18,6 +18,7 @@ import {
 import type { ProjectPaths } from "../project.ts";
 import {
   containerLabels,
+  HostDownError,
   type OutputFile,
   SANDBOX_WORKDIR,
   type SandboxImage,
@@ -156,9 +157,11 @@ async function agentPhase(
     }
     // An agent reports its failures in its result; one that throws is a bug of kgate (or the provider's).
     const error =
-      err instanceof SandboxUnavailableError
-        ? trialError("sandbox-unavailable", err.message)
-        : internalError(err);
+      err instanceof HostDownError
+        ? trialError("host-down", err.message)
+        : err instanceof SandboxUnavailableError
+          ? trialError("sandbox-unavailable", err.message)
+          : internalError(err);
     trajectory.append({ type: "error", kind: error.kind, message: error.message });
     return { ...base, stopReason: "error", error };
   } finally {

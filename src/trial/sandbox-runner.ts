@@ -71,10 +71,25 @@ export async function openSandboxRunner(o: SandboxRunnerOptions): Promise<Sandbo
     await close();
     throw err;
   }
-  const runner: TrialRunner = (job, signal) => {
+  const runner: TrialRunner = async (job, signal) => {
     const agent = byName.get(job.agent.name);
     if (!agent) throw new Error(`no agent "${job.agent.name}" was prepared for this run`);
-    return runTrial({
+    // A pool of hosts reserves the trial's slot (and loads its image there) before the trial's clock starts.
+    const ref = prepared.get(agent.name)?.image ?? image.ref;
+    const placement = (await provider.place?.([ref], signal)) ?? { provider, release: () => {} };
+    try {
+      return await runTrialOn(job, signal, agent, placement.provider);
+    } finally {
+      placement.release();
+    }
+  };
+  const runTrialOn = (
+    job: Parameters<TrialRunner>[0],
+    signal: AbortSignal,
+    agent: Agent,
+    placed: SandboxProvider,
+  ) =>
+    runTrial({
       paths: o.paths,
       task: job.task,
       condition: job.condition,
@@ -83,7 +98,7 @@ export async function openSandboxRunner(o: SandboxRunnerOptions): Promise<Sandbo
       runDir: job.runDir,
       index: job.index,
       attempt: job.attempt,
-      provider,
+      provider: placed,
       image,
       requirements: prepared.get(agent.name),
       verify: o.verify,
@@ -92,6 +107,5 @@ export async function openSandboxRunner(o: SandboxRunnerOptions): Promise<Sandbo
       prospective: o.prospective,
       signal,
     });
-  };
   return { runner, provider, image, close };
 }

@@ -12,11 +12,16 @@ import { DockerClient } from "../../src/sandbox/index.ts";
 export interface SecondDaemon {
   /** unix:///.../docker.sock, as DOCKER_HOST takes it. */
   host: string;
+  /** tcp://127.0.0.1:<port> when started with `tls` (the daemon verifies client certificates). */
+  tcp?: string;
   client: DockerClient;
   stop(): Promise<void>;
 }
 
-export async function startSecondDaemon(): Promise<SecondDaemon> {
+/** `tls`: also listen on TCP at 127.0.0.1:`port` with --tlsverify and these files. */
+export async function startSecondDaemon(
+  o: { tls?: { ca: string; serverCert: string; serverKey: string; port: number } } = {},
+): Promise<SecondDaemon> {
   if (process.getuid?.() !== 0) throw new Error("a second dockerd needs root (CI runs the tests as root)");
   const dir = mkdtempSync(path.join(tmpdir(), "kgate-dockerd-"));
   const socket = path.join(dir, "docker.sock");
@@ -44,6 +49,16 @@ export async function startSecondDaemon(): Promise<SecondDaemon> {
       "--iptables=false",
       "--ip6tables=false",
       "--ip-masq=false",
+      ...(o.tls
+        ? [
+            "--host",
+            `tcp://127.0.0.1:${o.tls.port}`,
+            "--tlsverify",
+            `--tlscacert=${o.tls.ca}`,
+            `--tlscert=${o.tls.serverCert}`,
+            `--tlskey=${o.tls.serverKey}`,
+          ]
+        : []),
     ],
     { stdio: ["ignore", "ignore", "pipe"] },
   );
@@ -52,6 +67,8 @@ export async function startSecondDaemon(): Promise<SecondDaemon> {
     log = (log + c.toString()).slice(-4000);
   });
   const client = new DockerClient({ socketPath: socket });
+  /** Stopping twice (a test that stops it mid-run, then afterAll) waits for the first stop only. */
+  let stopping: Promise<void> | undefined;
   const deadline = Date.now() + 30_000;
   for (;;) {
     try {
@@ -65,25 +82,30 @@ export async function startSecondDaemon(): Promise<SecondDaemon> {
   }
   return {
     host: `unix://${socket}`,
+    ...(o.tls ? { tcp: `tcp://127.0.0.1:${o.tls.port}` } : {}),
     client,
-    async stop() {
-      const exited = new Promise((r) => daemon.once("exit", r));
-      daemon.kill("SIGTERM");
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
-      if (daemon.exitCode === null) daemon.kill("SIGKILL");
-      spawnSync("ip", ["link", "del", bridge]);
-      // The daemon's mounts go a moment after it exits.
-      for (let i = 0; i < 20; i++) {
-        try {
-          rmSync(dir, { recursive: true, force: true });
-          break;
-        } catch {
-          spawnSync("umount", ["-R", path.join(dir, "data")]);
-          await new Promise((r) => setTimeout(r, 500));
-        }
-      }
+    stop() {
+      stopping ??= stopDaemon();
+      return stopping;
     },
   };
+  async function stopDaemon(): Promise<void> {
+    const exited = new Promise((r) => daemon.once("exit", r));
+    daemon.kill("SIGTERM");
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
+    if (daemon.exitCode === null) daemon.kill("SIGKILL");
+    spawnSync("ip", ["link", "del", bridge]);
+    // The daemon's mounts go a moment after it exits.
+    for (let i = 0; i < 20; i++) {
+      try {
+        rmSync(dir, { recursive: true, force: true });
+        break;
+      } catch {
+        spawnSync("umount", ["-R", path.join(dir, "data")]);
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  }
 }
 
 /** Copies an image of the first daemon into another (docker save | docker load). */

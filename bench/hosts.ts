@@ -1,0 +1,101 @@
+// Two Docker hosts of capacity 4 against one: built-in-loop trials against a scripted loopback model
+// that answers each turn after 1 s (5 turns a trial), placed by the host pool through the sandbox
+// runner, the second host a second dockerd on this machine (needs root). Trials per minute and their
+// ratio in the same run (target >= 1.7x). The exec-stream relay's ratio is not measured: not built yet.
+import { mkdtempSync, rmSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
+import path from "node:path";
+import { AgentConfig, BuiltinAgent, resolveAgentConfig } from "../src/agents/index.ts";
+import { projectPaths } from "../src/project.ts";
+import { HostPoolProvider, type PoolHost } from "../src/sandbox/index.ts";
+import { loadValidTask, scaffoldTask } from "../src/task/index.ts";
+import { agentInfoOf, openSandboxRunner, TrialEngine } from "../src/trial/index.ts";
+import { startModelServer } from "../test/support/model-server.ts";
+import { copyImage, startSecondDaemon } from "../test/support/second-daemon.ts";
+
+const TURN_DELAY_MS = 1000;
+const TURNS = 5;
+const CAPACITY = 4;
+
+export default async function hostsBench(): Promise<void> {
+  const root = mkdtempSync(path.join(tmpdir(), "kgate-bench-hosts-"));
+  const paths = projectPaths(root);
+  scaffoldTask(paths, { id: "wait", gate: "convention" });
+  const task = loadValidTask(paths, "wait");
+  const server = await startModelServer((request) => {
+    const turn = (request.body.messages as unknown[]).filter(
+      (m) => (m as { role: string }).role === "assistant",
+    ).length;
+    return turn < TURNS - 1
+      ? { toolCalls: [{ name: "bash", input: { command: "true" } }], delayMs: TURN_DELAY_MS }
+      : { toolCalls: [{ name: "finish", input: { summary: "done" } }], delayMs: TURN_DELAY_MS };
+  });
+  const agent = new BuiltinAgent(
+    resolveAgentConfig(
+      "scripted",
+      AgentConfig.parse({
+        harness: "builtin",
+        provider: "anthropic",
+        model: "claude-scripted",
+        baseUrl: server.anthropicUrl,
+        apiKeyEnv: "KGATE_BENCH_KEY",
+        maxTurns: TURNS + 2,
+      }),
+    ),
+    { env: { KGATE_BENCH_KEY: "sk-bench" } },
+  );
+  const second = await startSecondDaemon();
+  const here: PoolHost = { name: "here", endpoint: {}, capacity: CAPACITY };
+  const there: PoolHost = { name: "there", endpoint: { host: second.host }, capacity: CAPACITY };
+  console.log(
+    `scripted model: ${TURNS} turns a trial, ${TURN_DELAY_MS} ms each; capacity ${CAPACITY} a host; ${cpus().length} CPUs, load ${loadavg()[0]?.toFixed(1)}\n`,
+  );
+  console.log("| hosts | concurrency | trials | wall | trials / min | per host | vs one host |");
+  console.log("|---|---|---|---|---|---|---|");
+  let base = 0;
+  try {
+    for (const hosts of [[here], [here, there]]) {
+      const pool = new HostPoolProvider(hosts);
+      const image = await pool.prepareImage(projectPaths(process.cwd()));
+      // Loaded before the clock starts, as a first run on a new host would do once.
+      if (hosts.length > 1) copyImage(image.ref, second.host);
+      const sandbox = await openSandboxRunner({ paths, agents: [agent], provider: pool, verify: null });
+      const concurrency = CAPACITY * hosts.length;
+      const trials = concurrency * 2;
+      const runId = `bench-hosts-${hosts.length}`;
+      const engine = new TrialEngine({
+        runId,
+        runDir: path.join(paths.runs, runId),
+        concurrency,
+        runner: sandbox.runner,
+      });
+      const info = agentInfoOf(agent);
+      const started = performance.now();
+      const records = await engine.runAll(
+        Array.from({ length: trials }, (_, index) => ({
+          task,
+          condition: "+A" as const,
+          agent: info,
+          index,
+        })),
+      );
+      const wall = performance.now() - started;
+      await sandbox.close();
+      const bad = records.filter((r) => r.error || r.stopReason !== "finish");
+      if (bad.length > 0)
+        throw new Error(`trial failed: ${JSON.stringify(bad[0]?.error ?? bad[0]?.stopReason)}`);
+      const perHost = hosts.map(
+        (h) => `${h.name} ${records.filter((r) => r.provenance?.host === h.name).length}`,
+      );
+      const perMinute = (trials / wall) * 60_000;
+      if (hosts.length === 1) base = perMinute;
+      console.log(
+        `| ${hosts.length} | ${concurrency} | ${trials} | ${(wall / 1000).toFixed(1)} s | ${perMinute.toFixed(1)} | ${perHost.join(", ")} | ${(perMinute / base).toFixed(2)}x |`,
+      );
+    }
+  } finally {
+    await server.close();
+    await second.stop();
+    rmSync(root, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,312 @@
+// A sandbox provider over a pool of Docker hosts (`sandbox.hosts`): each trial goes to the least
+// loaded host with a free slot, images are built once and loaded into each other host by id, a host
+// that stops answering is marked down (its trials fail as `host-down`) and comes back when it answers.
+import type { ProjectPaths } from "../project.ts";
+import { type DockerEndpoint, DockerProvider } from "./docker-provider.ts";
+import { HostDownError, HostedSandbox } from "./hosted-sandbox.ts";
+import type { Placement, SandboxImage, SandboxProvider, SandboxSpec, TrialSandbox } from "./provider.ts";
+import { SandboxUnavailableError } from "./types.ts";
+
+export interface PoolHost {
+  name: string;
+  endpoint: DockerEndpoint;
+  /** Trials at once on this host. */
+  capacity: number;
+}
+
+export interface HostPoolOptions {
+  /** A ping that takes longer counts as no answer (default 3 s). */
+  pingTimeoutMs?: number;
+  /** How often a down host is asked again (default 5 s). */
+  recheckMs?: number;
+  /** After a failed call, how long before the host is asked a second time (default 1 s). */
+  settleMs?: number;
+  log?: (line: string) => void;
+}
+
+/** One host's state in the pool. */
+export interface HostState {
+  readonly name: string;
+  readonly capacity: number;
+  readonly provider: DockerProvider;
+  running: number;
+  /** Why the host is down, or null while it answers. */
+  down: string | null;
+  checkedAt: number;
+  /** Image refs loaded (or being loaded) on this host, by ref. */
+  images: Map<string, Promise<void>>;
+}
+
+/** The daemon failed (did not answer, or answered an API error), as opposed to a file problem. */
+function daemonFailure(err: unknown): boolean {
+  return (
+    err instanceof SandboxUnavailableError ||
+    typeof (err as { statusCode?: unknown })?.statusCode === "number"
+  );
+}
+
+/** Every host of the pool is down: the message lists each with its reason. */
+export class AllHostsDownError extends HostDownError {
+  override name = "AllHostsDownError";
+}
+
+export class HostPoolProvider implements SandboxProvider {
+  readonly name = "docker";
+  readonly hosts: HostState[];
+  private source?: HostState;
+  private image?: Promise<SandboxImage>;
+  private readonly wakers = new Set<() => void>();
+  private readonly pingTimeoutMs: number;
+  private readonly recheckMs: number;
+  private readonly settleMs: number;
+  private readonly log: (line: string) => void;
+
+  constructor(hosts: readonly PoolHost[], o: HostPoolOptions = {}) {
+    if (hosts.length === 0) throw new RangeError("a host pool needs at least one host");
+    this.hosts = hosts.map((h) => ({
+      name: h.name,
+      capacity: h.capacity,
+      provider: new DockerProvider(h.endpoint, h.name),
+      running: 0,
+      down: null,
+      checkedAt: 0,
+      images: new Map(),
+    }));
+    this.pingTimeoutMs = o.pingTimeoutMs ?? 3000;
+    this.recheckMs = o.recheckMs ?? 5000;
+    this.settleMs = o.settleMs ?? 1000;
+    this.log = o.log ?? (() => {});
+  }
+
+  get host(): string {
+    return this.hosts.map((h) => h.name).join(",");
+  }
+
+  /** Builds or finds the image on the first host that answers; the others load it when a trial lands there. */
+  prepareImage(paths: ProjectPaths, onProgress?: (line: string) => void): Promise<SandboxImage> {
+    this.image ??= (async () => {
+      for (const state of this.hosts) {
+        if (state.down) continue;
+        try {
+          const image = await state.provider.prepareImage(paths, onProgress);
+          this.source = state;
+          return image;
+        } catch (err) {
+          if (!(err instanceof SandboxUnavailableError) || (await this.answers(state))) throw err;
+          this.markDown(state, (err as Error).message);
+        }
+      }
+      throw this.allDown();
+    })();
+    this.image.catch(() => {
+      this.image = undefined;
+    });
+    return this.image;
+  }
+
+  /** Not used by the engine (it places trials first); creates on a placed host for direct callers. */
+  async create(spec: SandboxSpec): Promise<TrialSandbox> {
+    const placement = await this.place([spec.image]);
+    try {
+      const sandbox = await placement.provider.create(spec);
+      const remove = sandbox.remove.bind(sandbox);
+      return Object.assign(sandbox, {
+        remove: () => remove().finally(() => placement.release()),
+      });
+    } catch (err) {
+      placement.release();
+      throw err;
+    }
+  }
+
+  async reap(): Promise<number> {
+    const counts = await Promise.all(
+      this.hosts.map(async (state) => {
+        try {
+          return await state.provider.reap();
+        } catch (err) {
+          if (!(err instanceof SandboxUnavailableError)) throw err;
+          this.markDown(state, err.message);
+          return 0;
+        }
+      }),
+    );
+    return counts.reduce((a, b) => a + b, 0);
+  }
+
+  async place(images: readonly string[], signal?: AbortSignal): Promise<Placement> {
+    for (;;) {
+      if (signal?.aborted) return this.failing(new SandboxUnavailableError("the run was cancelled"));
+      await this.recheck(false);
+      let up = this.hosts.filter((h) => !h.down);
+      if (up.length === 0) {
+        await this.recheck(true);
+        up = this.hosts.filter((h) => !h.down);
+        if (up.length === 0) return this.failing(this.allDown());
+      }
+      const free = up
+        .filter((h) => h.running < h.capacity)
+        .sort((a, b) => a.running / a.capacity - b.running / b.capacity);
+      const state = free[0];
+      if (!state) {
+        await this.waitForRoom(signal);
+        continue;
+      }
+      state.running += 1;
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        state.running -= 1;
+        for (const wake of this.wakers) wake();
+      };
+      try {
+        for (const ref of images) await this.loadImage(state, ref);
+      } catch (err) {
+        release();
+        if (err instanceof SandboxUnavailableError && !(await this.answers(state))) {
+          this.markDown(state, err.message);
+          continue;
+        }
+        return this.failing(err instanceof Error ? err : new Error(String(err)));
+      }
+      return { provider: new PlacedProvider(this, state), release };
+    }
+  }
+
+  /**
+   * Runs a call against a host; a failure of the daemon (unreachable, or an API error) on a host that
+   * then stops answering marks it down. A daemon shutting down still answers for a moment with 409s
+   * and 500s, so a host that answers is asked once more after `settleMs`.
+   */
+  async guard<T>(state: HostState, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (err instanceof HostDownError || !daemonFailure(err)) throw err;
+      if ((await this.answers(state)) && (await this.answersAfter(state, this.settleMs))) throw err;
+      const message = (err as Error).message;
+      this.markDown(state, message);
+      throw new HostDownError(`host ${state.name} stopped answering: ${message}`, { cause: err });
+    }
+  }
+
+  private async answersAfter(state: HostState, ms: number): Promise<boolean> {
+    await new Promise((r) => setTimeout(r, ms));
+    return this.answers(state);
+  }
+
+  /** Loads an image into a host once, from the host that built it, unless the same id is there. */
+  private loadImage(state: HostState, ref: string): Promise<void> {
+    const source = this.source;
+    if (!source || source === state) return Promise.resolve();
+    let loading = state.images.get(ref);
+    if (!loading) {
+      loading = (async () => {
+        const want = await source.provider.docker.imageId(ref);
+        const have = await state.provider.docker.imageId(ref);
+        if (have !== null && (want === null || have === want)) return;
+        if (want === null) throw new SandboxUnavailableError(`image ${ref} is on no host to copy from`);
+        this.log(`host ${state.name}: loading ${ref} (${want.slice(0, 19)}) from ${source.name}`);
+        await state.provider.docker.loadImage(await source.provider.docker.saveImage(ref));
+      })();
+      state.images.set(ref, loading);
+      loading.catch(() => state.images.delete(ref));
+    }
+    return loading;
+  }
+
+  /** Asks down hosts again (every `recheckMs`, or all now when `now`); those that answer come back. */
+  private async recheck(now: boolean): Promise<void> {
+    const due = this.hosts.filter((h) => h.down && (now || Date.now() - h.checkedAt >= this.recheckMs));
+    await Promise.all(
+      due.map(async (state) => {
+        state.checkedAt = Date.now();
+        if (!(await this.answers(state))) return;
+        state.down = null;
+        state.images.clear();
+        this.log(`host ${state.name} answers again`);
+      }),
+    );
+  }
+
+  private async answers(state: HostState): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), this.pingTimeoutMs);
+    });
+    const ping = state.provider.docker.ping().then(
+      () => true,
+      () => false,
+    );
+    try {
+      return await Promise.race([ping, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private markDown(state: HostState, reason: string): void {
+    if (!state.down) this.log(`host ${state.name} is down: ${reason}`);
+    state.down = reason;
+    state.checkedAt = Date.now();
+  }
+
+  private allDown(): AllHostsDownError {
+    const why = this.hosts.map((h) => `${h.name}: ${h.down ?? "no answer"}`).join("; ");
+    return new AllHostsDownError(`every sandbox host is down (${why})`);
+  }
+
+  /** A placement whose create fails with `err`, so the trial still ends in a record. */
+  private failing(err: Error): Placement {
+    const provider: SandboxProvider = {
+      name: this.name,
+      host: this.host,
+      prepareImage: () => Promise.reject(err),
+      create: () => Promise.reject(err),
+      reap: () => Promise.resolve(0),
+    };
+    return { provider, release: () => {} };
+  }
+
+  private waitForRoom(signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wakers.delete(done);
+        signal?.removeEventListener("abort", done);
+        resolve();
+      };
+      // Down hosts may come back while every slot is taken: look again now and then.
+      const timer = setTimeout(done, this.recheckMs);
+      this.wakers.add(done);
+      signal?.addEventListener("abort", done, { once: true });
+    });
+  }
+}
+
+/** One host of the pool as the trial sees it: its sandboxes are guarded for the host going down. */
+class PlacedProvider implements SandboxProvider {
+  readonly name = "docker";
+  readonly host: string;
+
+  constructor(
+    private readonly pool: HostPoolProvider,
+    private readonly state: HostState,
+  ) {
+    this.host = state.name;
+  }
+
+  prepareImage(paths: ProjectPaths, onProgress?: (line: string) => void): Promise<SandboxImage> {
+    return this.pool.prepareImage(paths, onProgress);
+  }
+
+  async create(spec: SandboxSpec): Promise<TrialSandbox> {
+    const guard = <T>(fn: () => Promise<T>) => this.pool.guard(this.state, fn);
+    return new HostedSandbox(await guard(() => this.state.provider.create(spec)), guard);
+  }
+
+  reap(): Promise<number> {
+    return this.pool.guard(this.state, () => this.state.provider.reap());
+  }
+}
