@@ -1,15 +1,12 @@
 // The trial engine does not serialise what waits on the model: built-in-loop trials against a
 // scripted loopback model that answers each turn after 1 s (5 turns a trial: four bash calls and a
 // finish), in real containers, at concurrency 1 and 8; trials per minute and their ratio (target >= 6x).
-import { mkdtempSync, rmSync } from "node:fs";
-import { cpus, loadavg, tmpdir } from "node:os";
+import { cpus, loadavg } from "node:os";
 import path from "node:path";
-import { AgentConfig, BuiltinAgent, resolveAgentConfig } from "../src/agents/index.ts";
 import { projectPaths } from "../src/project.ts";
 import { DockerProvider } from "../src/sandbox/index.ts";
-import { loadValidTask, scaffoldTask } from "../src/task/index.ts";
 import { agentInfoOf, runTrial, TrialEngine } from "../src/trial/index.ts";
-import { startModelServer } from "../test/support/model-server.ts";
+import { waitingAgent } from "./support/waiting-agent.ts";
 
 const TURN_DELAY_MS = 1000;
 const TURNS = 5;
@@ -19,33 +16,7 @@ const LEVELS: Array<{ concurrency: number; trials: number }> = [
 ];
 
 export default async function engineBench(): Promise<void> {
-  const root = mkdtempSync(path.join(tmpdir(), "kgate-bench-engine-"));
-  const paths = projectPaths(root);
-  scaffoldTask(paths, { id: "wait", gate: "convention" });
-  const task = loadValidTask(paths, "wait");
-  // Each trial's turns: bash `true` four times, then finish; every answer after 1 s.
-  const server = await startModelServer((request) => {
-    const turn = (request.body.messages as unknown[]).filter(
-      (m) => (m as { role: string }).role === "assistant",
-    ).length;
-    return turn < TURNS - 1
-      ? { toolCalls: [{ name: "bash", input: { command: "true" } }], delayMs: TURN_DELAY_MS }
-      : { toolCalls: [{ name: "finish", input: { summary: "done" } }], delayMs: TURN_DELAY_MS };
-  });
-  const agent = new BuiltinAgent(
-    resolveAgentConfig(
-      "scripted",
-      AgentConfig.parse({
-        harness: "builtin",
-        provider: "anthropic",
-        model: "claude-scripted",
-        baseUrl: server.anthropicUrl,
-        apiKeyEnv: "KGATE_BENCH_KEY",
-        maxTurns: TURNS + 2,
-      }),
-    ),
-    { env: { KGATE_BENCH_KEY: "sk-bench" } },
-  );
+  const { paths, task, agent, close } = await waitingAgent("engine", TURNS, TURN_DELAY_MS);
   const provider = new DockerProvider();
   const image = await provider.prepareImage(projectPaths(process.cwd()));
   console.log(
@@ -84,7 +55,6 @@ export default async function engineBench(): Promise<void> {
       );
     }
   } finally {
-    await server.close();
-    rmSync(root, { recursive: true, force: true });
+    await close();
   }
 }

@@ -2,48 +2,20 @@
 // that answers each turn after 1 s (5 turns a trial), placed by the host pool through the sandbox
 // runner, the second host a second dockerd on this machine (needs root). Trials per minute and their
 // ratio in the same run (target >= 1.7x). The exec-stream relay's ratio is not measured: not built yet.
-import { mkdtempSync, rmSync } from "node:fs";
-import { cpus, loadavg, tmpdir } from "node:os";
+import { cpus, loadavg } from "node:os";
 import path from "node:path";
-import { AgentConfig, BuiltinAgent, resolveAgentConfig } from "../src/agents/index.ts";
 import { projectPaths } from "../src/project.ts";
 import { HostPoolProvider, type PoolHost } from "../src/sandbox/index.ts";
-import { loadValidTask, scaffoldTask } from "../src/task/index.ts";
 import { agentInfoOf, openSandboxRunner, TrialEngine } from "../src/trial/index.ts";
-import { startModelServer } from "../test/support/model-server.ts";
 import { copyImage, startSecondDaemon } from "../test/support/second-daemon.ts";
+import { waitingAgent } from "./support/waiting-agent.ts";
 
 const TURN_DELAY_MS = 1000;
 const TURNS = 5;
 const CAPACITY = 4;
 
 export default async function hostsBench(): Promise<void> {
-  const root = mkdtempSync(path.join(tmpdir(), "kgate-bench-hosts-"));
-  const paths = projectPaths(root);
-  scaffoldTask(paths, { id: "wait", gate: "convention" });
-  const task = loadValidTask(paths, "wait");
-  const server = await startModelServer((request) => {
-    const turn = (request.body.messages as unknown[]).filter(
-      (m) => (m as { role: string }).role === "assistant",
-    ).length;
-    return turn < TURNS - 1
-      ? { toolCalls: [{ name: "bash", input: { command: "true" } }], delayMs: TURN_DELAY_MS }
-      : { toolCalls: [{ name: "finish", input: { summary: "done" } }], delayMs: TURN_DELAY_MS };
-  });
-  const agent = new BuiltinAgent(
-    resolveAgentConfig(
-      "scripted",
-      AgentConfig.parse({
-        harness: "builtin",
-        provider: "anthropic",
-        model: "claude-scripted",
-        baseUrl: server.anthropicUrl,
-        apiKeyEnv: "KGATE_BENCH_KEY",
-        maxTurns: TURNS + 2,
-      }),
-    ),
-    { env: { KGATE_BENCH_KEY: "sk-bench" } },
-  );
+  const { paths, task, agent, close } = await waitingAgent("hosts", TURNS, TURN_DELAY_MS);
   const second = await startSecondDaemon();
   const here: PoolHost = { name: "here", endpoint: {}, capacity: CAPACITY };
   const there: PoolHost = { name: "there", endpoint: { host: second.host }, capacity: CAPACITY };
@@ -94,8 +66,7 @@ export default async function hostsBench(): Promise<void> {
       );
     }
   } finally {
-    await server.close();
     await second.stop();
-    rmSync(root, { recursive: true, force: true });
+    await close();
   }
 }

@@ -9,10 +9,10 @@ import {
   type TaskCheck,
 } from "../check/index.ts";
 import { pc } from "../colours.ts";
-import { EXIT_FAILED, EXIT_OK, InternalTrialErrors, UsageError } from "../errors.ts";
+import { EXIT_FAILED, EXIT_OK, InternalTrialErrors } from "../errors.ts";
 import { InterruptedError, reapDeadRuns, removeOnInterrupt } from "../sandbox/index.ts";
-import { listTaskIds } from "../task/index.ts";
 import type { CommandContext } from "./context.ts";
+import { selectTaskIds } from "./task-ids.ts";
 
 export interface CheckCommandOptions {
   json?: boolean;
@@ -41,14 +41,7 @@ export async function run(
   tasks: string[],
   options: CheckCommandOptions,
 ): Promise<number> {
-  const known = listTaskIds(ctx.paths);
-  const unknown = tasks.filter((t) => !known.includes(t));
-  if (unknown.length > 0) {
-    throw new UsageError(
-      `no task ${unknown.map((t) => `"${t}"`).join(", ")} in ${ctx.paths.tasks} (known: ${known.join(", ") || "none"})`,
-    );
-  }
-  const ids = tasks.length > 0 ? [...new Set(tasks)] : known;
+  const ids = selectTaskIds(ctx.paths, tasks);
   const log = (line: string) => ctx.stderr.write(`${pc.dim(line)}\n`);
 
   const controller = new AbortController();

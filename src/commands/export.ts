@@ -5,8 +5,9 @@ import { pc } from "../colours.ts";
 import { EXIT_FAILED, EXIT_OK, UsageError } from "../errors.ts";
 import { type ExportLayout, exportTasks } from "../export/index.ts";
 import { packageInfo } from "../package-info.ts";
-import { Condition, listTaskIds } from "../task/index.ts";
+import { Condition } from "../task/index.ts";
 import type { CommandContext } from "./context.ts";
+import { selectTaskIds } from "./task-ids.ts";
 
 export interface ExportCommandOptions {
   out: string;
@@ -30,14 +31,7 @@ async function runExport(
   tasks: string[],
   options: ExportCommandOptions,
 ): Promise<number> {
-  const known = listTaskIds(ctx.paths);
-  const unknown = tasks.filter((t) => !known.includes(t));
-  if (unknown.length > 0) {
-    throw new UsageError(
-      `no task ${unknown.map((t) => `"${t}"`).join(", ")} in ${ctx.paths.tasks} (known: ${known.join(", ") || "none"})`,
-    );
-  }
-  const ids = tasks.length > 0 ? [...new Set(tasks)] : known;
+  const ids = selectTaskIds(ctx.paths, tasks);
   const results = await exportTasks(ctx.paths, ids, {
     layout,
     out: path.resolve(options.out),

@@ -1,19 +1,11 @@
 // The ExamRecord: one line of runs/<run>/exams.jsonl per exam, with per-unit attribution and the
 // exam's own statistics; appended as each exam finishes, read back with bad lines reported.
-import {
-  closeSync,
-  existsSync,
-  fstatSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  readSync,
-  writeSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { TrialError, Usage } from "../model/index.ts";
 import { fieldPath } from "../task/index.ts";
+import { appendJsonLine } from "../trial/index.ts";
 import { ExamSpec, PlannedUnit } from "./plan.ts";
 
 export const EXAM_RECORD_VERSION = 1;
@@ -92,17 +84,8 @@ export function examsFileOf(runDir: string): string {
 
 /** Appends one record as one write(2); a torn last line of a dead process is closed off first. */
 export function appendExamRecord(runDir: string, record: ExamRecord): void {
-  const line = `${JSON.stringify(ExamRecord.parse(record))}\n`;
   mkdirSync(runDir, { recursive: true });
-  const fd = openSync(examsFileOf(runDir), "a+");
-  try {
-    const size = fstatSync(fd).size;
-    const last = Buffer.alloc(1);
-    const torn = size > 0 && readSync(fd, last, 0, 1, size - 1) === 1 && last[0] !== 0x0a;
-    writeSync(fd, Buffer.from((torn ? "\n" : "") + line));
-  } finally {
-    closeSync(fd);
-  }
+  appendJsonLine(examsFileOf(runDir), JSON.stringify(ExamRecord.parse(record)));
 }
 
 export interface ExamRecordProblem {

@@ -26,9 +26,14 @@ export function trialsFileOf(runDir: string): string {
  * middle of a line, a newline is put first so the torn line stays alone (and is reported by the reader).
  */
 export function appendTrialRecord(runDir: string, record: TrialRecord): void {
-  const line = `${JSON.stringify(TrialRecord.parse(record))}\n`;
   mkdirSync(runDir, { recursive: true });
-  const fd = openSync(trialsFileOf(runDir), "a+");
+  appendJsonLine(trialsFileOf(runDir), JSON.stringify(TrialRecord.parse(record)));
+}
+
+/** Appends `json` and a newline to a JSON-lines file in one write(2), after closing off a torn last line. */
+export function appendJsonLine(file: string, json: string): void {
+  const line = `${json}\n`;
+  const fd = openSync(file, "a+");
   try {
     const size = fstatSync(fd).size;
     let prefix = "";
@@ -39,8 +44,7 @@ export function appendTrialRecord(runDir: string, record: TrialRecord): void {
     }
     const bytes = Buffer.from(prefix + line);
     const written = writeSync(fd, bytes);
-    if (written !== bytes.length)
-      throw new Error(`short write to ${trialsFileOf(runDir)} (${written}/${bytes.length})`);
+    if (written !== bytes.length) throw new Error(`short write to ${file} (${written}/${bytes.length})`);
   } finally {
     closeSync(fd);
   }
