@@ -7,7 +7,7 @@ import { createChatModel } from "../src/agents/providers/index.ts";
 import { runInlineTrial } from "../src/probes/index.ts";
 import { loadValidTask, renderInline, scaffoldTask } from "../src/task/index.ts";
 import { readTrialRecords } from "../src/trial/index.ts";
-import { type ModelServer, type ScriptStep, startModelServer } from "./support/model-server.ts";
+import { type ModelServer, type ScriptStep, startModelServer, systemText } from "./support/model-server.ts";
 import { tempProject } from "./support/project.ts";
 
 const OUTPUT = "output/result.csv";
@@ -63,9 +63,16 @@ describe("runInlineTrial", () => {
       runDir,
       index: 0,
     });
-    const sent = server.requests[before]!.body;
-    expect(sent.system).toBe(prompt.system);
-    expect(sent.messages).toEqual([{ role: "user", content: prompt.text }]);
+    const seen = server.requests[before]!;
+    const sent = seen.body;
+    // Anthropic requests carry the system prompt and user text as blocks (a stable cached prefix).
+    expect(systemText(seen)).toBe(prompt.system);
+    const [message] = sent.messages as Array<{
+      role: string;
+      content: Array<{ type: string; text: string }>;
+    }>;
+    expect(message?.role).toBe("user");
+    expect(message?.content.map((b) => b.text).join("")).toBe(prompt.text);
     expect(sent.tools).toBeUndefined();
     expect(replies).toHaveLength(1);
     expect(record).toMatchObject({
