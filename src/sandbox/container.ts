@@ -181,8 +181,15 @@ export class DockerSandbox implements TrialSandbox {
     }
     const archive = await this.docker.getArchive(this.id, abs);
     if (!archive) throw new SandboxFileError(p, "missing", `${p} does not exist in the sandbox`);
-    const entry = await readSingleEntry(archive, maxBytes);
+    const entry = await readSingleEntry(archive, maxBytes, path.posix.basename(abs));
     if (entry.kind === "file") return entry.bytes;
+    if (entry.kind === "unreadable") {
+      throw new SandboxFileError(
+        p,
+        "unreadable",
+        `${p} could not be read from the sandbox (${entry.reason})`,
+      );
+    }
     if (entry.kind === "too-large") {
       throw new SandboxFileError(
         p,
