@@ -79,7 +79,8 @@ export function readSingleEntry(
       if (size > maxBytes) return finish({ kind: "too-large", size });
       const chunks: Buffer[] = [];
       let received = 0;
-      entry.on("data", (c: Buffer) => {
+      entry.on("data", (chunk) => {
+        const c = chunk as Buffer;
         received += c.length;
         if (received > maxBytes) return finish({ kind: "too-large", size: received });
         chunks.push(c);
