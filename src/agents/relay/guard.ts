@@ -18,6 +18,7 @@ const FIELDS: Record<WireApi, ReadonlySet<string>> = {
     "thinking",
     "service_tier",
     "context_management",
+    "output_config",
   ]),
   "openai-chat": new Set([
     ...COMMON,
@@ -48,6 +49,7 @@ const FIELDS: Record<WireApi, ReadonlySet<string>> = {
     "text",
     "truncation",
     "include",
+    "client_metadata",
     "prompt_cache_key",
   ]),
 };
@@ -74,7 +76,7 @@ function inlineSource(source: unknown): boolean {
   return type === "base64" || type === "text" || type === "content";
 }
 
-function anthropicBlock(block: unknown, where: string): string | null {
+function anthropicBlock(block: unknown, where: string, nested: boolean): string | null {
   if (typeof block === "string") return null;
   const b = obj(block);
   const type = String(b.type);
@@ -83,15 +85,17 @@ function anthropicBlock(block: unknown, where: string): string | null {
       ? null
       : `${where}: a ${type} block with a ${String(obj(b.source).type)} source`;
   }
-  if (!ANTHROPIC_BLOCKS.has(type)) return `${where}: content block type "${type}"`;
-  if (type === "tool_result") return anthropicContent(b.content, `${where}.content`);
+  if (!ANTHROPIC_BLOCKS.has(type) || (nested && type === "tool_result")) {
+    return `${where}: content block type "${type}"`;
+  }
+  if (type === "tool_result") return anthropicContent(b.content, `${where}.content`, true);
   return null;
 }
 
-function anthropicContent(content: unknown, where: string): string | null {
+function anthropicContent(content: unknown, where: string, nested = false): string | null {
   if (typeof content === "string") return null;
   for (const [i, block] of arr(content).entries()) {
-    const bad = anthropicBlock(block, `${where}[${i}]`);
+    const bad = anthropicBlock(block, `${where}[${i}]`, nested);
     if (bad) return bad;
   }
   return null;
@@ -135,7 +139,7 @@ function messagesProblem(api: WireApi, body: Json): string | null {
   }
   const check = api === "anthropic" ? anthropicContent : openaiContent;
   for (const [i, m] of arr(body.messages).entries()) {
-    const bad = check(obj(m).content, `messages[${i}].content`);
+    const bad = check(obj(m).content, `messages[${i}].content`, false);
     if (bad) return bad;
   }
   return api === "anthropic" ? anthropicContent(body.system, "system") : null;
@@ -146,13 +150,21 @@ export function egressProblem(api: WireApi, body: Json): string | null {
   for (const key of Object.keys(body)) {
     if (!FIELDS[api].has(key)) return `request field "${key}"`;
   }
-  for (const [i, tool] of arr(body.tools).entries()) {
+  return toolsProblem(body.tools, "tools") ?? messagesProblem(api, body);
+}
+
+/** A hosted tool among `tools` (a top-level namespace, as Codex sends, holds tools of its own). */
+function toolsProblem(tools: unknown, where: string): string | null {
+  for (const [i, tool] of arr(tools).entries()) {
     const type = obj(tool).type;
-    if (type !== undefined && !(typeof type === "string" && CLIENT_TOOL.test(type))) {
-      return `tools[${i}]: hosted tool type "${String(type)}"`;
+    if (type === "namespace" && where === "tools") {
+      const bad = toolsProblem(obj(tool).tools, `${where}[${i}].tools`);
+      if (bad) return bad;
+    } else if (type !== undefined && !(typeof type === "string" && CLIENT_TOOL.test(type))) {
+      return `${where}[${i}]: hosted tool type "${String(type)}"`;
     }
   }
-  return messagesProblem(api, body);
+  return null;
 }
 
 /** The output-token cap the request asked for (null when it named none). */

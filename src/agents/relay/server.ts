@@ -236,6 +236,7 @@ export class Relay {
     const egress = checked && json ? egressProblem(checked, json) : null;
     if (egress) {
       session.options.trajectory.append({ type: "note", kind: "relay-refused", egress });
+      this.options.log?.(`relay: refused ${url.pathname}: ${egress}`);
       return this.refuse(
         res,
         400,
