@@ -93,7 +93,9 @@ async function collectOne(sandbox: DockerSandbox, output: DeclaredOutput): Promi
       p,
       entry.type === "directory"
         ? `${p} is a folder, not a file`
-        : `${p} is not a regular file (${entry.type})`,
+        : entry.type.startsWith("an archive entry")
+          ? `${p} is not the file asked for (${entry.type})`
+          : `${p} is not a regular file`,
     );
   }
   return {
