@@ -7,6 +7,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentConfigInput } from "../src/agents/config.ts";
+import { egressProblem } from "../src/agents/relay/guard.ts";
 import { Relay, type RelayOptions } from "../src/agents/relay/server.ts";
 import type { RelaySession } from "../src/agents/relay/session.ts";
 import { TrajectoryRecorder } from "../src/agents/trajectory.ts";
@@ -209,6 +210,43 @@ describe("relay egress: nothing that makes the provider fetch", () => {
     });
     expect(reply.choices[0]?.message.content).toBe("seen");
     expect(server!.requests[0]!.body.model).toBe("configured-model");
+  });
+});
+
+describe("egressProblem on harness traffic", () => {
+  it("passes client-side tools and their items (Codex's custom and local_shell), refuses hosted ones", () => {
+    const turn = {
+      model: "m",
+      input: [
+        { type: "message", role: "user", content: [{ type: "input_text", text: "go" }] },
+        { type: "custom_tool_call", call_id: "c1", name: "apply_patch", input: "*** Begin Patch" },
+        { type: "custom_tool_call_output", call_id: "c1", output: "ok" },
+      ],
+      tools: [{ type: "custom", name: "apply_patch" }, { type: "local_shell" }],
+    };
+    expect(egressProblem("openai-responses", turn)).toBeNull();
+    expect(egressProblem("openai-responses", { ...turn, tools: [{ type: "file_search" }] })).toBe(
+      'tools[0]: hosted tool type "file_search"',
+    );
+    expect(
+      egressProblem("openai-responses", { ...turn, input: [{ type: "input_file", file_url: "https://x" }] }),
+    ).toBe('input[0]: item type "input_file"');
+    // A tool_result nested in a tool_result is not a real shape: refused, and recursion stops there.
+    const nested = {
+      model: "m",
+      max_tokens: 5,
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "tool_result", tool_use_id: "t", content: [{ type: "tool_result", content: [] }] },
+          ],
+        },
+      ],
+    };
+    expect(egressProblem("anthropic", nested)).toBe(
+      'messages[0].content[0].content[0]: content block type "tool_result"',
+    );
   });
 });
 

@@ -62,10 +62,20 @@ const MAX_TOKENS_FIELD: Record<WireApi, string> = {
 };
 
 /** Client-side tools: the harness runs them in the sandbox; the provider only names them. */
-const CLIENT_TOOL = /^(custom|function|bash_\d+|text_editor_\d+|memory_\d+)$/;
+const CLIENT_TOOL = /^(custom|function|local_shell|bash_\d+|text_editor_\d+|memory_\d+)$/;
 const ANTHROPIC_BLOCKS = new Set(["text", "tool_use", "tool_result", "thinking", "redacted_thinking"]);
 const OPENAI_PARTS = new Set(["text", "input_text", "output_text", "refusal"]);
-const RESPONSES_ITEMS = new Set(["message", "function_call", "function_call_output", "reasoning"]);
+/** Responses input items: messages, reasoning, and the calls and outputs of client-side tools. */
+const RESPONSES_ITEMS = new Set([
+  "message",
+  "reasoning",
+  "function_call",
+  "function_call_output",
+  "custom_tool_call",
+  "custom_tool_call_output",
+  "local_shell_call",
+  "local_shell_call_output",
+]);
 
 const obj = (v: unknown): Json => (v && typeof v === "object" && !Array.isArray(v) ? (v as Json) : {});
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
