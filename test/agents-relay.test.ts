@@ -149,10 +149,13 @@ describe("relay: Anthropic Messages", () => {
       }),
     });
     expect(response.status).toBe(400);
-    expect(await response.text()).toContain("hosted tool web_search_20250305 refused");
+    expect(await response.text()).toContain('tools[0]: hosted tool type \\"web_search_20250305\\" refused');
     expect(server!.requests).toHaveLength(0);
     expect(trajectory.events).toEqual([
-      expect.objectContaining({ kind: "relay-refused", hostedTool: "web_search_20250305" }),
+      expect.objectContaining({
+        kind: "relay-refused",
+        egress: 'tools[0]: hosted tool type "web_search_20250305"',
+      }),
     ]);
   });
 

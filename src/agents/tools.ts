@@ -1,5 +1,6 @@
-// The built-in harness's tools, executed inside the sandbox: bash (timeout, output cap), read_file,
-// write_file, and finish. A tool's failure is a result the model sees; a dead sandbox is thrown.
+// The built-in harness's tools, executed inside the sandbox: bash (timeout, output cap), read_file
+// (as the sandbox user), write_file, and finish. A tool's failure is a result the model sees; a dead sandbox is thrown.
+import { posix } from "node:path";
 import { type Sandbox, SandboxFileError } from "../sandbox/types.ts";
 import type { ToolCallPart, ToolSpec } from "./providers/types.ts";
 
@@ -118,6 +119,21 @@ async function bash(
 }
 
 const READ_LIMIT = 4 * 1024 * 1024;
+/**
+ * Reads one file as the sandbox user with the permissions a shell has (never through Docker's
+ * archive API, which reads as root): a missing path, a folder or an unreadable file is an exit code.
+ */
+const READ_SCRIPT =
+  'if [ ! -e "$1" ]; then echo "$1 does not exist" >&2; exit 3; fi; ' +
+  'if [ ! -f "$1" ]; then echo "$1 is not a regular file" >&2; exit 4; fi; ' +
+  `exec head -c ${READ_LIMIT + 1} -- "$1"`;
+const READ_TIMEOUT_SEC = 30;
+
+function escapesWorkdir(workdir: string, p: string): boolean {
+  if (p.startsWith("/")) return false;
+  const abs = posix.join(workdir, p);
+  return abs !== workdir && !abs.startsWith(`${workdir}/`);
+}
 
 async function readFile(
   sandbox: Sandbox,
@@ -126,7 +142,30 @@ async function readFile(
 ): Promise<ToolOutcome> {
   const path = str(input.path);
   if (!path) return { output: "error: `path` (string) is required", isError: true, details: {} };
-  const text = (await sandbox.readFile(path, { maxBytes: READ_LIMIT })).toString("utf8");
+  if (escapesWorkdir(sandbox.workdir, path)) {
+    return {
+      output: `error: ${path} leaves the work directory ${sandbox.workdir}`,
+      isError: true,
+      details: { reason: "outside-workdir" },
+    };
+  }
+  const r = await sandbox.exec(["bash", "-c", READ_SCRIPT, "read_file", path], {
+    timeoutSec: Math.max(1, Math.min(READ_TIMEOUT_SEC, limits.remainingSec())),
+    maxOutputBytes: READ_LIMIT,
+    signal: limits.signal,
+  });
+  if (r.exitCode !== 0 || r.timedOut) {
+    const why = r.timedOut ? `reading ${path} timed out` : capText(r.stderr.trim(), 2000).text;
+    return { output: `error: ${why}`, isError: true, details: { path, exitCode: r.exitCode } };
+  }
+  if (r.stdoutTruncated) {
+    return {
+      output: `error: ${path} is over the read_file limit of ${READ_LIMIT} bytes; read parts of it with bash (head, sed -n)`,
+      isError: true,
+      details: { path, reason: "too-large" },
+    };
+  }
+  const text = r.stdout;
   const all = text.split("\n");
   const start = int(input.start_line) ?? 1;
   const window = all.slice(start - 1, start - 1 + (int(input.max_lines) ?? all.length));

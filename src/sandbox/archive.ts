@@ -37,14 +37,22 @@ export type SingleEntry =
   | { kind: "file"; bytes: Buffer }
   | { kind: "too-large"; size: number }
   | { kind: "symlink"; target: string }
-  | { kind: "other"; type: string };
+  | { kind: "other"; type: string }
+  | { kind: "unreadable"; reason: string };
 
 /**
  * Reads the first entry of a tar stream (as getArchive returns for one path), keeping at most
- * maxBytes. The stream is always closed at the end: Docker holds the container's lock until it is.
+ * maxBytes. The archive comes from a container the agent controls, so it never rejects: a broken or
+ * truncated stream (a file that changed size while Docker read it, a folder swapped mid-copy) is an
+ * `unreadable` entry, and an entry whose name is not `expectedName` (the basename asked for) is
+ * `other`. The stream is always closed at the end: Docker holds the container's lock until it is.
  */
-export function readSingleEntry(stream: Readable, maxBytes: number): Promise<SingleEntry> {
-  return new Promise((resolve, reject) => {
+export function readSingleEntry(
+  stream: Readable,
+  maxBytes: number,
+  expectedName?: string,
+): Promise<SingleEntry> {
+  return new Promise((resolve) => {
     const extract = tar.extract();
     let settled = false;
     const finish = (result: SingleEntry) => {
@@ -54,7 +62,13 @@ export function readSingleEntry(stream: Readable, maxBytes: number): Promise<Sin
       stream.destroy();
       extract.destroy();
     };
+    const fail = (err: Error) => finish({ kind: "unreadable", reason: err.message || String(err) });
     extract.on("entry", (header, entry, next) => {
+      entry.on("error", fail);
+      const name = header.name.replace(/\/+$/, "");
+      if (expectedName !== undefined && name !== expectedName) {
+        return finish({ kind: "other", type: `an archive entry named ${JSON.stringify(name)}` });
+      }
       if (header.type === "symlink" || header.type === "link") {
         return finish({ kind: "symlink", target: header.linkname ?? "" });
       }
@@ -64,20 +78,20 @@ export function readSingleEntry(stream: Readable, maxBytes: number): Promise<Sin
       const size = header.size ?? 0;
       if (size > maxBytes) return finish({ kind: "too-large", size });
       const chunks: Buffer[] = [];
-      entry.on("data", (c) => chunks.push(c as Buffer));
+      let received = 0;
+      entry.on("data", (chunk) => {
+        const c = chunk as Buffer;
+        received += c.length;
+        if (received > maxBytes) return finish({ kind: "too-large", size: received });
+        chunks.push(c);
+      });
       entry.on("end", () => {
+        if (received !== size) return fail(new Error(`the entry held ${received} of ${size} bytes`));
         finish({ kind: "file", bytes: Buffer.concat(chunks) });
         next();
       });
     });
     extract.on("finish", () => finish({ kind: "other", type: "empty archive" }));
-    const fail = (err: Error) => {
-      if (settled) return;
-      settled = true;
-      reject(err);
-      stream.destroy();
-      extract.destroy();
-    };
     extract.on("error", fail);
     stream.on("error", fail);
     stream.pipe(extract);

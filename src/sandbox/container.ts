@@ -24,13 +24,29 @@ export const DEFAULT_MAX_READ_BYTES = 16 * 1024 * 1024;
  * start than Docker's --init.
  */
 export const KEEPALIVE = ["bash", "-c", "trap 'exit 0' TERM; while :; do sleep 86400 & wait $!; done"];
+/**
+ * The same PID 1 with a deadline of its own: it exits after `seconds`, which stops the container and
+ * every process in it, so a sandbox orphaned by a killed kgate ends by itself.
+ */
+export function keepaliveFor(seconds: number): string[] {
+  const s = Math.max(1, Math.ceil(seconds));
+  return [
+    "bash",
+    "-c",
+    `trap 'exit 0' TERM; end=$((SECONDS+${s})); while [ $SECONDS -lt $end ]; do sleep $((end-SECONDS)) & wait $!; done`,
+  ];
+}
+/** Seconds a sandbox lives past the task's timeout: setup, copy-in, the stop and copy-out phases. */
+export const DEADLINE_SLACK_SEC = 600;
 /** Seconds between timeout's TERM and KILL, and the host-side slack on top of both. */
 const KILL_AFTER_SEC = 5;
 const HOST_SLACK_SEC = 15;
 
 export interface ContainerOptions {
   image: string;
-  limits: Pick<Limits, "cpus" | "memoryMb" | "pids">;
+  limits: Pick<Limits, "cpus" | "memoryMb" | "pids"> & Partial<Pick<Limits, "timeoutSec">>;
+  /** PID 1 exits after this many seconds; by default the task's timeoutSec plus DEADLINE_SLACK_SEC. */
+  deadlineSec?: number;
   /** Off unless the task asks for it (task.json `network`). */
   network?: boolean;
   labels: Record<string, string>;
@@ -65,9 +81,12 @@ export class DockerSandbox implements TrialSandbox {
     const req = options.requirements ?? {};
     const volumes = [SANDBOX_HOME, ...(req.writable ?? [])];
     const memoryMb = options.limits.memoryMb;
+    const timeoutSec = options.limits.timeoutSec;
+    const deadline =
+      options.deadlineSec ?? (timeoutSec === undefined ? undefined : timeoutSec + DEADLINE_SLACK_SEC);
     const id = await docker.createContainer({
       image: req.image ?? options.image,
-      cmd: KEEPALIVE,
+      cmd: deadline === undefined ? KEEPALIVE : keepaliveFor(deadline),
       user: `${SANDBOX_UID}:${SANDBOX_GID}`,
       workdir: SANDBOX_WORKDIR,
       env: req.env ?? {},
@@ -181,8 +200,15 @@ export class DockerSandbox implements TrialSandbox {
     }
     const archive = await this.docker.getArchive(this.id, abs);
     if (!archive) throw new SandboxFileError(p, "missing", `${p} does not exist in the sandbox`);
-    const entry = await readSingleEntry(archive, maxBytes);
+    const entry = await readSingleEntry(archive, maxBytes, path.posix.basename(abs));
     if (entry.kind === "file") return entry.bytes;
+    if (entry.kind === "unreadable") {
+      throw new SandboxFileError(
+        p,
+        "unreadable",
+        `${p} could not be read from the sandbox (${entry.reason})`,
+      );
+    }
     if (entry.kind === "too-large") {
       throw new SandboxFileError(
         p,

@@ -9,7 +9,14 @@ export {
   SandboxConfigError,
   sandboxProviderFor,
 } from "./config.ts";
-export { type ContainerOptions, DockerSandbox, SANDBOX_HOME, SANDBOX_WORKDIR } from "./container.ts";
+export {
+  type ContainerOptions,
+  DEADLINE_SLACK_SEC,
+  DockerSandbox,
+  keepaliveFor,
+  SANDBOX_HOME,
+  SANDBOX_WORKDIR,
+} from "./container.ts";
 export { DockerClient } from "./docker.ts";
 export { type DockerEndpoint, DockerProvider, dockerOptions } from "./docker-provider.ts";
 export { type DoctorCheck, runDoctor } from "./doctor.ts";

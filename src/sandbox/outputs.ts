@@ -71,7 +71,13 @@ async function collectOne(sandbox: DockerSandbox, output: DeclaredOutput): Promi
   // The file itself is judged by its tar entry: type and size are known before any content is read.
   const archive = await sandbox.archive(p);
   if (!archive) return { record: { path: p, status: "missing", reason: "the file was not written" } };
-  const entry = await readSingleEntry(archive, output.maxBytes);
+  const entry = await readSingleEntry(archive, output.maxBytes, path.posix.basename(p));
+  if (entry.kind === "unreadable") {
+    return rejected(
+      p,
+      `${p} could not be read from the sandbox (${entry.reason}); was it changed during copy-out?`,
+    );
+  }
   if (entry.kind === "symlink") {
     const target = path.posix.resolve(sandbox.workdir, path.posix.dirname(p), entry.target);
     return rejected(p, linkReason(p, target, sandbox.workdir));
@@ -85,7 +91,11 @@ async function collectOne(sandbox: DockerSandbox, output: DeclaredOutput): Promi
   if (entry.kind === "other") {
     return rejected(
       p,
-      entry.type === "directory" ? `${p} is a folder, not a file` : `${p} is not a regular file`,
+      entry.type === "directory"
+        ? `${p} is a folder, not a file`
+        : entry.type.startsWith("an archive entry")
+          ? `${p} is not the file asked for (${entry.type})`
+          : `${p} is not a regular file`,
     );
   }
   return {

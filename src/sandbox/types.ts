@@ -40,12 +40,12 @@ export class SandboxUnavailableError extends Error {
   override name = "SandboxUnavailableError";
 }
 
-/** An ordinary file problem inside a working sandbox: missing, too large, not a regular file. */
+/** An ordinary file problem inside a working sandbox: missing, too large, not a regular file, unreadable. */
 export class SandboxFileError extends Error {
   override name = "SandboxFileError";
   constructor(
     readonly path: string,
-    readonly reason: "missing" | "too-large" | "not-a-file" | "outside-workdir",
+    readonly reason: "missing" | "too-large" | "not-a-file" | "outside-workdir" | "unreadable",
     message: string,
   ) {
     super(message);

@@ -5,6 +5,7 @@ import path from "node:path";
 import { type ProjectPaths, relativeToProject } from "../project.ts";
 import { extractCanary } from "./canary.ts";
 import { sha256 } from "./digest.ts";
+import { DEFAULT_ENVIRONMENT_FILE_MB, listEnvironment } from "./environment-files.ts";
 import { listFiles, listTaskIds } from "./listing.ts";
 import { formatProblem, type Problem, parseJsonText, problemsFromZod } from "./problems.ts";
 import { checkSizeRules } from "./rules.ts";
@@ -112,7 +113,16 @@ export function loadTask(paths: ProjectPaths, id: string): TaskLoadResult {
   }
   if (errors.length > 0) return fail();
 
-  const environment: EnvironmentFile[] = listFiles(environmentDir).map((p) => {
+  const listing = listEnvironment(
+    environmentDir,
+    rel,
+    spec.limits.environmentFileMb ?? DEFAULT_ENVIRONMENT_FILE_MB,
+  );
+  if (listing.errors.length > 0) {
+    errors.push(...listing.errors);
+    return fail();
+  }
+  const environment: EnvironmentFile[] = listing.files.map((p) => {
     const absPath = path.join(environmentDir, p);
     const bytes = readFileSync(absPath);
     return { path: p, absPath, size: bytes.length, sha256: sha256(bytes) };
@@ -217,8 +227,22 @@ export function loadTask(paths: ProjectPaths, id: string): TaskLoadResult {
   return { ok: true, id, task, warnings };
 }
 
+/** Every task's result; a task that cannot even be read (permissions, I/O) is an invalid entry. */
 export function loadAllTasks(paths: ProjectPaths): TaskLoadResult[] {
-  return listTaskIds(paths).map((id) => loadTask(paths, id));
+  return listTaskIds(paths).map((id) => {
+    try {
+      return loadTask(paths, id);
+    } catch (err) {
+      const file = relativeToProject(paths, path.join(paths.tasks, id));
+      const message = `could not be read: ${err instanceof Error ? err.message : String(err)}`;
+      return {
+        ok: false as const,
+        id,
+        errors: [{ severity: "error" as const, file, message }],
+        warnings: [],
+      };
+    }
+  });
 }
 
 /** Load one task or throw an Error whose message lists every problem (for commands that need it valid). */

@@ -136,6 +136,8 @@ export const Limits = z
     cpus: z.number().positive().max(64).default(1),
     memoryMb: z.number().int().min(64).default(1024),
     pids: z.number().int().min(16).default(256),
+    /** Largest environment file, in MiB (64 unless set; a bigger file is an error naming it). */
+    environmentFileMb: z.number().int().positive().optional(),
   })
   .strict();
 

@@ -28,6 +28,20 @@ export interface ParsedOutput {
 
 /** How many schema problems a reason lists. */
 const MAX_SCHEMA_PROBLEMS = 5;
+/** Nesting a JSON output may have: the schema check and the flattening recurse once per level. */
+export const MAX_JSON_DEPTH = 200;
+
+/** The JSON pointer of a value nested deeper than maxDepth, found without recursion, or null. */
+export function tooDeep(document: unknown, maxDepth: number): string | null {
+  const stack: Array<[unknown, string, number]> = [[document, "", 0]];
+  while (stack.length > 0) {
+    const [value, pointer, depth] = stack.pop()!;
+    if (typeof value !== "object" || value === null) continue;
+    if (depth >= maxDepth) return pointer || "(root)";
+    for (const [key, child] of Object.entries(value)) stack.push([child, `${pointer}/${key}`, depth + 1]);
+  }
+  return null;
+}
 
 const schemas = new WeakMap<JsonOutput, z.ZodType>();
 
@@ -45,6 +59,8 @@ function rowObjects(output: OutputSpec & { format: "csv" }, rows: Leaf[][]): Rec
 }
 
 function fromDocument(output: JsonOutput, document: unknown, withValue: boolean): Built<ParsedOutput> {
+  const deep = tooDeep(document, MAX_JSON_DEPTH);
+  if (deep) return { ok: false, reason: `${deep}: nested deeper than ${MAX_JSON_DEPTH} levels` };
   const valid = schemaOf(output).safeParse(document);
   if (!valid.success) {
     const problems = problemsFromZod(output.path, valid.error).map((p) =>

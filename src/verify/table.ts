@@ -3,7 +3,7 @@
 // Stored by column (an all-number column is an unboxed double array), rows found through an index.
 import type { CsvColumn, CsvOutput, JsonOutput, TextOutput } from "../task/index.ts";
 import { readCsv } from "./csv.ts";
-import { EMPTY_ARRAY, EMPTY_OBJECT, type Leaf, type LeafRule, normaliseString } from "./leaf.ts";
+import { clip, EMPTY_ARRAY, EMPTY_OBJECT, type Leaf, type LeafRule, normaliseString } from "./leaf.ts";
 
 export interface Column extends LeafRule {
   name: string;
@@ -144,16 +144,27 @@ export function tableFromCsv(
   let positions: number[] = [];
   const problem = readCsv(text, {
     header(header) {
-      const duplicate = header.find((h, i) => header.indexOf(h) !== i);
-      const missing = declared.filter((d) => !header.includes(d));
-      const unexpected = header.filter((h) => !declared.includes(h));
+      // Linear in the header's width: an agent's header may have a million columns.
+      const columns = new Set<string>();
+      let duplicate: string | undefined;
+      for (const h of header) {
+        if (columns.has(h)) duplicate ??= h;
+        columns.add(h);
+      }
+      const wanted = new Set(declared);
+      const missing = declared.filter((d) => !columns.has(d));
+      const unexpected = header.filter((h) => !wanted.has(h));
       if (duplicate !== undefined || missing.length > 0 || unexpected.length > 0) {
         const problems = [
           missing.length > 0 ? `missing: ${missing.join(", ")}` : "",
           unexpected.length > 0 ? `unexpected: ${unexpected.join(", ")}` : "",
           duplicate !== undefined ? `duplicate: ${duplicate}` : "",
         ].filter(Boolean);
-        return `line 1: the columns are ${header.join(",")}; expected ${declared.join(",")} (${problems.join("; ")})`;
+        const shown =
+          header.length > 50
+            ? `${header.slice(0, 50).join(",")},... (${header.length} columns)`
+            : header.join(",");
+        return `line 1: the columns are ${clip(shown, 2000)}; expected ${declared.join(",")} (${clip(problems.join("; "), 2000)})`;
       }
       positions = output.columns.map((c) => header.indexOf(c.name));
       return undefined;

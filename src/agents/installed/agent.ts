@@ -95,6 +95,8 @@ export class InstalledAgent implements Agent {
       maxTurns: limits.maxTurns,
       pricing: c.pricing,
       trajectory: recorder,
+      model: c.model,
+      maxOutputTokens: c.maxOutputTokens,
     });
     const onAbort = () => session.close();
     ctx.signal.addEventListener("abort", onAbort, { once: true });

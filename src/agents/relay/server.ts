@@ -10,7 +10,8 @@ import { ownedTempDir } from "../../sandbox/folders.ts";
 import type { ProviderName, RetryPolicy } from "../config.ts";
 import { classifyError, classifyStatus, errorMessage, ModelCallError, retryAfterMs } from "../errors.ts";
 import { retryLine, retryNote, withRetry } from "../retry.ts";
-import { RelaySession, type RelaySessionOptions } from "./session.ts";
+import { egressProblem, forceModelAndCap, requestedMaxTokens } from "./guard.ts";
+import { DEFAULT_MAX_IN_FLIGHT, RelaySession, type RelaySessionOptions } from "./session.ts";
 import {
   replyOfJson,
   StreamAccumulator,
@@ -29,7 +30,14 @@ export interface RelayOptions {
   /** Progress lines (retries, refusals) for the operator; never contains the key. */
   log?: (line: string) => void;
   random?: () => number;
+  /** Largest request body accepted, in bytes (checked before parsing). */
+  maxBodyBytes?: number;
+  /** Connections the relay socket keeps open at once, over all trials. */
+  maxConnections?: number;
 }
+
+export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
+export const DEFAULT_MAX_CONNECTIONS = 64;
 
 /** Where the socket folder is mounted in the container, and the loopback port the forwarder serves. */
 export const RELAY_MOUNT = "/run/kgate-relay";
@@ -55,9 +63,6 @@ const DROP_HEADERS = new Set([
   "keep-alive",
   "proxy-authorization",
 ]);
-const MAX_BODY = 64 * 1024 * 1024;
-/** Provider-side tools that would fetch from the web on the agent's behalf, around the sandbox. */
-const HOSTED_WEB_TOOL = /^(web_search|web_fetch)/;
 
 class UpstreamStatusError extends Error {
   constructor(
@@ -79,12 +84,14 @@ function errorJson(provider: ProviderName, status: number, message: string): str
   return JSON.stringify({ error: { message, type: "invalid_request_error", code: null } });
 }
 
-async function readBody(req: IncomingMessage): Promise<Buffer> {
+/** The request body, or null as soon as it passes maxBytes (declared or streamed). */
+async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | null> {
+  if (Number(req.headers["content-length"] ?? 0) > maxBytes) return null;
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY) throw new Error(`request body over ${MAX_BODY} bytes`);
+    if (size > maxBytes) return null;
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks);
@@ -113,6 +120,7 @@ export class Relay {
     const socketDir = ownedTempDir("relay");
     chmodSync(socketDir, 0o755);
     const server = createServer();
+    server.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
     const relay = new Relay(options, server, socketDir);
     server.on("request", (req, res) => {
       void relay.handle(req, res).catch((err) => {
@@ -179,6 +187,25 @@ export class Relay {
     const token = (Array.isArray(auth) ? auth[0] : auth)?.replace(/^Bearer\s+/i, "") ?? "";
     const session = this.sessions.get(token);
     if (!session || session.closed) return this.refuse(res, 401, "unknown or closed session");
+    const maxInFlight = session.options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
+    if (session.inFlight >= maxInFlight) {
+      session.options.trajectory.append({ type: "note", kind: "relay-limit", limit: "in-flight" });
+      return this.refuse(res, 429, `at most ${maxInFlight} requests of a trial at once`);
+    }
+    session.inFlight += 1;
+    try {
+      await this.handleHeld(req, res, url, session);
+    } finally {
+      session.inFlight -= 1;
+    }
+  }
+
+  private async handleHeld(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    session: RelaySession,
+  ): Promise<void> {
     const route = ROUTES[url.pathname];
     if (!route?.providers.includes(this.options.provider)) {
       session.options.trajectory.append({ type: "note", kind: "relay-refused", path: url.pathname });
@@ -188,9 +215,16 @@ export class Relay {
         `${req.method} ${url.pathname} is not a model endpoint this relay forwards`,
       );
     }
-    let body = await readBody(req);
+    const maxBody = this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    let body = await readBody(req, maxBody);
+    if (body === null) {
+      session.options.trajectory.append({ type: "note", kind: "relay-limit", limit: "body-size" });
+      res.setHeader("connection", "close");
+      return this.refuse(res, 413, `request body over ${maxBody} bytes`);
+    }
     let json: Record<string, unknown> | null = null;
-    if (route.api && body.length > 0) {
+    const checked = route.api ?? (url.pathname.endsWith("count_tokens") ? "anthropic" : null);
+    if (checked && body.length > 0) {
       try {
         json = JSON.parse(body.toString("utf8")) as Record<string, unknown>;
       } catch {
@@ -198,13 +232,26 @@ export class Relay {
       }
     }
     const api = route.api;
-    const tools = Array.isArray(json?.tools) ? (json.tools as Array<{ type?: unknown }>) : [];
-    const offersTools = tools.length > 0;
-    const hosted = tools.find((t) => typeof t?.type === "string" && HOSTED_WEB_TOOL.test(t.type));
-    if (hosted) {
-      session.options.trajectory.append({ type: "note", kind: "relay-refused", hostedTool: hosted.type });
-      return this.refuse(res, 400, `hosted tool ${String(hosted.type)} refused: trials have no web access`);
+    const offersTools = Array.isArray(json?.tools) && json.tools.length > 0;
+    const egress = checked && json ? egressProblem(checked, json) : null;
+    if (egress) {
+      session.options.trajectory.append({ type: "note", kind: "relay-refused", egress });
+      this.options.log?.(`relay: refused ${url.pathname}: ${egress}`);
+      return this.refuse(
+        res,
+        400,
+        `${egress} refused: only fields that cannot make the provider fetch are forwarded`,
+      );
     }
+    if (!api) {
+      session.otherCalls += 1;
+      session.options.trajectory.append({ type: "note", kind: "relay-forwarded", path: url.pathname });
+      if (json && session.options.model) {
+        json.model = session.options.model;
+        body = Buffer.from(JSON.stringify(json));
+      }
+    }
+    let grant: number | null = null;
     if (api && json) {
       const limit = session.refusal(offersTools);
       if (limit) {
@@ -217,13 +264,35 @@ export class Relay {
           `${limit === "max-turns" ? "turn limit" : "token budget"} of this trial reached`,
         );
       }
+      grant = session.reserve(requestedMaxTokens(api, json));
+      if (grant === null) {
+        session.limitHit = "token-budget";
+        session.options.trajectory.append({ type: "note", kind: "relay-limit", limit: "token-budget" });
+        return this.refuse(res, 400, "token budget of this trial reached");
+      }
       if (offersTools)
         session.recordRequest(systemOf(api, json), userTextsOf(api, json), toolResultsOf(api, json));
+      forceModelAndCap(api, json, session.options.model ?? null, grant);
       if (api === "openai-chat" && json.stream === true) {
         json.stream_options = { ...(json.stream_options as object | undefined), include_usage: true };
-        body = Buffer.from(JSON.stringify(json));
       }
+      body = Buffer.from(JSON.stringify(json));
     }
+    try {
+      await this.forward(req, res, url, session, { api, body, offersTools, model: json?.model });
+    } finally {
+      if (grant !== null) session.release(grant);
+    }
+  }
+
+  private async forward(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    session: RelaySession,
+    call: { api: WireApi | null; body: Buffer; offersTools: boolean; model: unknown },
+  ): Promise<void> {
+    const { api, body, offersTools } = call;
     const started = Date.now();
     // the harness hanging up (or the session closing) abandons the upstream call and its retries
     const hangUp = new AbortController();
@@ -274,7 +343,7 @@ export class Relay {
       }
       return this.refuse(res, 502, `provider unreachable: ${failure.message}`);
     }
-    await this.pipeReply(upstream, res, session, api, { started, offersTools, model: json?.model });
+    await this.pipeReply(upstream, res, session, api, { started, offersTools, model: call.model });
   }
 
   private async pipeReply(

@@ -14,7 +14,20 @@ export interface RelaySessionOptions {
   maxTurns: number;
   pricing: Pricing | null;
   trajectory: TrajectorySink;
+  /** The configured model: every forwarded call is sent to it, whatever the harness asked for. */
+  model?: string | null;
+  /** Output tokens one call may ask for (the configuration's maxOutputTokens). */
+  maxOutputTokens?: number;
+  /** Requests of this trial the relay holds at once; more are refused with 429. */
+  maxInFlight?: number;
 }
+
+export const DEFAULT_MAX_IN_FLIGHT = 4;
+const DEFAULT_MAX_OUTPUT_TOKENS = 8192;
+/** New user texts recorded per call, at most, in one bounded event. */
+const CONTEXT_CAP = 64 * 1024;
+/** New tool results recorded per call, at most; the rest are counted in one note. */
+const RESULTS_PER_CALL = 64;
 
 const TEXT_CAP = 64 * 1024;
 const TOOL_OUTPUT_CAP = 16 * 1024;
@@ -25,6 +38,11 @@ export class RelaySession {
   readonly token = `kgate-relay-${randomBytes(24).toString("hex")}`;
   readonly abort = new AbortController();
   turns = 0;
+  /** Requests being handled now, and the output tokens reserved for the model calls among them. */
+  inFlight = 0;
+  private reserved = 0;
+  /** Calls forwarded that are not model turns (count_tokens, models), for the record. */
+  otherCalls = 0;
   /** Set when the relay refused a call because a limit was reached. */
   limitHit: "token-budget" | "max-turns" | null = null;
   /** The last unresolved provider failure after retries (cleared by a later success). */
@@ -52,6 +70,24 @@ export class RelaySession {
     return null;
   }
 
+  /**
+   * Reserves output tokens for one model call before it is forwarded, so that concurrent calls can
+   * never together spend past the budget: the grant is what the call asked for, capped at the
+   * configuration's maxOutputTokens and at the budget not yet spent or reserved. Null: refuse.
+   */
+  reserve(asked: number | null): number | null {
+    const cap = this.options.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
+    const left = this.options.tokenBudget - this.meter.total - this.reserved;
+    const grant = Math.min(asked !== null && asked > 0 ? Math.floor(asked) : cap, cap, left);
+    if (grant <= 0) return null;
+    this.reserved += grant;
+    return grant;
+  }
+
+  release(grant: number): void {
+    this.reserved -= grant;
+  }
+
   /** Records what is new in an agent-turn request: system prompt (once), user-turn text, tool results. */
   recordRequest(system: string, userTexts: string[], results: ToolResultSeen[]): void {
     const t = this.options.trajectory;
@@ -59,19 +95,39 @@ export class RelaySession {
       this.systemRecorded = true;
       t.append({ type: "note", kind: "harness-system-prompt", system: capText(system, SYSTEM_CAP).text });
     }
+    // One bounded event per call, however many texts the request carries.
+    const fresh: string[] = [];
+    let bytes = 0;
+    let omitted = 0;
     for (const text of userTexts) {
       if (this.seenTexts.has(text)) continue;
       this.seenTexts.add(text);
+      if (bytes < CONTEXT_CAP) {
+        fresh.push(text);
+        bytes += Buffer.byteLength(text);
+      } else omitted += 1;
+    }
+    if (fresh.length > 0) {
+      const joined = capText(fresh.join("\n\n"), CONTEXT_CAP);
       t.append({
         type: "note",
         kind: "harness-context",
         turn: this.turns,
-        text: capText(text, TOOL_OUTPUT_CAP).text,
+        text: joined.text,
+        texts: fresh.length + omitted,
+        truncated: joined.truncated || omitted > 0,
       });
     }
+    let resultsOmitted = 0;
+    let resultsShown = 0;
     for (const r of results) {
       if (this.seenResults.has(r.id)) continue;
       this.seenResults.add(r.id);
+      if (resultsShown >= RESULTS_PER_CALL) {
+        resultsOmitted += 1;
+        continue;
+      }
+      resultsShown += 1;
       t.append({
         type: "tool-result",
         turn: this.turns,
@@ -80,6 +136,9 @@ export class RelaySession {
         output: capText(r.output, TOOL_OUTPUT_CAP).text,
         truncated: Buffer.byteLength(r.output) > TOOL_OUTPUT_CAP,
       });
+    }
+    if (resultsOmitted > 0) {
+      t.append({ type: "note", kind: "tool-results-omitted", turn: this.turns, count: resultsOmitted });
     }
   }
 

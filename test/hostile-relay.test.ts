@@ -1,0 +1,328 @@
+// Hostile harnesses at the relay (red-team items 2, 3, 4, 8, 9): huge bodies, concurrent calls past
+// the budget, model and max_tokens substitution, fetches on the agent's behalf, connection floods and
+// trajectory amplification. Real SDK clients -> the real forwarder -> relay -> loopback scripted server.
+import { request } from "node:http";
+import { connect, type Socket } from "node:net";
+import Anthropic from "@anthropic-ai/sdk";
+import OpenAI from "openai";
+import { afterEach, describe, expect, it } from "vitest";
+import type { AgentConfigInput } from "../src/agents/config.ts";
+import { egressProblem } from "../src/agents/relay/guard.ts";
+import { Relay, type RelayOptions } from "../src/agents/relay/server.ts";
+import type { RelaySession } from "../src/agents/relay/session.ts";
+import { TrajectoryRecorder } from "../src/agents/trajectory.ts";
+import { startForwarder } from "./support/forwarder.ts";
+import { type ModelServer, type Script, startModelServer } from "./support/model-server.ts";
+
+const KEY = "sk-upstream-secret";
+let server: ModelServer | undefined;
+let relay: Relay | undefined;
+afterEach(async () => {
+  await relay?.close();
+  await server?.close();
+  relay = server = undefined;
+});
+
+async function setup(
+  script: Script,
+  provider: NonNullable<AgentConfigInput["provider"]>,
+  session: { tokenBudget?: number; maxOutputTokens?: number } = {},
+  options: Partial<RelayOptions> = {},
+) {
+  server = await startModelServer(script, { requireKey: KEY });
+  relay = await Relay.start({
+    provider,
+    upstream: provider === "anthropic" ? server.anthropicUrl : server.openaiUrl,
+    apiKey: KEY,
+    retry: { maxRetries: 0, baseDelayMs: 5, maxDelayMs: 20 },
+    ...options,
+  });
+  const trajectory = new TrajectoryRecorder();
+  const s: RelaySession = relay.openSession({
+    tokenBudget: session.tokenBudget ?? 1_000_000,
+    maxTurns: 50,
+    pricing: null,
+    trajectory,
+    model: "configured-model",
+    maxOutputTokens: session.maxOutputTokens ?? 1000,
+  });
+  return { session: s, trajectory, base: await startForwarder(relay.socketPath) };
+}
+
+const statusOf = (p: Promise<unknown>) =>
+  p.then(
+    () => 200,
+    (err: { status?: number }) => err.status ?? -1,
+  );
+
+describe("relay limits that hold under concurrency", () => {
+  it("reserves max_tokens before forwarding: 20 concurrent calls cannot spend past the budget", async () => {
+    // The scripted model spends its whole allowance: output = the max_tokens it was sent, input 10.
+    const { session, base } = await setup(
+      (req) => ({ text: "burn", delayMs: 300, usage: { input: 10, output: Number(req.body.max_tokens) } }),
+      "anthropic",
+      { tokenBudget: 1200, maxOutputTokens: 500 },
+    );
+    const client = new Anthropic({ apiKey: session.token, baseURL: base, maxRetries: 0 });
+    const one = () =>
+      statusOf(
+        client.messages.create({
+          model: "claude-opus-big",
+          max_tokens: 4000,
+          messages: [{ role: "user", content: "burn" }],
+        }),
+      );
+    const statuses = await Promise.all(Array.from({ length: 20 }, one));
+    // At most 4 in flight. Each is granted min(4000 asked, 500 cap, budget left after reservations):
+    // 500 (1200 left), 500 (700 left), 200 (200 left), then 0 left: refused (400) before forwarding.
+    // Without the reservation all four would pass with 500 each: 2000 output tokens.
+    expect(statuses.filter((s) => s === 200)).toHaveLength(3);
+    expect(statuses.filter((s) => s === 400).length).toBeGreaterThanOrEqual(1);
+    expect(statuses.filter((s) => s === 400 || s === 429)).toHaveLength(17);
+    expect(server!.requests.map((r) => r.body.max_tokens).sort()).toEqual([200, 500, 500]);
+    for (const r of server!.requests) expect(r.body.model).toBe("configured-model");
+    // Spent output: 500 + 500 + 200 = 1200, the budget exactly (input: 3 x 10 = 30 on top).
+    expect(session.usage().outputTokens).toBe(1200);
+    // The budget is gone: the next call is refused without reaching the provider.
+    expect(await one()).toBe(400);
+    expect(server!.requests).toHaveLength(3);
+  });
+
+  it("meters count_tokens and models calls (the scripted server answers count_tokens 404)", async () => {
+    const { session, trajectory, base } = await setup([{ text: "x" }], "anthropic");
+    const client = new Anthropic({ apiKey: session.token, baseURL: base, maxRetries: 0 });
+    await statusOf(
+      client.messages.countTokens({ model: "other", messages: [{ role: "user", content: "x" }] }),
+    );
+    await client.models.list();
+    expect(session.otherCalls).toBe(2);
+    const notes = trajectory.events.filter((e) => e.kind === "relay-forwarded").map((e) => e.path);
+    expect(notes).toEqual(["/v1/messages/count_tokens", "/v1/models"]);
+  });
+});
+
+describe("relay memory", () => {
+  it("refuses a body over the cap before parsing, then serves the next call", async () => {
+    const { session, trajectory, base } = await setup(
+      [{ text: "ok" }],
+      "anthropic",
+      {},
+      { maxBodyBytes: 1 << 20 },
+    );
+    const client = new Anthropic({ apiKey: session.token, baseURL: base, maxRetries: 0 });
+    // 3 MiB of text in one message: over the 1 MiB cap.
+    const huge = "A".repeat(3 << 20);
+    const status = await statusOf(
+      client.messages.create({ model: "m", max_tokens: 5, messages: [{ role: "user", content: huge }] }),
+    );
+    expect(status).toBe(413);
+    expect(server!.requests).toHaveLength(0);
+    expect(trajectory.events).toContainEqual(
+      expect.objectContaining({ kind: "relay-limit", limit: "body-size" }),
+    );
+    const ok = await client.messages.create({
+      model: "m",
+      max_tokens: 5,
+      messages: [{ role: "user", content: "hi" }],
+    });
+    expect(ok.content[0]).toMatchObject({ type: "text", text: "ok" });
+  });
+});
+
+describe("relay egress: nothing that makes the provider fetch", () => {
+  const cases: Array<[string, NonNullable<AgentConfigInput["provider"]>, string, Record<string, unknown>]> = [
+    [
+      "an MCP connector",
+      "anthropic",
+      "/v1/messages",
+      { mcp_servers: [{ type: "url", url: "https://evil.example/mcp", name: "x" }] },
+    ],
+    [
+      "a URL image source",
+      "anthropic",
+      "/v1/messages",
+      {
+        messages: [
+          {
+            role: "user",
+            content: [{ type: "image", source: { type: "url", url: "https://evil.example/a.png" } }],
+          },
+        ],
+      },
+    ],
+    [
+      "code_execution",
+      "anthropic",
+      "/v1/messages",
+      { tools: [{ type: "code_execution_20250522", name: "code_execution" }] },
+    ],
+    [
+      "an OpenAI mcp tool",
+      "openai",
+      "/v1/responses",
+      { tools: [{ type: "mcp", server_url: "https://evil.example", server_label: "x" }] },
+    ],
+    [
+      "an image_url URL",
+      "openai",
+      "/v1/chat/completions",
+      {
+        messages: [
+          {
+            role: "user",
+            content: [{ type: "image_url", image_url: { url: "https://evil.example/a.png" } }],
+          },
+        ],
+      },
+    ],
+  ];
+  for (const [what, provider, path, extra] of cases) {
+    it(`refuses ${what} with a clear error and forwards nothing`, async () => {
+      const { session, base } = await setup([{ text: "never" }], provider);
+      const basic =
+        path === "/v1/responses"
+          ? { model: "m", input: "hi" }
+          : { model: "m", max_tokens: 5, messages: [{ role: "user", content: "hi" }] };
+      const url = provider === "anthropic" ? `${base}${path}` : `${base}${path}`;
+      const response = await fetch(url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "x-api-key": session.token,
+          authorization: `Bearer ${session.token}`,
+        },
+        body: JSON.stringify({ ...basic, ...extra }),
+      });
+      expect(response.status).toBe(400);
+      expect(await response.text()).toContain("refused: only fields that cannot make the provider fetch");
+      expect(server!.requests).toHaveLength(0);
+    });
+  }
+
+  it("still forwards an inline (data: URL) image through the OpenAI SDK", async () => {
+    const { session, base } = await setup([{ text: "seen" }], "openai");
+    const client = new OpenAI({ apiKey: session.token, baseURL: `${base}/v1`, maxRetries: 0 });
+    const reply = await client.chat.completions.create({
+      model: "m",
+      messages: [
+        { role: "user", content: [{ type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } }] },
+      ],
+    });
+    expect(reply.choices[0]?.message.content).toBe("seen");
+    expect(server!.requests[0]!.body.model).toBe("configured-model");
+  });
+});
+
+describe("egressProblem on harness traffic", () => {
+  it("passes client-side tools and their items (Codex's custom and local_shell), refuses hosted ones", () => {
+    const turn = {
+      model: "m",
+      input: [
+        { type: "message", role: "user", content: [{ type: "input_text", text: "go" }] },
+        { type: "custom_tool_call", call_id: "c1", name: "apply_patch", input: "*** Begin Patch" },
+        { type: "custom_tool_call_output", call_id: "c1", output: "ok" },
+      ],
+      tools: [{ type: "custom", name: "apply_patch" }, { type: "local_shell" }],
+    };
+    expect(egressProblem("openai-responses", turn)).toBeNull();
+    expect(egressProblem("openai-responses", { ...turn, tools: [{ type: "file_search" }] })).toBe(
+      'tools[0]: hosted tool type "file_search"',
+    );
+    expect(
+      egressProblem("openai-responses", { ...turn, input: [{ type: "input_file", file_url: "https://x" }] }),
+    ).toBe('input[0]: item type "input_file"');
+    // A tool_result nested in a tool_result is not a real shape: refused, and recursion stops there.
+    const nested = {
+      model: "m",
+      max_tokens: 5,
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "tool_result", tool_use_id: "t", content: [{ type: "tool_result", content: [] }] },
+          ],
+        },
+      ],
+    };
+    expect(egressProblem("anthropic", nested)).toBe(
+      'messages[0].content[0].content[0]: content block type "tool_result"',
+    );
+  });
+});
+
+describe("relay floods", () => {
+  it("caps connections: a flood of 200 sockets keeps at most maxConnections open, and a call after it works", async () => {
+    const { session, base } = await setup([{ text: "ok" }], "anthropic", {}, { maxConnections: 8 });
+    const sockets: Socket[] = [];
+    let open = 0;
+    let peak = 0;
+    await Promise.all(
+      Array.from(
+        { length: 200 },
+        () =>
+          new Promise<void>((resolve) => {
+            const s = connect(relay!.socketPath);
+            sockets.push(s);
+            s.on("connect", () => {
+              open += 1;
+              peak = Math.max(peak, open);
+              resolve();
+            });
+            s.on("error", () => resolve());
+            s.on("close", () => {
+              open -= 1;
+              resolve();
+            });
+          }),
+      ),
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    // Node closes every connection past maxConnections as soon as it is accepted.
+    expect(open).toBeLessThanOrEqual(8);
+    for (const s of sockets) s.destroy();
+    await new Promise((r) => setTimeout(r, 100));
+    const client = new Anthropic({ apiKey: session.token, baseURL: base, maxRetries: 0 });
+    const ok = await client.messages.create({
+      model: "m",
+      max_tokens: 5,
+      messages: [{ role: "user", content: "hi" }],
+    });
+    expect(ok.content[0]).toMatchObject({ text: "ok" });
+    expect(peak).toBeGreaterThan(0);
+  });
+
+  it("records one bounded context event for a request carrying 100,000 user texts", async () => {
+    const { session, trajectory } = await setup([{ text: "ok" }], "anthropic");
+    const messages = Array.from({ length: 100_000 }, (_, i) => ({ role: "user", content: `t${i}` }));
+    const body = JSON.stringify({
+      model: "m",
+      max_tokens: 5,
+      tools: [{ name: "bash", input_schema: { type: "object" } }],
+      messages,
+    });
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(
+        {
+          socketPath: relay!.socketPath,
+          path: "/v1/messages",
+          method: "POST",
+          headers: { "x-api-key": session.token, "content-type": "application/json" },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.on("error", reject);
+      req.end(body);
+    });
+    expect(status).toBe(200);
+    const context = trajectory.events.filter((e) => e.kind === "harness-context");
+    expect(context).toHaveLength(1);
+    expect(context[0]).toMatchObject({ texts: 100_000, truncated: true });
+    // 64 KiB of text at most in the event (plus the separators' slack of capText: none).
+    expect(Buffer.byteLength(String(context[0]!.text))).toBeLessThanOrEqual(64 * 1024);
+    // The whole trajectory of the call: the context note and the model turn.
+    expect(trajectory.events.length).toBeLessThanOrEqual(3);
+  });
+});
