@@ -58,16 +58,25 @@ describe("the leftovers check", () => {
     });
   });
 
-  it("fails a dotfile and a symlink in environment/, which the sandbox would never see", () => {
+  it("fails a dotfile in environment/, which the sandbox would never see", () => {
     const project = markupProject();
     const environment = path.join(project.paths.tasks, "markup", "environment");
     writeFileSync(path.join(environment, ".rates.csv"), "rate\n0.12\n");
-    symlinkSync("input.csv", path.join(environment, "linked.csv"));
     expect(check(project.paths.root, "leftovers")).toMatchObject({
       status: "fail",
       detail:
-        "never copied into the sandbox: tasks/markup/environment/.rates.csv (dotfile), tasks/markup/environment/linked.csv (symlink) (rename, or copy the target)",
+        "never copied into the sandbox: tasks/markup/environment/.rates.csv (dotfile) (rename, or copy the target)",
     });
+  });
+
+  it("a symlink in environment/ is refused when the task loads, naming it (never followed)", () => {
+    const project = markupProject();
+    const environment = path.join(project.paths.tasks, "markup", "environment");
+    symlinkSync("input.csv", path.join(environment, "linked.csv"));
+    const result = kgate(["--root", project.paths.root, "check", "--no-sandbox", "--json"]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain("environment/linked.csv");
+    expect(check(project.paths.root, "leftovers")).toMatchObject({ status: "skipped" });
   });
 
   it("fails an artefact without any GUID, and accepts a canary written without the colon", () => {
