@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import type { TrialRecord } from "../src/model/index.ts";
 import { UNVERIFIED } from "../src/model/index.ts";
-import { analyseRunRecords, monitoringSection } from "../src/monitor/index.ts";
+import { analyseRunRecords, monitoringHtmlSection, monitoringSection } from "../src/monitor/index.ts";
 import { makeRecord } from "./support/records.ts";
 
 const usage = {
@@ -115,5 +115,18 @@ describe("analyseRunRecords", () => {
     expect(monitoringSection(records)).toContain("## Monitoring");
     expect(monitoringSection(records)).toMatch(/Pearson -1\.000, Spearman -1\.000 \(n = 3\)/);
     expect(monitoringSection([makeRecord()])).toBe("");
+  });
+
+  it("has an HTML form with every text escaped, also empty without probe results", () => {
+    const html = monitoringHtmlSection(records);
+    expect(html).toContain('<h2 id="monitoring">');
+    // mixed: n 4, KEEP on correct 100, on incorrect 50, delta 50, profile C, WITHDRAW under -A 50
+    expect(html).toMatch(
+      /<tr><td>mixed<\/td><td>mixed-model<\/td><td>mixed-digest<\/td><td>4<\/td><td>100\.0<\/td><td>50\.0<\/td><td>50\.0<\/td>/,
+    );
+    const hostile = probed("<b>&", 0, "KEEP");
+    expect(monitoringHtmlSection([hostile])).toContain("<td>&lt;b&gt;&amp;</td>");
+    expect(monitoringHtmlSection([hostile])).not.toContain("<b>");
+    expect(monitoringHtmlSection([makeRecord()])).toBe("");
   });
 });
