@@ -93,6 +93,13 @@ function monitoringTables(m: RunMonitoring): { tables: Table[]; sentences: strin
       rows: prospective,
     });
   }
+  if (m.requestSpecPerTask.length > 0) {
+    tables.push({
+      title: "REQUEST_SPEC per gated task (before -A trials)",
+      head: ["agent", "task", "n", "REQUEST_SPEC %"],
+      rows: m.requestSpecPerTask.map((c) => [c.agent, c.task, String(c.n), num(c.requestSpec)]),
+    });
+  }
   const sentences = [
     `Across configurations: dissociation (delta vs ANSWER_DIRECTLY %) Pearson ${num(m.dissociation.pearson, 3)}, ` +
       `Spearman ${num(m.dissociation.spearman, 3)} (n = ${m.dissociation.n}); split-half (even vs odd trials) ` +
