@@ -314,5 +314,11 @@ describe("kgate run --monitor with the built-in loop", () => {
     expect(report).toMatch(
       /\| small \| scripted-small \| [0-9a-f]{12} \| 1 \| 100\.0 \| — \| — \| — \| unclassified \| — \|/,
     );
+    // The same section in report.html, before the closing body tag, with the same row for big.
+    const html = readFileSync(path.join(paths.runs, "cal", "report.html"), "utf8");
+    expect(html).toMatch(/<h2 id="monitoring">Monitoring \(docs\/monitoring\.md\)<\/h2>[\s\S]*<\/body>/);
+    expect(html).toMatch(
+      /<tr><td>big<\/td><td>scripted-big<\/td><td>[0-9a-f]{12}<\/td><td>2<\/td><td>100\.0<\/td><td>0\.0<\/td><td>100\.0<\/td><td>\[100\.0, 100\.0\]<\/td><td>C<\/td>/,
+    );
   });
 });

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import type { TrialRecord } from "../src/model/index.ts";
 import { UNVERIFIED } from "../src/model/index.ts";
-import { analyseRunRecords, monitoringSection } from "../src/monitor/index.ts";
+import { analyseRunRecords, monitoringHtmlSection, monitoringSection } from "../src/monitor/index.ts";
 import { makeRecord } from "./support/records.ts";
 
 const usage = {
@@ -115,5 +115,46 @@ describe("analyseRunRecords", () => {
     expect(monitoringSection(records)).toContain("## Monitoring");
     expect(monitoringSection(records)).toMatch(/Pearson -1\.000, Spearman -1\.000 \(n = 3\)/);
     expect(monitoringSection([makeRecord()])).toBe("");
+  });
+
+  it("has an HTML form with every text escaped, also empty without probe results", () => {
+    const html = monitoringHtmlSection(records);
+    expect(html).toContain('<h2 id="monitoring">');
+    // mixed: n 4, KEEP on correct 100, on incorrect 50, delta 50, profile C, WITHDRAW under -A 50
+    expect(html).toMatch(
+      /<tr><td>mixed<\/td><td>mixed-model<\/td><td>mixed-digest<\/td><td>4<\/td><td>100\.0<\/td><td>50\.0<\/td><td>50\.0<\/td>/,
+    );
+    const hostile = probed("<b>&", 0, "KEEP");
+    expect(monitoringHtmlSection([hostile])).toContain("<td>&lt;b&gt;&amp;</td>");
+    expect(monitoringHtmlSection([hostile])).not.toContain("<b>");
+    expect(monitoringHtmlSection([makeRecord()])).toBe("");
+  });
+
+  it("gives the REQUEST_SPEC rate per gated task, before -A trials", () => {
+    const asked = (task: string, choice: "ANSWER_DIRECTLY" | "REQUEST_SPEC" | "DECLINE" | null) => {
+      const r = chose("asker", "ANSWER_DIRECTLY");
+      r.task = { ...r.task, id: task };
+      r.monitor!.prospective!.choice = choice;
+      return r;
+    };
+    const run = [
+      // alpha: 4 asked, 3 readable, 2 REQUEST_SPEC -> 200/3 = 66.7%
+      ...(["REQUEST_SPEC", "REQUEST_SPEC", "ANSWER_DIRECTLY", null] as const).map((c) => asked("alpha", c)),
+      // beta: 2 asked, DECLINE and REQUEST_SPEC -> 50%
+      asked("beta", "DECLINE"),
+      asked("beta", "REQUEST_SPEC"),
+    ];
+    const perTask = analyseRunRecords(run).requestSpecPerTask;
+    expect(perTask).toHaveLength(2);
+    expect(perTask[0]).toMatchObject({ agent: "asker", task: "alpha", n: 4 });
+    expect(perTask[0]!.requestSpec).toBeCloseTo(200 / 3, 12);
+    expect(perTask[1]).toEqual({ agent: "asker", task: "beta", n: 2, requestSpec: 50 });
+    expect(monitoringSection(run)).toContain("| asker | alpha | 4 | 66.7 |\n| asker | beta | 2 | 50.0 |");
+    // keeper, monitor and mixed each ask on the one default task: 0%, 100%, 50%
+    expect(m.requestSpecPerTask.map((c) => [c.agent, c.task, c.n, c.requestSpec])).toEqual([
+      ["keeper", "demo", 2, 0],
+      ["monitor", "demo", 2, 100],
+      ["mixed", "demo", 2, 50],
+    ]);
   });
 });

@@ -3,7 +3,7 @@
 // table1.csv and table1.tex.
 import path from "node:path";
 import type { TrialRecord } from "../model/index.ts";
-import { monitoringSection } from "../monitor/index.ts";
+import { monitoringHtmlSection, monitoringSection } from "../monitor/index.ts";
 import {
   htmlReport,
   markdownReport,
@@ -44,11 +44,15 @@ export function summariseRun(run: RunDir, now: Date = new Date()): RunSummary {
 /** Writes the report files into `outDir` (the run directory by default); returns their paths. */
 export function writeReports(summary: RunSummary, run: RunDir, outDir: string = run.dir): string[] {
   const href = path.relative(outDir, run.dir).split(path.sep).join("/");
+  const { records } = readRecords(run);
   const contents: Record<(typeof REPORT_FILES)[number], string> = {
     "summary.json": `${JSON.stringify(summary, null, 2)}\n`,
-    "report.md": markdownReport(summary) + monitoringSection(readRecords(run).records),
+    "report.md": markdownReport(summary) + monitoringSection(records),
     "report.svg": `${svgChart(summary)}\n`,
-    "report.html": htmlReport(summary, { runDirHref: href }),
+    "report.html": htmlReport(summary, { runDirHref: href }).replace(
+      "</body>",
+      () => `${monitoringHtmlSection(records)}</body>`,
+    ),
     "table1.csv": table1Csv(summary),
     "table1.tex": table1Latex(summary),
   };

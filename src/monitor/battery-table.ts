@@ -1,7 +1,9 @@
 // The tables of `kgate monitor analyse`: the exact CSV of the battery's per-track results, and a
 // Markdown or HTML table with the per-model means, profiles, T6 choice mix and the cross-model figures.
+import { escapeXml as esc } from "../report/index.ts";
 import type { BatteryAnalysis } from "./battery.ts";
 import { toFixedHalfEven } from "./fixed.ts";
+import { htmlTable, type Table } from "./html-table.ts";
 import type { ImportProblem } from "./published.ts";
 
 export const CSV_COLUMNS = [
@@ -40,12 +42,6 @@ export function batteryCsv(analysis: BatteryAnalysis): string {
 const num = (v: number | null, digits = 2) => (v === null ? "—" : toFixedHalfEven(v, digits));
 const interval = (i: { low: number; high: number } | null) =>
   i ? `[${num(i.low, 1)}, ${num(i.high, 1)}]` : "—";
-
-interface Table {
-  title: string;
-  head: string[];
-  rows: string[][];
-}
 
 function tables(analysis: BatteryAnalysis, problems: readonly ImportProblem[]): Table[] {
   const d = analysis.dissociation;
@@ -138,21 +134,13 @@ export function batteryMarkdown(analysis: BatteryAnalysis, problems: readonly Im
     .join("\n");
 }
 
-const esc = (t: string) =>
-  t.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
-
 export function batteryHtml(
   analysis: BatteryAnalysis,
   problems: readonly ImportProblem[],
   title: string,
 ): string {
   const body = tables(analysis, problems)
-    .map(
-      (t) =>
-        `<h2>${esc(t.title)}</h2>\n<table>\n<tr>${t.head.map((c) => `<th>${esc(c)}</th>`).join("")}</tr>\n${t.rows
-          .map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join("")}</tr>`)
-          .join("\n")}\n</table>`,
-    )
+    .map((t) => htmlTable(t, "h2"))
     .join("\n");
   return `<!doctype html>\n<html><head><meta charset="utf-8"><title>${esc(title)}</title>\n<style>table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}td:first-child{text-align:left}</style>\n</head><body>\n<h1>${esc(title)}</h1>\n${body}\n</body></html>\n`;
 }

@@ -9,7 +9,7 @@ export * from "./payoff.ts";
 export * from "./probes.ts";
 export * from "./prospective.ts";
 export * from "./published.ts";
-export { monitoringSection } from "./report-section.ts";
+export { monitoringHtmlSection, monitoringSection } from "./report-section.ts";
 export * from "./retrospective.ts";
 export * from "./runs.ts";
 export * from "./runs-table.ts";

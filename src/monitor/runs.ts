@@ -1,6 +1,7 @@
 // The monitoring analysis of a kgate run: trial records with probe results, per configuration x
 // task x condition cell and per configuration, with the gated twist (the WITHDRAW rate under -A,
-// where every answer is wrong by construction) and the prospective choice mix with its payoff.
+// where every answer is wrong by construction), the prospective choice mix with its payoff and the
+// REQUEST_SPEC rate per configuration x gated task.
 import { outcomeOf, type TrialRecord } from "../model/index.ts";
 import {
   classifyProfile,
@@ -47,8 +48,19 @@ export interface RunConfiguration {
   probeCalls: number;
 }
 
+/** The prospective choice on one gated task (item) of one configuration: every kgate task is gated. */
+export interface RunTaskChoice {
+  agent: string;
+  task: string;
+  /** Trials asked, and percent REQUEST_SPEC among those with a readable choice (null without one). */
+  n: number;
+  requestSpec: number | null;
+}
+
 export interface RunMonitoring {
   cells: RunCell[];
+  /** Per configuration x task, the REQUEST_SPEC rate before -A trials (the only ones asked). */
+  requestSpecPerTask: RunTaskChoice[];
   configurations: RunConfiguration[];
   /** Across configurations with both: delta vs ANSWER_DIRECTLY rate. */
   dissociation: { n: number; pearson: number | null; spearman: number | null };
@@ -147,8 +159,18 @@ export function analyseRunRecords(
     a: summariseMonitoring(rs.filter((r) => r.index % 2 === 0).map(responseOf)).withdrawDelta,
     b: summariseMonitoring(rs.filter((r) => r.index % 2 === 1).map(responseOf)).withdrawDelta,
   }));
+  const requestSpecPerTask = groupBy(
+    withMonitor.filter((r) => r.monitor?.prospective),
+    (r) => `${r.agent.name}\t${r.agent.digest}\t${r.task.id}`,
+  ).flatMap((rs) => {
+    const mix = prospectiveMix(rs, options.schedule ?? DEFAULT_PAYOFF);
+    return mix
+      ? [{ agent: rs[0]!.agent.name, task: rs[0]!.task.id, n: mix.n, requestSpec: mix.requestSpec }]
+      : [];
+  });
   return {
     cells,
+    requestSpecPerTask,
     configurations,
     dissociation: { n: paired.length, pearson: pearson(deltas, direct), spearman: spearman(deltas, direct) },
     splitHalf: splitHalf(halves),
