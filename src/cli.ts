@@ -381,6 +381,10 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
     .option("--run-id <id>", "id of the new run (default: a timestamp)")
     .option("--resume <run>", "finish an interrupted run: missing units and plans only, its settings kept")
     .option("--live", "also run regime E live: each planned item again with its allocation as max_tokens")
+    .option(
+      "--resolve",
+      "budget re-solve: each planned item again with its allocation in its prompt and as max_tokens",
+    )
     .option("--json", "print the summary as JSON instead of Markdown")
     .action(action("triage"));
   triage

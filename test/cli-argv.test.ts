@@ -73,6 +73,11 @@ const TABLE: Array<[string[], string, unknown[]]> = [
     ["items", { agent: "a", alpha: ["0.5", "1"], inject: ["0.25"], live: true }],
   ],
   [
+    ["triage", "items", "--agent", "a", "--framing", "neutral", "--resolve"],
+    "triage",
+    ["items", { agent: "a", framing: ["neutral"], resolve: true }],
+  ],
+  [
     ["triage", "score", "--phase0", "p.jsonl", "--plan", "plan.json", "--budget", "2000", "--json"],
     "triage.score",
     [{ phase0: "p.jsonl", plan: "plan.json", budget: "2000", json: true }],

@@ -1,11 +1,13 @@
 // `kgate triage <pool>` end to end through the real bin on an item pool, with a scripted planner and
 // scripted item replies served over the real Anthropic wire protocol by the loopback model server
 // (scripted output, not a real model's behaviour): phase 0, plans per r x alpha x framing, parsing
-// with one re-ask, regimes U/E, eta, D/W, the report files, and resuming after failed plan calls.
+// with one re-ask, regimes U/E, eta, D/W, the report files, resuming after failed plan calls, --live
+// and the budget re-solve (--resolve).
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { scaffoldTask } from "../src/task/index.ts";
 import { PlanRecord, TriageSummary } from "../src/triage/index.ts";
 import { KGATE_BIN } from "./support/cli.ts";
 import { type ScriptStep, type SeenRequest, startModelServer } from "./support/model-server.ts";
@@ -79,6 +81,8 @@ function planReply(prompt: string, turn: number): string {
   return "I would start with the easy ones and see how it goes.";
 }
 
+const RESOLVE_OPENING = /^You have a budget of (\d+) tokens for this question\.\n\n/;
+
 /** The script of the loopback server; while `outage.exam` is set, exam-framed plan calls get a 500. */
 function script(outage: { exam: boolean }) {
   return (request: SeenRequest): ScriptStep => {
@@ -90,12 +94,15 @@ function script(outage: { exam: boolean }) {
       const text = planReply(first, messages.filter((m) => m.role === "assistant").length);
       return { text, usage: { output: 120 } };
     }
-    const reply = ITEM_REPLIES[Object.keys(ITEM_REPLIES).find((k) => first.startsWith(k))!]!;
+    // a re-solve prompt states a budget first; told one, the script answers in half its usual tokens
+    const stated = RESOLVE_OPENING.exec(first);
+    const body = stated ? first.slice(stated[0].length) : first;
+    const reply = ITEM_REPLIES[Object.keys(ITEM_REPLIES).find((k) => body.startsWith(k))!]!;
+    const output = stated ? Math.floor(reply.output / 2) : reply.output;
     // a limit below what the reply takes cuts it off there, as a provider would
     const limit = Number(request.body.max_tokens);
-    if (limit < reply.output)
-      return { text: reply.text.slice(0, 4), usage: { output: limit }, truncated: true };
-    return { text: reply.text, usage: { output: reply.output } };
+    if (limit < output) return { text: reply.text.slice(0, 4), usage: { output: limit }, truncated: true };
+    return { text: reply.text, usage: { output } };
   };
 }
 
@@ -327,6 +334,64 @@ describe("kgate triage on an item pool", () => {
     }
   });
 
+  it("runs the budget re-solve with --resolve: each planned item again with a_i in its prompt and as max_tokens", {
+    timeout: 120_000,
+  }, async () => {
+    const server = await startModelServer(script({ exam: false }), { requireKey: "sk-triage" });
+    try {
+      const paths = project(server.anthropicUrl);
+      const args = ["triage", "mini", "--agent", "planner", "--alpha", "0.5", "--framing", "neutral,agent"];
+      const ran = await kgateAsync([...args, "--resolve", "--run-id", "r1", "--json"], paths.root);
+      expect(ran.code).toBe(0);
+      const summary = TriageSummary.parse(JSON.parse(ran.stdout));
+      // after phase 0 (6 items): neutral plan (1 call) + its 2 re-solves; agent plan (2 calls) + 4 re-solves
+      const resolves = server.requests.slice(6).filter((r) => !isPlanCall(r));
+      expect(resolves.map((r) => r.body.max_tokens)).toEqual([250, 350, 100, 100, 100, 100]);
+      // the prompt: the budget sentence, a blank line, then the item's phase-0 prompt unchanged
+      expect(textOf((resolves[2]!.body.messages as Message[])[0]!)).toBe(
+        "You have a budget of 100 tokens for this question.\n\nCompute 17 + 25.\n\nEnd your reply with one line of the form `ANSWER: <your answer>`.",
+      );
+      // phase 0 was asked without it
+      expect(textOf((server.requests[0]!.body.messages as Message[])[0]!)).toMatch(/^Compute 17 \+ 25\./);
+      // told a budget, the script takes half its phase-0 tokens: a 150, b 250, c 100, d 500 (x, y unplanned).
+      // neutral (B = 1000): c with 250 (100: within, correct), a with 350 (150: within, correct) -> V 2
+      const plans = summary.plans;
+      const neutral = plans.find((p) => p.framing === "neutral")!;
+      expect(neutral.live).toBeNull(); // --resolve without --live runs no plain live E
+      expect(neutral.resolve).toMatchObject({ vE: 2, etaE: 1, regretE: 0 }); // (2 - 1.25) / (2 - 1.25)
+      expect(neutral.resolve!.steps.map((st) => [st.id, st.limit, st.cost, st.within, st.correct])).toEqual([
+        ["c", 250, 100, true, true],
+        ["a", 350, 150, true, true],
+      ]);
+      // agent: a, b, c, d at 100 each (400 <= 1000): a 150 > 100 cut, b 250 cut, c 100 <= 100 within and
+      // correct, d 500 cut -> V 1; eta = (1 - 1.25) / (2 - 1.25) = -1/3, regret = (2 - 1) / 2 = 0.5
+      const agent = plans.find((p) => p.framing === "agent")!;
+      expect(agent.resolve!.steps.map((st) => [st.id, st.cost, st.within, st.correct])).toEqual([
+        ["a", 100, false, false],
+        ["b", 100, false, false],
+        ["c", 100, true, true],
+        ["d", 100, false, false],
+      ]);
+      expect(agent.resolve).toMatchObject({ vE: 1, regretE: 0.5 });
+      expect(agent.resolve!.etaE).toBeCloseTo(-1 / 3, 12);
+      // re-solve compliance: 2 + 1 = 3 of the 6 units finished within their stated allocation
+      expect(summary.resolve).toBe(true);
+      expect(summary.compliance).toMatchObject({ resolveRan: 6, resolveWithin: 3, resolveShare: 0.5 });
+      expect(summary.compliance).toMatchObject({ liveRan: 0, liveWithin: 0 });
+      const row = summary.main.find((r) => r.regime === "E-resolve" && r.framing === "agent")!;
+      expect(row.eta).toBeCloseTo(-1 / 3, 12);
+      expect(summary.main.some((r) => r.regime === "E-live")).toBe(false);
+      const md = readFileSync(path.join(paths.root, "runs", "r1", "report.md"), "utf8");
+      expect(md).toContain("| 0.5 | E-resolve | agent | 1 | -0.333 | 0 | 0.500 |");
+      expect(md).toContain(
+        "Re-solve: 3 of 6 units run with their allocation stated finished within it (share 0.500).",
+      );
+      expect(md).toContain("V_E 0, eta_U 1.000, eta_E -1.667, V_resolve 1,");
+    } finally {
+      await server.close();
+    }
+  });
+
   it("names the file and line of a bad item, and refuses an unknown agent, with exit 2", async () => {
     const paths = project("http://127.0.0.1:9");
     writeFileSync(
@@ -351,5 +416,14 @@ describe("kgate triage on an item pool", () => {
     expect(short.stderr).toContain("replaces 4 of 4 units but the pool has only 2 unsolvable ones");
     expect(short.stderr).not.toContain("phase 0");
     expect(existsSync(path.join(paths.root, "runs", "s1"))).toBe(false);
+    // the re-solve writes a_i into an item's prompt; gated tasks are refused before any call
+    scaffoldTask(paths, { id: "gated", gate: "convention" });
+    const tasks = await kgateAsync(
+      ["triage", "tasks:gated", "--agent", "planner", "--resolve", "--run-id", "g1"],
+      paths.root,
+    );
+    expect(tasks.code).toBe(2);
+    expect(tasks.stderr).toContain("--resolve runs item pools only");
+    expect(existsSync(path.join(paths.root, "runs", "g1"))).toBe(false);
   });
 });

@@ -22,6 +22,7 @@ import {
   type PlanScore,
   parsePlan,
   readSettings,
+  resolveItemRunner,
   runItemUnit,
   runTaskUnit,
   runTriage,
@@ -106,6 +107,7 @@ export interface TriageOptions {
   runId?: string;
   resume?: string;
   live?: boolean;
+  resolve?: boolean;
   json?: boolean;
 }
 
@@ -177,6 +179,7 @@ function newSettings(
     planTokens: positiveInt("--plan-tokens", o.planTokens, 4096),
     permutations: 1000,
     phase2: o.live ? "live" : "simulated",
+    resolve: o.resolve === true,
     kgateVersion: packageInfo().version,
     createdAt: new Date().toISOString(),
   };
@@ -252,6 +255,8 @@ export async function run(
     throw new UsageError(
       "--live runs item pools only in this version (gated tasks are simulated from phase 0)",
     );
+  if (settings.resolve && pool.tasks)
+    throw new UsageError("--resolve runs item pools only in this version (a task's prompt is its own)");
   try {
     // refuse a ratio the pool cannot serve before the run's folder is made
     const solvable = pool.units.filter((u) => !u.unsolvable);
@@ -290,6 +295,7 @@ export async function run(
     retry: config.retry,
     log,
     runUnit,
+    resolveUnit: resolveItemRunner(model, temperature),
   })
     .catch((err: Error) => {
       throw new UsageError(err.message);

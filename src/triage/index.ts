@@ -13,6 +13,7 @@ export * from "./prompt.ts";
 export * from "./records.ts";
 export * from "./regimes.ts";
 export * from "./report.ts";
+export * from "./resolve.ts";
 export * from "./run.ts";
 export * from "./scores.ts";
 export * from "./summary.ts";

@@ -35,10 +35,11 @@ export async function runItemUnit(
   model: ChatModel,
   item: Item,
   limits: { maxOutputTokens: number; temperature: number },
+  prompt = itemPrompt(item),
 ): Promise<UnitOutcome> {
   const reply = await model.complete({
     system: null,
-    messages: [{ role: "user", text: itemPrompt(item) }],
+    messages: [{ role: "user", text: prompt }],
     tools: [],
     maxOutputTokens: limits.maxOutputTokens,
     temperature: limits.temperature,

@@ -1,6 +1,7 @@
 // Phase 2 run live under regime E: each planned unit runs again with its allocation (or what is
 // left of B, when less) as its hard output-token limit, and succeeds only if it is correct and
-// finished within that limit; the allocation is spent either way (`--live`).
+// finished within that limit; the allocation is spent either way (`--live`, and the re-solve of
+// `--resolve`).
 import type { UnitOutcome } from "./item-unit.ts";
 import type { TriageUnit } from "./pool.ts";
 

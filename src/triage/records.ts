@@ -28,6 +28,8 @@ export const TriageSettings = z.object({
    * plus regime E run live (each planned unit again with its allocation as its token limit).
    */
   phase2: z.enum(["simulated", "live"]),
+  /** The budget re-solve variant: each planned item again with its allocation stated in its prompt. */
+  resolve: z.boolean().default(false),
   kgateVersion: z.string(),
   createdAt: z.string(),
 });
@@ -57,6 +59,22 @@ export type Phase0Record = z.infer<typeof Phase0Record>;
 
 const Reply = z.object({ text: z.string(), outputTokens: z.number(), stopReason: z.string() });
 const Step = z.object({ id: z.string(), tokens: z.number() });
+
+/** Planned units run again with their allocation as the limit: V, eta, regret, and each unit's run. */
+const LiveResult = z.object({
+  vE: z.number(),
+  etaE: z.number().nullable(),
+  regretE: z.number(),
+  steps: z.array(
+    z.object({
+      id: z.string(),
+      limit: z.number(),
+      cost: z.number(),
+      correct: z.boolean(),
+      within: z.boolean(),
+    }),
+  ),
+});
 
 export const PlanRecord = z.object({
   key: z.string(),
@@ -94,23 +112,9 @@ export const PlanRecord = z.object({
   waste: z.number().nullable(),
   phase2: z.enum(["simulated", "live"]),
   /** Regime E run live (phase2 `live`), else null. */
-  live: z
-    .object({
-      vE: z.number(),
-      etaE: z.number().nullable(),
-      regretE: z.number(),
-      steps: z.array(
-        z.object({
-          id: z.string(),
-          limit: z.number(),
-          cost: z.number(),
-          correct: z.boolean(),
-          within: z.boolean(),
-        }),
-      ),
-    })
-    .nullable()
-    .default(null),
+  live: LiveResult.nullable().default(null),
+  /** The budget re-solve (settings `resolve`): regime E live with each limit stated in the prompt. */
+  resolve: LiveResult.nullable().default(null),
   configuration: Configuration,
   model: z.string(),
   kgateVersion: z.string(),

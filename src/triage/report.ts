@@ -16,7 +16,7 @@ export function markdownTriage(s: TriageSummary): string {
     "",
     `Pool ${s.pool.name} (${s.pool.file}, sha256 ${s.pool.digest.slice(0, 12)}); configuration ${s.configuration.name} (${s.configuration.digest.slice(0, 12)}), model ${s.model}; kgate ${s.kgateVersion}.`,
     `Phase 0: ${s.phase0.units} units, ${s.phase0.correct} correct, ${s.phase0.capped} capped, ${s.phase0.totalCost} tokens (${s.phase0.costKind ?? "no unit run"}).`,
-    `Phase 2 is simulated from phase 0: regime U exactly, regime E as c_i <= a_i and y_i${s.phase2 === "live" ? "; E-live rows ran regime E live (each planned unit again with its allocation as its token limit)" : ""}.`,
+    `Phase 2 is simulated from phase 0: regime U exactly, regime E as c_i <= a_i and y_i${s.phase2 === "live" ? "; E-live rows ran regime E live (each planned unit again with its allocation as its token limit)" : ""}${s.resolve ? "; E-resolve rows are the budget re-solve (each planned unit again with its allocation as its token limit and stated in its prompt)" : ""}.`,
     "",
     "## Efficiency and regret (r = 0)",
     "",
@@ -45,6 +45,11 @@ export function markdownTriage(s: TriageSummary): string {
           `Live E: ${s.compliance.liveWithin} of ${s.compliance.liveRan} units run finished within their allocation.`,
         ]
       : []),
+    ...(s.resolve
+      ? [
+          `Re-solve: ${s.compliance.resolveWithin} of ${s.compliance.resolveRan} units run with their allocation stated finished within it (share ${num(s.compliance.resolveShare)}).`,
+        ]
+      : []),
     "",
     "## Plans as written",
     "",
@@ -53,7 +58,7 @@ export function markdownTriage(s: TriageSummary): string {
     lines.push(`### ${p.key} (B = ${p.budget})`, "");
     const sc = p.scores;
     lines.push(
-      `V_oracle ${sc.vOracle}, V_random ${sc.vRandom.toFixed(3)}, V_U ${sc.vU}, V_E ${sc.vE}, eta_U ${num(sc.etaU)}, eta_E ${num(sc.etaE)}${p.plan ? `, allocated ${p.plan.allocated}${p.plan.compliant ? "" : " (over budget)"}` : `, unreadable: ${p.failure}`}.`,
+      `V_oracle ${sc.vOracle}, V_random ${sc.vRandom.toFixed(3)}, V_U ${sc.vU}, V_E ${sc.vE}, eta_U ${num(sc.etaU)}, eta_E ${num(sc.etaE)}${p.live ? `, V_E-live ${p.live.vE}` : ""}${p.resolve ? `, V_resolve ${p.resolve.vE}` : ""}${p.plan ? `, allocated ${p.plan.allocated}${p.plan.compliant ? "" : " (over budget)"}` : `, unreadable: ${p.failure}`}.`,
     );
     for (const d of p.plan?.dropped ?? [])
       lines.push(`- dropped plan[${d.index}]${d.id ? ` ("${d.id}")` : ""}: ${d.reason}`);

@@ -1,6 +1,7 @@
 // A triage run end to end: phase 0 over every unit (skipping those already recorded), then for each
 // injection ratio x alpha x framing a plan from the planner, scored under regimes U and E simulated
-// from phase 0. Every unit and plan is appended as it finishes; a failed call is logged, not fatal.
+// from phase 0 (and run live, or re-solved with a_i stated, when asked). Every unit and plan is
+// appended as it finishes; a failed call is logged, not fatal.
 import type { ChatModel, RetryPolicy } from "../agents/index.ts";
 import { withRetry } from "../agents/index.ts";
 import { executeEnforcedLive, type UnitRunner } from "./live.ts";
@@ -31,6 +32,8 @@ export interface TriageRunInput {
   /** A solvable unit's own unsolvable replacement (a gated task's -A twin); items use the supply. */
   twins?: ReadonlyMap<string, TriageUnit>;
   runUnit: UnitRunner;
+  /** Runs a unit with its limit also stated in its prompt; required when settings.resolve is set. */
+  resolveUnit?: UnitRunner;
   planner: ChatModel;
   retry: RetryPolicy;
   log: (line: string) => void;
@@ -144,14 +147,19 @@ async function onePlan(
   );
   const finite = (v: number) => (Number.isNaN(v) ? null : v);
   const pool = new Map(variant.units.map((u) => [u.id, u]));
-  const live =
-    settings.phase2 === "live"
-      ? await executeEnforcedLive(
-          steps.map((st) => ({ unit: pool.get(st.id)!, tokens: st.tokens })),
-          budget,
-          input.runUnit,
-        )
+  const planned = steps.map((st) => ({ unit: pool.get(st.id)!, tokens: st.tokens }));
+  const live = settings.phase2 === "live" ? await executeEnforcedLive(planned, budget, input.runUnit) : null;
+  const resolve =
+    settings.resolve && input.resolveUnit
+      ? await executeEnforcedLive(planned, budget, input.resolveUnit)
       : null;
+  const scoredLive = (run: typeof live) =>
+    run && {
+      vE: run.value,
+      etaE: finite(efficiency(run.value, s.vRandom, s.vOracle)),
+      regretE: regret(run.value, s.vOracle),
+      steps: run.steps,
+    };
   return {
     key: planKey(variant.ratio, alpha, framing),
     ratio: variant.ratio,
@@ -188,12 +196,8 @@ async function onePlan(
       : null,
     waste: outcome.parsed ? waste(steps, variant.unsolvable) : null,
     phase2: settings.phase2,
-    live: live && {
-      vE: live.value,
-      etaE: finite(efficiency(live.value, s.vRandom, s.vOracle)),
-      regretE: regret(live.value, s.vOracle),
-      steps: live.steps,
-    },
+    live: scoredLive(live),
+    resolve: scoredLive(resolve),
     configuration: settings.configuration,
     model: settings.model,
     kgateVersion: settings.kgateVersion,
@@ -204,6 +208,7 @@ async function onePlan(
 export async function runTriage(input: TriageRunInput): Promise<TriageRunResult> {
   const { files, settings, log } = input;
   const warn = (line: string) => log(`warning: ${line}`);
+  if (settings.resolve && !input.resolveUnit) throw new Error("a re-solve run needs a re-solve runner");
   const done = new Map(readLines(files.phase0, Phase0RecordSchema, warn).map((r) => [r.id, r]));
   const plans = new Map(readLines(files.plans, PlanRecord, warn).map((p) => [p.key, p]));
   const solvable = input.units.filter((u) => !u.unsolvable);

@@ -6,8 +6,8 @@ import { meanDefined } from "./scores.ts";
 
 export const MainRow = z.object({
   alpha: z.number(),
-  /** `E-live`: regime E run live (`--live`). */
-  regime: z.enum(["U", "E", "E-live"]),
+  /** `E-live`: regime E run live (`--live`); `E-resolve`: the budget re-solve (`--resolve`). */
+  regime: z.enum(["U", "E", "E-live", "E-resolve"]),
   framing: z.string(),
   plans: z.number().int(),
   /** Mean eta over plans where it is defined; null when none is. */
@@ -34,6 +34,7 @@ export const TriageSummary = z.object({
   model: z.string(),
   kgateVersion: z.string(),
   phase2: z.enum(["simulated", "live"]),
+  resolve: z.boolean(),
   phase0: z.object({
     units: z.number().int(),
     correct: z.number().int(),
@@ -51,6 +52,10 @@ export const TriageSummary = z.object({
     /** Live E: units run, and those that finished within their allocation. */
     liveRan: z.number().int(),
     liveWithin: z.number().int(),
+    /** Re-solve: units run with their allocation stated, those that finished within it, and the share. */
+    resolveRan: z.number().int(),
+    resolveWithin: z.number().int(),
+    resolveShare: z.number().nullable(),
   }),
   plans: z.array(PlanRecord),
 });
@@ -67,13 +72,18 @@ export function summariseTriage(
 ): TriageSummary {
   const main: MainRow[] = [];
   const atZero = plans.filter((p) => p.ratio === 0);
-  const regimes = settings.phase2 === "live" ? (["U", "E", "E-live"] as const) : (["U", "E"] as const);
-  const pick = (p: PlanRecord, regime: MainRow["regime"]) =>
-    regime === "U"
-      ? { eta: p.scores.etaU, regret: p.scores.regretU }
-      : regime === "E"
-        ? { eta: p.scores.etaE, regret: p.scores.regretE }
-        : { eta: p.live?.etaE ?? null, regret: p.live?.regretE ?? null };
+  const regimes: MainRow["regime"][] = [
+    "U",
+    "E",
+    ...(settings.phase2 === "live" ? (["E-live"] as const) : []),
+    ...(settings.resolve ? (["E-resolve"] as const) : []),
+  ];
+  const pick = (p: PlanRecord, regime: MainRow["regime"]) => {
+    if (regime === "U") return { eta: p.scores.etaU, regret: p.scores.regretU };
+    if (regime === "E") return { eta: p.scores.etaE, regret: p.scores.regretE };
+    const run = regime === "E-live" ? p.live : p.resolve;
+    return { eta: run?.etaE ?? null, regret: run?.regretE ?? null };
+  };
   for (const alpha of sorted(atZero.map((p) => p.alpha)))
     for (const regime of regimes)
       for (const framing of settings.framings) {
@@ -107,6 +117,8 @@ export function summariseTriage(
   const readable = plans.filter((p) => p.plan !== null);
   const compliant = readable.filter((p) => p.plan!.compliant).length;
   const liveSteps = plans.flatMap((p) => p.live?.steps ?? []);
+  const resolveSteps = plans.flatMap((p) => p.resolve?.steps ?? []);
+  const resolveWithin = resolveSteps.filter((st) => st.within).length;
   return {
     run: settings.runId,
     pool: settings.pool,
@@ -114,6 +126,7 @@ export function summariseTriage(
     model: settings.model,
     kgateVersion: settings.kgateVersion,
     phase2: settings.phase2,
+    resolve: settings.resolve,
     phase0: {
       units: phase0.length,
       correct: phase0.filter((r) => r.correct).length,
@@ -130,6 +143,9 @@ export function summariseTriage(
       share: readable.length === 0 ? null : compliant / readable.length,
       liveRan: liveSteps.length,
       liveWithin: liveSteps.filter((st) => st.within).length,
+      resolveRan: resolveSteps.length,
+      resolveWithin,
+      resolveShare: resolveSteps.length === 0 ? null : resolveWithin / resolveSteps.length,
     },
     plans,
   };
