@@ -225,7 +225,12 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
     )
     .argument("[pool]", "item pool: items/<pool>.jsonl, or a path to a .jsonl file")
     .option("--tasks <ids>", "a task exam instead: library tasks (comma-separated, or all), N in one sandbox")
-    .option("--condition <condition>", "condition of a task exam's tasks: +A, -A or variant:<name>", "+A")
+    .option("--inline-tasks <ids>", "an exam of inline tasks instead: library tasks in one reasoning turn")
+    .option(
+      "--condition <condition>",
+      "condition of a task or inline-task exam's tasks: +A, -A or variant:<name>",
+      "+A",
+    )
     .option("--agent <name>", "agent configuration in kgate.config.json (a built-in-loop one for task exams)")
     .option("--n <sizes>", "exam sizes N, comma-separated", "5,10,20")
     .option("--exams <count>", "base exams drawn per size (the analysis averages over them)", "5")

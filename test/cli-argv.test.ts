@@ -213,6 +213,25 @@ const TABLE: Array<[string[], string, unknown[]]> = [
     ],
   ],
   [
+    ["exam", "--inline-tasks", "alpha,beta", "--agent", "a", "--condition", "-A"],
+    "exam",
+    [
+      undefined,
+      {
+        inlineTasks: "alpha,beta",
+        agent: "a",
+        condition: "-A",
+        n: "5,10,20",
+        exams: "5",
+        scheme: "fixed",
+        order: "random",
+        prompt: "baseline",
+        seed: "2",
+        trials: "3",
+      },
+    ],
+  ],
+  [
     [
       "exam",
       "--tasks",

@@ -108,6 +108,18 @@ describe("parseInlineReply", () => {
     expect([verdict.status, verdict.attribution]).toEqual(["fail", "format"]);
   });
 
+  it("with a label prefix (an exam's task-k/), reads only the blocks labelled under it", () => {
+    const { task } = scaffolded();
+    const body = "item,value\nwidget,3.36\n";
+    const text = `\`\`\`task-2/${OUTPUT}\n${body}\`\`\`\n${reply("item,value\n")}`;
+    expect(parseInlineReply(task(), text, "task-2/")).toEqual([
+      { path: OUTPUT, status: "collected", bytes: Buffer.from(body) },
+    ]);
+    const [other] = parseInlineReply(task(), text, "task-1/");
+    expect(other).toMatchObject({ path: OUTPUT, status: "missing" });
+    expect(other!.reason).toContain(`no fenced block labelled task-1/${OUTPUT}`);
+  });
+
   it("rejects a block over the output's maxBytes", () => {
     const { task } = scaffolded();
     const loaded = task();

@@ -1,5 +1,5 @@
 // `kgate exam <pool> --agent <name> --n 5,10,20 --scheme ... --order ... --prompt ... --budget B`
-// (or `--tasks <ids>` for a task exam): exams of N units under one shared token budget; one record
+// (or `--tasks <ids>` for a task exam, `--inline-tasks <ids>` for an exam of inline tasks): exams of N units under one shared token budget; one record
 // per exam, a report; resumable.
 import path from "node:path";
 import { EXIT_FAILED, EXIT_OK, UsageError, usageOrBug } from "../errors.ts";
@@ -9,6 +9,7 @@ import {
   type ExamRunFile,
   type ExamRunner,
   formatExamSummary,
+  inlineTaskRunner,
   itemRunner,
   loadReference,
   makeItemReference,
@@ -29,6 +30,7 @@ import type { CommandContext } from "./context.ts";
 export interface ExamOptions {
   agent?: string;
   tasks?: string;
+  inlineTasks?: string;
   condition?: string;
   n: string;
   exams: string;
@@ -72,11 +74,13 @@ function oneOf<T extends string>(option: string, schema: { options: readonly T[]
 
 /** A new run's plan from the options (digests filled in once the pool and agent are loaded). */
 function newRun(ctx: CommandContext, pool: string | undefined, o: ExamOptions): ExamRunFile {
-  if (!pool && !o.tasks)
+  const given = [pool, o.tasks, o.inlineTasks].filter((x) => x !== undefined).length;
+  if (given === 0)
     throw new UsageError(
-      "name an item pool (items/<pool>.jsonl or a .jsonl path), --tasks <ids>, or --resume a run",
+      "name an item pool (items/<pool>.jsonl or a .jsonl path), --tasks <ids>, --inline-tasks <ids>, or --resume a run",
     );
-  if (pool && o.tasks) throw new UsageError("give an item pool or --tasks, not both");
+  if (given > 1) throw new UsageError("give one of an item pool, --tasks and --inline-tasks, not several");
+  const tasks = o.tasks ?? o.inlineTasks;
   if (!o.agent) throw new UsageError("--agent is required");
   if (!o.budget) throw new UsageError("--budget is required (B, the shared token budget of one exam)");
   const tau = o.tau === undefined ? DEFAULT_TAU : Number(o.tau);
@@ -85,12 +89,12 @@ function newRun(ctx: CommandContext, pool: string | undefined, o: ExamOptions): 
   return {
     version: 1,
     runId: o.runId ?? newRunId(),
-    kind: o.tasks ? "tasks" : "items",
+    kind: o.tasks ? "tasks" : o.inlineTasks ? "inline-tasks" : "items",
     pool: pool
       ? { name: path.basename(pool, ".jsonl"), source: pool, digest: "" }
-      : { name: "tasks", source: o.tasks!, digest: "" },
+      : { name: "tasks", source: tasks!, digest: "" },
     agent: { name: o.agent, digest: "" },
-    condition: o.tasks ? parseCondition(o.condition ?? "+A") : null,
+    condition: tasks ? parseCondition(o.condition ?? "+A") : null,
     budget: integer("--budget", o.budget, 1),
     tau,
     factors: {
@@ -143,7 +147,12 @@ export async function run(ctx: CommandContext, poolArg: string | undefined, o: E
   let runner: ExamRunner;
   try {
     run = resume ? readExamRunFile(runDirOf(ctx.paths, o.resume!)) : newRun(ctx, poolArg, o);
-    runner = run.kind === "items" ? await itemRunner(ctx.paths, run) : await taskRunner(ctx.paths, run, log);
+    runner =
+      run.kind === "items"
+        ? await itemRunner(ctx.paths, run)
+        : run.kind === "inline-tasks"
+          ? await inlineTaskRunner(ctx.paths, run)
+          : await taskRunner(ctx.paths, run, log);
   } catch (err) {
     throw err instanceof UsageError ? err : new UsageError((err as Error).message);
   }

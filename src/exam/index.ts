@@ -6,6 +6,7 @@ export * from "./attribution.ts";
 export * from "./chart.ts";
 export * from "./engine.ts";
 export * from "./format.ts";
+export * from "./inline-task-exam.ts";
 export * from "./item-exam.ts";
 export * from "./plan.ts";
 export * from "./points.ts";

@@ -26,7 +26,8 @@ export function extractionTokens(count: number): number {
   return 64 + 48 * count;
 }
 
-function textOf(reply: ModelReply): string {
+/** The text parts of a reply, capped at REPLY_TEXT_CAP. */
+export function textOf(reply: ModelReply): string {
   return reply.parts
     .flatMap((p) => (p.type === "text" ? [p.text] : []))
     .join("")

@@ -45,7 +45,7 @@ export type ExamStats = z.infer<typeof ExamStats>;
 export const ExamRecord = ExamSpec.extend({
   recordVersion: z.literal(EXAM_RECORD_VERSION),
   runId: z.string(),
-  kind: z.enum(["items", "tasks"]),
+  kind: z.enum(["items", "tasks", "inline-tasks"]),
   /** What produced it: the pool (name and sha256), the agent configuration, kgate's version. */
   pool: z.object({ name: z.string(), digest: z.string() }),
   agent: z.object({

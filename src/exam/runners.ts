@@ -1,5 +1,6 @@
 // What an exam run needs from the project, by kind: the pool's units, their digest, the agent as
-// records name it, and the function that runs one exam (items: a ChatModel; tasks: the sandbox).
+// records name it, and the function that runs one exam (items, inline tasks: a ChatModel; tasks: the
+// sandbox).
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import {
@@ -22,6 +23,7 @@ import {
 } from "../task/index.ts";
 import { verifyTrial } from "../verify/index.ts";
 import type { ExamRun } from "./engine.ts";
+import { inlineQuestion, runInlineTaskExam } from "./inline-task-exam.ts";
 import { runItemExam } from "./item-exam.ts";
 import type { ExamSpec, PoolUnit } from "./plan.ts";
 import type { ExamRecord } from "./record.ts";
@@ -115,6 +117,34 @@ export function taskIds(paths: ProjectPaths, source: string): string[] {
     .split(",")
     .map((s) => s.trim())
     .filter((s) => s !== "");
+}
+
+/** Inline tasks: the library tasks in their inline form, the configuration's model called directly. */
+export async function inlineTaskRunner(paths: ProjectPaths, run: ExamRunFile): Promise<ExamRunner> {
+  const condition = run.condition ?? "+A";
+  const tasks = new Map<string, LoadedTask>(
+    taskIds(paths, run.pool.source).map((id) => [id, loadValidTask(paths, id)]),
+  );
+  // a task that has no inline form is refused before any exam runs
+  for (const task of tasks.values()) inlineQuestion(task, condition);
+  const reference = referenceOf(paths, run);
+  const { config, model } = await modelOf(paths, run.agent.name);
+  const digests = [...tasks.values()].map((t) => `${t.id}:${t.digests.task}:${t.digests.environment}`).sort();
+  return {
+    units: [...tasks.values()].map((t) => ({ id: t.id, difficulty: difficulty(undefined, t.id, reference) })),
+    poolDigest: sha256(digests.join("\n")),
+    agent: { name: config.name, digest: config.digest, harness: "exam-inline-tasks", model: config.model },
+    reference,
+    runOne: (spec) =>
+      runInlineTaskExam(spec, {
+        model,
+        pricing: config.pricing,
+        tasks,
+        condition,
+        budget: run.budget,
+        temperature: config.temperature,
+      }),
+  };
 }
 
 /** Tasks: the library tasks, one sandbox per exam, a built-in-loop agent session. */

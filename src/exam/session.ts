@@ -18,7 +18,7 @@ export const REPORT_FILES = { json: "report.json", text: "report.txt", chart: "e
 export const ExamRunFile = z.object({
   version: z.literal(1),
   runId: z.string(),
-  kind: z.enum(["items", "tasks"]),
+  kind: z.enum(["items", "tasks", "inline-tasks"]),
   /** The pool as named on the command line (an item pool, or the task ids), and its digest. */
   pool: z.object({ name: z.string(), source: z.string(), digest: z.string() }),
   agent: z.object({ name: z.string(), digest: z.string() }),

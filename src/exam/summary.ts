@@ -31,7 +31,7 @@ export type GroupSummary = z.infer<typeof GroupSummary>;
 
 export const ExamSummary = z.object({
   runId: z.string(),
-  kind: z.enum(["items", "tasks"]),
+  kind: z.enum(["items", "tasks", "inline-tasks"]),
   pool: z.object({ name: z.string(), digest: z.string() }),
   agent: z.object({
     name: z.string(),

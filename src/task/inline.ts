@@ -169,17 +169,19 @@ export function fencedBlocks(text: string): FencedBlock[] {
 /**
  * The declared outputs found in a reply. A block labelled with an output path that is never closed,
  * given twice, or over the output's maxBytes is `rejected` (the verifier calls it a format failure);
- * no block for an output is `missing`.
+ * no block for an output is `missing`. With `labelPrefix` (an exam's `task-k/`), a block is labelled
+ * with the prefix before the output path; the outputs keep their own paths.
  */
-export function parseInlineReply(task: LoadedTask, reply: string): InlineOutput[] {
+export function parseInlineReply(task: LoadedTask, reply: string, labelPrefix = ""): InlineOutput[] {
   const blocks = fencedBlocks(reply.slice(0, INLINE_REPLY_CAP));
   return task.spec.outputs.map((output): InlineOutput => {
-    const labelled = blocks.filter((b) => b.label === output.path || b.label === `./${output.path}`);
+    const label = `${labelPrefix}${output.path}`;
+    const labelled = blocks.filter((b) => b.label === label || b.label === `./${label}`);
     if (labelled.length === 0) {
       return {
         path: output.path,
         status: "missing",
-        reason: `the reply has no fenced block labelled ${output.path}`,
+        reason: `the reply has no fenced block labelled ${label}`,
       };
     }
     if (labelled.length > 1) {
@@ -187,7 +189,7 @@ export function parseInlineReply(task: LoadedTask, reply: string): InlineOutput[
       return {
         path: output.path,
         status: "rejected",
-        reason: `the reply has ${labelled.length} blocks labelled ${output.path} (lines ${lines})`,
+        reason: `the reply has ${labelled.length} blocks labelled ${label} (lines ${lines})`,
       };
     }
     const found = labelled[0]!;
@@ -195,7 +197,7 @@ export function parseInlineReply(task: LoadedTask, reply: string): InlineOutput[
       return {
         path: output.path,
         status: "rejected",
-        reason: `the block labelled ${output.path} (line ${found.line}) is never closed`,
+        reason: `the block labelled ${label} (line ${found.line}) is never closed`,
       };
     }
     const bytes = Buffer.from(found.body, "utf8");
@@ -203,7 +205,7 @@ export function parseInlineReply(task: LoadedTask, reply: string): InlineOutput[
       return {
         path: output.path,
         status: "rejected",
-        reason: `the block labelled ${output.path} holds ${bytes.length} bytes, over its maxBytes of ${output.maxBytes}`,
+        reason: `the block labelled ${label} holds ${bytes.length} bytes, over its maxBytes of ${output.maxBytes}`,
       };
     }
     return { path: output.path, status: "collected", bytes };
