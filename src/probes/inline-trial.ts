@@ -4,7 +4,15 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { ChatModel, ResolvedAgentConfig } from "../agents/index.ts";
-import { FAILURE_KINDS, type PhaseName, type PhaseTiming, TrialRecord, trialError } from "../model/index.ts";
+import {
+  FAILURE_KINDS,
+  type PhaseName,
+  type PhaseTiming,
+  TRIAL_RECORD_VERSION,
+  TrialRecord,
+  trialError,
+} from "../model/index.ts";
+import { projectPaths } from "../project.ts";
 import {
   type Condition,
   type InlineOutput,
@@ -13,9 +21,19 @@ import {
   parseInlineReply,
   sha256,
 } from "../task/index.ts";
-import { appendTrialRecord, FileTrajectory, trialDirOf, trialId } from "../trial/index.ts";
-import { UNVERIFIED, type Verdict, verifyTrial } from "../verify/index.ts";
+import {
+  appendTrialRecord,
+  defaultVerify,
+  FileTrajectory,
+  trialDirOf,
+  trialId,
+  verifyOutputs,
+} from "../trial/index.ts";
+import { UNVERIFIED, type Verdict } from "../verify/index.ts";
 import { converse } from "./converse.ts";
+
+/** The verifier's limit on one inline reply's outputs (as a sandboxed trial's default). */
+const VERIFY_TIMEOUT_MS = 60_000;
 
 export interface InlineTrialOptions {
   task: LoadedTask;
@@ -82,11 +100,13 @@ export async function runInlineTrial(o: InlineTrialOptions): Promise<InlineTrial
   });
 
   const agentStarted = new Date();
-  const { replies, error, usage } = await converse({
+  const conversation = await converse({
     ...o,
     trajectory,
     timeoutSec: Math.min(config.timeoutSec, task.spec.limits.timeoutSec),
   });
+  const { replies, usage } = conversation;
+  let error = conversation.error;
   phases.agent = timing(agentStarted, error?.message);
 
   const last = replies.length === o.turns.length ? replies.at(-1)! : "";
@@ -95,13 +115,17 @@ export async function runInlineTrial(o: InlineTrialOptions): Promise<InlineTrial
   let verdict: Verdict = UNVERIFIED;
   if (!error || FAILURE_KINDS[error.kind].counted) {
     const verifyStarted = new Date();
-    verdict = await verifyTrial(task, outputs);
+    // The reply is the model's: its outputs go through the killable verifier like a sandboxed trial's.
+    const root = path.dirname(path.dirname(task.dir));
+    const checked = await verifyOutputs(defaultVerify(projectPaths(root)), task, outputs, VERIFY_TIMEOUT_MS);
+    verdict = checked.verdict;
+    error ??= checked.error;
     phases.verify = timing(verifyStarted);
   }
   const canary = task.artefact.canary;
   const fileSet = inlineFileSet(task, condition, o.artefact);
   const record = TrialRecord.parse({
-    recordVersion: 1,
+    recordVersion: TRIAL_RECORD_VERSION,
     runId: o.runId,
     trialId: id,
     index: o.index,

@@ -21,7 +21,7 @@ export {
   TRIALS_FILE,
   trialsFileOf,
 } from "./records.ts";
-export { defaultVerify, runTrial, type TrialOptions, type VerifyTrial } from "./run-trial.ts";
+export { defaultVerify, runTrial, type TrialOptions, type VerifyTrial, verifyOutputs } from "./run-trial.ts";
 export {
   agentInfoOf,
   modelProviderOf,

@@ -172,7 +172,7 @@ async function agentPhase(
 }
 
 /** Verifies on the host; a verifier that overruns or throws on the agent's output fails the trial as `format`. */
-async function verifyPhase(
+function verifyPhase(
   o: TrialOptions,
   verify: VerifyTrial,
   files: readonly OutputFile[],
@@ -184,8 +184,22 @@ async function verifyPhase(
     bytes: f.bytes,
     reason: f.record.reason,
   }));
+  return verifyOutputs(verify, o.task, given, timeoutMs);
+}
+
+/**
+ * A trial's outputs through `verify` (the killable worker by default), as a verdict and the error of
+ * the taxonomy: `verifier-timeout` / `verifier-crash` fail the trial as `format` (the output caused
+ * it); an unverified verdict is `verifier-broken` (the task's bug, not counted).
+ */
+export async function verifyOutputs(
+  verify: VerifyTrial,
+  task: LoadedTask,
+  given: readonly OutputForVerification[],
+  timeoutMs: number,
+): Promise<{ verdict: Verdict; error: TrialError | null }> {
   try {
-    const verdict = await verify(o.task, given, timeoutMs);
+    const verdict = await verify(task, given, timeoutMs);
     // An unverified verdict is the verifier failing whatever the output: the task's bug, not counted.
     const broken =
       verdict.status === "unverified" ? trialError("verifier-broken", verdict.reason ?? "") : null;
