@@ -107,6 +107,7 @@ async function lifecycleTable(image: string, project: ReturnType<typeof benchPro
       index: index++,
       provider,
       image: { ref: image, id: null, base: null },
+      verify: null,
     });
     if (record.error || record.outputs[0]?.status !== "collected") {
       throw new Error(`trial failed: ${JSON.stringify(record.error ?? record.outputs)}`);
@@ -172,6 +173,7 @@ async function throughputTable(image: string, project: ReturnType<typeof benchPr
         agent: trueAgent,
         provider,
         image: { ref: image, id: null, base: null },
+        verify: null,
         signal,
       });
     const engine = new TrialEngine({ runId, runDir, runner, concurrency });
