@@ -2,12 +2,10 @@
 // as the questions of one reasoning turn capped at B, then an extraction turn asking for each task's
 // output blocks labelled `task-k/<path>`; each task verified by its verifier, effort by the Qk markers.
 import type { ChatModel, Pricing } from "../agents/index.ts";
-import { UsageMeter } from "../agents/index.ts";
 import { type Condition, type LoadedTask, parseInlineReply, renderInline } from "../task/index.ts";
 import { verifyTrial } from "../verify/index.ts";
-import { attributeTrace } from "./attribution.ts";
 import type { ExamRun } from "./engine.ts";
-import { textOf } from "./item-exam.ts";
+import { examRun, reasonThenExtract } from "./item-exam.ts";
 import type { ExamSpec } from "./plan.ts";
 import { examPrompt, type PromptQuestion } from "./prompts.ts";
 import { taskFolder } from "./task-exam.ts";
@@ -65,47 +63,17 @@ export async function runInlineTaskExam(spec: ExamSpec, ctx: InlineTaskExamConte
     text: inlineQuestion(tasks[i]!, ctx.condition),
   }));
   const exam = examPrompt(questions, ctx.budget, spec.prompt);
-  const reasoningMeter = new UsageMeter(ctx.pricing);
-  const reasoning = await ctx.model.complete({
-    system: null,
-    messages: [{ role: "user", text: exam }],
-    tools: [],
-    maxOutputTokens: ctx.budget,
-    temperature: ctx.temperature,
-    signal: ctx.signal,
-  });
-  reasoningMeter.add(reasoning.usage);
-  const trace = textOf(reasoning);
-
-  const extractionMeter = new UsageMeter(ctx.pricing);
-  const extraction = await ctx.model.complete({
-    system: null,
-    messages: [
-      { role: "user", text: exam },
-      { role: "assistant", parts: [{ type: "text", text: trace === "" ? "(no reasoning)" : trace }] },
-      { role: "user", text: inlineExtractionPrompt(tasks) },
-    ],
-    tools: [],
+  const turns = await reasonThenExtract(ctx, exam, {
+    prompt: inlineExtractionPrompt(tasks),
     maxOutputTokens: inlineExtractionTokens(tasks),
-    temperature: ctx.temperature,
-    signal: ctx.signal,
   });
-  extractionMeter.add(extraction.usage);
-  const reply = textOf(extraction);
 
   const outcomes = [];
   for (const [i, task] of tasks.entries()) {
-    const outputs = parseInlineReply(task, reply, `${taskFolder(i + 1)}/`);
+    const outputs = parseInlineReply(task, turns.extracted, `${taskFolder(i + 1)}/`);
     const verdict = await verifyTrial(task, outputs);
     const correct = verdict.status === "pass";
     outcomes.push({ answer: null, correct, score: correct ? 1 : 0 });
   }
-  const reported = reasoning.usage.output > 0 ? reasoning.usage.output : null;
-  return {
-    usage: reasoningMeter.snapshot(),
-    extractionUsage: extractionMeter.snapshot(),
-    stopReason: reasoning.stopReason,
-    outcomes,
-    attribution: attributeTrace(trace, questions.length, reported),
-  };
+  return examRun(turns, outcomes, questions.length);
 }

@@ -3,6 +3,7 @@
 // against B) whose `Qk: answer` lines are checked item by item.
 import type { ChatModel, ModelReply, Pricing } from "../agents/index.ts";
 import { UsageMeter } from "../agents/index.ts";
+import type { Usage } from "../model/index.ts";
 import { checkItemAnswer, type Item } from "../task/index.ts";
 import { attributeTrace } from "./attribution.ts";
 import type { ExamRun } from "./engine.ts";
@@ -27,7 +28,7 @@ export function extractionTokens(count: number): number {
 }
 
 /** The text parts of a reply, capped at REPLY_TEXT_CAP. */
-export function textOf(reply: ModelReply): string {
+function textOf(reply: ModelReply): string {
   return reply.parts
     .flatMap((p) => (p.type === "text" ? [p.text] : []))
     .join("")
@@ -45,6 +46,38 @@ export async function runItemExam(
     return { position: u.position, points: u.points, text: item.prompt, item };
   });
   const exam = examPrompt(questions, ctx.budget, spec.prompt);
+  const turns = await reasonThenExtract(ctx, exam, {
+    prompt: extractionPrompt(questions.length),
+    maxOutputTokens: extractionTokens(questions.length),
+  });
+  const answers = parseAnswers(turns.extracted, questions.length);
+
+  const outcomes = questions.map((q) => {
+    const answer = answers.get(q.position) ?? null;
+    const correct = answer !== null && checkItemAnswer(q.item, answer);
+    return { answer, correct, score: correct ? 1 : 0 };
+  });
+  return examRun(turns, outcomes, questions.length);
+}
+
+/** The two turns of an exam: what the model reasoned (capped at B) and what it extracted after. */
+export interface ExamTurns {
+  reasoning: ModelReply;
+  trace: string;
+  extracted: string;
+  usage: Usage;
+  extractionUsage: Usage;
+}
+
+/**
+ * One free-form reasoning turn over the exam, capped at B generated tokens, then the extraction turn
+ * with the trace as history (its own usage, not counted against B).
+ */
+export async function reasonThenExtract(
+  ctx: ItemExamContext,
+  exam: string,
+  extraction: { prompt: string; maxOutputTokens: number },
+): Promise<ExamTurns> {
   const reasoningMeter = new UsageMeter(ctx.pricing);
   const reasoning = await ctx.model.complete({
     system: null,
@@ -58,32 +91,36 @@ export async function runItemExam(
   const trace = textOf(reasoning);
 
   const extractionMeter = new UsageMeter(ctx.pricing);
-  const extraction = await ctx.model.complete({
+  const reply = await ctx.model.complete({
     system: null,
     messages: [
       { role: "user", text: exam },
       { role: "assistant", parts: [{ type: "text", text: trace === "" ? "(no reasoning)" : trace }] },
-      { role: "user", text: extractionPrompt(questions.length) },
+      { role: "user", text: extraction.prompt },
     ],
     tools: [],
-    maxOutputTokens: extractionTokens(questions.length),
+    maxOutputTokens: extraction.maxOutputTokens,
     temperature: ctx.temperature,
     signal: ctx.signal,
   });
-  extractionMeter.add(extraction.usage);
-  const answers = parseAnswers(textOf(extraction), questions.length);
-
-  const outcomes = questions.map((q) => {
-    const answer = answers.get(q.position) ?? null;
-    const correct = answer !== null && checkItemAnswer(q.item, answer);
-    return { answer, correct, score: correct ? 1 : 0 };
-  });
-  const reported = reasoning.usage.output > 0 ? reasoning.usage.output : null;
+  extractionMeter.add(reply.usage);
   return {
+    reasoning,
+    trace,
+    extracted: textOf(reply),
     usage: reasoningMeter.snapshot(),
     extractionUsage: extractionMeter.snapshot(),
-    stopReason: reasoning.stopReason,
+  };
+}
+
+/** An exam's run from its turns and outcomes: usage apart per turn, effort by the question markers. */
+export function examRun(turns: ExamTurns, outcomes: ExamRun["outcomes"], questions: number): ExamRun {
+  const reported = turns.reasoning.usage.output > 0 ? turns.reasoning.usage.output : null;
+  return {
+    usage: turns.usage,
+    extractionUsage: turns.extractionUsage,
+    stopReason: turns.reasoning.stopReason,
     outcomes,
-    attribution: attributeTrace(trace, questions.length, reported),
+    attribution: attributeTrace(turns.trace, questions, reported),
   };
 }
