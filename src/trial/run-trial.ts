@@ -5,6 +5,7 @@ import path from "node:path";
 import { type Agent, type AgentRunContext, AgentTimeoutError } from "../agents/index.ts";
 import {
   type Condition,
+  FAILURE_KINDS,
   internalError,
   type ProspectiveOutcome,
   type SandboxRequirements,
@@ -265,7 +266,7 @@ export async function runTrial(o: TrialOptions): Promise<TrialRecord> {
       ({ outcome, files } = run);
       error = run.error;
     }
-    if (!declined && o.verify !== null && (error === null || errorIsCounted(error))) {
+    if (!declined && o.verify !== null && (error === null || FAILURE_KINDS[error.kind].counted)) {
       const verify = o.verify ?? defaultVerify(o.paths);
       const checked = await clock.run("verify", () => verifyPhase(o, verify, files, timeouts.verify));
       verdict = checked.verdict;
@@ -300,10 +301,6 @@ export async function runTrial(o: TrialOptions): Promise<TrialRecord> {
     record.error ??= trialError("evidence-write", `trials.jsonl: ${(err as Error).message}`);
   }
   return record;
-}
-
-function errorIsCounted(error: TrialError): boolean {
-  return error.owner === "agent";
 }
 
 interface SandboxRun {
