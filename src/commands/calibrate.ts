@@ -18,10 +18,11 @@ import { EXIT_FAILED, EXIT_OK, InternalTrialErrors, UsageError } from "../errors
 import { askRetrospectiveProbes } from "../monitor/index.ts";
 import { relativeToProject } from "../project.ts";
 import { table1 } from "../report/index.ts";
-import { InterruptedError, removeOnInterrupt, SandboxUnavailableError } from "../sandbox/index.ts";
+import { InterruptedError, removeOnInterrupt } from "../sandbox/index.ts";
 import { formatProblem } from "../task/index.ts";
 import { CROSS_DEFAULT, crossReport, crossText, withCrossCells, writeCross } from "./calibrate-cross.ts";
 import type { CommandContext } from "./context.ts";
+import { startupError } from "./startup-error.ts";
 
 export interface CalibrateOptions extends Omit<ConfigOverrides, "n" | "concurrency" | "cap" | "confidence"> {
   n?: string;
@@ -112,10 +113,7 @@ export async function run(ctx: CommandContext, taskIds: string[], o: CalibrateOp
     );
   } catch (err) {
     if (err instanceof CalibrationError) throw new UsageError(err.message);
-    if (err instanceof SandboxUnavailableError)
-      throw new UsageError(`${err.message}\n(run \`kgate sandbox doctor\` to see what is missing)`);
-    if (err instanceof Error && err.name === "MissingKeyError") throw new UsageError(err.message);
-    throw err;
+    throw startupError(err);
   } finally {
     dispose();
   }

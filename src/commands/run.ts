@@ -13,12 +13,7 @@ import {
   prospectiveHook,
 } from "../monitor/index.ts";
 import { relativeToProject } from "../project.ts";
-import {
-  InterruptedError,
-  removeOnInterrupt,
-  SandboxConfigError,
-  SandboxUnavailableError,
-} from "../sandbox/index.ts";
+import { InterruptedError, removeOnInterrupt } from "../sandbox/index.ts";
 import { conditionFileSet, type LoadedTask, loadValidTask, parseCondition } from "../task/index.ts";
 import {
   agentInfoOf,
@@ -29,6 +24,7 @@ import {
   trialsFileOf,
 } from "../trial/index.ts";
 import type { CommandContext } from "./context.ts";
+import { startupError } from "./startup-error.ts";
 
 export interface RunOptions {
   agent: string;
@@ -92,11 +88,7 @@ async function openRunner(ctx: CommandContext, options: RunOptions, log: (line: 
     });
     return { agent, sandbox };
   } catch (err) {
-    if (err instanceof SandboxConfigError) throw new UsageError(err.message);
-    if (err instanceof SandboxUnavailableError)
-      throw new UsageError(`${err.message}\n(run \`kgate sandbox doctor\` to see what is missing)`);
-    if (err instanceof Error && err.name === "MissingKeyError") throw new UsageError(err.message);
-    throw err;
+    throw startupError(err);
   }
 }
 
