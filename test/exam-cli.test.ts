@@ -311,18 +311,35 @@ describe("kgate exam --make-reference and --reference", () => {
       expect(await exam(made, "arith", options)).toBe(0);
       // 8 items x 2 trials x 2 turns
       expect(server.requests.length).toBe(32);
+      // lines in completion order (two trials in flight by default): compared by id
       const lines = readFileSync(path.join(project.root, "ref.jsonl"), "utf8")
         .trim()
         .split("\n")
-        .map((l) => JSON.parse(l));
-      expect(lines).toEqual(
+        .map((l) => JSON.parse(l))
+        .sort((a, b) => a.id.localeCompare(b.id));
+      expect(lines.map(({ provenance, ...entry }) => entry)).toEqual(
         Array.from({ length: 8 }, (_, k) => ({
           id: `sum-${k + 1}`,
           accuracy: (k + 1) % 2,
           tokens: 100 * (k + 1),
         })),
       );
-      await expect(exam(capture(project), "arith", options)).rejects.toThrow(/ref\.jsonl exists/);
+      expect(lines[0].provenance).toMatchObject({
+        kind: "items",
+        agent: { name: "examiner" },
+        condition: null,
+        budget: 8000,
+        trials: 2,
+        runId: null,
+      });
+      // a rerun on the same file keeps every unit and calls nothing; another budget is refused
+      const again = capture(project);
+      expect(await exam(again, "arith", options)).toBe(0);
+      expect(server.requests.length).toBe(32);
+      expect(again.out()).toMatch(/0 unit\(s\) written to ref\.jsonl, 8 kept, 0 failed/);
+      await expect(exam(capture(project), "arith", { ...options, budget: "9000" })).rejects.toThrow(
+        /ref\.jsonl: line 1 \("sum-\d"\) was measured with another budget \(8000, now 9000\)/,
+      );
       await server.close();
 
       server = await startModelServer(inOrderExamTaker());
