@@ -112,6 +112,8 @@ describe("kgate exam (items, bin)", () => {
         "400",
         "--run-id",
         "r1",
+        "--concurrency",
+        "1", // one exam at a time: the requests below are read in order
         "--json",
       ],
       { [KEY_ENV]: "sk-test" },
@@ -187,7 +189,7 @@ describe("kgate exam (items, in process)", () => {
   });
 
   it("refuses to resume a run whose agent configuration changed, naming the field", async () => {
-    // the third request (exam 2's reasoning turn) is refused
+    // the third request (exam 2's reasoning turn, one exam at a time) is refused
     const taker = inOrderExamTaker();
     server = await startModelServer((req, i) =>
       i === 2 ? { status: 400, message: "scripted refusal" } : taker(req),
@@ -196,9 +198,15 @@ describe("kgate exam (items, in process)", () => {
     process.env[KEY_ENV] = "sk-test";
     try {
       const first = capture(project);
-      expect(await exam(first, "arith", { ...DEFAULTS, agent: "examiner", budget: "400", runId: "r3" })).toBe(
-        1,
-      );
+      expect(
+        await exam(first, "arith", {
+          ...DEFAULTS,
+          agent: "examiner",
+          budget: "400",
+          runId: "r3",
+          concurrency: "1",
+        }),
+      ).toBe(1);
       expect(first.err()).toMatch(/n3-e1-fixed-random-baseline: error \(provider-rejected\)/);
       expect(records(project, "r3").map((r) => r.error?.kind ?? null)).toEqual([null, "provider-rejected"]);
       await server.close();
@@ -233,7 +241,13 @@ describe("kgate exam (items, in process)", () => {
     process.env[KEY_ENV] = "sk-test";
     try {
       expect(
-        await exam(capture(project), "arith", { ...DEFAULTS, agent: "examiner", budget: "400", runId: "r4" }),
+        await exam(capture(project), "arith", {
+          ...DEFAULTS,
+          agent: "examiner",
+          budget: "400",
+          runId: "r4",
+          concurrency: "1",
+        }),
       ).toBe(1);
       const before = server.requests.length; // 2 + 1 refused
       const again = capture(project);

@@ -172,6 +172,7 @@ export async function run(ctx: CommandContext, poolArg: string | undefined, o: E
   const resume = o.resume !== undefined;
   let run: ExamRunFile;
   let runner: ExamRunner;
+  const concurrency = concurrencyOf(o);
   try {
     run = resume ? readExamRunFile(runDirOf(ctx.paths, o.resume!)) : newRun(ctx, poolArg, o);
     runner =
@@ -202,6 +203,7 @@ export async function run(ctx: CommandContext, poolArg: string | undefined, o: E
         units: runner.units,
         reference: runner.reference?.entries ?? null,
         runOne: runner.runOne,
+        concurrency,
         log,
         signal: runner.signal,
       },
