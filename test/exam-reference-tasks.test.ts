@@ -194,5 +194,53 @@ describe("kgate exam --tasks --make-reference (real sandboxes)", () => {
     // top-1 by density is alpha: W = {alpha} overlaps it fully, W = {beta} not at all
     expect(byOrder.get("ascending")!.stats.densityOverlap).toBe(1);
     expect(byOrder.get("descending")!.stats.densityOverlap).toBe(0);
+
+    // the same command again keeps both units and runs nothing; another --trials is refused, naming it
+    const seen = server.requests.length;
+    const again = await kgateAsync(
+      [
+        "--root",
+        paths.root,
+        "exam",
+        "--tasks",
+        "alpha,beta",
+        "--agent",
+        "loop",
+        "--budget",
+        "250",
+        "--trials",
+        "2",
+        "--make-reference",
+        "ref/tasks.jsonl",
+        "--run-id",
+        "ref2",
+      ],
+      env,
+    );
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/0 unit\(s\) written to ref\/tasks\.jsonl, 2 kept, 0 failed/);
+    expect(server.requests.length).toBe(seen);
+    const other = await kgateAsync(
+      [
+        "--root",
+        paths.root,
+        "exam",
+        "--tasks",
+        "alpha,beta",
+        "--agent",
+        "loop",
+        "--budget",
+        "250",
+        "--trials",
+        "3",
+        "--make-reference",
+        "ref/tasks.jsonl",
+      ],
+      env,
+    );
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(
+      /tasks\.jsonl: line 1 \("(alpha|beta)"\) was measured with another trials \(2, now 3\)/,
+    );
   });
 });

@@ -45,7 +45,9 @@ export interface ReferenceRunResult {
 const SAME = ["kind", "agent", "condition", "budget", "trials"] as const;
 
 /** The units already measured, after checking they were measured the way this run would measure them. */
-function existingLines(o: ReferenceRunOptions): Map<string, ReferenceLine> {
+export function existingLines(
+  o: Pick<ReferenceRunOptions, "file" | "units" | "provenance">,
+): Map<string, ReferenceLine> {
   if (!existsSync(o.file)) return new Map();
   const lines = parseReferenceLines(readFileSync(o.file, "utf8"), o.file);
   const digests = new Map(o.units.map((u) => [u.id, u.digest]));

@@ -11,7 +11,12 @@ import { inlineQuestion, runInlineTaskExam } from "./inline-task-exam.ts";
 import { runItemExam } from "./item-exam.ts";
 import type { ExamSpec } from "./plan.ts";
 import { FIXED_POINTS } from "./points.ts";
-import { type ReferenceRunResult, type ReferenceTrial, runReference } from "./reference-run.ts";
+import {
+  existingLines,
+  type ReferenceRunResult,
+  type ReferenceTrial,
+  runReference,
+} from "./reference-run.ts";
 import { modelOf, taskIds } from "./runners.ts";
 
 export interface MakeReferenceOptions {
@@ -106,6 +111,18 @@ async function taskReference(
 ): Promise<ReferenceRunResult & { interrupted: unknown }> {
   const tasks = loadTasks(paths, o.source);
   const agent = await resolveAgent(paths, o.agent, { log });
+  const units = [...tasks.values()].map((t) => ({ id: t.id, digest: t.digests.task }));
+  const provenance = {
+    kind: "tasks" as const,
+    agent: { name: agent.name, digest: agent.digest },
+    kgateVersion: o.kgateVersion,
+    condition: o.condition,
+    budget: o.budget,
+    trials: o.trials,
+    runId: o.runId,
+  };
+  // a file measured otherwise is refused before the sandbox image is prepared
+  existingLines({ file: o.file, units, provenance });
   const sandbox = await openSandboxRunner({ paths, agents: [agent], log });
   const interrupt = new AbortController();
   const stopListening = removeOnInterrupt(o.runId, interrupt, log);
@@ -132,19 +149,11 @@ async function taskReference(
   };
   try {
     const result = await runReference({
-      units: [...tasks.values()].map((t) => ({ id: t.id, digest: t.digests.task })),
+      units,
       trials: o.trials,
       concurrency: o.concurrency,
       file: o.file,
-      provenance: {
-        kind: "tasks",
-        agent: { name: agent.name, digest: agent.digest },
-        kgateVersion: o.kgateVersion,
-        condition: o.condition,
-        budget: o.budget,
-        trials: o.trials,
-        runId: o.runId,
-      },
+      provenance,
       runTrial: run,
       log,
       signal: interrupt.signal,
