@@ -68,6 +68,11 @@ export function existingLines(
   return new Map(lines.map((l) => [l.id, l]));
 }
 
+/** A trial's token count as a line can hold it: reported counts are the provider's, so bounded here. */
+function boundedTokens(tokens: number): number {
+  return Number.isFinite(tokens) && tokens > 0 ? Math.min(tokens, Number.MAX_SAFE_INTEGER) : 0;
+}
+
 export async function runReference(o: ReferenceRunOptions): Promise<ReferenceRunResult> {
   const existing = existingLines(o);
   mkdirSync(path.dirname(o.file), { recursive: true });
@@ -97,7 +102,7 @@ export async function runReference(o: ReferenceRunOptions): Promise<ReferenceRun
       const line: ReferenceLine = {
         id: unit.id,
         accuracy: passes / o.trials,
-        tokens: trials.reduce((s, t) => s + t.tokens, 0) / o.trials,
+        tokens: trials.reduce((s, t) => s + boundedTokens(t.tokens), 0) / o.trials,
         provenance: { ...o.provenance, unitDigest: unit.digest },
       };
       appendJsonLine(o.file, JSON.stringify(line));
