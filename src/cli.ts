@@ -256,9 +256,10 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
     )
     .option(
       "--make-reference <file>",
-      "instead of exams, write the reference run of an item pool to <file> (each item alone, budget B)",
+      "instead of exams, write the reference run of the pool to <file> (each unit alone, budget B; a task in its own sandbox)",
     )
-    .option("--trials <count>", "trials per item of --make-reference", "3")
+    .option("--trials <count>", "trials per unit of --make-reference (accuracy = passes / trials)", "3")
+    .option("--concurrency <count>", "exams (or --make-reference trials) in flight at once (default 2)")
     .option("--run-id <id>", "id of the new run (default: a timestamp)")
     .option(
       "--resume <run>",

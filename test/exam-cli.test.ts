@@ -112,6 +112,8 @@ describe("kgate exam (items, bin)", () => {
         "400",
         "--run-id",
         "r1",
+        "--concurrency",
+        "1", // one exam at a time: the requests below are read in order
         "--json",
       ],
       { [KEY_ENV]: "sk-test" },
@@ -187,7 +189,7 @@ describe("kgate exam (items, in process)", () => {
   });
 
   it("refuses to resume a run whose agent configuration changed, naming the field", async () => {
-    // the third request (exam 2's reasoning turn) is refused
+    // the third request (exam 2's reasoning turn, one exam at a time) is refused
     const taker = inOrderExamTaker();
     server = await startModelServer((req, i) =>
       i === 2 ? { status: 400, message: "scripted refusal" } : taker(req),
@@ -196,9 +198,15 @@ describe("kgate exam (items, in process)", () => {
     process.env[KEY_ENV] = "sk-test";
     try {
       const first = capture(project);
-      expect(await exam(first, "arith", { ...DEFAULTS, agent: "examiner", budget: "400", runId: "r3" })).toBe(
-        1,
-      );
+      expect(
+        await exam(first, "arith", {
+          ...DEFAULTS,
+          agent: "examiner",
+          budget: "400",
+          runId: "r3",
+          concurrency: "1",
+        }),
+      ).toBe(1);
       expect(first.err()).toMatch(/n3-e1-fixed-random-baseline: error \(provider-rejected\)/);
       expect(records(project, "r3").map((r) => r.error?.kind ?? null)).toEqual([null, "provider-rejected"]);
       await server.close();
@@ -233,7 +241,13 @@ describe("kgate exam (items, in process)", () => {
     process.env[KEY_ENV] = "sk-test";
     try {
       expect(
-        await exam(capture(project), "arith", { ...DEFAULTS, agent: "examiner", budget: "400", runId: "r4" }),
+        await exam(capture(project), "arith", {
+          ...DEFAULTS,
+          agent: "examiner",
+          budget: "400",
+          runId: "r4",
+          concurrency: "1",
+        }),
       ).toBe(1);
       const before = server.requests.length; // 2 + 1 refused
       const again = capture(project);
@@ -311,18 +325,35 @@ describe("kgate exam --make-reference and --reference", () => {
       expect(await exam(made, "arith", options)).toBe(0);
       // 8 items x 2 trials x 2 turns
       expect(server.requests.length).toBe(32);
+      // lines in completion order (two trials in flight by default): compared by id
       const lines = readFileSync(path.join(project.root, "ref.jsonl"), "utf8")
         .trim()
         .split("\n")
-        .map((l) => JSON.parse(l));
-      expect(lines).toEqual(
+        .map((l) => JSON.parse(l))
+        .sort((a, b) => a.id.localeCompare(b.id));
+      expect(lines.map(({ provenance, ...entry }) => entry)).toEqual(
         Array.from({ length: 8 }, (_, k) => ({
           id: `sum-${k + 1}`,
           accuracy: (k + 1) % 2,
           tokens: 100 * (k + 1),
         })),
       );
-      await expect(exam(capture(project), "arith", options)).rejects.toThrow(/ref\.jsonl exists/);
+      expect(lines[0].provenance).toMatchObject({
+        kind: "items",
+        agent: { name: "examiner" },
+        condition: null,
+        budget: 8000,
+        trials: 2,
+        runId: null,
+      });
+      // a rerun on the same file keeps every unit and calls nothing; another budget is refused
+      const again = capture(project);
+      expect(await exam(again, "arith", options)).toBe(0);
+      expect(server.requests.length).toBe(32);
+      expect(again.out()).toMatch(/0 unit\(s\) written to ref\.jsonl, 8 kept, 0 failed/);
+      await expect(exam(capture(project), "arith", { ...options, budget: "9000" })).rejects.toThrow(
+        /ref\.jsonl: line 1 \("sum-\d"\) was measured with another budget \(8000, now 9000\)/,
+      );
       await server.close();
 
       server = await startModelServer(inOrderExamTaker());

@@ -1,13 +1,13 @@
 // `kgate exam --inline-tasks` end to end in process: two scaffolded tasks rendered inline as the
 // questions of one reasoning turn, through the real Anthropic SDK client to the loopback model server
 // (scripted replies, not a real model); outputs from `task-k/<path>` blocks, each task's own verifier.
-import { readFileSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import type { CommandContext } from "../src/commands/context.ts";
 import { run as exam } from "../src/commands/exam.ts";
-import { ExamRecord } from "../src/exam/index.ts";
+import { ExamRecord, ReferenceLine } from "../src/exam/index.ts";
 import type { ProjectPaths } from "../src/project.ts";
 import { scaffoldTask } from "../src/task/index.ts";
 import { type ModelServer, type SeenRequest, startModelServer } from "./support/model-server.ts";
@@ -128,5 +128,86 @@ describe("kgate exam --inline-tasks", () => {
     await expect(
       exam(capture(paths), undefined, { ...OPTIONS, tasks: "a", inlineTasks: "b" }),
     ).rejects.toThrow(/not several/);
+  });
+});
+
+describe("kgate exam --inline-tasks --make-reference", () => {
+  /**
+   * Each task alone: alpha's reasoning costs 30 output tokens and its output is right; beta's costs 50
+   * and its extraction alternates right, wrong, right, ... (in the order the extraction calls arrive).
+   */
+  function aloneTaker() {
+    let betaExtractions = 0;
+    return (request: SeenRequest) => {
+      const texts = userTexts(request);
+      const alpha = texts[0]!.includes("marker: alpha");
+      if (texts.length === 1)
+        return { text: "Question 1: working.", usage: { input: 500, output: alpha ? 30 : 50 } };
+      const right = alpha || ++betaExtractions % 2 === 1;
+      return {
+        text: `\`\`\`task-1/output/result.csv\n${right ? CORRECT : WRONG}\`\`\`\n`,
+        usage: { input: 600, output: 20 },
+      };
+    };
+  }
+
+  it("runs each inline task alone k times and writes accuracy = passes / k, the reasoning tokens, provenance", async () => {
+    server = await startModelServer(aloneTaker());
+    const paths = tempProject();
+    for (const id of ["alpha", "beta"]) {
+      scaffoldTask(paths, { id, gate: "convention" });
+      appendFileSync(path.join(paths.tasks, id, "instruction.md"), `\nmarker: ${id}\n`);
+    }
+    writeJson(paths.config, {
+      agents: {
+        examiner: {
+          harness: "builtin",
+          provider: "anthropic",
+          model: "scripted-examiner",
+          baseUrl: server.anthropicUrl,
+          apiKeyEnv: KEY_ENV,
+          retry: { maxRetries: 0 },
+        },
+      },
+    });
+    process.env[KEY_ENV] = "sk-test";
+    try {
+      const options = {
+        ...OPTIONS,
+        inlineTasks: "alpha,beta",
+        condition: "+A",
+        budget: "4000",
+        trials: "3",
+        concurrency: "3",
+        makeReference: "ref/inline.jsonl",
+      };
+      expect(await exam(capture(paths), undefined, options)).toBe(0);
+      // 2 tasks x 3 trials x 2 turns
+      expect(server.requests.length).toBe(12);
+      const lines = readFileSync(path.join(paths.root, "ref", "inline.jsonl"), "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => ReferenceLine.parse(JSON.parse(l)));
+      const byId = new Map(lines.map((l) => [l.id, l]));
+      // alpha: 3 of 3, 30 tokens each; beta: extractions 1 and 3 right of 3, 50 tokens each (extraction apart)
+      expect(byId.get("alpha")).toMatchObject({ accuracy: 1, tokens: 30 });
+      expect(byId.get("beta")).toMatchObject({ accuracy: 2 / 3, tokens: 50 });
+      expect(byId.get("alpha")!.provenance).toMatchObject({
+        kind: "inline-tasks",
+        condition: "+A",
+        budget: 4000,
+        trials: 3,
+        runId: null,
+      });
+      // each trial alone: one question of 10 points, its reasoning turn capped at B
+      const reasoning = server.requests.filter((r) => userTexts(r).length === 1);
+      expect(reasoning.length).toBe(6);
+      for (const r of reasoning) {
+        expect(r.body.max_tokens).toBe(4000);
+        expect(userTexts(r)[0]!.match(/^Question \d+ \(\d+ points\)/gm)).toEqual(["Question 1 (10 points)"]);
+      }
+    } finally {
+      delete process.env[KEY_ENV];
+    }
   });
 });

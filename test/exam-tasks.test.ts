@@ -163,4 +163,51 @@ describe("kgate exam --tasks (real sandbox)", () => {
     expect(r!.coverage).toBeCloseTo(1 / 3, 12);
     expect(result.stdout).toMatch(/N=3 fixed\/random\/baseline \(1 exams\): score 0\.33/);
   });
+
+  it("runs task exams side by side (--concurrency 2) with the records of one at a time", {
+    timeout: TIMEOUT,
+  }, async () => {
+    sandboxImage();
+    server = await startModelServer(inOrderAgent);
+    const paths = project(server.anthropicUrl);
+    // 2 base exams of 2 of the 3 tasks each, at concurrency 1 then 2
+    const runAt = (concurrency: string, runId: string) =>
+      kgateAsync(
+        [
+          "--root",
+          paths.root,
+          "exam",
+          "--tasks",
+          "alpha,beta,gamma",
+          "--agent",
+          "loop",
+          "--n",
+          "2",
+          "--exams",
+          "2",
+          "--budget",
+          "100000",
+          "--concurrency",
+          concurrency,
+          "--run-id",
+          runId,
+        ],
+        { [KEY_ENV]: "sk-test" },
+      );
+    expect((await runAt("1", "c1")).code).toBe(0);
+    expect((await runAt("2", "c2")).code).toBe(0);
+    const comparable = (rs: ExamRecord[]) =>
+      rs.map(({ runId, startedAt, finishedAt, ...rest }) => rest).sort((a, b) => a.key.localeCompare(b.key));
+    const [one, two] = [records(paths, "c1"), records(paths, "c2")];
+    expect(one.length).toBe(2);
+    expect(comparable(two)).toEqual(comparable(one));
+    // one at a time: the first ends before the second starts; side by side: the two overlap
+    const overlap = (rs: ExamRecord[]) =>
+      Date.parse(rs[0]!.finishedAt) > Date.parse(rs[1]!.startedAt) &&
+      Date.parse(rs[1]!.finishedAt) > Date.parse(rs[0]!.startedAt);
+    expect(overlap(one)).toBe(false);
+    expect(overlap(two)).toBe(true);
+    // each exam: 2 write turns and a finish, every task verified
+    for (const r of two) expect(r.units.map((u) => u.correct)).toEqual([true, true]);
+  });
 });

@@ -12,7 +12,7 @@ import {
   inlineTaskRunner,
   itemRunner,
   loadReference,
-  makeItemReference,
+  makeReference,
   Ordering,
   PointScheme,
   REPORT_FILES,
@@ -45,6 +45,7 @@ export interface ExamOptions {
   resume?: string;
   makeReference?: string;
   trials: string;
+  concurrency?: string;
   json?: boolean;
 }
 
@@ -72,15 +73,17 @@ function oneOf<T extends string>(option: string, schema: { options: readonly T[]
   };
 }
 
+/** Exams (or reference trials) in flight at once: --concurrency, default 2 as calibrate's. */
+export const DEFAULT_EXAM_CONCURRENCY = 2;
+
+function concurrencyOf(o: ExamOptions): number {
+  return o.concurrency === undefined ? DEFAULT_EXAM_CONCURRENCY : integer("--concurrency", o.concurrency, 1);
+}
+
 /** A new run's plan from the options (digests filled in once the pool and agent are loaded). */
 function newRun(ctx: CommandContext, pool: string | undefined, o: ExamOptions): ExamRunFile {
-  const given = [pool, o.tasks, o.inlineTasks].filter((x) => x !== undefined).length;
-  if (given === 0)
-    throw new UsageError(
-      "name an item pool (items/<pool>.jsonl or a .jsonl path), --tasks <ids>, --inline-tasks <ids>, or --resume a run",
-    );
-  if (given > 1) throw new UsageError("give one of an item pool, --tasks and --inline-tasks, not several");
-  const tasks = o.tasks ?? o.inlineTasks;
+  const { kind, source } = poolOf(pool, o);
+  const tasks = kind === "items" ? undefined : source;
   if (!o.agent) throw new UsageError("--agent is required");
   if (!o.budget) throw new UsageError("--budget is required (B, the shared token budget of one exam)");
   const tau = o.tau === undefined ? DEFAULT_TAU : Number(o.tau);
@@ -89,7 +92,7 @@ function newRun(ctx: CommandContext, pool: string | undefined, o: ExamOptions): 
   return {
     version: 1,
     runId: o.runId ?? newRunId(),
-    kind: o.tasks ? "tasks" : o.inlineTasks ? "inline-tasks" : "items",
+    kind,
     pool: pool
       ? { name: path.basename(pool, ".jsonl"), source: pool, digest: "" }
       : { name: "tasks", source: tasks!, digest: "" },
@@ -112,30 +115,54 @@ function newRun(ctx: CommandContext, pool: string | undefined, o: ExamOptions): 
   };
 }
 
-/** `--make-reference <file>`: the reference run of an item pool instead of exams. */
+/** The kind and source of the pool the options name (one of a pool, --tasks, --inline-tasks). */
+function poolOf(pool: string | undefined, o: ExamOptions) {
+  const given = [pool, o.tasks, o.inlineTasks].filter((x) => x !== undefined).length;
+  if (given === 0)
+    throw new UsageError(
+      "name an item pool (items/<pool>.jsonl or a .jsonl path), --tasks <ids>, --inline-tasks <ids>, or --resume a run",
+    );
+  if (given > 1) throw new UsageError("give one of an item pool, --tasks and --inline-tasks, not several");
+  if (o.tasks) return { kind: "tasks" as const, source: o.tasks };
+  if (o.inlineTasks) return { kind: "inline-tasks" as const, source: o.inlineTasks };
+  return { kind: "items" as const, source: pool! };
+}
+
+/** `--make-reference <file>`: the reference run of the pool (items, tasks, inline tasks) instead of exams. */
 async function reference(ctx: CommandContext, pool: string | undefined, o: ExamOptions): Promise<number> {
-  if (!pool || !o.agent || !o.budget)
-    throw new UsageError("--make-reference needs an item pool, --agent and --budget");
+  const { kind, source } = poolOf(pool, o);
+  if (!o.agent || !o.budget) throw new UsageError("--make-reference needs --agent and --budget");
   const file = path.resolve(ctx.paths.root, o.makeReference!);
   const options = {
-    pool,
+    kind,
+    source,
     agent: o.agent,
+    condition: parseCondition(o.condition ?? "+A"),
     budget: integer("--budget", o.budget, 1),
     trials: integer("--trials", o.trials, 1),
+    concurrency: concurrencyOf(o),
     file,
+    kgateVersion: packageInfo().version,
+    runId: o.runId ?? newRunId(),
   };
-  let result: Awaited<ReturnType<typeof makeItemReference>>;
+  let result: Awaited<ReturnType<typeof makeReference>>;
   try {
-    result = await makeItemReference(ctx.paths, options, (line) => ctx.stderr.write(`${line}\n`));
+    result = await makeReference(ctx.paths, options, (line) => ctx.stderr.write(`${line}\n`));
   } catch (err) {
     throw usageOrBug(err);
   }
-  const summary = { file: relativeToProject(ctx.paths, file), ...result };
+  const { interrupted, ...counts } = result;
+  const summary = {
+    file: relativeToProject(ctx.paths, file),
+    runId: kind === "tasks" ? options.runId : null,
+    ...counts,
+  };
   ctx.stdout.write(
     o.json
       ? `${JSON.stringify(summary, null, 2)}\n`
-      : `reference run: ${result.written} item(s) in ${summary.file}, ${result.failed.length} failed\n`,
+      : `reference run: ${result.written} unit(s) written to ${summary.file}, ${result.kept} kept, ${result.failed.length} failed\n`,
   );
+  if (interrupted instanceof InterruptedError) return interrupted.exitCode;
   return result.failed.length > 0 ? EXIT_FAILED : EXIT_OK;
 }
 
@@ -145,6 +172,7 @@ export async function run(ctx: CommandContext, poolArg: string | undefined, o: E
   const resume = o.resume !== undefined;
   let run: ExamRunFile;
   let runner: ExamRunner;
+  const concurrency = concurrencyOf(o);
   try {
     run = resume ? readExamRunFile(runDirOf(ctx.paths, o.resume!)) : newRun(ctx, poolArg, o);
     runner =
@@ -175,6 +203,7 @@ export async function run(ctx: CommandContext, poolArg: string | undefined, o: E
         units: runner.units,
         reference: runner.reference?.entries ?? null,
         runOne: runner.runOne,
+        concurrency,
         log,
         signal: runner.signal,
       },

@@ -1,7 +1,9 @@
-// Runs the planned exams one after another: each exam's record is appended as soon as it ends, a
-// failed exam is recorded with its error (and rerun on resume), and one failure never stops the rest.
+// Runs the planned exams side by side through the trial engine's bounded pool: each exam's record is
+// appended as soon as it ends, a failed exam is recorded with its error (and rerun on resume), and one
+// failure never stops the rest.
 import { classifyError, ModelCallError } from "../agents/index.ts";
 import { type TrialError, trialError, type Usage, ZERO_USAGE } from "../model/index.ts";
+import { PoolAbortedError, TrialPool } from "../trial/index.ts";
 import { analyseExam, type ReferenceEntry, type UnitOutcome } from "./analysis.ts";
 import type { Attribution } from "./attribution.ts";
 import type { ExamSpec } from "./plan.ts";
@@ -36,9 +38,11 @@ export interface ExamEngineOptions {
   tau: number;
   reference: ReadonlyMap<string, ReferenceEntry> | null;
   runOne: (spec: ExamSpec) => Promise<ExamRun>;
+  /** Exams in flight at once (default 1). */
+  concurrency?: number;
   /** Progress lines for the operator (stderr). */
   log?: (line: string) => void;
-  /** Aborted (e.g. Ctrl-C): no further exam starts. */
+  /** Aborted (e.g. Ctrl-C): no further exam starts; running ones end through their own signal. */
   signal?: AbortSignal;
 }
 
@@ -53,60 +57,78 @@ function failedRun(spec: ExamSpec): ExamRun {
   };
 }
 
-/** Runs every spec whose key is not in `done`; returns the records written. */
+/** Runs one exam and appends its record; an exception of the run becomes the record's error. */
+async function runAndRecord(spec: ExamSpec, o: ExamEngineOptions): Promise<ExamRecord> {
+  const startedAt = new Date().toISOString();
+  let run: ExamRun;
+  let error: ExamRecord["error"] = null;
+  try {
+    run = await o.runOne(spec);
+  } catch (err) {
+    run = failedRun(spec);
+    const failure = classifyError(err);
+    error =
+      err instanceof ExamRunFailure
+        ? err.trialError
+        : err instanceof ModelCallError
+          ? err.toTrialError()
+          : trialError(
+              failure.kind,
+              (err instanceof Error ? err.message : String(err)).slice(0, 2000),
+              failure.kind === "internal" && err instanceof Error ? err.stack : undefined,
+            );
+  }
+  const analysis = analyseExam(spec.units, run.outcomes, run.attribution, o.tau, o.reference);
+  const record: ExamRecord = {
+    ...spec,
+    recordVersion: EXAM_RECORD_VERSION,
+    runId: o.runId,
+    kind: o.kind,
+    pool: o.pool,
+    agent: o.agent,
+    kgateVersion: o.kgateVersion,
+    budget: o.budget,
+    tau: o.tau,
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    usage: run.usage,
+    extractionUsage: run.extractionUsage,
+    stopReason: run.stopReason,
+    ...analysis,
+    error,
+  };
+  appendExamRecord(o.runDir, record);
+  return record;
+}
+
+/** Runs every spec whose key is not in `done`, `concurrency` at a time; returns the records written, in plan order. */
 export async function runExams(
   specs: readonly ExamSpec[],
   done: ReadonlySet<string>,
   o: ExamEngineOptions,
 ): Promise<ExamRecord[]> {
   const todo = specs.filter((s) => !done.has(s.key));
-  const written: ExamRecord[] = [];
-  for (const [i, spec] of todo.entries()) {
-    if (o.signal?.aborted) break;
-    const startedAt = new Date().toISOString();
-    let run: ExamRun;
-    let error: ExamRecord["error"] = null;
-    try {
-      run = await o.runOne(spec);
-    } catch (err) {
-      run = failedRun(spec);
-      const failure = classifyError(err);
-      error =
-        err instanceof ExamRunFailure
-          ? err.trialError
-          : err instanceof ModelCallError
-            ? err.toTrialError()
-            : trialError(
-                failure.kind,
-                (err instanceof Error ? err.message : String(err)).slice(0, 2000),
-                failure.kind === "internal" && err instanceof Error ? err.stack : undefined,
-              );
-    }
-    const analysis = analyseExam(spec.units, run.outcomes, run.attribution, o.tau, o.reference);
-    const record: ExamRecord = {
-      ...spec,
-      recordVersion: EXAM_RECORD_VERSION,
-      runId: o.runId,
-      kind: o.kind,
-      pool: o.pool,
-      agent: o.agent,
-      kgateVersion: o.kgateVersion,
-      budget: o.budget,
-      tau: o.tau,
-      startedAt,
-      finishedAt: new Date().toISOString(),
-      usage: run.usage,
-      extractionUsage: run.extractionUsage,
-      stopReason: run.stopReason,
-      ...analysis,
-      error,
-    };
-    appendExamRecord(o.runDir, record);
-    written.push(record);
-    const outcome = error
-      ? `error (${error.kind}): ${error.message}`
-      : `score ${analysis.score.toFixed(3)}, coverage ${analysis.coverage.toFixed(2)}`;
-    o.log?.(`[${i + 1}/${todo.length}] ${spec.key}: ${outcome}`);
-  }
-  return written;
+  const pool = new TrialPool<ExamSpec, ExamRecord>(
+    { concurrency: o.concurrency ?? 1, signal: o.signal },
+    () => "exam",
+    (spec) => runAndRecord(spec, o),
+  );
+  let ended = 0;
+  const records = await Promise.all(
+    todo.map(async (spec) => {
+      let record: ExamRecord;
+      try {
+        record = await pool.submit(spec);
+      } catch (err) {
+        if (err instanceof PoolAbortedError) return null;
+        throw err;
+      }
+      const outcome = record.error
+        ? `error (${record.error.kind}): ${record.error.message}`
+        : `score ${record.score.toFixed(3)}, coverage ${record.coverage.toFixed(2)}`;
+      o.log?.(`[${++ended}/${todo.length}] ${spec.key}: ${outcome}`);
+      return record;
+    }),
+  );
+  return records.filter((r): r is ExamRecord => r !== null);
 }

@@ -15,6 +15,7 @@ export * from "./random.ts";
 export * from "./record.ts";
 export * from "./reference.ts";
 export * from "./reference-run.ts";
+export * from "./reference-sources.ts";
 export * from "./runners.ts";
 export * from "./session.ts";
 export * from "./stats.ts";

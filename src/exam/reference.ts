@@ -1,9 +1,28 @@
 // The reference run a value-density ranking needs: per unit, its accuracy and mean tokens when it was
-// run alone at a high budget, one JSON object a line ({"id", "accuracy", "tokens"}); line-precise errors.
+// run alone at a high budget, one JSON object a line ({"id", "accuracy", "tokens"}, and the provenance
+// when kgate wrote it); line-precise errors.
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { fieldPath, sha256 } from "../task/index.ts";
+import { Condition, fieldPath, sha256 } from "../task/index.ts";
 import type { ReferenceEntry } from "./analysis.ts";
+
+/** What measured a line written by `--make-reference` (a hand-written line has none). */
+export const ReferenceProvenance = z
+  .object({
+    kind: z.enum(["items", "tasks", "inline-tasks"]),
+    agent: z.object({ name: z.string(), digest: z.string() }).strict(),
+    kgateVersion: z.string(),
+    /** The tasks' condition; null for items. */
+    condition: Condition.nullable(),
+    budget: z.number().int().positive(),
+    trials: z.number().int().positive(),
+    /** The unit's content: an item's sha256, a task's task digest. */
+    unitDigest: z.string(),
+    /** Task units: the run whose trials.jsonl holds the trials; null for items and inline tasks. */
+    runId: z.string().nullable(),
+  })
+  .strict();
+export type ReferenceProvenance = z.infer<typeof ReferenceProvenance>;
 
 export const ReferenceLine = z
   .object({
@@ -12,8 +31,10 @@ export const ReferenceLine = z
     accuracy: z.number().min(0).max(1),
     /** Mean generated tokens of the unit alone. */
     tokens: z.number().nonnegative(),
+    provenance: ReferenceProvenance.optional(),
   })
   .strict();
+export type ReferenceLine = z.infer<typeof ReferenceLine>;
 
 export class ReferenceRunError extends Error {
   override name = "ReferenceRunError";
@@ -25,8 +46,10 @@ export interface LoadedReference {
   entries: Map<string, ReferenceEntry>;
 }
 
-export function parseReference(text: string, file: string): Map<string, ReferenceEntry> {
-  const entries = new Map<string, ReferenceEntry>();
+/** The file's lines, in order; a unit twice, a line that is not JSON or not a line, throws naming the line. */
+export function parseReferenceLines(text: string, file: string): ReferenceLine[] {
+  const lines: ReferenceLine[] = [];
+  const seen = new Set<string>();
   text.split(/\r?\n/).forEach((raw, i) => {
     const trimmed = raw.trim();
     if (trimmed === "" || trimmed.startsWith("//")) return;
@@ -41,11 +64,18 @@ export function parseReference(text: string, file: string): Map<string, Referenc
       const issue = parsed.error.issues[0]!;
       throw new ReferenceRunError(`${file}:${i + 1} (${fieldPath(issue.path)}): ${issue.message}`);
     }
-    if (entries.has(parsed.data.id))
+    if (seen.has(parsed.data.id))
       throw new ReferenceRunError(`${file}:${i + 1} (id): "${parsed.data.id}" appears twice`);
-    entries.set(parsed.data.id, { accuracy: parsed.data.accuracy, tokens: parsed.data.tokens });
+    seen.add(parsed.data.id);
+    lines.push(parsed.data);
   });
-  return entries;
+  return lines;
+}
+
+export function parseReference(text: string, file: string): Map<string, ReferenceEntry> {
+  return new Map(
+    parseReferenceLines(text, file).map((l) => [l.id, { accuracy: l.accuracy, tokens: l.tokens }]),
+  );
 }
 
 export function loadReference(file: string): LoadedReference {

@@ -28,7 +28,6 @@ import { runItemExam } from "./item-exam.ts";
 import type { ExamSpec, PoolUnit } from "./plan.ts";
 import type { ExamRecord } from "./record.ts";
 import { loadReference } from "./reference.ts";
-import { runItemReference } from "./reference-run.ts";
 import type { ExamRunFile } from "./session.ts";
 import { runTaskExam } from "./task-exam.ts";
 
@@ -64,7 +63,8 @@ function agentConfig(paths: ProjectPaths, name: string): ResolvedAgentConfig {
   return config;
 }
 
-async function modelOf(paths: ProjectPaths, agentName: string) {
+/** The configuration's model, called directly (items, inline tasks). */
+export async function modelOf(paths: ProjectPaths, agentName: string) {
   const config = agentConfig(paths, agentName);
   const key = resolveApiKey(config);
   if (key === undefined)
@@ -96,18 +96,6 @@ export async function itemRunner(paths: ProjectPaths, run: ExamRunFile): Promise
         temperature: config.temperature,
       }),
   };
-}
-
-/** The reference run of an item pool (`--make-reference`): each item alone, `trials` times, at budget B. */
-export async function makeItemReference(
-  paths: ProjectPaths,
-  o: { pool: string; agent: string; budget: number; trials: number; file: string },
-  log: (line: string) => void,
-) {
-  const pool = loadItemPool(paths.root, o.pool);
-  const { config, model } = await modelOf(paths, o.agent);
-  const ctx = { model, pricing: config.pricing, budget: o.budget, temperature: config.temperature };
-  return runItemReference(pool.items, o.trials, ctx, o.file, log);
 }
 
 /** The task ids of `--tasks` (`all`: every valid task of the project). */

@@ -61,6 +61,8 @@ export interface SessionInputs {
   units: PoolUnit[];
   reference: ReadonlyMap<string, ReferenceEntry> | null;
   runOne: (spec: Parameters<typeof runExams>[0][number]) => Promise<ExamRun>;
+  /** Exams in flight at once (not part of the plan: a resume may use another). */
+  concurrency?: number;
   log?: (line: string) => void;
   signal?: AbortSignal;
 }
@@ -112,6 +114,7 @@ export async function runExamSession(inputs: SessionInputs, resume: boolean): Pr
     tau: inputs.run.tau,
     reference: inputs.reference,
     runOne: inputs.runOne,
+    concurrency: inputs.concurrency,
     log: inputs.log,
     signal: inputs.signal,
   });

@@ -63,7 +63,10 @@ export function summariseExams(
   planned: number,
   header: Pick<ExamSummary, "runId" | "kind" | "pool" | "agent" | "kgateVersion" | "budget" | "tau">,
 ): ExamSummary {
-  const finished = [...finishedRecords(records).values()];
+  // in key order: the means and bootstrap draws do not depend on the order the exams finished in
+  const finished = [...finishedRecords(records).values()].sort((a, b) =>
+    a.key < b.key ? -1 : a.key > b.key ? 1 : 0,
+  );
   const failedKeys = new Set(records.filter((r) => r.error !== null).map((r) => r.key));
   for (const r of finished) failedKeys.delete(r.key);
   const groups = new Map<string, ExamRecord[]>();
