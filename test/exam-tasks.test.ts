@@ -1,7 +1,7 @@
 // Task exams end to end in real sandboxes: three scaffolded tasks in one container (task-k/ folders),
 // a scripted built-in-loop agent on the loopback model server (scripted replies, not a real model) that
 // works the tasks in presentation order, each task verified by its own verifier on the host.
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ExamRecord } from "../src/exam/index.ts";
@@ -124,6 +124,38 @@ describe("kgate exam --tasks (real sandbox)", () => {
     expect(instruction).toMatch(/task-3 \(10 points\)/);
     const trajectory = readFileSync(path.join(paths.runs, "t1", "exams", r!.key, "trajectory.jsonl"), "utf8");
     expect(trajectory).toMatch(/task-2\/output\/result\.csv/);
+  });
+
+  it("verifies each task in the killable worker: a verifier that dies on one task's output fails that task alone", {
+    timeout: TIMEOUT,
+  }, async () => {
+    sandboxImage();
+    server = await startModelServer(inOrderAgent);
+    const paths = project(server.anthropicUrl);
+    // beta's verifier builds an ever-growing array when it meets the agent's output: in kgate's own
+    // process this would take the exam run down; in the worker it is killed at its heap limit.
+    const verifier = path.join(paths.verifiers, "beta.ts");
+    const source = readFileSync(verifier, "utf8");
+    const growing = `  rubric: { "output/result.csv": { criteria: [{ name: "grows", check: (actual: unknown) => { if (actual !== undefined) { const a: number[][] = []; for (;;) a.push(new Array(1e6).fill(1)); } return true; } }] } },\n});`;
+    writeFileSync(verifier, source.replace(/\}\);\s*$/, growing));
+    const result = await kgateAsync(
+      ["--root", paths.root, "exam", "--tasks", "alpha,beta,gamma", "--agent", "loop", "--n", "3"].concat([
+        "--exams",
+        "1",
+        "--budget",
+        "100000",
+        "--run-id",
+        "t-crash",
+        "--json",
+      ]),
+      { [KEY_ENV]: "sk-test" },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const [r] = records(paths, "t-crash");
+    const correct = Object.fromEntries(r!.units.map((u) => [u.id, u.correct]));
+    expect(correct).toEqual({ alpha: true, beta: false, gamma: true });
+    // fixed points, 10 each: (10 + 0 + 10) / 30
+    expect(r!.score).toBeCloseTo(20 / 30, 12);
   });
 
   it("a budget overrun stops the session; the unfinished tasks score 0", { timeout: TIMEOUT }, async () => {

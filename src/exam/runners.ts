@@ -12,7 +12,7 @@ import {
   resolveApiKey,
 } from "../agents/index.ts";
 import type { ProjectPaths } from "../project.ts";
-import { ensureSandboxImage, reapDeadRunsOnce, removeOnInterrupt } from "../sandbox/index.ts";
+import { removeOnInterrupt, sandboxProviderFor } from "../sandbox/index.ts";
 import {
   formatProblem,
   type LoadedTask,
@@ -21,7 +21,7 @@ import {
   loadValidTask,
   sha256,
 } from "../task/index.ts";
-import { verifyTrial } from "../verify/index.ts";
+import { DEFAULT_PHASE_TIMEOUTS, defaultVerify } from "../trial/index.ts";
 import type { ExamRun } from "./engine.ts";
 import { inlineQuestion, runInlineTaskExam } from "./inline-task-exam.ts";
 import { runItemExam } from "./item-exam.ts";
@@ -149,10 +149,10 @@ export async function taskRunner(
   if (agent.harness !== "builtin")
     throw new Error(`a task exam needs a built-in-loop agent; "${agent.name}" runs ${agent.harness}`);
   const requirements = (await agent.prepare?.()) ?? {};
-  const reaped = await reapDeadRunsOnce();
-  if (reaped.removed.length)
-    log(`removed ${reaped.removed.length} container(s) left by kgate processes that are gone`);
-  const image = await ensureSandboxImage(paths, { onProgress: log });
+  const provider = sandboxProviderFor(paths);
+  const reaped = await provider.reap();
+  if (reaped > 0) log(`removed ${reaped} sandbox(es) left by kgate processes that are gone`);
+  const image = await provider.prepareImage(paths, (line) => log(`sandbox: ${line}`));
   const interrupt = new AbortController();
   const stopListening = removeOnInterrupt(run.runId, interrupt, log);
   const digests = [...tasks.values()].map((t) => `${t.id}:${t.digests.task}:${t.digests.environment}`).sort();
@@ -166,12 +166,14 @@ export async function taskRunner(
         agent,
         tasks,
         condition: run.condition ?? "+A",
-        image,
+        provider,
+        image: image.ref,
         budget: run.budget,
         runId: run.runId,
         runDir: path.join(paths.runs, run.runId),
         requirements,
-        verify: verifyTrial,
+        verify: defaultVerify(paths),
+        verifyMs: DEFAULT_PHASE_TIMEOUTS.verify,
         signal: interrupt.signal,
       }),
     signal: interrupt.signal,

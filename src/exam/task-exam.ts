@@ -1,19 +1,18 @@
 // A task exam: the N tasks in one sandbox (task-k/ holds task k's instruction, data and outputs), one
 // built-in-loop session with token budget B and the points in the shared instruction, then each task
-// verified by its own verifier; each turn's output tokens go to the task folders its tool calls touch.
+// verified by its own verifier (in the killable worker, after every process of the sandbox stopped);
+// each turn's output tokens go to the task folders its tool calls touch.
 import path from "node:path";
 import type { Agent } from "../agents/index.ts";
 import { FAILURE_KINDS, type SandboxRequirements, type TrajectoryEvent, trialError } from "../model/index.ts";
 import {
-  collectOutputs,
   containerLabels,
-  DockerSandbox,
-  type OutputFile,
   SANDBOX_WORKDIR,
+  type SandboxProvider,
+  type TrialSandbox,
 } from "../sandbox/index.ts";
 import { type Condition, conditionFileSet, type LoadedTask } from "../task/index.ts";
-import { FileTrajectory } from "../trial/index.ts";
-import type { Verdict } from "../verify/index.ts";
+import { FileTrajectory, type VerifyTrial, verifyOutputs } from "../trial/index.ts";
 import { attributeTurns, foldersTouched, type TurnTouch } from "./attribution.ts";
 import { type ExamRun, ExamRunFailure } from "./engine.ts";
 import type { ExamSpec } from "./plan.ts";
@@ -30,20 +29,16 @@ export interface TaskExamContext {
   agent: Agent;
   tasks: ReadonlyMap<string, LoadedTask>;
   condition: Condition;
+  /** Where the exam's sandbox is made (a pool of hosts places it on one with room). */
+  provider: SandboxProvider;
   image: string;
   budget: number;
   runId: string;
   runDir: string;
   requirements?: SandboxRequirements;
-  verify: (
-    task: LoadedTask,
-    outputs: ReadonlyArray<{
-      path: string;
-      status: "collected" | "missing" | "rejected";
-      bytes?: Buffer;
-      reason?: string;
-    }>,
-  ) => Promise<Verdict>;
+  verify: VerifyTrial;
+  /** How long one task's verifier may run on the outputs. */
+  verifyMs: number;
   signal?: AbortSignal;
 }
 
@@ -135,62 +130,94 @@ export async function runTaskExam(spec: ExamSpec, ctx: TaskExamContext): Promise
   const sum = (f: (l: (typeof limits)[number]) => number) => limits.reduce((s, l) => s + f(l), 0);
   const max = (f: (l: (typeof limits)[number]) => number) => Math.max(...limits.map(f));
   const files = placeFiles(spec, ctx.tasks, ctx.condition);
-  const sandbox = await DockerSandbox.create({
-    image: ctx.image,
-    limits: { cpus: max((l) => l.cpus), memoryMb: max((l) => l.memoryMb), pids: max((l) => l.pids) },
-    labels: containerLabels({ runId: ctx.runId, trialId: spec.key, taskId: "exam" }),
-    requirements: ctx.requirements,
-  });
+  const timeoutSec = sum((l) => l.timeoutSec);
+  const ref = ctx.requirements?.image ?? ctx.image;
+  const placement = (await ctx.provider.place?.([ref], ctx.signal)) ?? {
+    provider: ctx.provider,
+    release: () => {},
+  };
   try {
-    await sandbox.putFiles(SANDBOX_WORKDIR, files);
-    const trajectory = new CapturingTrajectory(
-      new FileTrajectory(path.join(ctx.runDir, "exams", spec.key, "trajectory.jsonl")),
-    );
-    const timeoutSec = sum((l) => l.timeoutSec);
-    // the loop stops itself at its timeout; this only ends a session that ignores it
-    const hardStop = AbortSignal.timeout((timeoutSec + 60) * 1000);
-    const result = await ctx.agent.run({
-      instruction: taskExamInstruction(spec, ctx.tasks, ctx.condition, ctx.budget),
-      sandbox,
-      limits: { ...limits[0]!, maxTokens: ctx.budget, maxTurns: sum((l) => l.maxTurns), timeoutSec },
-      condition: ctx.condition,
-      artefact: null,
-      task: tasks[0]!,
-      signal: ctx.signal ? AbortSignal.any([ctx.signal, hardStop]) : hardStop,
-      trajectory,
+    const sandbox = await placement.provider.create({
+      image: ctx.image,
+      limits: {
+        cpus: max((l) => l.cpus),
+        memoryMb: max((l) => l.memoryMb),
+        pids: max((l) => l.pids),
+        timeoutSec,
+      },
+      network: false,
+      labels: containerLabels({ runId: ctx.runId, trialId: spec.key, taskId: "exam" }),
+      ...(ctx.requirements ? { requirements: ctx.requirements } : {}),
     });
-    // an infrastructure failure or an interruption is no outcome of the exam: recorded as an error, rerun on resume
-    if (result.error && !FAILURE_KINDS[result.error.kind].counted) throw new ExamRunFailure(result.error);
-    if (ctx.signal?.aborted)
-      throw new ExamRunFailure(trialError("cancelled", "the exam run was interrupted"));
-    const outcomes = [];
-    for (const [i, task] of tasks.entries()) {
-      const folder = taskFolder(i + 1);
-      const collected: OutputFile[] = await collectOutputs(
-        sandbox,
-        task.spec.outputs.map((o) => ({ path: `${folder}/${o.path}`, maxBytes: o.maxBytes })),
-      );
-      const verdict = await ctx.verify(
-        task,
-        collected.map((f, k) => ({
-          path: task.spec.outputs[k]!.path,
-          status: f.record.status,
-          bytes: f.bytes,
-          reason: f.record.reason,
-        })),
-      );
-      const correct = verdict.status === "pass";
-      outcomes.push({ score: correct ? 1 : 0, correct, answer: null });
+    try {
+      return await examInSandbox(spec, ctx, tasks, sandbox, files, limits, timeoutSec);
+    } finally {
+      await sandbox.remove().catch(() => {});
     }
-    const folders = spec.units.map((u) => taskFolder(u.position));
-    return {
-      usage: result.usage,
-      extractionUsage: null,
-      stopReason: result.stopReason,
-      outcomes,
-      attribution: attributeTurns(turnTouches(trajectory.events, folders), spec.units.length),
-    };
   } finally {
-    await sandbox.remove().catch(() => {});
+    placement.release();
   }
+}
+
+async function examInSandbox(
+  spec: ExamSpec,
+  ctx: TaskExamContext,
+  tasks: readonly LoadedTask[],
+  sandbox: TrialSandbox,
+  files: ReturnType<typeof placeFiles>,
+  limits: readonly LoadedTask["spec"]["limits"][],
+  timeoutSec: number,
+): Promise<ExamRun> {
+  await sandbox.putFiles(SANDBOX_WORKDIR, files);
+  const trajectory = new CapturingTrajectory(
+    new FileTrajectory(path.join(ctx.runDir, "exams", spec.key, "trajectory.jsonl")),
+  );
+  // the loop stops itself at its timeout; this only ends a session that ignores it
+  const hardStop = AbortSignal.timeout((timeoutSec + 60) * 1000);
+  const result = await ctx.agent.run({
+    instruction: taskExamInstruction(spec, ctx.tasks, ctx.condition, ctx.budget),
+    sandbox,
+    limits: {
+      ...limits[0]!,
+      maxTokens: ctx.budget,
+      maxTurns: limits.reduce((s, l) => s + l.maxTurns, 0),
+      timeoutSec,
+    },
+    condition: ctx.condition,
+    artefact: null,
+    task: tasks[0]!,
+    signal: ctx.signal ? AbortSignal.any([ctx.signal, hardStop]) : hardStop,
+    trajectory,
+  });
+  // an infrastructure failure or an interruption is no outcome of the exam: recorded as an error, rerun on resume
+  if (result.error && !FAILURE_KINDS[result.error.kind].counted) throw new ExamRunFailure(result.error);
+  if (ctx.signal?.aborted) throw new ExamRunFailure(trialError("cancelled", "the exam run was interrupted"));
+  // nothing the agent started may write while the outputs are read (issue 14: the copy-out race)
+  await sandbox.stop();
+  const outcomes = [];
+  for (const [i, task] of tasks.entries()) {
+    const folder = taskFolder(i + 1);
+    const collected = await sandbox.collectOutputs(
+      task.spec.outputs.map((o) => ({ path: `${folder}/${o.path}`, maxBytes: o.maxBytes })),
+    );
+    const given = collected.map((f, k) => ({
+      path: task.spec.outputs[k]!.path,
+      status: f.record.status,
+      bytes: f.bytes,
+      reason: f.record.reason,
+    }));
+    const { verdict, error } = await verifyOutputs(ctx.verify, task, given, ctx.verifyMs);
+    // a verifier that fails whatever the output is the task's bug: the exam cannot be scored
+    if (error && !FAILURE_KINDS[error.kind].counted) throw new ExamRunFailure(error);
+    const correct = verdict.status === "pass";
+    outcomes.push({ score: correct ? 1 : 0, correct, answer: null });
+  }
+  const folders = spec.units.map((u) => taskFolder(u.position));
+  return {
+    usage: result.usage,
+    extractionUsage: null,
+    stopReason: result.stopReason,
+    outcomes,
+    attribution: attributeTurns(turnTouches(trajectory.events, folders), spec.units.length),
+  };
 }
