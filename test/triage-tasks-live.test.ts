@@ -1,0 +1,272 @@
+// `kgate triage tasks:... --live --resolve` end to end: live regime E and the budget re-solve on gated
+// tasks run as real sandboxed trials (real containers, host verification) with the configuration's
+// token budget set to each allocation; a scripted agent and a scripted planner on the loopback model
+// server (scripted, not a real model's behaviour); -A injection; resume without paying twice.
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { scaffoldTask } from "../src/task/index.ts";
+import { PlanRecord, TriageSummary } from "../src/triage/index.ts";
+import { type ScriptStep, type SeenRequest, startModelServer } from "./support/model-server.ts";
+import { tempProject, writeJson } from "./support/project.ts";
+import { sandboxImage } from "./support/sandbox.ts";
+import { kgateAsync } from "./support/scripted-model.ts";
+
+const ARTEFACT = "docs/internal/specification.md";
+// the scaffolded task: input.csv has widget,3 and gadget,5; the artefact's markup is 12%
+const CORRECT = "item,value\nwidget,3.36\ngadget,5.60\n";
+const DEFAULT = "item,value\nwidget,3.00\ngadget,5.00\n";
+const OUT = "output/result.csv";
+const BUDGET_SENTENCE = /You have a budget of (\d+) tokens for this task\./;
+
+type Block = { type: string; text?: string; name?: string };
+type Message = { role: string; content: string | Block[] };
+const textOf = (c: unknown): string =>
+  typeof c === "string" ? c : Array.isArray(c) ? (c as Block[]).map((b) => b.text ?? "").join("") : "";
+
+/**
+ * The scripted planner: units whose file list holds the specification first, then the others; each
+ * of the others gets 100 tokens; with two specification units the first gets 500 and the second the
+ * rest of B, with one it gets all that is left.
+ */
+function planReply(prompt: string): string {
+  const budget = Number(/You have (\d+) output tokens/.exec(prompt)![1]);
+  const blocks = prompt.split(/^### /m).slice(1);
+  const ids = blocks.map((b) => /^(\S+) \(value 1\)/.exec(b)![1]!);
+  const spec = ids.filter((_, i) => blocks[i]!.includes(ARTEFACT));
+  const others = ids.filter((id) => !spec.includes(id));
+  const rest = budget - 100 * others.length;
+  const tokens = spec.length === 2 ? [500, rest - 500] : [rest];
+  return JSON.stringify({
+    plan: [...spec.map((id, i) => ({ id, tokens: tokens[i] })), ...others.map((id) => ({ id, tokens: 100 }))],
+  });
+}
+
+/**
+ * The scripted agent. Every turn reports 10 input tokens. Not told a budget, it spends 150 output
+ * tokens a turn: under +A it reads the listed specification, writes the right answer, then calls
+ * finish (3 turns); under -A it writes the default answer, then calls finish (2 turns). Told a budget
+ * in its system prompt, it spends 80 a turn and writes and finishes in one turn (+A: 2 turns, -A: 1).
+ */
+function agentStep(request: SeenRequest): ScriptStep {
+  const system = textOf(request.body.system);
+  const messages = request.body.messages as Message[];
+  const calls = messages.flatMap((m) =>
+    m.role === "assistant" && Array.isArray(m.content)
+      ? m.content.filter((b) => b.type === "tool_use").map((b) => b.name!)
+      : [],
+  );
+  const told = BUDGET_SENTENCE.test(system);
+  const usage = { input: 10, output: told ? 80 : 150 };
+  const finish = { name: "finish", input: { summary: "wrote the result" } };
+  const write = (content: string) => ({ name: "write_file", input: { path: OUT, content } });
+  const last = calls.at(-1);
+  if (last === undefined && system.includes(ARTEFACT))
+    return { text: "reading", toolCalls: [{ name: "read_file", input: { path: ARTEFACT } }], usage };
+  if (last === undefined || last === "read_file") {
+    const content = last === "read_file" ? CORRECT : DEFAULT;
+    return { text: "writing", toolCalls: told ? [write(content), finish] : [write(content)], usage };
+  }
+  return { text: "done", toolCalls: [finish], usage };
+}
+
+function script(request: SeenRequest): ScriptStep {
+  const first = textOf((request.body.messages as Message[])[0]!.content);
+  if (first.includes("## Tasks")) return { text: planReply(first), usage: { input: 10, output: 80 } };
+  return agentStep(request);
+}
+
+const lines = (file: string) =>
+  readFileSync(file, "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
+
+describe("kgate triage --live --resolve on gated tasks", () => {
+  it("runs each planned task unit as a trial with its allocation as the agent's token budget", {
+    timeout: 600_000,
+  }, async () => {
+    sandboxImage();
+    const server = await startModelServer(script, { requireKey: "sk-live" });
+    try {
+      const paths = tempProject();
+      for (const id of ["keep", "other"]) {
+        scaffoldTask(paths, { id, gate: "convention" });
+        appendFileSync(path.join(paths.tasks, id, "instruction.md"), `\n(batch: ${id})\n`);
+      }
+      writeJson(paths.config, {
+        agents: {
+          frontier: {
+            harness: "builtin",
+            provider: "anthropic",
+            model: "frontier-scripted",
+            baseUrl: server.anthropicUrl,
+            apiKeyEnv: "KGATE_TRIAGE_LIVE_KEY",
+            retry: { maxRetries: 0 },
+          },
+        },
+      });
+      const env = { KGATE_TRIAGE_LIVE_KEY: "sk-live" };
+      const base = ["--root", paths.root, "triage", "tasks:keep,other", "--agent", "frontier"];
+      const args = [...base, "--alpha", "0.75", "--framing", "neutral", "--inject", "0,0.5"];
+      const ran = await kgateAsync([...args, "--live", "--resolve", "--run-id", "L1", "--json"], env);
+      expect(ran.stderr).not.toContain("error");
+      expect(ran.code).toBe(0);
+      const run = path.join(paths.runs, "L1");
+
+      // phase 0, not told a budget: +A 3 turns x 150 = 450 output tokens, -A 2 x 150 = 300
+      expect(lines(path.join(run, "phase0.jsonl")).map((r) => [r.id, r.cost, r.correct])).toEqual([
+        ["keep+A", 450, true],
+        ["keep-A", 300, false],
+        ["other+A", 450, true],
+        ["other-A", 300, false],
+      ]);
+      const phase0Digest = lines(path.join(run, "trials.jsonl"))[0].agent.digest;
+
+      const plans = lines(path.join(run, "plans.jsonl")).map((l) => PlanRecord.parse(l));
+      const at = (ratio: number) => plans.find((p) => p.ratio === ratio)!;
+      const step = (s: PlanRecord["live"]) =>
+        s!.steps.map((st) => [st.id, st.limit, st.cost, st.within, st.correct, st.stopReason]);
+
+      // r = 0: keep+A and other+A, B = floor(0.75 * 900) = 675; plan [keep+A 500, other+A 175].
+      const zero = at(0);
+      expect(zero.budget).toBe(675);
+      expect(zero.plan?.steps).toEqual([
+        { id: "keep+A", tokens: 500 },
+        { id: "other+A", tokens: 175 },
+      ]);
+      // simulated E: 450 <= 500 and correct (1), 450 > 175 (0): V_E = 1; oracle 1, random 1 (every order
+      // solves its first unit, 900 > 675 stops it): eta undefined
+      expect(zero.scores).toMatchObject({ vOracle: 1, vRandom: 1, vE: 1, etaE: null, regretE: 0 });
+      // live E, the agent's budget = a_i, counted over input + output (160 a turn):
+      // keep+A at 500: 160, 320 < 500 go on, 480 finishes; 450 output <= 500: within, and correct.
+      // other+A at min(175, 675 - 500) = 175: 160 < 175 goes on, 320 >= 175 stops it on the budget
+      // after writing the right file: the verdict passes but the unit is not within, so it scores 0.
+      expect(step(zero.live)).toEqual([
+        ["keep+A", 500, 450, true, true, "finish"],
+        ["other+A", 175, 300, false, false, "token-budget"],
+      ]);
+      expect(zero.live).toMatchObject({ vE: 1, etaE: null, regretE: 0 });
+      // the re-solve (told its a_i, the scripted agent spends 80 a turn, 90 with input): both finish in
+      // 2 turns, 160 output tokens, within 500 and within 175: V = 2, regret (1 - 2) / 1 = -1 (it beats
+      // the oracle of phase-0 costs, which it ran untold)
+      expect(step(zero.resolve)).toEqual([
+        ["keep+A", 500, 160, true, true, "finish"],
+        ["other+A", 175, 160, true, true, "finish"],
+      ]);
+      expect(zero.resolve).toMatchObject({ vE: 2, etaE: null, regretE: -1 });
+
+      // r = 0.5: one +A unit replaced by its -A twin; B = floor(0.75 * (450 + 300)) = 562; plan
+      // [X+A 462, Y-A 100]. Oracle 1; random: +A first 1, -A first 300 then 750 > 562: 0, so 0.5.
+      const half = at(0.5);
+      const solvable = half.units.find((u) => u.endsWith("+A"))!;
+      const twin = half.units.find((u) => u.endsWith("-A"))!;
+      expect(half.budget).toBe(562);
+      expect(half.plan?.steps).toEqual([
+        { id: solvable, tokens: 462 },
+        { id: twin, tokens: 100 },
+      ]);
+      // D = 0 (the twin is planned), W = 100 / 562
+      expect(half.detection).toBe(0);
+      expect(half.waste).toBeCloseTo(100 / 562, 12);
+      // live: X+A at 462: 160, 320, 480 finishes, 450 <= 462 within and correct; the twin at
+      // min(100, 562 - 462) = 100: 160 >= 100 stops it on the budget after writing the default answer.
+      // V = 1, eta (1 - 0.5) / (1 - 0.5) = 1, regret 0
+      expect(step(half.live)).toEqual([
+        [solvable, 462, 450, true, true, "finish"],
+        [twin, 100, 150, false, false, "token-budget"],
+      ]);
+      expect(half.live).toMatchObject({ vE: 1, etaE: 1, regretE: 0 });
+      // re-solve: X+A 160 <= 462 within and correct; the twin writes and finishes in one turn, 80 <= 100
+      // within, wrong (no specification): V = 1, eta 1
+      expect(step(half.resolve)).toEqual([
+        [solvable, 462, 160, true, true, "finish"],
+        [twin, 100, 80, true, false, "finish"],
+      ]);
+      expect(half.resolve).toMatchObject({ vE: 1, etaE: 1, regretE: 0 });
+
+      // compliance: both plans within B (675 <= 675, 562 <= 562); live 2 of 4 units within; re-solve 4 of 4
+      const summary = TriageSummary.parse(JSON.parse(ran.stdout));
+      expect(summary.phase2).toBe("live");
+      expect(summary.compliance).toMatchObject({
+        plans: 2,
+        compliant: 2,
+        share: 1,
+        liveRan: 4,
+        liveWithin: 2,
+        resolveRan: 4,
+        resolveWithin: 4,
+        resolveShare: 1,
+      });
+
+      // each live unit is a real trial record in a folder of its plan, made with the configuration's
+      // budget set to a_i (its own digest, so phase 0 of a later run never reuses it)
+      const liveTrials = lines(path.join(run, "live", "r0-alpha0.75-neutral", "trials.jsonl"));
+      expect(
+        liveTrials.map((t) => [t.task.id, t.condition, t.index, t.stopReason, t.verdict.status]),
+      ).toEqual([
+        ["keep", "+A", 0, "finish", "pass"],
+        ["other", "+A", 1, "token-budget", "pass"],
+      ]);
+      expect(liveTrials[0].agent.digest).not.toBe(phase0Digest);
+      expect(zero.live!.steps[1]!.trial).toBe(`live/r0-alpha0.75-neutral/${liveTrials[1].trialId}`);
+      const start = readFileSync(
+        path.join(run, "live", "r0-alpha0.75-neutral", liveTrials[1].trajectory),
+        "utf8",
+      )
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+        .find((e) => e.kind === "start");
+      expect(start.limits.tokenBudget).toBe(175);
+      expect(lines(path.join(run, "resolve", "r0.5-alpha0.75-neutral", "trials.jsonl"))).toHaveLength(2);
+
+      // the re-solve states a_i in the system prompt only: the instruction (first user turn) is the
+      // task's own, byte for byte, under +A and -A alike; untold runs carry no sentence
+      const agentCalls = server.requests.filter(
+        (r) => !textOf((r.body.messages as Message[])[0]!.content).includes("## Tasks"),
+      );
+      const instruction = (id: string) => readFileSync(path.join(paths.tasks, id, "instruction.md"), "utf8");
+      const told = agentCalls.filter((r) => BUDGET_SENTENCE.test(textOf(r.body.system)));
+      // re-solve turns: r = 0: 2 + 2, r = 0.5: 2 (+A) + 1 (-A) = 7; all other agent turns untold
+      expect(told).toHaveLength(7);
+      const firstTurns = told.filter((r) => (r.body.messages as Message[]).length === 1);
+      expect(
+        firstTurns.map((r) => [
+          BUDGET_SENTENCE.exec(textOf(r.body.system))![1],
+          textOf(r.body.system).includes(ARTEFACT),
+        ]),
+      ).toEqual([
+        ["500", true],
+        ["175", true],
+        ["462", true],
+        ["100", false],
+      ]);
+      for (const r of firstTurns) {
+        const first = textOf((r.body.messages as Message[])[0]!.content);
+        const task = /\(batch: (\w+)\)/.exec(first)![1]!;
+        expect(first).toBe(instruction(task));
+      }
+
+      // a crash after the live trials but before the plan record: resume asks the plan again (one
+      // call) and finds every live and re-solve trial of it instead of running them again
+      const planLines = readFileSync(path.join(run, "plans.jsonl"), "utf8").trim().split("\n");
+      writeFileSync(
+        path.join(run, "plans.jsonl"),
+        `${planLines.filter((l) => !l.includes('"ratio":0,')).join("\n")}\n`,
+      );
+      const before = server.requests.length;
+      const again = await kgateAsync([...base, "--resume", "L1"], env);
+      expect(again.code).toBe(0);
+      expect(server.requests.length - before).toBe(1);
+      const resumed = lines(path.join(run, "plans.jsonl"))
+        .map((l) => PlanRecord.parse(l))
+        .find((p) => p.ratio === 0)!;
+      expect(resumed.live).toEqual(zero.live);
+      expect(resumed.resolve).toEqual(zero.resolve);
+      expect(lines(path.join(run, "live", "r0-alpha0.75-neutral", "trials.jsonl"))).toHaveLength(2);
+    } finally {
+      await server.close();
+    }
+  });
+});
