@@ -247,6 +247,22 @@ describe("kgate triage --live --resolve on gated tasks", () => {
         const task = /\(batch: (\w+)\)/.exec(first)![1]!;
         expect(first).toBe(instruction(task));
       }
+      // and the system prompt is phase 0's for the same condition with only "\n\n" + the sentence
+      // added (after kgate's default prompt, before the +A reference listing)
+      const untold = (withSpec: boolean) =>
+        textOf(
+          agentCalls.find(
+            (r) =>
+              (r.body.messages as Message[]).length === 1 &&
+              !BUDGET_SENTENCE.test(textOf(r.body.system)) &&
+              textOf(r.body.system).includes(ARTEFACT) === withSpec,
+          )!.body.system,
+        );
+      for (const r of firstTurns) {
+        const system = textOf(r.body.system);
+        const sentence = BUDGET_SENTENCE.exec(system)![0];
+        expect(system.replace(`\n\n${sentence}`, "")).toBe(untold(system.includes(ARTEFACT)));
+      }
 
       // a crash after the live trials but before the plan record: resume asks the plan again (one
       // call) and finds every live and re-solve trial of it instead of running them again
