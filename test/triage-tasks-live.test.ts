@@ -209,6 +209,8 @@ describe("kgate triage --live --resolve on gated tasks", () => {
         ["other", "+A", 1, "token-budget", "pass"],
       ]);
       expect(liveTrials[0].agent.digest).not.toBe(phase0Digest);
+      // their run id names the folder under runs/ that holds them
+      expect(liveTrials[0].runId).toBe("L1/live/r0-alpha0.75-neutral");
       expect(zero.live!.steps[1]!.trial).toBe(`live/r0-alpha0.75-neutral/${liveTrials[1].trialId}`);
       const start = readFileSync(
         path.join(run, "live", "r0-alpha0.75-neutral", liveTrials[1].trajectory),

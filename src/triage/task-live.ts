@@ -89,8 +89,8 @@ export function taskLiveRunner(ctx: TaskLiveContext, mode: TaskLiveMode): UnitRu
     const task = ctx.tasks.get(unit.source.task);
     if (!task) throw new Error(`unit ${unit.id}: task ${unit.source.task} is not loaded`);
     const condition = unit.source.condition as Condition;
-    const folder = path.join(mode, planFolder(at.key));
-    const runDir = path.join(ctx.runDir, folder);
+    const folder = `${mode}/${planFolder(at.key)}`;
+    const runDir = path.join(ctx.runDir, mode, planFolder(at.key));
     const config = budgetedConfig(ctx.config, limit, mode);
     const slot = readTrialRecords(runDir).records.filter(
       (r) =>
@@ -102,7 +102,7 @@ export function taskLiveRunner(ctx: TaskLiveContext, mode: TaskLiveMode): UnitRu
     const done = slot.find((r) => countedAs(r) !== "infra");
     const found = (record: NonNullable<typeof done>, reused: boolean) => ({
       ...trialOutcome(record, reused),
-      trial: `${folder.split(path.sep).join("/")}/${record.trialId}`,
+      trial: `${folder}/${record.trialId}`,
     });
     if (done) return found(done, true);
     const agent = createConfiguredAgent(ctx.paths, config, {
@@ -110,7 +110,9 @@ export function taskLiveRunner(ctx: TaskLiveContext, mode: TaskLiveMode): UnitRu
     });
     const sandbox = await openSandboxRunner({ paths: ctx.paths, agents: [agent], log: ctx.log });
     try {
-      const engine = new TrialEngine({ runId: ctx.runId, runDir, runner: sandbox.runner, concurrency: 1 });
+      // the records' run id is the folder under runs/ that holds them: `<run>/live/<plan>`
+      const runId = `${ctx.runId}/${folder}`;
+      const engine = new TrialEngine({ runId, runDir, runner: sandbox.runner, concurrency: 1 });
       const previousAttempt = Math.max(0, ...slot.map((r) => r.attempt));
       const record = await engine.run({
         task,
