@@ -1,23 +1,67 @@
-// `kgate triage tasks:... --live --resolve` end to end: live regime E and the budget re-solve on gated
-// tasks run as real sandboxed trials (real containers, host verification) with the configuration's
-// token budget set to each allocation; a scripted agent and a scripted planner on the loopback model
-// server (scripted, not a real model's behaviour); -A injection; resume without paying twice.
-import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+// `kgate triage tasks:... --live --resolve` end to end on two library tasks (bom-costing and
+// mortgage-escrow, copied into a temporary project): live regime E and the budget re-solve run as
+// real sandboxed trials (real containers, host verification) with the configuration's token budget
+// set to each allocation; a scripted agent and a scripted planner on the loopback model server
+// (scripted, not a real model's behaviour); -A injection; resume without paying twice.
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { scaffoldTask } from "../src/task/index.ts";
+import type { ProjectPaths } from "../src/project.ts";
+import { projectPaths } from "../src/project.ts";
+import { conditionFileSet, type LoadedTask, loadValidTask } from "../src/task/index.ts";
 import { PlanRecord, TriageSummary } from "../src/triage/index.ts";
 import { type ScriptStep, type SeenRequest, startModelServer } from "./support/model-server.ts";
 import { tempProject, writeJson } from "./support/project.ts";
 import { sandboxImage } from "./support/sandbox.ts";
 import { kgateAsync } from "./support/scripted-model.ts";
 
-const ARTEFACT = "docs/internal/specification.md";
-// the scaffolded task: input.csv has widget,3 and gadget,5; the artefact's markup is 12%
-const CORRECT = "item,value\nwidget,3.36\ngadget,5.60\n";
-const DEFAULT = "item,value\nwidget,3.00\ngadget,5.00\n";
-const OUT = "output/result.csv";
+const REPO = projectPaths(path.resolve(import.meta.dirname, ".."));
+const IDS = ["bom-costing", "mortgage-escrow"];
 const BUDGET_SENTENCE = /You have a budget of (\d+) tokens for this task\./;
+
+/** A library task in a temporary project: its task, artefact, audit and verifier (import made relative). */
+function copyLibraryTask(paths: ProjectPaths, id: string): void {
+  cpSync(path.join(REPO.tasks, id), path.join(paths.tasks, id), { recursive: true });
+  cpSync(path.join(REPO.artefacts, id), path.join(paths.artefacts, id), { recursive: true });
+  cpSync(path.join(REPO.audits, `${id}.json`), path.join(paths.audits, `${id}.json`));
+  const library = path.relative(paths.verifiers, path.join(REPO.root, "src", "verify", "index.ts"));
+  const verifier = readFileSync(path.join(REPO.verifiers, `${id}.ts`), "utf8");
+  mkdirSync(paths.verifiers, { recursive: true });
+  writeFileSync(
+    path.join(paths.verifiers, `${id}.ts`),
+    verifier.replace('"kgate/verify"', JSON.stringify(library.split(path.sep).join("/"))),
+  );
+}
+
+/** The task's own oracle solution run on the host in a copy of its +A file set: the right output. */
+function oracleOutput(task: LoadedTask): string {
+  const work = mkdtempSync(path.join(tmpdir(), "kgate-triage-live-oracle-"));
+  try {
+    for (const file of conditionFileSet(task, "+A").files) {
+      mkdirSync(path.dirname(path.join(work, file.path)), { recursive: true });
+      writeFileSync(path.join(work, file.path), file.read());
+    }
+    execFileSync("bash", ["-c", task.spec.solution.command], {
+      cwd: work,
+      env: { ...process.env, KGATE_SOLUTION_DIR: task.solutionDir },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    return readFileSync(path.join(work, task.spec.outputs[0]!.path), "utf8");
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+interface Known {
+  instruction: string;
+  artefact: string;
+  output: string;
+  correct: string;
+  /** The header alone: no rows, so the verifier fails it. */
+  wrong: string;
+}
 
 type Block = { type: string; text?: string; name?: string };
 type Message = { role: string; content: string | Block[] };
@@ -25,15 +69,15 @@ const textOf = (c: unknown): string =>
   typeof c === "string" ? c : Array.isArray(c) ? (c as Block[]).map((b) => b.text ?? "").join("") : "";
 
 /**
- * The scripted planner: units whose file list holds the specification first, then the others; each
- * of the others gets 100 tokens; with two specification units the first gets 500 and the second the
- * rest of B, with one it gets all that is left.
+ * The scripted planner: units whose file list holds their specification first, then the others;
+ * each of the others gets 100 tokens; with two specification units the first gets 500 and the
+ * second the rest of B, with one it gets all that is left.
  */
-function planReply(prompt: string): string {
+function planReply(prompt: string, known: Known[]): string {
   const budget = Number(/You have (\d+) output tokens/.exec(prompt)![1]);
   const blocks = prompt.split(/^### /m).slice(1);
   const ids = blocks.map((b) => /^(\S+) \(value 1\)/.exec(b)![1]!);
-  const spec = ids.filter((_, i) => blocks[i]!.includes(ARTEFACT));
+  const spec = ids.filter((_, i) => known.some((k) => blocks[i]!.includes(k.artefact)));
   const others = ids.filter((id) => !spec.includes(id));
   const rest = budget - 100 * others.length;
   const tokens = spec.length === 2 ? [500, rest - 500] : [rest];
@@ -45,12 +89,13 @@ function planReply(prompt: string): string {
 /**
  * The scripted agent. Every turn reports 10 input tokens. Not told a budget, it spends 150 output
  * tokens a turn: under +A it reads the listed specification, writes the right answer, then calls
- * finish (3 turns); under -A it writes the default answer, then calls finish (2 turns). Told a budget
+ * finish (3 turns); under -A it writes a wrong answer, then calls finish (2 turns). Told a budget
  * in its system prompt, it spends 80 a turn and writes and finishes in one turn (+A: 2 turns, -A: 1).
  */
-function agentStep(request: SeenRequest): ScriptStep {
+function agentStep(request: SeenRequest, known: Known[]): ScriptStep {
   const system = textOf(request.body.system);
   const messages = request.body.messages as Message[];
+  const task = known.find((k) => k.instruction === textOf(messages[0]!.content))!;
   const calls = messages.flatMap((m) =>
     m.role === "assistant" && Array.isArray(m.content)
       ? m.content.filter((b) => b.type === "tool_use").map((b) => b.name!)
@@ -59,21 +104,24 @@ function agentStep(request: SeenRequest): ScriptStep {
   const told = BUDGET_SENTENCE.test(system);
   const usage = { input: 10, output: told ? 80 : 150 };
   const finish = { name: "finish", input: { summary: "wrote the result" } };
-  const write = (content: string) => ({ name: "write_file", input: { path: OUT, content } });
+  const write = (content: string) => ({ name: "write_file", input: { path: task.output, content } });
   const last = calls.at(-1);
-  if (last === undefined && system.includes(ARTEFACT))
-    return { text: "reading", toolCalls: [{ name: "read_file", input: { path: ARTEFACT } }], usage };
+  if (last === undefined && system.includes(task.artefact))
+    return { text: "reading", toolCalls: [{ name: "read_file", input: { path: task.artefact } }], usage };
   if (last === undefined || last === "read_file") {
-    const content = last === "read_file" ? CORRECT : DEFAULT;
+    const content = last === "read_file" ? task.correct : task.wrong;
     return { text: "writing", toolCalls: told ? [write(content), finish] : [write(content)], usage };
   }
   return { text: "done", toolCalls: [finish], usage };
 }
 
-function script(request: SeenRequest): ScriptStep {
-  const first = textOf((request.body.messages as Message[])[0]!.content);
-  if (first.includes("## Tasks")) return { text: planReply(first), usage: { input: 10, output: 80 } };
-  return agentStep(request);
+function scriptFor(known: Known[]) {
+  return (request: SeenRequest): ScriptStep => {
+    const first = textOf((request.body.messages as Message[])[0]!.content);
+    if (first.includes("## Tasks"))
+      return { text: planReply(first, known), usage: { input: 10, output: 80 } };
+    return agentStep(request, known);
+  };
 }
 
 const lines = (file: string) =>
@@ -87,13 +135,22 @@ describe("kgate triage --live --resolve on gated tasks", () => {
     timeout: 600_000,
   }, async () => {
     sandboxImage();
-    const server = await startModelServer(script, { requireKey: "sk-live" });
+    const paths = tempProject();
+    for (const id of IDS) copyLibraryTask(paths, id);
+    const known: Known[] = IDS.map((id) => {
+      const task = loadValidTask(paths, id);
+      const output = task.spec.outputs[0]!.path;
+      const correct = oracleOutput(task);
+      return {
+        instruction: task.instruction.toString("utf8"),
+        artefact: task.spec.artefact.path,
+        output,
+        correct,
+        wrong: `${correct.split("\n")[0]}\n`,
+      };
+    });
+    const server = await startModelServer(scriptFor(known), { requireKey: "sk-live" });
     try {
-      const paths = tempProject();
-      for (const id of ["keep", "other"]) {
-        scaffoldTask(paths, { id, gate: "convention" });
-        appendFileSync(path.join(paths.tasks, id, "instruction.md"), `\n(batch: ${id})\n`);
-      }
       writeJson(paths.config, {
         agents: {
           frontier: {
@@ -107,7 +164,14 @@ describe("kgate triage --live --resolve on gated tasks", () => {
         },
       });
       const env = { KGATE_TRIAGE_LIVE_KEY: "sk-live" };
-      const base = ["--root", paths.root, "triage", "tasks:keep,other", "--agent", "frontier"];
+      const base = [
+        "--root",
+        paths.root,
+        "triage",
+        "tasks:bom-costing,mortgage-escrow",
+        "--agent",
+        "frontier",
+      ];
       const args = [...base, "--alpha", "0.75", "--framing", "neutral", "--inject", "0,0.5"];
       const ran = await kgateAsync([...args, "--live", "--resolve", "--run-id", "L1", "--json"], env);
       expect(ran.stderr).not.toContain("error");
@@ -116,10 +180,10 @@ describe("kgate triage --live --resolve on gated tasks", () => {
 
       // phase 0, not told a budget: +A 3 turns x 150 = 450 output tokens, -A 2 x 150 = 300
       expect(lines(path.join(run, "phase0.jsonl")).map((r) => [r.id, r.cost, r.correct])).toEqual([
-        ["keep+A", 450, true],
-        ["keep-A", 300, false],
-        ["other+A", 450, true],
-        ["other-A", 300, false],
+        ["bom-costing+A", 450, true],
+        ["bom-costing-A", 300, false],
+        ["mortgage-escrow+A", 450, true],
+        ["mortgage-escrow-A", 300, false],
       ]);
       const phase0Digest = lines(path.join(run, "trials.jsonl"))[0].agent.digest;
 
@@ -128,31 +192,31 @@ describe("kgate triage --live --resolve on gated tasks", () => {
       const step = (s: PlanRecord["live"]) =>
         s!.steps.map((st) => [st.id, st.limit, st.cost, st.within, st.correct, st.stopReason]);
 
-      // r = 0: keep+A and other+A, B = floor(0.75 * 900) = 675; plan [keep+A 500, other+A 175].
+      // r = 0: the two +A units, B = floor(0.75 * 900) = 675; plan [bom-costing+A 500, mortgage-escrow+A 175].
       const zero = at(0);
       expect(zero.budget).toBe(675);
       expect(zero.plan?.steps).toEqual([
-        { id: "keep+A", tokens: 500 },
-        { id: "other+A", tokens: 175 },
+        { id: "bom-costing+A", tokens: 500 },
+        { id: "mortgage-escrow+A", tokens: 175 },
       ]);
       // simulated E: 450 <= 500 and correct (1), 450 > 175 (0): V_E = 1; oracle 1, random 1 (every order
       // solves its first unit, 900 > 675 stops it): eta undefined
       expect(zero.scores).toMatchObject({ vOracle: 1, vRandom: 1, vE: 1, etaE: null, regretE: 0 });
       // live E, the agent's budget = a_i, counted over input + output (160 a turn):
-      // keep+A at 500: 160, 320 < 500 go on, 480 finishes; 450 output <= 500: within, and correct.
-      // other+A at min(175, 675 - 500) = 175: 160 < 175 goes on, 320 >= 175 stops it on the budget
+      // bom-costing+A at 500: 160, 320 < 500 go on, 480 finishes; 450 output <= 500: within, and correct.
+      // mortgage-escrow+A at min(175, 675 - 500) = 175: 160 < 175 goes on, 320 >= 175 stops it on the budget
       // after writing the right file: the verdict passes but the unit is not within, so it scores 0.
       expect(step(zero.live)).toEqual([
-        ["keep+A", 500, 450, true, true, "finish"],
-        ["other+A", 175, 300, false, false, "token-budget"],
+        ["bom-costing+A", 500, 450, true, true, "finish"],
+        ["mortgage-escrow+A", 175, 300, false, false, "token-budget"],
       ]);
       expect(zero.live).toMatchObject({ vE: 1, etaE: null, regretE: 0 });
       // the re-solve (told its a_i, the scripted agent spends 80 a turn, 90 with input): both finish in
       // 2 turns, 160 output tokens, within 500 and within 175: V = 2, regret (1 - 2) / 1 = -1 (it beats
       // the oracle of phase-0 costs, which it ran untold)
       expect(step(zero.resolve)).toEqual([
-        ["keep+A", 500, 160, true, true, "finish"],
-        ["other+A", 175, 160, true, true, "finish"],
+        ["bom-costing+A", 500, 160, true, true, "finish"],
+        ["mortgage-escrow+A", 175, 160, true, true, "finish"],
       ]);
       expect(zero.resolve).toMatchObject({ vE: 2, etaE: null, regretE: -1 });
 
@@ -205,8 +269,8 @@ describe("kgate triage --live --resolve on gated tasks", () => {
       expect(
         liveTrials.map((t) => [t.task.id, t.condition, t.index, t.stopReason, t.verdict.status]),
       ).toEqual([
-        ["keep", "+A", 0, "finish", "pass"],
-        ["other", "+A", 1, "token-budget", "pass"],
+        ["bom-costing", "+A", 0, "finish", "pass"],
+        ["mortgage-escrow", "+A", 1, "token-budget", "pass"],
       ]);
       expect(liveTrials[0].agent.digest).not.toBe(phase0Digest);
       // their run id names the folder under runs/ that holds them
@@ -228,7 +292,6 @@ describe("kgate triage --live --resolve on gated tasks", () => {
       const agentCalls = server.requests.filter(
         (r) => !textOf((r.body.messages as Message[])[0]!.content).includes("## Tasks"),
       );
-      const instruction = (id: string) => readFileSync(path.join(paths.tasks, id, "instruction.md"), "utf8");
       const told = agentCalls.filter((r) => BUDGET_SENTENCE.test(textOf(r.body.system)));
       // re-solve turns: r = 0: 2 + 2, r = 0.5: 2 (+A) + 1 (-A) = 7; all other agent turns untold
       expect(told).toHaveLength(7);
@@ -236,7 +299,7 @@ describe("kgate triage --live --resolve on gated tasks", () => {
       expect(
         firstTurns.map((r) => [
           BUDGET_SENTENCE.exec(textOf(r.body.system))![1],
-          textOf(r.body.system).includes(ARTEFACT),
+          known.some((k) => textOf(r.body.system).includes(k.artefact)),
         ]),
       ).toEqual([
         ["500", true],
@@ -244,26 +307,27 @@ describe("kgate triage --live --resolve on gated tasks", () => {
         ["462", true],
         ["100", false],
       ]);
-      for (const r of firstTurns) {
-        const first = textOf((r.body.messages as Message[])[0]!.content);
-        const task = /\(batch: (\w+)\)/.exec(first)![1]!;
-        expect(first).toBe(instruction(task));
-      }
-      // and the system prompt is phase 0's for the same condition with only "\n\n" + the sentence
-      // added (after kgate's default prompt, before the +A reference listing)
-      const untold = (withSpec: boolean) =>
+      const instructions = known.map((k) => k.instruction);
+      for (const r of firstTurns)
+        expect(instructions).toContain(textOf((r.body.messages as Message[])[0]!.content));
+      // and the system prompt is phase 0's for the same task and condition with only "\n\n" + the
+      // sentence added (after kgate's default prompt, before the +A reference listing)
+      const firstText = (r: SeenRequest) => textOf((r.body.messages as Message[])[0]!.content);
+      const untold = (like: SeenRequest, withSpec: boolean) =>
         textOf(
           agentCalls.find(
             (r) =>
               (r.body.messages as Message[]).length === 1 &&
+              firstText(r) === firstText(like) &&
               !BUDGET_SENTENCE.test(textOf(r.body.system)) &&
-              textOf(r.body.system).includes(ARTEFACT) === withSpec,
+              known.some((k) => textOf(r.body.system).includes(k.artefact)) === withSpec,
           )!.body.system,
         );
       for (const r of firstTurns) {
         const system = textOf(r.body.system);
         const sentence = BUDGET_SENTENCE.exec(system)![0];
-        expect(system.replace(`\n\n${sentence}`, "")).toBe(untold(system.includes(ARTEFACT)));
+        const withSpec = known.some((k) => system.includes(k.artefact));
+        expect(system.replace(`\n\n${sentence}`, "")).toBe(untold(r, withSpec));
       }
 
       // a crash after the live trials but before the plan record: resume asks the plan again (one
