@@ -70,17 +70,17 @@ const textOf = (c: unknown): string =>
 
 /**
  * The scripted planner: units whose file list holds their specification first, then the others;
- * each of the others gets 100 tokens; with two specification units the first gets 500 and the
- * second the rest of B, with one it gets all that is left.
+ * each of the others gets 100 tokens; with two specification units the first gets `lead` (500
+ * unless the test changes it) and the second the rest of B, with one it gets all that is left.
  */
-function planReply(prompt: string, known: Known[]): string {
+function planReply(prompt: string, known: Known[], lead: number): string {
   const budget = Number(/You have (\d+) output tokens/.exec(prompt)![1]);
   const blocks = prompt.split(/^### /m).slice(1);
   const ids = blocks.map((b) => /^(\S+) \(value 1\)/.exec(b)![1]!);
   const spec = ids.filter((_, i) => known.some((k) => blocks[i]!.includes(k.artefact)));
   const others = ids.filter((id) => !spec.includes(id));
   const rest = budget - 100 * others.length;
-  const tokens = spec.length === 2 ? [500, rest - 500] : [rest];
+  const tokens = spec.length === 2 ? [lead, rest - lead] : [rest];
   return JSON.stringify({
     plan: [...spec.map((id, i) => ({ id, tokens: tokens[i] })), ...others.map((id) => ({ id, tokens: 100 }))],
   });
@@ -115,11 +115,11 @@ function agentStep(request: SeenRequest, known: Known[]): ScriptStep {
   return { text: "done", toolCalls: [finish], usage };
 }
 
-function scriptFor(known: Known[]) {
+function scriptFor(known: Known[], planner: { lead: number }) {
   return (request: SeenRequest): ScriptStep => {
     const first = textOf((request.body.messages as Message[])[0]!.content);
     if (first.includes("## Tasks"))
-      return { text: planReply(first, known), usage: { input: 10, output: 80 } };
+      return { text: planReply(first, known, planner.lead), usage: { input: 10, output: 80 } };
     return agentStep(request, known);
   };
 }
@@ -149,7 +149,8 @@ describe("kgate triage --live --resolve on gated tasks", () => {
         wrong: `${correct.split("\n")[0]}\n`,
       };
     });
-    const server = await startModelServer(scriptFor(known), { requireKey: "sk-live" });
+    const planner = { lead: 500 };
+    const server = await startModelServer(scriptFor(known, planner), { requireKey: "sk-live" });
     try {
       writeJson(paths.config, {
         agents: {
@@ -347,6 +348,45 @@ describe("kgate triage --live --resolve on gated tasks", () => {
       expect(resumed.live).toEqual(zero.live);
       expect(resumed.resolve).toEqual(zero.resolve);
       expect(lines(path.join(run, "live", "r0-alpha0.75-neutral", "trials.jsonl"))).toHaveLength(2);
+
+      // the same crash, but the plan asked again changes (the planner now leads with 400): changed
+      // limits are new trials, numbered after the earlier ones at the same step
+      planner.lead = 400;
+      const kept = readFileSync(path.join(run, "plans.jsonl"), "utf8").trim().split("\n");
+      writeFileSync(
+        path.join(run, "plans.jsonl"),
+        `${kept.filter((l) => !l.includes('"ratio":0,')).join("\n")}\n`,
+      );
+      const before2 = server.requests.length;
+      const changed = await kgateAsync([...base, "--resume", "L1"], env);
+      expect(changed.code).toBe(0);
+      // 1 plan call; live 3 + 2 turns; re-solve 2 + 2
+      expect(server.requests.length - before2).toBe(10);
+      const replanned = lines(path.join(run, "plans.jsonl"))
+        .map((l) => PlanRecord.parse(l))
+        .find((p) => p.ratio === 0)!;
+      // [bom-costing+A 400, mortgage-escrow+A 675 - 400 = 275]
+      expect(replanned.plan?.steps).toEqual([
+        { id: "bom-costing+A", tokens: 400 },
+        { id: "mortgage-escrow+A", tokens: 275 },
+      ]);
+      // simulated E: 450 > 400 and 450 > 275: V_E = 0, regret (1 - 0) / 1 = 1
+      expect(replanned.scores).toMatchObject({ vE: 0, regretE: 1 });
+      // live: bom-costing+A at 400: 160, 320 < 400 go on, the third call (finish) ends at 480 past the
+      // budget, which the loop checks only before a call: it finished, but 450 output > 400, so not
+      // within. mortgage-escrow+A at 275: 160 < 275, 320 >= 275 stops it; 300 > 275. V = 0
+      expect(step(replanned.live)).toEqual([
+        ["bom-costing+A", 400, 450, false, false, "finish"],
+        ["mortgage-escrow+A", 275, 300, false, false, "token-budget"],
+      ]);
+      // re-solve: both 160 output, within 400 and 275: V = 2
+      expect(step(replanned.resolve)).toEqual([
+        ["bom-costing+A", 400, 160, true, true, "finish"],
+        ["mortgage-escrow+A", 275, 160, true, true, "finish"],
+      ]);
+      const ids = lines(path.join(run, "live", "r0-alpha0.75-neutral", "trials.jsonl")).map((t) => t.trialId);
+      const [first0, first1] = [liveTrials[0].trialId, liveTrials[1].trialId];
+      expect(ids).toEqual([first0, first1, `${first0}.retry1`, `${first1}.retry1`]);
     } finally {
       await server.close();
     }

@@ -79,8 +79,10 @@ export interface TaskLiveContext {
 
 /**
  * Runs a planned task unit as a trial at `<run>/<mode>/<plan>/` with index = its position in the plan,
- * or returns that trial when a counted one of the same configuration is already there; an
- * infrastructure error throws (the plan fails and `--resume` asks it again).
+ * or returns that trial when a counted one of the same configuration (the same limit) is already
+ * there; a trial at the same step with another limit (the plan was asked again and changed) is kept
+ * and a new attempt runs after it. An infrastructure error throws (the plan fails and `--resume`
+ * asks it again).
  */
 export function taskLiveRunner(ctx: TaskLiveContext, mode: TaskLiveMode): UnitRunner {
   return async (unit, limit, at) => {
@@ -92,14 +94,11 @@ export function taskLiveRunner(ctx: TaskLiveContext, mode: TaskLiveMode): UnitRu
     const folder = `${mode}/${planFolder(at.key)}`;
     const runDir = path.join(ctx.runDir, mode, planFolder(at.key));
     const config = budgetedConfig(ctx.config, limit, mode);
-    const slot = readTrialRecords(runDir).records.filter(
-      (r) =>
-        r.task.id === task.id &&
-        r.condition === condition &&
-        r.index === at.step &&
-        r.agent.digest === config.digest,
+    // every trial of this unit at this step, whatever its limit (a plan asked again may differ)
+    const atStep = readTrialRecords(runDir).records.filter(
+      (r) => r.task.id === task.id && r.condition === condition && r.index === at.step,
     );
-    const done = slot.find((r) => countedAs(r) !== "infra");
+    const done = atStep.find((r) => r.agent.digest === config.digest && countedAs(r) !== "infra");
     const found = (record: NonNullable<typeof done>, reused: boolean) => ({
       ...trialOutcome(record, reused),
       trial: `${folder}/${record.trialId}`,
@@ -113,7 +112,8 @@ export function taskLiveRunner(ctx: TaskLiveContext, mode: TaskLiveMode): UnitRu
       // the records' run id is the folder under runs/ that holds them: `<run>/live/<plan>`
       const runId = `${ctx.runId}/${folder}`;
       const engine = new TrialEngine({ runId, runDir, runner: sandbox.runner, concurrency: 1 });
-      const previousAttempt = Math.max(0, ...slot.map((r) => r.attempt));
+      // numbered after every attempt at this step, so trial ids stay unique in the folder
+      const previousAttempt = Math.max(0, ...atStep.map((r) => r.attempt));
       const record = await engine.run({
         task,
         condition,
