@@ -386,10 +386,13 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
     .option("--plan-tokens <tokens>", "max_tokens of a plan reply (default 4096)")
     .option("--run-id <id>", "id of the new run (default: a timestamp)")
     .option("--resume <run>", "finish an interrupted run: missing units and plans only, its settings kept")
-    .option("--live", "also run regime E live: each planned item again with its allocation as max_tokens")
+    .option(
+      "--live",
+      "also run regime E live: each planned unit again with its allocation as its limit (an item's max_tokens, a task agent's token budget)",
+    )
     .option(
       "--resolve",
-      "budget re-solve: each planned item again with its allocation in its prompt and as max_tokens",
+      "budget re-solve: as --live, with the allocation also stated (in an item's prompt, in a task agent's system prompt)",
     )
     .option("--json", "print the summary as JSON instead of Markdown")
     .action(action("triage"));

@@ -416,14 +416,18 @@ describe("kgate triage on an item pool", () => {
     expect(short.stderr).toContain("replaces 4 of 4 units but the pool has only 2 unsolvable ones");
     expect(short.stderr).not.toContain("phase 0");
     expect(existsSync(path.join(paths.root, "runs", "s1"))).toBe(false);
-    // the re-solve writes a_i into an item's prompt; gated tasks are refused before any call
+    // the re-solve of a gated task states a_i in the agent's system prompt, which OpenCode keeps as
+    // its own: refused before any call
     scaffoldTask(paths, { id: "gated", gate: "convention" });
+    const config = JSON.parse(readFileSync(paths.config, "utf8"));
+    config.agents.oc = { harness: "opencode", provider: "openai", model: "gpt-scripted" };
+    writeJson(paths.config, config);
     const tasks = await kgateAsync(
-      ["triage", "tasks:gated", "--agent", "planner", "--resolve", "--run-id", "g1"],
+      ["triage", "tasks:gated", "--agent", "oc", "--resolve", "--run-id", "g1"],
       paths.root,
     );
     expect(tasks.code).toBe(2);
-    expect(tasks.stderr).toContain("--resolve runs item pools only");
+    expect(tasks.stderr).toContain("harness opencode keeps as its own");
     expect(existsSync(path.join(paths.root, "runs", "g1"))).toBe(false);
   });
 });

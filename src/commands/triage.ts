@@ -12,6 +12,7 @@ import { EXIT_FAILED, EXIT_OK, UsageError, usageOrBug } from "../errors.ts";
 import { packageInfo } from "../package-info.ts";
 import { relativeToProject } from "../project.ts";
 import {
+  canStateBudget,
   Framing,
   injectedVariants,
   type LoadedTriagePool,
@@ -31,6 +32,7 @@ import {
   svgTriage,
   TASKS_PREFIX,
   type TriageSettings,
+  taskLiveRunner,
   triageRunFiles,
   type UnitRunner,
   writeSettings,
@@ -251,12 +253,10 @@ export async function run(
   const config = findConfiguration(ctx, o.agent);
   const { settings, pool } = settingsAndPool(ctx, poolArg, config, o);
   const files = triageRunFiles(ctx.paths.runs, settings.runId);
-  if (settings.phase2 === "live" && pool.tasks)
+  if (settings.resolve && pool.tasks && !canStateBudget(config))
     throw new UsageError(
-      "--live runs item pools only in this version (gated tasks are simulated from phase 0)",
+      `--resolve on gated tasks states the budget in the agent's system prompt, which harness ${config.harness} keeps as its own`,
     );
-  if (settings.resolve && pool.tasks)
-    throw new UsageError("--resolve runs item pools only in this version (a task's prompt is its own)");
   try {
     // refuse a ratio the pool cannot serve before the run's folder is made
     const solvable = pool.units.filter((u) => !u.unsolvable);
@@ -286,6 +286,14 @@ export async function run(
       if (unit.source.kind !== "item") throw new Error(`unit ${unit.id} is not an item`);
       return runItemUnit(model, unit.source.item, { maxOutputTokens: cap, temperature });
     });
+  const live = pool.tasks && {
+    paths: ctx.paths,
+    tasks: pool.tasks,
+    config,
+    runId: settings.runId,
+    runDir: files.dir,
+    log,
+  };
   const result = await runTriage({
     files,
     settings,
@@ -295,7 +303,8 @@ export async function run(
     retry: config.retry,
     log,
     runUnit,
-    resolveUnit: resolveItemRunner(model, temperature),
+    liveUnit: live ? taskLiveRunner(live, "live") : runUnit,
+    resolveUnit: live ? taskLiveRunner(live, "resolve") : resolveItemRunner(model, temperature),
   })
     .catch((err: Error) => {
       throw new UsageError(err.message);

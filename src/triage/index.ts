@@ -17,4 +17,5 @@ export * from "./resolve.ts";
 export * from "./run.ts";
 export * from "./scores.ts";
 export * from "./summary.ts";
+export * from "./task-live.ts";
 export * from "./task-unit.ts";

@@ -17,6 +17,8 @@ export interface UnitOutcome {
   reply: string;
   stopReason: string;
   inputTokens: number;
+  /** A task unit's trial, relative to the triage run's folder (`<trial id>` or `live/<plan>/<trial id>`). */
+  trial?: string;
 }
 
 /** The text after the last `ANSWER:`, else the whole reply. */

@@ -5,8 +5,14 @@
 import type { UnitOutcome } from "./item-unit.ts";
 import type { TriageUnit } from "./pool.ts";
 
-/** Runs one unit with `cap` output tokens. */
-export type UnitRunner = (unit: TriageUnit, cap: number) => Promise<UnitOutcome>;
+/** Where a live run stands: the plan's key and the unit's position in it (a task trial's index). */
+export interface LiveSlot {
+  key: string;
+  step: number;
+}
+
+/** Runs one unit with `cap` output tokens (in phase 0, or at `at` of a plan run live). */
+export type UnitRunner = (unit: TriageUnit, cap: number, at?: LiveSlot) => Promise<UnitOutcome>;
 
 export interface LiveStep {
   id: string;
@@ -15,6 +21,10 @@ export interface LiveStep {
   correct: boolean;
   /** Finished within its limit (not cut off, cost <= limit). */
   within: boolean;
+  /** How the run ended (a task trial's stop reason, an item reply's). */
+  stopReason: string;
+  /** A task unit's trial, relative to the run's folder; null for an item. */
+  trial: string | null;
 }
 
 export interface LiveExecution {
@@ -26,19 +36,28 @@ export async function executeEnforcedLive(
   plan: readonly { unit: TriageUnit; tokens: number }[],
   budget: number,
   runUnit: UnitRunner,
+  key: string,
 ): Promise<LiveExecution> {
   let left = budget;
   let value = 0;
   const steps: LiveStep[] = [];
-  for (const { unit, tokens } of plan) {
+  for (const [step, { unit, tokens }] of plan.entries()) {
     if (left <= 0) break;
     const limit = Math.min(tokens, left);
     left -= limit;
-    const outcome = await runUnit(unit, limit);
+    const outcome = await runUnit(unit, limit, { key, step });
     const within = !outcome.capped && outcome.cost <= limit;
     const correct = within && outcome.correct && !unit.unsolvable;
     if (correct) value += unit.value;
-    steps.push({ id: unit.id, limit, cost: outcome.cost, correct, within });
+    steps.push({
+      id: unit.id,
+      limit,
+      cost: outcome.cost,
+      correct,
+      within,
+      stopReason: outcome.stopReason,
+      trial: outcome.trial ?? null,
+    });
     if (limit < tokens) break;
   }
   return { value, steps };

@@ -72,6 +72,9 @@ const LiveResult = z.object({
       cost: z.number(),
       correct: z.boolean(),
       within: z.boolean(),
+      stopReason: z.string().nullable().default(null),
+      /** A task unit's trial (`live/<plan>/<trial id>`, relative to the run's folder); null for an item. */
+      trial: z.string().nullable().default(null),
     }),
   ),
 });

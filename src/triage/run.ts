@@ -32,6 +32,8 @@ export interface TriageRunInput {
   /** A solvable unit's own unsolvable replacement (a gated task's -A twin); items use the supply. */
   twins?: ReadonlyMap<string, TriageUnit>;
   runUnit: UnitRunner;
+  /** Runs a planned unit live under regime E (`--live`); defaults to runUnit (an item's cap is its max_tokens). */
+  liveUnit?: UnitRunner;
   /** Runs a unit with its limit also stated in its prompt; required when settings.resolve is set. */
   resolveUnit?: UnitRunner;
   planner: ChatModel;
@@ -148,10 +150,14 @@ async function onePlan(
   const finite = (v: number) => (Number.isNaN(v) ? null : v);
   const pool = new Map(variant.units.map((u) => [u.id, u]));
   const planned = steps.map((st) => ({ unit: pool.get(st.id)!, tokens: st.tokens }));
-  const live = settings.phase2 === "live" ? await executeEnforcedLive(planned, budget, input.runUnit) : null;
+  const key = planKey(variant.ratio, alpha, framing);
+  const live =
+    settings.phase2 === "live"
+      ? await executeEnforcedLive(planned, budget, input.liveUnit ?? input.runUnit, key)
+      : null;
   const resolve =
     settings.resolve && input.resolveUnit
-      ? await executeEnforcedLive(planned, budget, input.resolveUnit)
+      ? await executeEnforcedLive(planned, budget, input.resolveUnit, key)
       : null;
   const scoredLive = (run: typeof live) =>
     run && {
@@ -161,7 +167,7 @@ async function onePlan(
       steps: run.steps,
     };
   return {
-    key: planKey(variant.ratio, alpha, framing),
+    key,
     ratio: variant.ratio,
     alpha,
     framing,

@@ -1,6 +1,7 @@
 // Gated-task units: a task under +A (solvable) and its -A twin (unsolvable by construction), shown to
 // the planner as the instruction plus the files it would find; phase 0 runs one sandboxed trial
-// through the trial engine (this module is the one adapter to it). Cost: the trial's output tokens.
+// through the trial engine (this module and task-live.ts, which runs planned units live, are the
+// adapters to it). Cost: the trial's output tokens.
 import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { type Condition, outcomeOf as countedAs, type TrialRecord } from "../model/index.ts";
@@ -85,7 +86,8 @@ export function matchingTrial(
   return null;
 }
 
-function outcomeOf(record: TrialRecord, reused: boolean): UnitOutcome {
+/** A trial as a unit's outcome: cost = output tokens, correct = verdict pass, capped = stopped on the token budget. */
+export function trialOutcome(record: TrialRecord, reused: boolean): UnitOutcome {
   return {
     cost: record.usage.outputTokens,
     correct: record.verdict.status === "pass",
@@ -108,7 +110,7 @@ export async function runTaskUnit(ctx: TaskTrialContext, unit: TriageUnit): Prom
   const task = ctx.tasks.get(taskId);
   if (!task) throw new Error(`unit ${unit.id}: task ${taskId} is not loaded`);
   const reusable = matchingTrial(ctx.paths.runs, task, condition, ctx.agent.digest);
-  if (reusable) return outcomeOf(reusable, true);
+  if (reusable) return trialOutcome(reusable, true);
   const earlier = readTrialRecords(ctx.runDir).records.filter(
     (r) => r.task.id === taskId && r.condition === condition,
   ).length;
@@ -116,5 +118,5 @@ export async function runTaskUnit(ctx: TaskTrialContext, unit: TriageUnit): Prom
   if (!record) throw new Error(`unit ${unit.id}: the run was cancelled before its trial started`);
   if (countedAs(record) === "infra")
     throw new Error(`trial ${record.trialId}: ${record.error?.kind}: ${record.error?.message}`);
-  return outcomeOf(record, false);
+  return trialOutcome(record, false);
 }
