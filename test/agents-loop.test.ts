@@ -154,6 +154,21 @@ describe("stop reasons", () => {
     expect(server!.requests).toHaveLength(3);
   });
 
+  it("stops when the output-token budget is spent, counting output only, each call's max_tokens capped at what is left", async () => {
+    const agent = await agentFor([{ ...busy, usage: { input: 1000, output: 100 } }], "anthropic", {
+      outputTokenBudget: 250,
+      maxOutputTokens: 8192,
+    });
+    const result = await agent.run(runContext(new DirSandbox()));
+    expect(result.stopReason).toBe("token-budget");
+    // output 100, 200 < 250 go on, 300 >= 250 stops: three calls, although 3,300 tokens in all were
+    // spent (the input is not counted against this budget)
+    expect(server!.requests).toHaveLength(3);
+    expect(result.usage.outputTokens).toBe(300);
+    // max_tokens = min(8192, 250 - spent): 250, 150, 50
+    expect(server!.requests.map((r) => r.body.max_tokens)).toEqual([250, 150, 50]);
+  });
+
   it("stops on the wall-clock timeout while waiting for a slow model", async () => {
     const agent = await agentFor([busy, { text: "too late", delayMs: 10_000 }], "anthropic", {
       timeoutSec: 1,

@@ -19,11 +19,11 @@ const asWritten = (c: ReturnType<typeof base>) => {
 };
 
 describe("budgetedConfig", () => {
-  it("sets the token budget to a_i and caps one call's max_tokens at it", () => {
+  it("sets the output-token budget to a_i, keeps the all-token budget, and caps one call's max_tokens at it", () => {
     const config = base();
-    // defaults: tokenBudget 2,000,000, maxOutputTokens 8192
+    // defaults: tokenBudget 2,000,000, maxOutputTokens 8192, no output-token budget
     const live = budgetedConfig(config, 462, "live");
-    expect([live.tokenBudget, live.maxOutputTokens]).toEqual([462, 462]);
+    expect([live.outputTokenBudget, live.tokenBudget, live.maxOutputTokens]).toEqual([462, 2_000_000, 462]);
     // a_i above the per-call cap leaves the cap: min(8192, 10000) = 8192
     expect(budgetedConfig(config, 10_000, "live").maxOutputTokens).toBe(8192);
     // live E states nothing: the system prompt policy is the configuration's own

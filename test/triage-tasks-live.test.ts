@@ -87,7 +87,7 @@ function planReply(prompt: string, known: Known[], lead: number): string {
 }
 
 /**
- * The scripted agent. Every turn reports 10 input tokens. Not told a budget, it spends 150 output
+ * The scripted agent. Every turn reports 100 input tokens (which the output budget must not count). Not told a budget, it spends 150 output
  * tokens a turn: under +A it reads the listed specification, writes the right answer, then calls
  * finish (3 turns); under -A it writes a wrong answer, then calls finish (2 turns). Told a budget
  * in its system prompt, it spends 80 a turn and writes and finishes in one turn (+A: 2 turns, -A: 1).
@@ -102,7 +102,7 @@ function agentStep(request: SeenRequest, known: Known[]): ScriptStep {
       : [],
   );
   const told = BUDGET_SENTENCE.test(system);
-  const usage = { input: 10, output: told ? 80 : 150 };
+  const usage = { input: 100, output: told ? 80 : 150 };
   const finish = { name: "finish", input: { summary: "wrote the result" } };
   const write = (content: string) => ({ name: "write_file", input: { path: task.output, content } });
   const last = calls.at(-1);
@@ -203,16 +203,17 @@ describe("kgate triage --live --resolve on gated tasks", () => {
       // simulated E: 450 <= 500 and correct (1), 450 > 175 (0): V_E = 1; oracle 1, random 1 (every order
       // solves its first unit, 900 > 675 stops it): eta undefined
       expect(zero.scores).toMatchObject({ vOracle: 1, vRandom: 1, vE: 1, etaE: null, regretE: 0 });
-      // live E, the agent's budget = a_i, counted over input + output (160 a turn):
-      // bom-costing+A at 500: 160, 320 < 500 go on, 480 finishes; 450 output <= 500: within, and correct.
-      // mortgage-escrow+A at min(175, 675 - 500) = 175: 160 < 175 goes on, 320 >= 175 stops it on the budget
+      // live E, the agent's output-token budget = a_i (150 output a turn; the 100 input tokens a turn do
+      // not count: a budget over all tokens, 250 a turn, would stop bom-costing+A at 500 after 2 turns):
+      // bom-costing+A at 500: 150, 300 < 500 go on, 450 finishes; 450 <= 500: within, and correct.
+      // mortgage-escrow+A at min(175, 675 - 500) = 175: 150 < 175 goes on, 300 >= 175 stops it on the budget
       // after writing the right file: the verdict passes but the unit is not within, so it scores 0.
       expect(step(zero.live)).toEqual([
         ["bom-costing+A", 500, 450, true, true, "finish"],
         ["mortgage-escrow+A", 175, 300, false, false, "token-budget"],
       ]);
       expect(zero.live).toMatchObject({ vE: 1, etaE: null, regretE: 0 });
-      // the re-solve (told its a_i, the scripted agent spends 80 a turn, 90 with input): both finish in
+      // the re-solve (told its a_i, the scripted agent spends 80 output tokens a turn): both finish in
       // 2 turns, 160 output tokens, within 500 and within 175: V = 2, regret (1 - 2) / 1 = -1 (it beats
       // the oracle of phase-0 costs, which it ran untold)
       expect(step(zero.resolve)).toEqual([
@@ -234,8 +235,8 @@ describe("kgate triage --live --resolve on gated tasks", () => {
       // D = 0 (the twin is planned), W = 100 / 562
       expect(half.detection).toBe(0);
       expect(half.waste).toBeCloseTo(100 / 562, 12);
-      // live: X+A at 462: 160, 320, 480 finishes, 450 <= 462 within and correct; the twin at
-      // min(100, 562 - 462) = 100: 160 >= 100 stops it on the budget after writing the default answer.
+      // live: X+A at 462: 150, 300, 450 finishes, 450 <= 462 within and correct; the twin at
+      // min(100, 562 - 462) = 100: 150 >= 100 stops it on the budget after writing the default answer.
       // V = 1, eta (1 - 0.5) / (1 - 0.5) = 1, regret 0
       expect(step(half.live)).toEqual([
         [solvable, 462, 450, true, true, "finish"],
@@ -285,7 +286,7 @@ describe("kgate triage --live --resolve on gated tasks", () => {
         .filter(Boolean)
         .map((l) => JSON.parse(l))
         .find((e) => e.kind === "start");
-      expect(start.limits.tokenBudget).toBe(175);
+      expect(start.limits.outputTokenBudget).toBe(175);
       expect(lines(path.join(run, "resolve", "r0.5-alpha0.75-neutral", "trials.jsonl"))).toHaveLength(2);
 
       // the re-solve states a_i in the system prompt only: the instruction (first user turn) is the

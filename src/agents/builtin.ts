@@ -71,6 +71,7 @@ export class BuiltinAgent implements Agent {
     const limits = {
       maxTurns: Math.min(c.maxTurns, ctx.limits.maxTurns),
       tokenBudget: Math.min(c.tokenBudget, ctx.limits.maxTokens),
+      ...(c.outputTokenBudget === undefined ? {} : { outputTokenBudget: c.outputTokenBudget }),
       timeoutSec: Math.min(c.timeoutSec, ctx.limits.timeoutSec),
     };
     ctx.trajectory.append({

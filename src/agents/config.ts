@@ -84,6 +84,11 @@ export const AgentConfig = z
     maxOutputTokens: z.number().int().positive().default(8192),
     /** Total tokens (input + cache + output) across a trial; the task's limits.maxTokens also applies. */
     tokenBudget: z.number().int().positive().default(2_000_000),
+    /**
+     * Output tokens (reasoning included where the provider reports it) across a trial; none by default.
+     * Triage's regime E sets it to a unit's allocation, which is counted in output tokens.
+     */
+    outputTokenBudget: z.number().int().positive().optional(),
     /** Wall-clock budget of the agent phase; the task's limits.timeoutSec also applies. */
     timeoutSec: z.number().int().positive().default(1800),
     systemPrompt: SystemPromptPolicy.prefault({}),

@@ -18,6 +18,8 @@ export interface LoopOptions {
   system: string | null;
   maxTurns: number;
   tokenBudget: number;
+  /** Output tokens across the trial; each call's max_tokens is capped at what is left of it. */
+  outputTokenBudget?: number;
   timeoutSec: number;
   maxOutputTokens: number;
   temperature?: number;
@@ -85,6 +87,8 @@ export async function runToolLoop(o: LoopOptions): Promise<LoopResult> {
       if (abort.signal.aborted) return aborted();
       if (turns >= o.maxTurns) return end("max-turns");
       if (meter.total >= o.tokenBudget) return end("token-budget");
+      const outputLeft = (o.outputTokenBudget ?? Number.POSITIVE_INFINITY) - meter.snapshot().outputTokens;
+      if (outputLeft <= 0) return end("token-budget");
       const callStarted = Date.now();
       const reply = await withRetry(
         () =>
@@ -92,7 +96,7 @@ export async function runToolLoop(o: LoopOptions): Promise<LoopResult> {
             system: o.system,
             messages,
             tools: TOOL_SPECS,
-            maxOutputTokens: o.maxOutputTokens,
+            maxOutputTokens: Math.min(o.maxOutputTokens, outputLeft),
             temperature: o.temperature,
             signal: abort.signal,
           }),

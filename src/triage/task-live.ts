@@ -1,6 +1,6 @@
 // Gated-task units run live under regime E (`--live`) and in the budget re-solve (`--resolve`): each
-// planned unit is one trial through the trial engine with the configuration's token budget set to its
-// limit (and, in the re-solve, that limit stated in the agent's system prompt, never in the
+// planned unit is one trial through the trial engine with the configuration's output-token budget set
+// to its limit (and, in the re-solve, that limit stated in the agent's system prompt, never in the
 // instruction). Each plan's trials go to a folder of their own, so phase 0 never reuses them and a
 // resumed run finds a finished one instead of paying twice.
 import path from "node:path";
@@ -42,8 +42,8 @@ function withSentence(policy: SystemPromptPolicy, sentence: string): SystemPromp
 }
 
 /**
- * The configuration a live unit runs with: token budget = `limit` (counted as the harness counts it:
- * input, cache and output tokens of every call), max_tokens of one call at most `limit`, and in the
+ * The configuration a live unit runs with: output-token budget = `limit` (output tokens, as a_i and
+ * phase 0's cost count them; input is not counted), max_tokens of one call at most `limit`, and in the
  * re-solve the budget sentence in the system prompt. Its digest is that of the changed configuration.
  */
 export function budgetedConfig(
@@ -54,7 +54,7 @@ export function budgetedConfig(
   const { name, digest: _digest, harnessRevision: _revision, ...defining } = config;
   return resolveAgentConfig(name, {
     ...defining,
-    tokenBudget: limit,
+    outputTokenBudget: limit,
     maxOutputTokens: Math.min(config.maxOutputTokens, limit),
     systemPrompt:
       mode === "resolve" ? withSentence(config.systemPrompt, taskBudgetSentence(limit)) : config.systemPrompt,
