@@ -136,6 +136,11 @@ export const Limits = z
     cpus: z.number().positive().max(64).default(1),
     memoryMb: z.number().int().min(64).default(1024),
     pids: z.number().int().min(16).default(256),
+    /**
+     * Size cap of each writable folder of the sandbox (/home/agent with the work directory), in MiB;
+     * unset: half of memoryMb (at least 16). A tmpfs: its pages count against memoryMb too.
+     */
+    diskMb: z.number().int().min(16).max(1_048_576).optional(),
     /** Largest environment file, in MiB (64 unless set; a bigger file is an error naming it). */
     environmentFileMb: z.number().int().positive().optional(),
   })
