@@ -3,12 +3,13 @@
 // with the outputs written before still collected and verified, and no volume outlives its sandbox,
 // not even one of a SIGKILLed run.
 import { type ChildProcess, spawn } from "node:child_process";
-import { appendFileSync, readFileSync } from "node:fs";
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { oracleAgent } from "../src/agents/index.ts";
 import { FAILURE_KINDS } from "../src/model/index.ts";
-import { DockerClient, DockerSandbox, diskMbOf, LABEL, LABEL_RUN } from "../src/sandbox/index.ts";
+import { DockerClient, DockerSandbox, LABEL, LABEL_RUN } from "../src/sandbox/index.ts";
+import { diskMbOf } from "../src/task/index.ts";
 import { runTrial } from "../src/trial/index.ts";
 import { KGATE_BIN, kgate } from "./support/cli.ts";
 import { sandboxTarget } from "./support/engine.ts";
@@ -26,6 +27,25 @@ describe("limits.diskMb", () => {
     expect(diskMbOf({ memoryMb: 1024 })).toBe(512);
     expect(diskMbOf({ memoryMb: 20 })).toBe(16);
     expect(diskMbOf({ memoryMb: 1024, diskMb: 300 })).toBe(300);
+  });
+
+  it("an environment bigger than diskMb is an error of task.json's limits.diskMb (kgate list)", () => {
+    const demo = demoTask({
+      id: "big-env",
+      spec: (s) => {
+        s.limits = { ...s.limits, memoryMb: 256, diskMb: 16 };
+      },
+    });
+    // 17 MiB = 17 * 1024 * 1024 = 17,825,792 bytes, over the 16 MiB disk (and under the 64 MiB file cap).
+    writeFileSync(path.join(demo.task.dir, "environment", "huge.bin"), Buffer.alloc(17 * 1024 * 1024));
+    const listed = kgate(["--root", demo.paths.root, "list", "--json"]);
+    expect(listed.code).toBe(1);
+    const task = (
+      JSON.parse(listed.stdout) as { tasks: Array<{ id: string; problems: Array<{ text: string }> }> }
+    ).tasks[0]!;
+    const text = task.problems.map((p) => p.text).join("\n");
+    expect(text).toContain("tasks/big-env/task.json: limits.diskMb: environment/ holds");
+    expect(text).toContain("over the sandbox's disk of 16 MiB");
   });
 
   it("caps /home/agent and an extra writable folder, each a seeded tmpfs volume removed with the sandbox", async () => {

@@ -1,12 +1,12 @@
-// One hardened container per trial, behind the Sandbox interface: create/start, exec with timeout
-// and output caps, read and write files through tar archives, kill and remove.
+// One hardened container per trial, behind the Sandbox interface: create/start (with its capped disk),
+// exec with timeout and output caps, read and write files through tar archives, freeze and remove.
 import path from "node:path";
 import { Readable } from "node:stream";
 import type { SandboxRequirements } from "../model/index.ts";
-import type { Limits } from "../task/index.ts";
+import { diskMbOf, type Limits } from "../task/index.ts";
 import { type PackFile, packFiles, readSingleEntry } from "./archive.ts";
 import { CappedSink } from "./capture.ts";
-import { diskMbOf, imageSeed, tmpfsVolumeOptions, volumeName } from "./disk.ts";
+import { imageSeed, tmpfsVolumeOptions, volumeName } from "./disk.ts";
 import { DockerClient, isDirectoryMode, isSymlinkMode, type PathStat } from "./docker.ts";
 import { collectOutputs, type DeclaredOutput, type OutputFile } from "./outputs.ts";
 import type { TrialSandbox } from "./provider.ts";
@@ -132,7 +132,6 @@ export class DockerSandbox implements TrialSandbox {
       nanoCpus: Math.round(options.limits.cpus * 1e9),
       pids: options.limits.pids,
       readOnlyRoot: true,
-      volumes: [],
       mounts,
       tmpfs: { "/tmp": `rw,nosuid,nodev,size=${Math.max(16, Math.floor(memoryMb / 2))}m,mode=1777` },
       binds: req.binds ?? [],

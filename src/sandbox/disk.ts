@@ -3,7 +3,6 @@
 // image holds at that path (a tmpfs volume gets no copy-up from the image), removed with the sandbox.
 import { randomUUID } from "node:crypto";
 import type { Readable } from "node:stream";
-import type { Limits } from "../task/index.ts";
 import type { DockerClient } from "./docker.ts";
 
 /** How the disk of a sandbox is capped: a tmpfs volume per writable folder (see docs/security.md). */
@@ -12,11 +11,6 @@ export type DiskCapMechanism = typeof DISK_CAP_MECHANISM;
 
 /** Largest seed copied from the image per folder (the kgate images hold 20 KiB in /home/agent). */
 export const MAX_SEED_BYTES = 64 * 1024 * 1024;
-
-/** The task's diskMb, or half its memory limit (at least 16 MiB), the same rule as /tmp's size. */
-export function diskMbOf(limits: Pick<Limits, "memoryMb"> & { diskMb?: number }): number {
-  return limits.diskMb ?? Math.max(16, Math.floor(limits.memoryMb / 2));
-}
 
 /** A fresh volume name per writable folder of one sandbox. */
 export function volumeName(): string {

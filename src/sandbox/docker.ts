@@ -17,8 +17,6 @@ export interface ContainerSpec {
   nanoCpus: number;
   pids: number;
   readOnlyRoot: boolean;
-  /** Paths that get an anonymous volume (seeded from the image, removed with the container). */
-  volumes: string[];
   /** Named volumes (the capped tmpfs volumes of disk.ts), mounted without copy-up. */
   mounts: Array<{ volume: string; target: string }>;
   tmpfs: Record<string, string>;
@@ -255,7 +253,6 @@ export class DockerClient {
         WorkingDir: spec.workdir,
         Env: toEnv(spec.env),
         Labels: spec.labels,
-        Volumes: Object.fromEntries(spec.volumes.map((v) => [v, {}])),
         NetworkDisabled: !spec.network,
         HostConfig: {
           NetworkMode: spec.network ? "bridge" : "none",

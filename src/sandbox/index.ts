@@ -17,7 +17,7 @@ export {
   SANDBOX_HOME,
   SANDBOX_WORKDIR,
 } from "./container.ts";
-export { DISK_CAP_MECHANISM, type DiskCapMechanism, diskMbOf } from "./disk.ts";
+export { DISK_CAP_MECHANISM, type DiskCapMechanism } from "./disk.ts";
 export { DockerClient } from "./docker.ts";
 export { type DockerEndpoint, DockerProvider, dockerOptions } from "./docker-provider.ts";
 export { type DoctorCheck, runDoctor } from "./doctor.ts";

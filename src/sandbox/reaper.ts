@@ -1,7 +1,7 @@
 // Labels on every kgate container and volume, and the reaper that uses them: containers, volumes (and
 // temp folders) whose owning kgate process is gone are removed on the next start, and a run's go on
 // Ctrl-C / SIGTERM.
-import { DockerClient } from "./docker.ts";
+import { DockerClient, statusOf } from "./docker.ts";
 import { reapDeadFolders } from "./folders.ts";
 import { ownerAlive, ownerLabel } from "./owner.ts";
 
@@ -45,7 +45,11 @@ export async function reapDeadRuns(docker: DockerClient = new DockerClient()): P
   const volumes = (await docker.listVolumes([`${LABEL}=1`, LABEL_OWNER]))
     .filter((v) => !ownerAlive(v.labels[LABEL_OWNER] ?? ""))
     .map((v) => v.name);
-  await Promise.all(volumes.map((v) => docker.removeVolume(v)));
+  // 409: still in use by a container another process is removing right now; the next sweep gets it.
+  const inUse = (err: unknown) => {
+    if (statusOf(err) !== 409) throw err;
+  };
+  await Promise.all(volumes.map((v) => docker.removeVolume(v).catch(inUse)));
   return {
     removed: dead.map((c) => ({
       id: c.id,

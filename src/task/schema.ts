@@ -199,6 +199,11 @@ export type CsvColumn = z.infer<typeof CsvColumn>;
 export type Tolerance = z.infer<typeof Tolerance>;
 export type StringNormalisation = z.infer<typeof StringNormalisation>;
 export type Limits = z.infer<typeof Limits>;
+
+/** The task's diskMb, or half its memory limit (at least 16 MiB), the same rule as /tmp's size. */
+export function diskMbOf(limits: Pick<Limits, "memoryMb" | "diskMb">): number {
+  return limits.diskMb ?? Math.max(16, Math.floor(limits.memoryMb / 2));
+}
 export type GateKind = z.infer<typeof GateKind>;
 export type VariantKind = z.infer<typeof VariantKind>;
 

@@ -19,8 +19,8 @@ import {
   type Verdict,
 } from "../model/index.ts";
 import { kgateVersion } from "../package-info.ts";
-import { diskMbOf, type OutputFile } from "../sandbox/index.ts";
-import type { ConditionFileSet, LoadedTask } from "../task/index.ts";
+import type { OutputFile } from "../sandbox/index.ts";
+import { type ConditionFileSet, diskMbOf, type LoadedTask } from "../task/index.ts";
 import { trialDirOf } from "./ids.ts";
 import type { TrialOptions } from "./run-trial.ts";
 import type { FileTrajectory } from "./trajectory.ts";
