@@ -81,6 +81,34 @@ describe("limits.diskMb", () => {
     expect(await volumesOf(runId)).toEqual([]);
   }, 60_000);
 
+  it("leaves the agent no writable folder without a size cap", async () => {
+    const box = await DockerSandbox.create({
+      image: sandboxImage(),
+      limits: { cpus: 1, memoryMb: 256, pids: 64, diskMb: 16 },
+      labels: { [LABEL]: "1", [LABEL_RUN]: `test-disk-writable-${process.pid}` },
+      docker,
+    });
+    try {
+      // Every folder uid 1000 may write to (the read-only root answers EROFS), with its file system
+      // and size in KiB.
+      const script =
+        "find / \\( -path /proc -o -path /sys \\) -prune -o -writable -type d -print 2>/dev/null | sort | " +
+        'while read d; do echo "$d $(stat -f -c %T "$d") $(df -k --output=size "$d" | tail -1 | tr -d " ")"; done';
+      const found = await box.exec(["bash", "-c", script]);
+      // diskMb 16 -> 16 * 1024 = 16384 KiB; /tmp is 256 / 2 = 128 MiB = 131072 KiB; /dev/shm is
+      // Docker's 64 MiB = 65536 KiB; /dev/mqueue holds message queues (bounded by RLIMIT_MSGQUEUE).
+      expect(found.stdout.trim().split("\n")).toEqual([
+        "/dev/mqueue mqueue 0",
+        "/dev/shm tmpfs 65536",
+        "/home/agent tmpfs 16384",
+        "/home/agent/work tmpfs 16384",
+        "/tmp tmpfs 131072",
+      ]);
+    } finally {
+      await box.remove();
+    }
+  }, 60_000);
+
   it("a trial that fills its disk fails as disk-full (the agent's), its earlier output collected and verified", async () => {
     const demo = demoTask({
       id: "disk-filler",
