@@ -131,6 +131,33 @@ describe("relay limits that hold under concurrency", () => {
     expect(server!.requests).toHaveLength(2);
   });
 
+  it("reserves the input tokens on Chat Completions too (the OpenAI SDK)", async () => {
+    const { session, base } = await setup(
+      (req) => ({ text: "burn", delayMs: 300, usage: { input: 1000, output: Number(req.body.max_tokens) } }),
+      "openai",
+      { tokenBudget: 3000, maxOutputTokens: 500, maxInFlight: 8 },
+    );
+    const client = new OpenAI({ apiKey: session.token, baseURL: `${base}/v1`, maxRetries: 0 });
+    const one = () =>
+      statusOf(
+        client.chat.completions.create({
+          model: "gpt-big",
+          max_tokens: 4000,
+          messages: [{ role: "user", content: "x".repeat(2000) }],
+        }),
+      );
+    const statuses = await Promise.all(Array.from({ length: 8 }, one));
+    // {"model":"gpt-big","max_tokens":4000,"messages":[{"role":"user","content":"<2000 x>"}]} is
+    // 79 + 2000 = 2079 bytes: bound ceil(2079 / 2) = 1040. 3000 - 1040 = 1960 -> 500 (1540 held);
+    // 3000 - 1540 - 1040 = 420 -> 420 (3000 held); the other six: 400.
+    expect(statuses.filter((s) => s === 200)).toHaveLength(2);
+    expect(statuses.filter((s) => s === 400)).toHaveLength(6);
+    const granted = server!.requests.map((r) => Number(r.body.max_tokens)).sort((a, b) => a - b);
+    expect(granted).toEqual([420, 500]);
+    // 2 x 1000 input + 500 + 420 output = 2920 of the 3000.
+    expect(session.usage().inputTokens + session.usage().outputTokens).toBe(2920);
+  });
+
   it("meters count_tokens and models calls (the scripted server answers count_tokens 404)", async () => {
     const { session, trajectory, base } = await setup([{ text: "x" }], "anthropic");
     const client = new Anthropic({ apiKey: session.token, baseURL: base, maxRetries: 0 });
