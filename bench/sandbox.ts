@@ -1,14 +1,17 @@
 // Sandbox benchmark: kgate's trial lifecycle and exec round trip through the Engine API against the
-// docker CLI (`docker run --rm`, `docker exec`) measured in the same run, and trials per minute at
-// concurrency 1, 2 and 4. Figures are medians (and p95) of interleaved rounds, reported as ratios.
+// docker CLI (`docker run --rm`, `docker exec`) measured in the same run, the disk cap's steps (pause
+// against kill, a tmpfs volume against `docker run --rm`), and trials per minute at concurrency 1, 2
+// and 4. Figures are medians (and p95) of interleaved rounds, reported as ratios.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import type { Agent } from "../src/agents/types.ts";
 import { projectPaths } from "../src/project.ts";
+import { tmpfsVolumeOptions, volumeName } from "../src/sandbox/disk.ts";
 import {
   collectOutputs,
+  DockerClient,
   DockerProvider,
   DockerSandbox,
   ensureSandboxImage,
@@ -159,6 +162,52 @@ async function execTable(image: string): Promise<void> {
   console.log(`| ratio kgate / docker exec | ${ratio(0.5)} | ${ratio(0.95)} |\n`);
 }
 
+function dockerOut(args: string[]): string {
+  const result = spawnSync("docker", args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  if (result.status !== 0) throw new Error(`docker ${args.join(" ")} failed: ${result.stderr}`);
+  return result.stdout.trim();
+}
+
+/**
+ * The disk cap's own steps (issue 14 item 11), each against a same-run baseline: the stop by
+ * `docker pause` against the `docker kill` it replaced (both CLI, on fresh running containers), and
+ * one tmpfs volume created and removed (Engine API) against `docker run --rm` (CLI).
+ */
+async function diskTable(image: string): Promise<void> {
+  const client = new DockerClient();
+  const label = Object.entries(LABELS).flatMap(([k, v]) => ["--label", `${k}=${v}`]);
+  const running = () => dockerOut(["run", "-d", "--network", "none", ...label, image, "sleep", "300"]);
+  const volume = async () => {
+    const name = volumeName();
+    await client.createVolume(name, LABELS, tmpfsVolumeOptions(64, 1000, 1000));
+    await client.removeVolume(name);
+  };
+  await volume();
+  const pause: number[] = [];
+  const kill: number[] = [];
+  const volumes: number[] = [];
+  const run: number[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const [a, b] = [running(), running()];
+    pause.push(await time(() => docker(["pause", a])));
+    kill.push(await time(() => docker(["kill", b])));
+    docker(["rm", "-f", a, b]);
+    volumes.push(await time(volume));
+    run.push(await time(() => docker(["run", "--rm", image, "true"])));
+  }
+  const row = (name: string, v: number[], base: number[], baseName: string) =>
+    console.log(
+      `| ${name} | ${ms(median(v))} | ${ms(quantile(v, 0.95))} | ${(median(v) / median(base)).toFixed(2)}x ${baseName} |`,
+    );
+  console.log("| disk cap step | median | p95 | ratio |");
+  console.log("|---|---|---|---|");
+  row("stop: docker pause (CLI)", pause, kill, "of docker kill");
+  row("baseline: docker kill (CLI)", kill, kill, "of docker kill");
+  row("tmpfs volume: create + remove (Engine API)", volumes, run, "of docker run --rm");
+  row("baseline: docker run --rm <image> true (CLI)", run, run, "of docker run --rm");
+  console.log("");
+}
+
 async function throughputTable(image: string, project: ReturnType<typeof benchProject>): Promise<void> {
   console.log("| concurrency | trials | wall | trials / min | vs concurrency 1 |");
   console.log("|---|---|---|---|---|");
@@ -201,6 +250,7 @@ export default async function sandboxBench(): Promise<void> {
   try {
     await lifecycleTable(image, project);
     await execTable(image);
+    await diskTable(image);
     await throughputTable(image, project);
   } finally {
     rmSync(project.root, { recursive: true, force: true });

@@ -282,8 +282,12 @@ describe("an installed harness through the relay: failures and limits (Docker, s
     const result = await runInOwnContainer(agent, "budget");
     expect(result.stopReason).toBe("token-budget");
     expect(result.error).toBeUndefined();
-    expect(result.usage.modelCalls).toBe(2);
-    expect(server!.requests).toHaveLength(2);
+    // The first call spends 600 + 100 = 700 of the 1000. The second request carries the instruction
+    // again with the first turn (well over 600 bytes): its input bound (bytes / 2) alone is over the
+    // 300 left, so it is refused before it could spend 600 input tokens past the budget.
+    expect(result.usage.modelCalls).toBe(1);
+    expect(result.usage.inputTokens + result.usage.outputTokens).toBe(700);
+    expect(server!.requests).toHaveLength(1);
   });
 
   it("stops on the wall clock: the harness is ended inside the container", async () => {

@@ -26,7 +26,7 @@ afterEach(async () => {
 async function setup(
   script: Script,
   provider: NonNullable<AgentConfigInput["provider"]>,
-  session: { tokenBudget?: number; maxOutputTokens?: number } = {},
+  session: { tokenBudget?: number; maxOutputTokens?: number; maxInFlight?: number } = {},
   options: Partial<RelayOptions> = {},
 ) {
   server = await startModelServer(script, { requireKey: KEY });
@@ -45,6 +45,7 @@ async function setup(
     trajectory,
     model: "configured-model",
     maxOutputTokens: session.maxOutputTokens ?? 1000,
+    maxInFlight: session.maxInFlight,
   });
   return { session: s, trajectory, base: await startForwarder(relay.socketPath) };
 }
@@ -73,19 +74,88 @@ describe("relay limits that hold under concurrency", () => {
         }),
       );
     const statuses = await Promise.all(Array.from({ length: 20 }, one));
-    // At most 4 in flight. Each is granted min(4000 asked, 500 cap, budget left after reservations):
-    // 500 (1200 left), 500 (700 left), 200 (200 left), then 0 left: refused (400) before forwarding.
+    // At most 4 in flight. The SDK's body {"model":"claude-opus-big","max_tokens":4000,"messages":
+    // [{"role":"user","content":"burn"}]} is 91 bytes: its input bound is ceil(91 / 2) = 46 tokens.
+    // Each call reserves 46 + min(4000 asked, 500 cap, budget left after reservations and its 46):
+    // 1200 - 46 = 1154 -> 500 (546 held); 1200 - 546 - 46 = 608 -> 500 (1092 held);
+    // 1200 - 1092 - 46 = 62 -> 62 (1200 held); then 1200 - 1200 - 46 < 1: refused (400) before forwarding.
     // Without the reservation all four would pass with 500 each: 2000 output tokens.
     expect(statuses.filter((s) => s === 200)).toHaveLength(3);
     expect(statuses.filter((s) => s === 400).length).toBeGreaterThanOrEqual(1);
     expect(statuses.filter((s) => s === 400 || s === 429)).toHaveLength(17);
-    expect(server!.requests.map((r) => r.body.max_tokens).sort()).toEqual([200, 500, 500]);
+    const granted = server!.requests.map((r) => Number(r.body.max_tokens)).sort((a, b) => a - b);
+    expect(granted).toEqual([62, 500, 500]);
     for (const r of server!.requests) expect(r.body.model).toBe("configured-model");
-    // Spent output: 500 + 500 + 200 = 1200, the budget exactly (input: 3 x 10 = 30 on top).
-    expect(session.usage().outputTokens).toBe(1200);
-    // The budget is gone: the next call is refused without reaching the provider.
+    // Spent: output 500 + 500 + 62 = 1062, input 3 x 10 = 30: 1092 of the 1200.
+    expect(session.usage().outputTokens).toBe(1062);
+    expect(session.usage().inputTokens).toBe(30);
+    // 1200 - 1092 - 46 = 62 left: one more call of 62 (1092 + 10 + 62 = 1164), then
+    // 1200 - 1164 - 46 < 1: the budget is gone, refused without reaching the provider.
+    expect(await one()).toBe(200);
+    expect(server!.requests.at(-1)?.body.max_tokens).toBe(62);
     expect(await one()).toBe(400);
-    expect(server!.requests).toHaveLength(3);
+    expect(server!.requests).toHaveLength(4);
+    expect(session.usage().inputTokens + session.usage().outputTokens).toBe(1164);
+  });
+
+  it("reserves the input tokens too (body bytes / 2): 8 concurrent long prompts never spend past the budget", async () => {
+    // Each call really costs 1,000 input tokens (within its bound) plus the max_tokens it was sent.
+    const { session, base } = await setup(
+      (req) => ({ text: "burn", delayMs: 300, usage: { input: 1000, output: Number(req.body.max_tokens) } }),
+      "anthropic",
+      { tokenBudget: 3000, maxOutputTokens: 500, maxInFlight: 8 },
+    );
+    const client = new Anthropic({ apiKey: session.token, baseURL: base, maxRetries: 0 });
+    const one = () =>
+      statusOf(
+        client.messages.create({
+          model: "claude-opus-big",
+          max_tokens: 4000,
+          messages: [{ role: "user", content: "x".repeat(2000) }],
+        }),
+      );
+    const statuses = await Promise.all(Array.from({ length: 8 }, one));
+    // The body is the 91-byte one above with "burn" (4 bytes) replaced by 2,000 x: 91 - 4 + 2000 =
+    // 2087 bytes, input bound ceil(2087 / 2) = 1044. Reservations: 3000 - 1044 = 1956 -> 500 output
+    // (1544 held); 3000 - 1544 - 1044 = 412 -> 412 (3000 held); the other six: nothing left, 400.
+    // Output-only reservations (before) let 3000 / 500 = 6 calls through: 6 x 1500 = 9000 spent.
+    expect(statuses.filter((s) => s === 200)).toHaveLength(2);
+    expect(statuses.filter((s) => s === 400)).toHaveLength(6);
+    const granted = server!.requests.map((r) => Number(r.body.max_tokens)).sort((a, b) => a - b);
+    expect(granted).toEqual([412, 500]);
+    // Reconciled with the usage reported: 2 x 1000 input + 500 + 412 output = 2912 of the 3000.
+    expect(session.usage().inputTokens).toBe(2000);
+    expect(session.usage().outputTokens).toBe(912);
+    // The reservations are released: 3000 - 2912 - 1044 < 1, so the next call is refused too.
+    expect(await one()).toBe(400);
+    expect(server!.requests).toHaveLength(2);
+  });
+
+  it("reserves the input tokens on Chat Completions too (the OpenAI SDK)", async () => {
+    const { session, base } = await setup(
+      (req) => ({ text: "burn", delayMs: 300, usage: { input: 1000, output: Number(req.body.max_tokens) } }),
+      "openai",
+      { tokenBudget: 3000, maxOutputTokens: 500, maxInFlight: 8 },
+    );
+    const client = new OpenAI({ apiKey: session.token, baseURL: `${base}/v1`, maxRetries: 0 });
+    const one = () =>
+      statusOf(
+        client.chat.completions.create({
+          model: "gpt-big",
+          max_tokens: 4000,
+          messages: [{ role: "user", content: "x".repeat(2000) }],
+        }),
+      );
+    const statuses = await Promise.all(Array.from({ length: 8 }, one));
+    // {"model":"gpt-big","max_tokens":4000,"messages":[{"role":"user","content":"<2000 x>"}]} is
+    // 79 + 2000 = 2079 bytes: bound ceil(2079 / 2) = 1040. 3000 - 1040 = 1960 -> 500 (1540 held);
+    // 3000 - 1540 - 1040 = 420 -> 420 (3000 held); the other six: 400.
+    expect(statuses.filter((s) => s === 200)).toHaveLength(2);
+    expect(statuses.filter((s) => s === 400)).toHaveLength(6);
+    const granted = server!.requests.map((r) => Number(r.body.max_tokens)).sort((a, b) => a - b);
+    expect(granted).toEqual([420, 500]);
+    // 2 x 1000 input + 500 + 420 output = 2920 of the 3000.
+    expect(session.usage().inputTokens + session.usage().outputTokens).toBe(2920);
   });
 
   it("meters count_tokens and models calls (the scripted server answers count_tokens 404)", async () => {
@@ -292,7 +362,9 @@ describe("relay floods", () => {
   });
 
   it("records one bounded context event for a request carrying 100,000 user texts", async () => {
-    const { session, trajectory } = await setup([{ text: "ok" }], "anthropic");
+    // The body is about 3.4 MB, an input bound of about 1.7 million tokens (bytes / 2): a budget of
+    // 3 million lets it through.
+    const { session, trajectory } = await setup([{ text: "ok" }], "anthropic", { tokenBudget: 3_000_000 });
     const messages = Array.from({ length: 100_000 }, (_, i) => ({ role: "user", content: `t${i}` }));
     const body = JSON.stringify({
       model: "m",

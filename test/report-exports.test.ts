@@ -18,6 +18,7 @@ const PROVENANCE = {
   sandboxImage: "sha256:5a1e",
   sandboxBase: "debian:bookworm-slim",
   harnessVersion: "scripted 2.0",
+  diskCap: null,
 };
 
 /**

@@ -90,6 +90,8 @@ describe("a trial with the oracle agent", () => {
       sandboxImage: sandboxTarget().image.id,
       sandboxBase: null,
       harnessVersion: "oracle@1",
+      // The scaffold's memoryMb 1024 and no diskMb: 1024 / 2 = 512 MiB per writable folder.
+      diskCap: { mechanism: "tmpfs-volume", mb: 512 },
     });
 
     const runDir = path.join(demo.paths.runs, record.runId);

@@ -145,11 +145,33 @@ export const AgentConfig = z
     }
   });
 
+/** The relay's caps unless kgate.config.json `relay` sets them: 8 MiB bodies, 4 requests, 64 connections. */
+export const RELAY_DEFAULTS = { maxBodyBytes: 8 * 1024 * 1024, maxInFlight: 4, maxConnections: 64 } as const;
+
+/**
+ * The model relay's caps (kgate.config.json `relay`), against a hostile harness: the largest request
+ * body (refused before parsing), a trial's requests in flight, and the relay socket's connections
+ * (one relay per agent configuration, shared by its trials).
+ */
+export const RelaySettings = z
+  .object({
+    maxBodyBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(64 * 1024 * 1024)
+      .default(RELAY_DEFAULTS.maxBodyBytes),
+    maxInFlight: z.number().int().min(1).max(64).default(RELAY_DEFAULTS.maxInFlight),
+    maxConnections: z.number().int().min(1).max(4096).default(RELAY_DEFAULTS.maxConnections),
+  })
+  .strict();
+
 export const KgateConfig = z
   .object({
     $schema: z.string().optional(),
     schemaVersion: z.literal(CONFIG_SCHEMA_VERSION).default(CONFIG_SCHEMA_VERSION),
     agents: z.record(Slug, AgentConfig).default({}),
+    relay: RelaySettings.prefault({}),
     /**
      * Calibration settings: the shape is CalibrationConfig (src/calibrate/config.ts), checked by the
      * calibration commands, which own it; here only its place in the file is reserved.
@@ -164,6 +186,7 @@ export type HarnessName = z.infer<typeof HarnessName>;
 export type ProviderName = z.infer<typeof ProviderName>;
 export type Pricing = z.infer<typeof Pricing>;
 export type RetryPolicy = z.infer<typeof RetryPolicy>;
+export type RelaySettings = z.infer<typeof RelaySettings>;
 export type SystemPromptPolicy = z.infer<typeof SystemPromptPolicy>;
 export type AgentConfig = z.infer<typeof AgentConfig>;
 export type AgentConfigInput = z.input<typeof AgentConfig>;

@@ -10,6 +10,7 @@ import {
   DEFAULT_KEY_ENVS,
   KgateConfig,
   RESERVED_AGENT_NAMES,
+  RelaySettings,
 } from "./config.ts";
 import { harnessRevision } from "./harnesses.ts";
 
@@ -22,6 +23,8 @@ export interface ResolvedAgentConfig extends AgentConfig {
   harnessRevision: string;
   /** sha256 of the canonical JSON of everything that defines the configuration (not its name). */
   digest: string;
+  /** The file's `relay` caps (project-wide, not digested: they bound a hostile harness, not define it). */
+  relay: RelaySettings;
 }
 
 export interface ConfigLoadResult {
@@ -45,13 +48,17 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-export function resolveAgentConfig(name: string, config: AgentConfig): ResolvedAgentConfig {
+export function resolveAgentConfig(
+  name: string,
+  config: AgentConfig,
+  relay: RelaySettings = RelaySettings.parse({}),
+): ResolvedAgentConfig {
   const baseUrl = (config.baseUrl ?? DEFAULT_BASE_URLS[config.provider] ?? "").replace(/\/+$/, "");
   const apiKeyEnv = config.apiKeyEnv === undefined ? DEFAULT_KEY_ENVS[config.provider] : config.apiKeyEnv;
   const { description: _cosmetic, ...defining } = config;
   const revision = harnessRevision(config.harness);
   const digest = sha256(canonicalJson({ ...defining, baseUrl, apiKeyEnv, harnessRevision: revision }));
-  return { ...config, name, baseUrl, apiKeyEnv, harnessRevision: revision, digest };
+  return { ...config, name, baseUrl, apiKeyEnv, harnessRevision: revision, digest, relay };
 }
 
 export function parseConfigText(file: string, text: string): Omit<ConfigLoadResult, "exists"> {
@@ -94,7 +101,7 @@ export function parseConfigText(file: string, text: string): Omit<ConfigLoadResu
         message: `ignored: harness ${config.harness} brings its own tools`,
       });
     }
-    agents.push(resolveAgentConfig(name, config));
+    agents.push(resolveAgentConfig(name, config, parsed.data.relay));
   }
   return { file, agents, errors, warnings };
 }

@@ -109,8 +109,10 @@ export async function reap(ctx: CommandContext, options: JsonOption): Promise<nu
   }
   const removed = results.flatMap((r) => r.removed.map((c) => ({ ...c, host: r.host })));
   const folders = results.flatMap((r) => r.folders);
-  if (options.json) ctx.stdout.write(`${JSON.stringify({ removed, folders }, null, 2)}\n`);
+  const volumes = results.flatMap((r) => r.volumes.map((name) => ({ name, host: r.host })));
+  if (options.json) ctx.stdout.write(`${JSON.stringify({ removed, folders, volumes }, null, 2)}\n`);
   else {
+    for (const v of volumes) ctx.stdout.write(`removed volume ${v.name} on ${v.host}\n`);
     for (const c of removed)
       ctx.stdout.write(`removed ${c.id.slice(0, 12)} on ${c.host} (run ${c.run}, trial ${c.trial})\n`);
     for (const folder of folders) ctx.stdout.write(`removed ${folder}\n`);

@@ -47,6 +47,8 @@ export const Provenance = z.object({
   sandboxBase: z.string().nullable().default(null),
   /** The installed harness's CLI version (e.g. `@anthropic-ai/claude-code@2.1.3`), or kgate's loop revision. */
   harnessVersion: z.string().nullable().default(null),
+  /** How the sandbox's writable folders were capped (`tmpfs-volume`) and at how many MiB each. */
+  diskCap: z.object({ mechanism: z.string(), mb: z.number().int().positive() }).nullable().default(null),
 });
 
 const RecordV2 = z.object({

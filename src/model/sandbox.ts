@@ -8,8 +8,8 @@ export const SandboxRequirements = z.object({
   binds: z.array(z.string()).optional(),
   env: z.record(z.string(), z.string()).optional(),
   /**
-   * Extra writable folders (anonymous volumes seeded from the image, removed with the container);
-   * the root filesystem is read-only, and /home/agent (with the work directory) and /tmp are writable.
+   * Extra writable folders (each a tmpfs volume of the task's diskMb seeded from the image, removed
+   * with the container); the root filesystem is read-only, /home/agent (likewise) and /tmp are writable.
    */
   writable: z.array(z.string()).optional(),
 });

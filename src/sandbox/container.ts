@@ -1,11 +1,12 @@
-// One hardened container per trial, behind the Sandbox interface: create/start, exec with timeout
-// and output caps, read and write files through tar archives, kill and remove.
+// One hardened container per trial, behind the Sandbox interface: create/start (with its capped disk),
+// exec with timeout and output caps, read and write files through tar archives, freeze and remove.
 import path from "node:path";
-import type { Readable } from "node:stream";
+import { Readable } from "node:stream";
 import type { SandboxRequirements } from "../model/index.ts";
-import type { Limits } from "../task/index.ts";
+import { diskMbOf, type Limits } from "../task/index.ts";
 import { type PackFile, packFiles, readSingleEntry } from "./archive.ts";
 import { CappedSink } from "./capture.ts";
+import { imageSeed, tmpfsVolumeOptions, volumeName } from "./disk.ts";
 import { DockerClient, isDirectoryMode, isSymlinkMode, type PathStat } from "./docker.ts";
 import { collectOutputs, type DeclaredOutput, type OutputFile } from "./outputs.ts";
 import type { TrialSandbox } from "./provider.ts";
@@ -44,7 +45,7 @@ const HOST_SLACK_SEC = 15;
 
 export interface ContainerOptions {
   image: string;
-  limits: Pick<Limits, "cpus" | "memoryMb" | "pids"> & Partial<Pick<Limits, "timeoutSec">>;
+  limits: Pick<Limits, "cpus" | "memoryMb" | "pids"> & Partial<Pick<Limits, "timeoutSec" | "diskMb">>;
   /** PID 1 exits after this many seconds; by default the task's timeoutSec plus DEADLINE_SLACK_SEC. */
   deadlineSec?: number;
   /** Off unless the task asks for it (task.json `network`). */
@@ -71,21 +72,56 @@ export class DockerSandbox implements TrialSandbox {
     /** Folders that are volumes (writable through the archive API). */
     readonly writableRoots: readonly string[],
     private readonly env: Record<string, string>,
+    /** The capped tmpfs volumes behind writableRoots, removed with the container. */
+    private readonly volumes: readonly string[],
   ) {}
 
-  /** Creates and starts a hardened container; a failed start removes what was created. */
+  /**
+   * Creates and starts a hardened container whose writable folders are capped tmpfs volumes seeded
+   * from the image; a failed start removes what was created.
+   */
   static async create(options: ContainerOptions): Promise<DockerSandbox> {
     const docker = options.docker ?? new DockerClient();
     // A failed sweep must not stop a trial: the next command sweeps again.
     await reapDeadRunsOnce(docker).catch(() => null);
     const req = options.requirements ?? {};
-    const volumes = [SANDBOX_HOME, ...(req.writable ?? [])];
+    const image = req.image ?? options.image;
+    const roots = [SANDBOX_HOME, ...(req.writable ?? [])];
+    const mounts = roots.map((target) => ({ volume: volumeName(), target }));
+    const volumeOptions = tmpfsVolumeOptions(diskMbOf(options.limits), SANDBOX_UID, SANDBOX_GID);
+    const seeds = await Promise.all(roots.map((dir) => imageSeed(docker, image, dir, options.labels)));
+    const created: string[] = [];
+    let id: string | undefined;
+    try {
+      for (const m of mounts) {
+        await docker.createVolume(m.volume, options.labels, volumeOptions);
+        created.push(m.volume);
+      }
+      id = await DockerSandbox.createContainer(docker, options, image, mounts);
+      await docker.startContainer(id);
+      for (const [i, seed] of seeds.entries())
+        if (seed) await docker.putArchive(id, roots[i]!, Readable.from([seed]));
+    } catch (err) {
+      if (id) await docker.removeContainer(id).catch(() => {});
+      await Promise.all(created.map((v) => docker.removeVolume(v).catch(() => {})));
+      throw err;
+    }
+    return new DockerSandbox(id, docker, roots, req.env ?? {}, created);
+  }
+
+  private static createContainer(
+    docker: DockerClient,
+    options: ContainerOptions,
+    image: string,
+    mounts: Array<{ volume: string; target: string }>,
+  ): Promise<string> {
+    const req = options.requirements ?? {};
     const memoryMb = options.limits.memoryMb;
     const timeoutSec = options.limits.timeoutSec;
     const deadline =
       options.deadlineSec ?? (timeoutSec === undefined ? undefined : timeoutSec + DEADLINE_SLACK_SEC);
-    const id = await docker.createContainer({
-      image: req.image ?? options.image,
+    return docker.createContainer({
+      image,
       cmd: deadline === undefined ? KEEPALIVE : keepaliveFor(deadline),
       user: `${SANDBOX_UID}:${SANDBOX_GID}`,
       workdir: SANDBOX_WORKDIR,
@@ -96,17 +132,10 @@ export class DockerSandbox implements TrialSandbox {
       nanoCpus: Math.round(options.limits.cpus * 1e9),
       pids: options.limits.pids,
       readOnlyRoot: true,
-      volumes,
+      mounts,
       tmpfs: { "/tmp": `rw,nosuid,nodev,size=${Math.max(16, Math.floor(memoryMb / 2))}m,mode=1777` },
       binds: req.binds ?? [],
     });
-    try {
-      await docker.startContainer(id);
-    } catch (err) {
-      await docker.removeContainer(id).catch(() => {});
-      throw err;
-    }
-    return new DockerSandbox(id, docker, volumes, req.env ?? {});
   }
 
   async exec(argv: string[], options: ExecOptions = {}): Promise<ExecResult> {
@@ -238,9 +267,29 @@ export class DockerSandbox implements TrialSandbox {
     await this.docker.putArchive(this.id, dir, packFiles(files, { uid: SANDBOX_UID, gid: SANDBOX_GID }));
   }
 
-  /** Stops every process (SIGKILL); files stay readable until the container is removed. */
+  /** The first writable folder with under 1% of its blocks free (statfs as the sandbox user), or null. */
+  async fullFolder(): Promise<string | null> {
+    for (const root of this.writableRoots) {
+      const r = await this.exec(["stat", "-f", "-c", "%a %b %S", root], {
+        timeoutSec: 10,
+        maxOutputBytes: 256,
+      });
+      // The container's answer is the agent's: only three plain numbers count.
+      const m = /^(\d{1,15}) (\d{1,15}) (\d{1,9})\n?$/.exec(r.stdout);
+      if (r.exitCode !== 0 || !m) continue;
+      const [free, total, block] = [Number(m[1]), Number(m[2]), Number(m[3])];
+      const kib = (blocks: number) => Math.round((blocks * block) / 1024);
+      if (total > 0 && free * 100 < total) return `${root} (${kib(total - free)} of ${kib(total)} KiB used)`;
+    }
+    return null;
+  }
+
+  /**
+   * Stops every process by freezing it (docker pause): a killed container's tmpfs volumes are
+   * unmounted and their files lost, a paused one's stay readable until the container is removed.
+   */
   async stop(): Promise<void> {
-    await this.docker.killContainer(this.id);
+    await this.docker.pauseContainer(this.id);
   }
 
   /** The declared outputs, each judged by its tar entry (call after stop()). */
@@ -248,8 +297,10 @@ export class DockerSandbox implements TrialSandbox {
     return collectOutputs(this, outputs);
   }
 
+  /** Removes the container, then its volumes. */
   async remove(): Promise<void> {
     await this.docker.removeContainer(this.id);
+    await Promise.all(this.volumes.map((v) => this.docker.removeVolume(v)));
   }
 
   async [Symbol.asyncDispose](): Promise<void> {

@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import type Docker from "dockerode";
 import type { ProjectPaths } from "../project.ts";
 import { DockerSandbox } from "./container.ts";
+import { DISK_CAP_MECHANISM } from "./disk.ts";
 import { DockerClient } from "./docker.ts";
 import { ensureSandboxImage } from "./image.ts";
 import type { SandboxImage, SandboxProvider, SandboxSpec, TrialSandbox } from "./provider.ts";
@@ -53,6 +54,7 @@ export function describeEndpoint(endpoint: DockerEndpoint = {}): string {
 export class DockerProvider implements SandboxProvider {
   readonly name = "docker";
   readonly host: string;
+  readonly diskCap = DISK_CAP_MECHANISM;
   readonly docker: DockerClient;
   private image?: Promise<SandboxImage>;
 

@@ -17,8 +17,8 @@ export interface ContainerSpec {
   nanoCpus: number;
   pids: number;
   readOnlyRoot: boolean;
-  /** Paths that get an anonymous volume (seeded from the image, removed with the container). */
-  volumes: string[];
+  /** Named volumes (the capped tmpfs volumes of disk.ts), mounted without copy-up. */
+  mounts: Array<{ volume: string; target: string }>;
   tmpfs: Record<string, string>;
   binds: string[];
 }
@@ -253,7 +253,6 @@ export class DockerClient {
         WorkingDir: spec.workdir,
         Env: toEnv(spec.env),
         Labels: spec.labels,
-        Volumes: Object.fromEntries(spec.volumes.map((v) => [v, {}])),
         NetworkDisabled: !spec.network,
         HostConfig: {
           NetworkMode: spec.network ? "bridge" : "none",
@@ -266,6 +265,12 @@ export class DockerClient {
           ReadonlyRootfs: spec.readOnlyRoot,
           Tmpfs: spec.tmpfs,
           Binds: spec.binds,
+          Mounts: spec.mounts.map((m) => ({
+            Type: "volume" as const,
+            Source: m.volume,
+            Target: m.target,
+            VolumeOptions: { NoCopy: true } as Docker.MountSettings["VolumeOptions"],
+          })),
           AutoRemove: false,
           LogConfig: { Type: "none", Config: {} },
         },
@@ -274,17 +279,55 @@ export class DockerClient {
     return container.id;
   }
 
+  /** A container of `image` that is never started: its file system is read through the archive API. */
+  async createSeedContainer(image: string, labels: Record<string, string>): Promise<string> {
+    const container = await call("create", () =>
+      this.docker.createContainer({
+        Image: image,
+        Cmd: ["true"],
+        Labels: labels,
+        NetworkDisabled: true,
+        HostConfig: { NetworkMode: "none", LogConfig: { Type: "none", Config: {} } },
+      }),
+    );
+    return container.id;
+  }
+
+  /** A volume of the `local` driver with mount options (a sized tmpfs), labelled like containers. */
+  async createVolume(name: string, labels: Record<string, string>, options: Record<string, string>) {
+    await call("volume create", () =>
+      this.docker.createVolume({ Name: name, Driver: "local", DriverOpts: options, Labels: labels }),
+    );
+  }
+
+  /** Removes a volume; a missing one is fine. */
+  async removeVolume(name: string): Promise<void> {
+    try {
+      await this.docker.getVolume(name).remove();
+    } catch (err) {
+      if (statusOf(err) === 404) return;
+      throw unavailable(err, "volume remove");
+    }
+  }
+
+  async listVolumes(labels: string[]): Promise<Array<{ name: string; labels: Record<string, string> }>> {
+    const list = await call("volume list", () =>
+      this.docker.listVolumes({ filters: JSON.stringify({ label: labels }) }),
+    );
+    return (list.Volumes ?? []).map((v) => ({ name: v.Name, labels: v.Labels ?? {} }));
+  }
+
   async startContainer(id: string): Promise<void> {
     await call("start", () => this.docker.getContainer(id).start());
   }
 
-  /** SIGKILL every process of the container; a container that is already stopped is fine. */
-  async killContainer(id: string): Promise<void> {
+  /** Freezes every process of the container (cgroup freezer); one that is not running is fine. */
+  async pauseContainer(id: string): Promise<void> {
     try {
-      await this.docker.getContainer(id).kill();
+      await this.docker.getContainer(id).pause();
     } catch (err) {
       if (statusOf(err) === 409 || statusOf(err) === 404) return;
-      throw unavailable(err, "kill");
+      throw unavailable(err, "pause");
     }
   }
 

@@ -2,6 +2,7 @@
 // loaded host with a free slot, images are built once and loaded into each other host by id, a host
 // that stops answering is marked down (its trials fail as `host-down`) and comes back when it answers.
 import type { ProjectPaths } from "../project.ts";
+import { DISK_CAP_MECHANISM } from "./disk.ts";
 import { type DockerEndpoint, DockerProvider } from "./docker-provider.ts";
 import { HostDownError, HostedSandbox } from "./hosted-sandbox.ts";
 import type { Placement, SandboxImage, SandboxProvider, SandboxSpec, TrialSandbox } from "./provider.ts";
@@ -52,6 +53,7 @@ export class AllHostsDownError extends HostDownError {
 
 export class HostPoolProvider implements SandboxProvider {
   readonly name = "docker";
+  readonly diskCap = DISK_CAP_MECHANISM;
   readonly hosts: HostState[];
   private source?: HostState;
   private image?: Promise<SandboxImage>;
@@ -289,6 +291,7 @@ export class HostPoolProvider implements SandboxProvider {
 class PlacedProvider implements SandboxProvider {
   readonly name = "docker";
   readonly host: string;
+  readonly diskCap = DISK_CAP_MECHANISM;
 
   constructor(
     private readonly pool: HostPoolProvider,

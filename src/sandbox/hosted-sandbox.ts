@@ -42,6 +42,10 @@ export class HostedSandbox implements TrialSandbox {
     return this.guard(() => this.inner.putFiles(dir, files));
   }
 
+  fullFolder(): Promise<string | null> {
+    return this.guard(async () => (await this.inner.fullFolder?.()) ?? null);
+  }
+
   stop(): Promise<void> {
     return this.guard(() => this.inner.stop());
   }

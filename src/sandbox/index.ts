@@ -1,5 +1,5 @@
 // The sandbox concern's public face: the Sandbox interface, the Docker implementation, the image,
-// output collection, the reaper (containers and temp folders) and the doctor.
+// the capped disk, output collection, the reaper (containers, volumes, temp folders) and the doctor.
 
 export {
   loadSandboxConfig,
@@ -17,6 +17,7 @@ export {
   SANDBOX_HOME,
   SANDBOX_WORKDIR,
 } from "./container.ts";
+export { DISK_CAP_MECHANISM, type DiskCapMechanism } from "./disk.ts";
 export { DockerClient } from "./docker.ts";
 export { type DockerEndpoint, DockerProvider, dockerOptions } from "./docker-provider.ts";
 export { type DoctorCheck, runDoctor } from "./doctor.ts";

@@ -5,13 +5,14 @@ import type { SandboxRequirements } from "../model/index.ts";
 import type { ProjectPaths } from "../project.ts";
 import type { Limits } from "../task/index.ts";
 import type { PackFile } from "./archive.ts";
+import type { DiskCapMechanism } from "./disk.ts";
 import type { DeclaredOutput, OutputFile } from "./outputs.ts";
 import type { Sandbox } from "./types.ts";
 
 /** What a trial asks of its sandbox. */
 export interface SandboxSpec {
   image: string;
-  limits: Pick<Limits, "cpus" | "memoryMb" | "pids" | "timeoutSec"> & { diskMb?: number };
+  limits: Pick<Limits, "cpus" | "memoryMb" | "pids" | "timeoutSec" | "diskMb">;
   /** Off unless the task asks for it. */
   network: boolean;
   /** Labels for cleanup: run, trial, task and the owning process. */
@@ -29,6 +30,11 @@ export interface TrialSandbox extends Sandbox {
   readonly id: string;
   /** Copies files (with parent folders) into a folder of the sandbox, owned by the sandbox user. */
   putFiles(dir: string, files: readonly PackFile[]): Promise<void>;
+  /**
+   * The first writable folder that is full (under 1% of it free), described with its use, or null;
+   * asked after the agent phase, while the agent's processes still run.
+   */
+  fullFolder?(): Promise<string | null>;
   /** Ends every process in the sandbox; its files stay readable until remove(). */
   stop(): Promise<void>;
   /** Copies the declared outputs out, each checked by type, path and size; call after stop(). */
@@ -51,6 +57,8 @@ export interface SandboxProvider {
   readonly name: string;
   /** Where sandboxes run: `local`, or the endpoint (tcp://host:2376, ssh://user@host). */
   readonly host: string;
+  /** How the provider caps a sandbox's writable folders at the task's diskMb (records say so). */
+  readonly diskCap?: DiskCapMechanism;
   /** Builds or finds the sandbox image (once per process). Rejects with SandboxUnavailableError. */
   prepareImage(paths: ProjectPaths, onProgress?: (line: string) => void): Promise<SandboxImage>;
   /** Creates and starts a sandbox; a failed start removes what was created. */

@@ -1,6 +1,7 @@
-// Labels on every kgate container, and the reaper that uses them: containers (and temp folders) whose
-// owning kgate process is gone are removed on the next start, and a run's containers go on Ctrl-C / SIGTERM.
-import { DockerClient } from "./docker.ts";
+// Labels on every kgate container and volume, and the reaper that uses them: containers, volumes (and
+// temp folders) whose owning kgate process is gone are removed on the next start, and a run's go on
+// Ctrl-C / SIGTERM.
+import { DockerClient, statusOf } from "./docker.ts";
 import { reapDeadFolders } from "./folders.ts";
 import { ownerAlive, ownerLabel } from "./owner.ts";
 
@@ -29,6 +30,8 @@ export interface ReapResult {
   removed: Array<{ id: string; run: string; trial: string }>;
   /** Host temp folders (relay sockets, bootstrap root file systems) of processes that are gone. */
   folders: string[];
+  /** The sandboxes' disk volumes (disk.ts) of processes that are gone. */
+  volumes: string[];
 }
 
 /** Removes the containers and temp folders of kgate processes that are gone (on this host). */
@@ -38,6 +41,15 @@ export async function reapDeadRuns(docker: DockerClient = new DockerClient()): P
   const containers = await docker.listContainers([`${LABEL}=1`, LABEL_OWNER]);
   const dead = containers.filter((c) => !ownerAlive(c.labels[LABEL_OWNER] ?? ""));
   await Promise.all(dead.map((c) => docker.removeContainer(c.id)));
+  // After the containers: a volume still mounted by a container cannot be removed.
+  const volumes = (await docker.listVolumes([`${LABEL}=1`, LABEL_OWNER]))
+    .filter((v) => !ownerAlive(v.labels[LABEL_OWNER] ?? ""))
+    .map((v) => v.name);
+  // 409: still in use by a container another process is removing right now; the next sweep gets it.
+  const inUse = (err: unknown) => {
+    if (statusOf(err) !== 409) throw err;
+  };
+  await Promise.all(volumes.map((v) => docker.removeVolume(v).catch(inUse)));
   return {
     removed: dead.map((c) => ({
       id: c.id,
@@ -45,6 +57,7 @@ export async function reapDeadRuns(docker: DockerClient = new DockerClient()): P
       trial: c.labels[LABEL_TRIAL] ?? "",
     })),
     folders,
+    volumes,
   };
 }
 
@@ -59,13 +72,16 @@ export function reapDeadRunsOnce(docker: DockerClient = new DockerClient()): Pro
   return once;
 }
 
-/** Removes every container of one run (used on interrupt); returns how many there were. */
+/** Removes every container of one run, then its volumes (used on interrupt); returns how many containers. */
 export async function removeRunContainers(
   runId: string,
   docker: DockerClient = new DockerClient(),
 ): Promise<number> {
-  const containers = await docker.listContainers([`${LABEL}=1`, `${LABEL_RUN}=${runId}`]);
+  const labels = [`${LABEL}=1`, `${LABEL_RUN}=${runId}`];
+  const containers = await docker.listContainers(labels);
   await Promise.all(containers.map((c) => docker.removeContainer(c.id)));
+  const volumes = await docker.listVolumes(labels);
+  await Promise.all(volumes.map((v) => docker.removeVolume(v.name)));
   return containers.length;
 }
 

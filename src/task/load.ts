@@ -9,7 +9,7 @@ import { DEFAULT_ENVIRONMENT_FILE_MB, listEnvironment } from "./environment-file
 import { listFiles, listTaskIds } from "./listing.ts";
 import { formatProblem, type Problem, parseJsonText, problemsFromZod } from "./problems.ts";
 import { checkSizeRules } from "./rules.ts";
-import { TaskSpec, type VariantKind } from "./schema.ts";
+import { diskMbOf, TaskSpec, type VariantKind } from "./schema.ts";
 import { computeDigests, type TaskDigests } from "./task-digests.ts";
 
 export interface EnvironmentFile {
@@ -127,6 +127,16 @@ export function loadTask(paths: ProjectPaths, id: string): TaskLoadResult {
     const bytes = readFileSync(absPath);
     return { path: p, absPath, size: bytes.length, sha256: sha256(bytes) };
   });
+  const environmentBytes = environment.reduce((sum, f) => sum + f.size, 0);
+  const diskMb = diskMbOf(spec.limits);
+  if (environmentBytes > diskMb * 1024 * 1024) {
+    errors.push({
+      severity: "error",
+      file: rel(specFile),
+      field: "limits.diskMb",
+      message: `environment/ holds ${environmentBytes} bytes, over the sandbox's disk of ${diskMb} MiB (it is copied into the agent's home, a tmpfs of limits.diskMb, default half of memoryMb): raise limits.diskMb with memoryMb`,
+    });
+  }
   if (environment.some((f) => f.path === spec.artefact.path)) {
     errors.push({
       severity: "error",

@@ -136,6 +136,11 @@ export const Limits = z
     cpus: z.number().positive().max(64).default(1),
     memoryMb: z.number().int().min(64).default(1024),
     pids: z.number().int().min(16).default(256),
+    /**
+     * Size cap of each writable folder of the sandbox (/home/agent with the work directory), in MiB;
+     * unset: half of memoryMb (at least 16). A tmpfs: its pages count against memoryMb too.
+     */
+    diskMb: z.number().int().min(16).max(1_048_576).optional(),
     /** Largest environment file, in MiB (64 unless set; a bigger file is an error naming it). */
     environmentFileMb: z.number().int().positive().optional(),
   })
@@ -194,6 +199,11 @@ export type CsvColumn = z.infer<typeof CsvColumn>;
 export type Tolerance = z.infer<typeof Tolerance>;
 export type StringNormalisation = z.infer<typeof StringNormalisation>;
 export type Limits = z.infer<typeof Limits>;
+
+/** The task's diskMb, or half its memory limit (at least 16 MiB), the same rule as /tmp's size. */
+export function diskMbOf(limits: Pick<Limits, "memoryMb" | "diskMb">): number {
+  return limits.diskMb ?? Math.max(16, Math.floor(limits.memoryMb / 2));
+}
 export type GateKind = z.infer<typeof GateKind>;
 export type VariantKind = z.infer<typeof VariantKind>;
 

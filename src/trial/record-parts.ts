@@ -20,7 +20,7 @@ import {
 } from "../model/index.ts";
 import { kgateVersion } from "../package-info.ts";
 import type { OutputFile } from "../sandbox/index.ts";
-import type { ConditionFileSet, LoadedTask } from "../task/index.ts";
+import { type ConditionFileSet, diskMbOf, type LoadedTask } from "../task/index.ts";
 import { trialDirOf } from "./ids.ts";
 import type { TrialOptions } from "./run-trial.ts";
 import type { FileTrajectory } from "./trajectory.ts";
@@ -63,7 +63,7 @@ export function canaryLeak(
 }
 
 export function provenanceOf(
-  o: Pick<TrialOptions, "agent" | "provider" | "image" | "requirements">,
+  o: Pick<TrialOptions, "agent" | "provider" | "image" | "requirements" | "task">,
 ): Provenance {
   return {
     kgateVersion: kgateVersion(),
@@ -72,6 +72,7 @@ export function provenanceOf(
     sandboxImage: o.requirements?.image ?? o.image.id,
     sandboxBase: o.image.base,
     harnessVersion: o.agent.revision ?? o.agent.harness,
+    diskCap: o.provider.diskCap ? { mechanism: o.provider.diskCap, mb: diskMbOf(o.task.spec.limits) } : null,
   };
 }
 

@@ -29,6 +29,7 @@ import {
 } from "../sandbox/index.ts";
 import { type ConditionFileSet, conditionFileSet, type LoadedTask } from "../task/index.ts";
 import { type OutputForVerification, VerifierRunError, verifyKillable } from "../verify/index.ts";
+import { diskFullOr } from "./disk-full.ts";
 import { trialDirOf, trialId } from "./ids.ts";
 import {
   bounded,
@@ -352,7 +353,7 @@ async function sandboxPhases(
     );
     o.signal?.throwIfAborted();
     outcome = await clock.run("agent", () => agentPhase(o, box, trajectory, timeouts.agentGrace, placed));
-    error = outcome.error;
+    error = await diskFullOr(box, outcome.error);
     // Every process ends before the outputs are read: nothing of the agent writes during copy-out.
     await clock.run("stop", () => bounded("stop", timeouts.stop, () => box.stop()));
     if (error?.kind !== "cancelled")

@@ -66,6 +66,8 @@ export class InstalledAgent implements Agent {
       apiKey: key,
       retry: this.config.retry,
       log: this.options.log,
+      maxBodyBytes: this.config.relay.maxBodyBytes,
+      maxConnections: this.config.relay.maxConnections,
     });
     return { image, binds: [this.relay.bind] };
   }
@@ -97,6 +99,7 @@ export class InstalledAgent implements Agent {
       trajectory: recorder,
       model: c.model,
       maxOutputTokens: c.maxOutputTokens,
+      maxInFlight: c.relay.maxInFlight,
     });
     const onAbort = () => session.close();
     ctx.signal.addEventListener("abort", onAbort, { once: true });

@@ -7,11 +7,17 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import path from "node:path";
 import { trialError } from "../../model/index.ts";
 import { ownedTempDir } from "../../sandbox/folders.ts";
-import type { ProviderName, RetryPolicy } from "../config.ts";
+import { type ProviderName, RELAY_DEFAULTS, type RetryPolicy } from "../config.ts";
 import { classifyError, classifyStatus, errorMessage, ModelCallError, retryAfterMs } from "../errors.ts";
 import { retryLine, retryNote, withRetry } from "../retry.ts";
 import { egressProblem, forceModelAndCap, requestedMaxTokens } from "./guard.ts";
-import { DEFAULT_MAX_IN_FLIGHT, RelaySession, type RelaySessionOptions } from "./session.ts";
+import {
+  DEFAULT_MAX_IN_FLIGHT,
+  inputTokenBound,
+  RelaySession,
+  type RelaySessionOptions,
+  type Reservation,
+} from "./session.ts";
 import {
   replyOfJson,
   StreamAccumulator,
@@ -36,8 +42,8 @@ export interface RelayOptions {
   maxConnections?: number;
 }
 
-export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
-export const DEFAULT_MAX_CONNECTIONS = 64;
+export const DEFAULT_MAX_BODY_BYTES = RELAY_DEFAULTS.maxBodyBytes;
+export const DEFAULT_MAX_CONNECTIONS = RELAY_DEFAULTS.maxConnections;
 
 /** Where the socket folder is mounted in the container, and the loopback port the forwarder serves. */
 export const RELAY_MOUNT = "/run/kgate-relay";
@@ -251,7 +257,7 @@ export class Relay {
         body = Buffer.from(JSON.stringify(json));
       }
     }
-    let grant: number | null = null;
+    let grant: Reservation | null = null;
     if (api && json) {
       const limit = session.refusal(offersTools);
       if (limit) {
@@ -264,7 +270,7 @@ export class Relay {
           `${limit === "max-turns" ? "turn limit" : "token budget"} of this trial reached`,
         );
       }
-      grant = session.reserve(requestedMaxTokens(api, json));
+      grant = session.reserve(requestedMaxTokens(api, json), inputTokenBound(body.length));
       if (grant === null) {
         session.limitHit = "token-budget";
         session.options.trajectory.append({ type: "note", kind: "relay-limit", limit: "token-budget" });
@@ -272,7 +278,7 @@ export class Relay {
       }
       if (offersTools)
         session.recordRequest(systemOf(api, json), userTextsOf(api, json), toolResultsOf(api, json));
-      forceModelAndCap(api, json, session.options.model ?? null, grant);
+      forceModelAndCap(api, json, session.options.model ?? null, grant.outputTokens);
       if (api === "openai-chat" && json.stream === true) {
         json.stream_options = { ...(json.stream_options as object | undefined), include_usage: true };
       }

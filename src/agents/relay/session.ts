@@ -2,7 +2,7 @@
 // events the relay derives from the traffic (model turns, tool calls, tool results).
 import { randomBytes } from "node:crypto";
 import { FAILURE_KINDS, type TrajectorySink, type TrialError, type Usage } from "../../model/index.ts";
-import type { Pricing } from "../config.ts";
+import { type Pricing, RELAY_DEFAULTS } from "../config.ts";
 import { capText } from "../tools.ts";
 import { UsageMeter } from "../usage.ts";
 import type { ReplySeen, ToolResultSeen } from "./wire.ts";
@@ -22,7 +22,24 @@ export interface RelaySessionOptions {
   maxInFlight?: number;
 }
 
-export const DEFAULT_MAX_IN_FLIGHT = 4;
+export const DEFAULT_MAX_IN_FLIGHT = RELAY_DEFAULTS.maxInFlight;
+/**
+ * Request-body bytes per input token assumed by the reservation: the byte-level BPE tokenizers of
+ * Claude and GPT spend 3.5 to 4 bytes of English or code per token, and JSON adds quotes, keys and
+ * escapes; 2 leaves room for denser text and for the few hundred tokens a provider adds around tools.
+ */
+export const BODY_BYTES_PER_INPUT_TOKEN = 2;
+
+/** The input tokens reserved for a request body of `bytes` bytes (see BODY_BYTES_PER_INPUT_TOKEN). */
+export function inputTokenBound(bytes: number): number {
+  return Math.ceil(bytes / BODY_BYTES_PER_INPUT_TOKEN);
+}
+
+/** One call's hold on the budget: its output cap, and what it reserved (input bound + output cap). */
+export interface Reservation {
+  outputTokens: number;
+  held: number;
+}
 const DEFAULT_MAX_OUTPUT_TOKENS = 8192;
 /** New user texts recorded per call, at most, in one bounded event. */
 const CONTEXT_CAP = 64 * 1024;
@@ -38,7 +55,7 @@ export class RelaySession {
   readonly token = `kgate-relay-${randomBytes(24).toString("hex")}`;
   readonly abort = new AbortController();
   turns = 0;
-  /** Requests being handled now, and the output tokens reserved for the model calls among them. */
+  /** Requests being handled now, and the tokens reserved for the model calls among them. */
   inFlight = 0;
   private reserved = 0;
   /** Calls forwarded that are not model turns (count_tokens, models), for the record. */
@@ -71,21 +88,24 @@ export class RelaySession {
   }
 
   /**
-   * Reserves output tokens for one model call before it is forwarded, so that concurrent calls can
-   * never together spend past the budget: the grant is what the call asked for, capped at the
-   * configuration's maxOutputTokens and at the budget not yet spent or reserved. Null: refuse.
+   * Reserves a model call's tokens before it is forwarded, so that concurrent calls can never
+   * together spend past the budget: its input tokens at their bound (`inputBound`), and as output
+   * what it asked for, capped at the configuration's maxOutputTokens and at the budget not yet spent
+   * or reserved. Null (refuse): not even one output token is left after the input's bound.
+   * After the reply, the usage it reports is counted and the reservation released.
    */
-  reserve(asked: number | null): number | null {
+  reserve(asked: number | null, inputBound: number): Reservation | null {
     const cap = this.options.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
-    const left = this.options.tokenBudget - this.meter.total - this.reserved;
-    const grant = Math.min(asked !== null && asked > 0 ? Math.floor(asked) : cap, cap, left);
-    if (grant <= 0) return null;
-    this.reserved += grant;
-    return grant;
+    const left = this.options.tokenBudget - this.meter.total - this.reserved - inputBound;
+    const outputTokens = Math.min(asked !== null && asked > 0 ? Math.floor(asked) : cap, cap, left);
+    if (outputTokens <= 0) return null;
+    const held = inputBound + outputTokens;
+    this.reserved += held;
+    return { outputTokens, held };
   }
 
-  release(grant: number): void {
-    this.reserved -= grant;
+  release(reservation: Reservation): void {
+    this.reserved -= reservation.held;
   }
 
   /** Records what is new in an agent-turn request: system prompt (once), user-turn text, tool results. */

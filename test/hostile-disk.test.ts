@@ -1,0 +1,169 @@
+// The disk cap (red-team item 11): every writable folder of a sandbox is a tmpfs volume of
+// limits.diskMb; writing past it is ENOSPC, a trial that fills it is the agent's failure (disk-full)
+// with the outputs written before still collected and verified, and no volume outlives its sandbox,
+// not even one of a SIGKILLed run.
+import { type ChildProcess, spawn } from "node:child_process";
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { oracleAgent } from "../src/agents/index.ts";
+import { FAILURE_KINDS } from "../src/model/index.ts";
+import { DockerClient, DockerSandbox, LABEL, LABEL_RUN } from "../src/sandbox/index.ts";
+import { diskMbOf } from "../src/task/index.ts";
+import { runTrial } from "../src/trial/index.ts";
+import { KGATE_BIN, kgate } from "./support/cli.ts";
+import { sandboxTarget } from "./support/engine.ts";
+import { demoTask, sandboxImage } from "./support/sandbox.ts";
+
+const docker = new DockerClient();
+const volumesOf = (runId: string) => docker.listVolumes([`${LABEL}=1`, `${LABEL_RUN}=${runId}`]);
+
+/** 64 MiB of zeros into `file`: four times a 16 MiB cap. */
+const fill = (file: string) => `dd if=/dev/zero of=${file} bs=1M count=64`;
+
+describe("limits.diskMb", () => {
+  it("defaults to half the memory limit, at least 16 MiB", () => {
+    // 1024 / 2 = 512; 20 / 2 = 10, raised to 16; a stated 300 wins over 1024 / 2.
+    expect(diskMbOf({ memoryMb: 1024 })).toBe(512);
+    expect(diskMbOf({ memoryMb: 20 })).toBe(16);
+    expect(diskMbOf({ memoryMb: 1024, diskMb: 300 })).toBe(300);
+  });
+
+  it("an environment bigger than diskMb is an error of task.json's limits.diskMb (kgate list)", () => {
+    const demo = demoTask({
+      id: "big-env",
+      spec: (s) => {
+        s.limits = { ...s.limits, memoryMb: 256, diskMb: 16 };
+      },
+    });
+    // 17 MiB = 17 * 1024 * 1024 = 17,825,792 bytes, over the 16 MiB disk (and under the 64 MiB file cap).
+    writeFileSync(path.join(demo.task.dir, "environment", "huge.bin"), Buffer.alloc(17 * 1024 * 1024));
+    const listed = kgate(["--root", demo.paths.root, "list", "--json"]);
+    expect(listed.code).toBe(1);
+    const task = (
+      JSON.parse(listed.stdout) as { tasks: Array<{ id: string; problems: Array<{ text: string }> }> }
+    ).tasks[0]!;
+    const text = task.problems.map((p) => p.text).join("\n");
+    expect(text).toContain("tasks/big-env/task.json: limits.diskMb: environment/ holds");
+    expect(text).toContain("over the sandbox's disk of 16 MiB");
+  });
+
+  it("caps /home/agent and an extra writable folder, each a seeded tmpfs volume removed with the sandbox", async () => {
+    const runId = `test-disk-box-${process.pid}`;
+    const box = await DockerSandbox.create({
+      image: sandboxImage(),
+      limits: { cpus: 1, memoryMb: 256, pids: 64, diskMb: 16 },
+      labels: { [LABEL]: "1", [LABEL_RUN]: runId },
+      requirements: { writable: ["/var/tmp"] },
+      docker,
+    });
+    try {
+      expect(await volumesOf(runId)).toHaveLength(2);
+      // Seeded from the image: its dot files, and the work directory owned by the agent.
+      const seeded = await box.exec(["bash", "-c", "stat -c '%u %n' /home/agent/work; ls -A /home/agent"]);
+      expect(seeded.stdout).toMatch(/^1000 \/home\/agent\/work\n/);
+      expect(seeded.stdout).toContain(".bashrc");
+      for (const file of ["/home/agent/work/big", "/var/tmp/big"]) {
+        const dd = await box.exec(["bash", "-c", fill(file)]);
+        expect(dd.exitCode).not.toBe(0);
+        expect(dd.stderr).toContain("No space left on device");
+        // At most the 16 MiB cap landed: 16 * 1024 * 1024 = 16,777,216 bytes.
+        const size = await box.exec(["stat", "-c", "%s", file]);
+        expect(Number(size.stdout)).toBeLessThanOrEqual(16_777_216);
+      }
+      expect(await box.fullFolder()).toMatch(/^\/home\/agent \(\d+ of 16384 KiB used\)$/);
+      // The stop freezes every process: the volume's files stay readable for copy-out.
+      await box.stop();
+      expect((await box.stat("big"))?.size).toBeGreaterThan(0);
+    } finally {
+      await box.remove();
+    }
+    expect(await volumesOf(runId)).toEqual([]);
+  }, 60_000);
+
+  it("leaves the agent no writable folder without a size cap", async () => {
+    const box = await DockerSandbox.create({
+      image: sandboxImage(),
+      limits: { cpus: 1, memoryMb: 256, pids: 64, diskMb: 16 },
+      labels: { [LABEL]: "1", [LABEL_RUN]: `test-disk-writable-${process.pid}` },
+      docker,
+    });
+    try {
+      // Every folder uid 1000 may write to (the read-only root answers EROFS), with its file system
+      // and size in KiB.
+      const script =
+        "find / \\( -path /proc -o -path /sys \\) -prune -o -writable -type d -print 2>/dev/null | sort | " +
+        'while read d; do echo "$d $(stat -f -c %T "$d") $(df -k --output=size "$d" | tail -1 | tr -d " ")"; done';
+      const found = await box.exec(["bash", "-c", script]);
+      // diskMb 16 -> 16 * 1024 = 16384 KiB; /tmp is 256 / 2 = 128 MiB = 131072 KiB; /dev/shm is
+      // Docker's 64 MiB = 65536 KiB; /dev/mqueue holds message queues (bounded by RLIMIT_MSGQUEUE).
+      expect(found.stdout.trim().split("\n")).toEqual([
+        "/dev/mqueue mqueue 0",
+        "/dev/shm tmpfs 65536",
+        "/home/agent tmpfs 16384",
+        "/home/agent/work tmpfs 16384",
+        "/tmp tmpfs 131072",
+      ]);
+    } finally {
+      await box.remove();
+    }
+  }, 60_000);
+
+  it("a trial that fills its disk fails as disk-full (the agent's), its earlier output collected and verified", async () => {
+    const demo = demoTask({
+      id: "disk-filler",
+      spec: (s) => {
+        s.limits = { ...s.limits, memoryMb: 256, diskMb: 16, timeoutSec: 60 };
+      },
+    });
+    // The scaffold's solution writes the right output first; then the agent fills the disk (dd's exit
+    // code, 1, is the script's).
+    const solve = path.join(demo.task.dir, "solution", "solve.sh");
+    expect(readFileSync(solve, "utf8")).toContain("python3");
+    appendFileSync(solve, `\n${fill("fill.bin")}\n`);
+    const runId = `test-disk-trial-${process.pid}`;
+    const record = await runTrial({
+      ...demo,
+      agent: oracleAgent(),
+      condition: "+A",
+      runId,
+      runDir: path.join(demo.paths.runs, runId),
+      index: 0,
+      ...sandboxTarget(),
+    });
+    expect(record.error).toMatchObject({ kind: "disk-full", owner: "agent" });
+    expect(record.error?.message).toMatch(/^\/home\/agent \(\d+ of 16384 KiB used\) is full/);
+    expect(record.error?.message).toContain("No space left on device");
+    expect(FAILURE_KINDS["disk-full"]).toMatchObject({ owner: "agent", retried: false, counted: true });
+    expect(record.outputs[0]).toMatchObject({ path: "output/result.csv", status: "collected" });
+    expect(record.verdict.status).toBe("pass");
+    expect(record.provenance?.diskCap).toEqual({ mechanism: "tmpfs-volume", mb: 16 });
+    expect(await volumesOf(runId)).toEqual([]);
+    expect(await docker.listContainers([`${LABEL_RUN}=${runId}`])).toEqual([]);
+  }, 120_000);
+
+  it("the volumes of a SIGKILLed run are swept by the next kgate command", async () => {
+    const demo = demoTask({ solution: "sleep 120\n" });
+    const runId = `test-disk-sigkill-${process.pid}`;
+    const child: ChildProcess = spawn(
+      process.execPath,
+      [KGATE_BIN, "--root", demo.paths.root, "run", "demo", "--agent", "oracle", "--run-id", runId],
+      { stdio: "ignore", env: { ...process.env, NO_COLOR: "1" } },
+    );
+    const exited = new Promise((resolve) => child.on("exit", resolve));
+    const deadline = Date.now() + 60_000;
+    while ((await docker.listContainers([`${LABEL_RUN}=${runId}`]))[0]?.state !== "running") {
+      if (Date.now() > deadline) throw new Error("the run did not start its container within 60 s");
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    child.kill("SIGKILL");
+    await exited;
+    expect(await volumesOf(runId)).toHaveLength(1);
+
+    // Any kgate command that uses Docker reaps host-wide (a parallel test file's may get there first).
+    const next = kgate(["--root", demo.paths.root, "run", "demo", "--agent", "noop"]);
+    expect(next.code).toBe(0);
+    expect(await volumesOf(runId)).toEqual([]);
+    expect(await docker.listContainers([`${LABEL_RUN}=${runId}`])).toEqual([]);
+  }, 120_000);
+});
