@@ -28,7 +28,7 @@ interface Setup {
 async function setup(
   script: Script,
   provider: NonNullable<AgentConfigInput["provider"]>,
-  limits: { tokenBudget?: number; maxTurns?: number } = {},
+  limits: { tokenBudget?: number; maxTurns?: number; outputTokenBudget?: number } = {},
 ): Promise<Setup> {
   server = await startModelServer(script, { requireKey: UPSTREAM_KEY });
   relay = await Relay.start({
@@ -41,6 +41,7 @@ async function setup(
   const session = relay.openSession({
     tokenBudget: limits.tokenBudget ?? 1_000_000,
     maxTurns: limits.maxTurns ?? 50,
+    ...(limits.outputTokenBudget === undefined ? {} : { outputTokenBudget: limits.outputTokenBudget }),
     pricing: { inputPerMTok: 1, outputPerMTok: 2 },
     trajectory,
   });
@@ -209,6 +210,24 @@ describe("relay: Anthropic Messages", () => {
     expect(session.limitHit).toBe("token-budget");
     expect(server!.requests).toHaveLength(1);
     expect(trajectory.events.at(-1)).toMatchObject({ kind: "relay-limit", limit: "token-budget" });
+  });
+
+  it("caps each call's max_tokens at what is left of the output-token budget, input not counted, then refuses", async () => {
+    const { session, base } = await setup([{ text: "a", usage: { input: 1000, output: 100 } }], "anthropic", {
+      outputTokenBudget: 250,
+    });
+    const client = new Anthropic({ apiKey: session.token, baseURL: base, maxRetries: 0 });
+    const call = () =>
+      client.messages.create({ model: "m", max_tokens: 8192, messages: [{ role: "user", content: "x" }] });
+    await call();
+    await call();
+    await call();
+    // output 100, 200, then 300 >= 250: the fourth call is refused; 3,300 tokens in all were spent,
+    // far under the all-token budget of 1,000,000
+    await expect(call()).rejects.toMatchObject({ status: 400 });
+    expect(session.limitHit).toBe("token-budget");
+    // max_tokens forwarded = min(8192, 250 - output spent): 250, 150, 50
+    expect(server!.requests.map((r) => r.body.max_tokens)).toEqual([250, 150, 50]);
   });
 
   it("refuses tool-offering calls past the turn limit", async () => {

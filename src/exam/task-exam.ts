@@ -11,7 +11,7 @@ import {
   type SandboxProvider,
   type TrialSandbox,
 } from "../sandbox/index.ts";
-import { type Condition, conditionFileSet, type LoadedTask } from "../task/index.ts";
+import { type Condition, conditionFileSet, diskMbOf, type LoadedTask } from "../task/index.ts";
 import { FileTrajectory, type VerifyTrial, verifyOutputs } from "../trial/index.ts";
 import { attributeTurns, foldersTouched, type TurnTouch } from "./attribution.ts";
 import { type ExamRun, ExamRunFailure } from "./engine.ts";
@@ -143,6 +143,8 @@ export async function runTaskExam(spec: ExamSpec, ctx: TaskExamContext): Promise
         cpus: max((l) => l.cpus),
         memoryMb: max((l) => l.memoryMb),
         pids: max((l) => l.pids),
+        // one cap for the shared sandbox: the largest of the tasks' (tmpfs space is memory, sized like it)
+        diskMb: max((l) => diskMbOf(l)),
         timeoutSec,
       },
       network: false,

@@ -99,6 +99,7 @@ export class InstalledAgent implements Agent {
       trajectory: recorder,
       model: c.model,
       maxOutputTokens: c.maxOutputTokens,
+      ...(c.outputTokenBudget === undefined ? {} : { outputTokenBudget: c.outputTokenBudget }),
       maxInFlight: c.relay.maxInFlight,
     });
     const onAbort = () => session.close();

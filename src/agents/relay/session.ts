@@ -18,6 +18,8 @@ export interface RelaySessionOptions {
   model?: string | null;
   /** Output tokens one call may ask for (the configuration's maxOutputTokens). */
   maxOutputTokens?: number;
+  /** Output tokens the whole trial may spend (the configuration's outputTokenBudget); none if unset. */
+  outputTokenBudget?: number;
   /** Requests of this trial the relay holds at once; more are refused with 429. */
   maxInFlight?: number;
 }
@@ -58,6 +60,8 @@ export class RelaySession {
   /** Requests being handled now, and the tokens reserved for the model calls among them. */
   inFlight = 0;
   private reserved = 0;
+  /** The output tokens among `reserved` (what outputTokenBudget is checked against). */
+  private reservedOutput = 0;
   /** Calls forwarded that are not model turns (count_tokens, models), for the record. */
   otherCalls = 0;
   /** Set when the relay refused a call because a limit was reached. */
@@ -83,6 +87,7 @@ export class RelaySession {
   /** Why the next model call must be refused, or null. */
   refusal(offersTools: boolean): "token-budget" | "max-turns" | null {
     if (this.meter.total >= this.options.tokenBudget) return "token-budget";
+    if (this.outputLeft() <= 0) return "token-budget";
     if (offersTools && this.turns >= this.options.maxTurns) return "max-turns";
     return null;
   }
@@ -90,22 +95,32 @@ export class RelaySession {
   /**
    * Reserves a model call's tokens before it is forwarded, so that concurrent calls can never
    * together spend past the budget: its input tokens at their bound (`inputBound`), and as output
-   * what it asked for, capped at the configuration's maxOutputTokens and at the budget not yet spent
-   * or reserved. Null (refuse): not even one output token is left after the input's bound.
+   * what it asked for, capped at the configuration's maxOutputTokens, at the budget not yet spent
+   * or reserved, and at the output-token budget not yet spent or reserved. Null (refuse): not even
+   * one output token is left after the input's bound.
    * After the reply, the usage it reports is counted and the reservation released.
    */
   reserve(asked: number | null, inputBound: number): Reservation | null {
     const cap = this.options.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
     const left = this.options.tokenBudget - this.meter.total - this.reserved - inputBound;
-    const outputTokens = Math.min(asked !== null && asked > 0 ? Math.floor(asked) : cap, cap, left);
+    const wanted = asked !== null && asked > 0 ? Math.floor(asked) : cap;
+    const outputTokens = Math.min(wanted, cap, left, this.outputLeft());
     if (outputTokens <= 0) return null;
     const held = inputBound + outputTokens;
     this.reserved += held;
+    this.reservedOutput += outputTokens;
     return { outputTokens, held };
   }
 
   release(reservation: Reservation): void {
     this.reserved -= reservation.held;
+    this.reservedOutput -= reservation.outputTokens;
+  }
+
+  /** Output tokens of outputTokenBudget neither spent nor reserved (Infinity without one). */
+  private outputLeft(): number {
+    const budget = this.options.outputTokenBudget ?? Number.POSITIVE_INFINITY;
+    return budget - this.meter.snapshot().outputTokens - this.reservedOutput;
   }
 
   /** Records what is new in an agent-turn request: system prompt (once), user-turn text, tool results. */
