@@ -2,6 +2,7 @@
 // rule with reasons, and the reports; `--resume <run>` finishes an interrupted run. Progress on
 // stderr, Table 1 (or --json) on stdout; exit 0 when every task is retained, 1 otherwise.
 
+import type { Agent } from "../agents/index.ts";
 import {
   applyOverrides,
   type CalibrationConfig,
@@ -15,7 +16,7 @@ import {
 } from "../calibrate/index.ts";
 import { pc } from "../colours.ts";
 import { EXIT_FAILED, EXIT_OK, InternalTrialErrors, UsageError } from "../errors.ts";
-import { askRetrospectiveProbes } from "../monitor/index.ts";
+import { askRetrospectiveProbes, loadPayoffSchedule, prospectiveHookFor } from "../monitor/index.ts";
 import { relativeToProject } from "../project.ts";
 import { table1 } from "../report/index.ts";
 import { InterruptedError, removeOnInterrupt } from "../sandbox/index.ts";
@@ -34,8 +35,11 @@ export interface CalibrateOptions extends Omit<ConfigOverrides, "n" | "concurren
   cross?: string | boolean;
   runId?: string;
   json?: boolean;
-  /** Ask the monitoring probes after each built-in-loop trial (docs/monitoring.md). */
+  /** Ask the monitoring probes after each trial (docs/monitoring.md). */
   monitor?: boolean;
+  /** Before each -A trial of a model configuration, the prospective choice, scored with --payoff or the default. */
+  prospective?: boolean;
+  payoff?: string;
 }
 
 /** Options that define a plan, as written on the command line; a resumed run keeps its own plan. */
@@ -89,6 +93,13 @@ export async function run(ctx: CommandContext, taskIds: string[], o: CalibrateOp
   const base = effectiveConfig(ctx, o);
   const config = o.cross ? withCrossCells(ctx.paths, base, o.cross === true ? CROSS_DEFAULT : o.cross) : base;
   if (o.resume && taskIds.length > 0) throw new UsageError("--resume takes no task ids: the plan names them");
+  if (o.payoff !== undefined && !o.prospective) throw new UsageError("--payoff needs --prospective");
+  let schedule: ReturnType<typeof loadPayoffSchedule> | undefined;
+  try {
+    if (o.prospective) schedule = loadPayoffSchedule(o.payoff);
+  } catch (err) {
+    throw new UsageError(`--payoff: ${(err as Error).message}`);
+  }
   const runId = o.resume ? undefined : (o.runId ?? newRunId());
   const log = (line: string) => ctx.stderr.write(`${line}\n`);
   const controller = new AbortController();
@@ -109,6 +120,7 @@ export async function run(ctx: CommandContext, taskIds: string[], o: CalibrateOp
         paths: ctx.paths,
         log,
         ...(o.monitor ? { followUp: askRetrospectiveProbes } : {}),
+        ...(schedule ? { prospectiveFor: (agent: Agent) => prospectiveHookFor(agent, schedule) } : {}),
       }),
     );
   } catch (err) {
