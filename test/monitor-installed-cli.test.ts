@@ -3,6 +3,7 @@
 // scripted model through the relay; after it exits kgate asks KEEP/WITHDRAW and BET/NO_BET in a
 // fresh follow-up conversation, host-side, that carries the instruction, Claude Code's final
 // `result` and the output it wrote. Scripted replies: no real model's behaviour.
+import { createHash } from "node:crypto";
 import { cpSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -29,7 +30,7 @@ const textOf = (content: unknown): string =>
       : "";
 const lastUser = (r: SeenRequest) => textOf((r.body.messages as { content: unknown }[]).at(-1)?.content);
 
-/** The probes (no tools, the probe's words) first; then Claude Code: write the output, then report. */
+/** The probes and the prospective choice (no tools, the probe's words) first; then Claude Code: write the output, then report. */
 function policy(request: SeenRequest) {
   const last = lastUser(request);
   // The follow-up KEEP probe's first reply names both words (unreadable): the re-ask gets KEEP.
@@ -37,6 +38,8 @@ function policy(request: SeenRequest) {
     return { text: "KEEP or WITHDRAW?", usage: { input: 400, output: 5 } };
   if (last === KEEP_PROBE.reAsk) return { text: "Keep.", usage: { input: 450, output: 2 } };
   if (last === BET_PROBE.prompt) return { text: "NO_BET", usage: { input: 500, output: 3 } };
+  if (last.includes("ANSWER_DIRECTLY, REQUEST_SPEC or DECLINE"))
+    return { text: "REQUEST_SPEC", usage: { input: 300, output: 3 } };
   if (!Array.isArray(request.body.tools) || request.body.tools.length === 0)
     return { text: "ok", usage: TASK_USAGE }; // Claude Code's own side calls
   if (turnIndex(request) === 0) {
@@ -54,35 +57,40 @@ afterAll(async () => {
   await server?.close();
 });
 
+/** A project holding the library task as committed (task, artefact, verifier importing kgate/verify, audit). */
+function libraryProject() {
+  const paths = tempProject();
+  for (const [from, to] of [
+    [REPO.tasks, paths.tasks],
+    [REPO.artefacts, paths.artefacts],
+  ] as const)
+    cpSync(path.join(from, TASK), path.join(to, TASK), { recursive: true });
+  cpSync(path.join(REPO.verifiers, `${TASK}.ts`), path.join(paths.verifiers, `${TASK}.ts`));
+  cpSync(path.join(REPO.audits, `${TASK}.json`), path.join(paths.audits, `${TASK}.json`));
+  mkdirSync(path.join(paths.root, "node_modules"), { recursive: true });
+  symlinkSync(REPO.root, path.join(paths.root, "node_modules", "kgate"));
+  writeJson(paths.config, {
+    agents: {
+      cc: {
+        harness: "claude-code",
+        provider: "anthropic",
+        model: "scripted-installed",
+        baseUrl: server.anthropicUrl,
+        apiKeyEnv: "KGATE_MONITOR_INSTALLED_KEY",
+        retry: { maxRetries: 0 },
+        pricing: { inputPerMTok: 5, outputPerMTok: 25 },
+      },
+    },
+  });
+  return paths;
+}
+
 describe("kgate run --monitor with an installed harness (follow-up probes)", () => {
   it("asks the probes in a follow-up that carries the final message and outputs; the verdict stands", {
     timeout: 900_000,
   }, async () => {
     sandboxImage();
-    const paths = tempProject();
-    // The library task as it is committed: task, artefact, verifier (importing kgate/verify) and audit.
-    for (const [from, to] of [
-      [REPO.tasks, paths.tasks],
-      [REPO.artefacts, paths.artefacts],
-    ] as const)
-      cpSync(path.join(from, TASK), path.join(to, TASK), { recursive: true });
-    cpSync(path.join(REPO.verifiers, `${TASK}.ts`), path.join(paths.verifiers, `${TASK}.ts`));
-    cpSync(path.join(REPO.audits, `${TASK}.json`), path.join(paths.audits, `${TASK}.json`));
-    mkdirSync(path.join(paths.root, "node_modules"), { recursive: true });
-    symlinkSync(REPO.root, path.join(paths.root, "node_modules", "kgate"));
-    writeJson(paths.config, {
-      agents: {
-        cc: {
-          harness: "claude-code",
-          provider: "anthropic",
-          model: "scripted-installed",
-          baseUrl: server.anthropicUrl,
-          apiKeyEnv: "KGATE_MONITOR_INSTALLED_KEY",
-          retry: { maxRetries: 0 },
-          pricing: { inputPerMTok: 5, outputPerMTok: 25 },
-        },
-      },
-    });
+    const paths = libraryProject();
     const run = (runId: string, monitor: boolean) =>
       kgateAsync(
         [
@@ -163,5 +171,41 @@ describe("kgate run --monitor with an installed harness (follow-up probes)", () 
     expect(sent).toContain(`<output path="output/assembly_costs.csv">\n${OUTPUT}\n</output>`);
     expect(m.monitor.retrospective.turns[0].message).toBe(sent);
     expect((probes[2]!.body.messages as unknown[]).length).toBe(5);
+  });
+
+  it("asks the prospective choice host-side; REQUEST_SPEC installs the artefact as under +A", {
+    timeout: 900_000,
+  }, async () => {
+    sandboxImage();
+    const paths = libraryProject();
+    const before = server.requests.length;
+    const ran = await kgateAsync(
+      ["--root", paths.root, "run", TASK, "--agent", "cc", "--condition", "-A", "--prospective", "--json"],
+      { KGATE_MONITOR_INSTALLED_KEY: KEY },
+    );
+    expect(ran.code, ran.stderr).toBe(0);
+    const [r] = JSON.parse(ran.stdout).records;
+    const artefact = createHash("sha256")
+      .update(readFileSync(path.join(paths.artefacts, TASK, "artefact.md")))
+      .digest("hex");
+    expect(r.condition).toBe("-A");
+    expect(r.monitor.prospective).toMatchObject({
+      choice: "REQUEST_SPEC",
+      artefactPlaced: true,
+      placedDigest: artefact,
+      error: null,
+    });
+    expect(r.artefactDigest).toBe(artefact);
+    // Claude Code got the artefact as under +A: installed as a skill and listed.
+    expect(r.artefactListed).toBe(true);
+    // The choice's one turn (300 in, 3 out) is apart from the trial's calls (1000 / 100 each).
+    expect(r.monitor.prospective.usage).toMatchObject({ modelCalls: 1, inputTokens: 300, outputTokens: 3 });
+    expect(r.usage.inputTokens).toBe(1000 * r.usage.modelCalls);
+    const choice = server.requests
+      .slice(before)
+      .filter((q) => lastUser(q).includes("ANSWER_DIRECTLY, REQUEST_SPEC or DECLINE"));
+    expect(choice).toHaveLength(1);
+    expect(choice[0]!.body.tools ?? []).toEqual([]);
+    expect(choice[0]!.body.messages as unknown[]).toHaveLength(1);
   });
 });

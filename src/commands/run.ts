@@ -36,7 +36,7 @@ export interface RunOptions {
   json?: boolean;
   /** Ask the retrospective monitoring probes after each trial (built-in loop; installed harness: a follow-up). */
   monitor?: boolean;
-  /** Before each -A trial, the prospective choice (built-in loop), scored with --payoff or the default. */
+  /** Before each -A trial, the prospective choice (built-in loop or installed harness), scored with --payoff or the default. */
   prospective?: boolean;
   payoff?: string;
 }
