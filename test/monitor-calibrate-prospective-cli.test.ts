@@ -130,17 +130,52 @@ describe("kgate calibrate --prospective", () => {
     expect(report).toContain("### Prospective choice per -A cell (gated task)");
     expect(report).toContain("| big | demo | 4 | 25.0 | 50.0 | 25.0 | 0 | 0.375 | 3 |");
 
-    // Resume: every slot is filled (REQUEST_SPEC records match the plan), so nothing runs again.
-    const before = server.requests.length;
-    const resumed = await kgateAsync(
-      ["--root", paths.root, "calibrate", "--resume", "cal", ...monitorArgs],
+    // The plan keeps the monitoring: a resume takes no monitoring flags, it uses the plan's.
+    const plan = JSON.parse(readFileSync(path.join(paths.runs, "cal", "plan.json"), "utf8"));
+    expect(plan.monitoring).toEqual({ probes: false, prospective: minusA[0].monitor.prospective.schedule });
+    const refused = await kgateAsync(
+      ["--root", paths.root, "calibrate", "--resume", "cal", "--prospective"],
       env,
     );
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("--resume keeps the run's own plan; --prospective cannot change it");
+
+    // Resume with every slot filled: REQUEST_SPEC records match the plan, so nothing runs again.
+    const before = server.requests.length;
+    const resume = ["--root", paths.root, "calibrate", "--resume", "cal", "--concurrency", "1", "--json"];
+    const resumed = await kgateAsync(resume, env);
     expect(resumed.stderr).not.toMatch(/^kgate: /m);
     expect(server.requests.length).toBe(before);
-    const again = JSON.parse(resumed.stdout);
-    expect(again.cells.map((c: { counts: unknown }) => c.counts)).toEqual(
+    expect(JSON.parse(resumed.stdout).cells.map((c: { counts: unknown }) => c.counts)).toEqual(
       summary.cells.map((c: { counts: unknown }) => c.counts),
     );
+
+    // Lose the ANSWER_DIRECTLY trial's record (as a crash before it was written): the resume runs
+    // that slot again and asks the plan's choice first; the fifth reply is CHOICES[0], REQUEST_SPEC.
+    const trialsFile = path.join(paths.runs, "cal", "trials.jsonl");
+    const kept = readFileSync(trialsFile, "utf8")
+      .trim()
+      .split("\n")
+      .filter((l) => JSON.parse(l).monitor?.prospective?.choice !== "ANSWER_DIRECTLY");
+    writeFileSync(trialsFile, `${kept.join("\n")}\n`);
+    const rerun = await kgateAsync(resume, env);
+    expect(rerun.stderr).not.toMatch(/^kgate: /m);
+    const askedAgain = server.requests
+      .slice(before)
+      .filter((r) => lastUser(r).includes("REQUEST_SPEC or DECLINE"));
+    expect(askedAgain).toHaveLength(1);
+    expect(lastUser(askedAgain[0]!)).toContain("Scored 0.6 if correct, 0.1 if wrong.");
+    const after = JSON.parse(rerun.stdout);
+    // -A now: REQUEST_SPEC x 3 and DECLINE, no -A answer: 0 runs, 4 unverified.
+    const minusACell = after.cells.find((c: { condition: string }) => c.condition === "-A");
+    expect(minusACell.counts).toMatchObject({
+      pass: 0,
+      fail: 0,
+      unverified: 4,
+      runs: 0,
+    });
+    // Payoff: 0.6 x 3 + 0.3 = 2.1, over 4 = 0.525; REQUEST_SPEC 3/4 = 75%, DECLINE 25%.
+    const report2 = readFileSync(path.join(paths.runs, "cal", "report.md"), "utf8");
+    expect(report2).toContain("| big | demo | 4 | 0.0 | 75.0 | 25.0 | 0 | 0.525 | 4 |");
   });
 });
