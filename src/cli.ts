@@ -110,10 +110,13 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
     .option("--concurrency <count>", "trials in flight at once", "1")
     .option("--retries <count>", "extra attempts after a transient infrastructure error", "1")
     .option("--run-id <id>", "append to this run (default: a new run id)")
-    .option("--monitor", "after each trial ask the KEEP/WITHDRAW and BET/NO_BET probes (built-in loop)")
+    .option(
+      "--monitor",
+      "after each trial ask the KEEP/WITHDRAW and BET/NO_BET probes (built-in loop or installed harness)",
+    )
     .option(
       "--prospective",
-      "before each -A trial ask ANSWER_DIRECTLY / REQUEST_SPEC / DECLINE (built-in loop)",
+      "before each -A trial ask ANSWER_DIRECTLY / REQUEST_SPEC / DECLINE (built-in loop or installed harness)",
     )
     .option("--payoff <file>", "payoff schedule of the prospective choice (JSON; default 1/0, 0.5/0.1, 0.25)")
     .option("--json", "machine-readable output")
@@ -195,7 +198,15 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
     .option("--frontier <agent>", "agent configuration for the frontier cells")
     .option("--mid <agent>", "agent configuration for the mid cells")
     .option("--no-controls", "leave out the perturbed-artefact control cells")
-    .option("--monitor", "after each built-in-loop trial ask the KEEP/WITHDRAW and BET/NO_BET probes")
+    .option(
+      "--monitor",
+      "after each trial ask the KEEP/WITHDRAW and BET/NO_BET probes (built-in loop or installed harness)",
+    )
+    .option(
+      "--prospective",
+      "before each -A trial ask ANSWER_DIRECTLY / REQUEST_SPEC / DECLINE (such trials leave the -A rate)",
+    )
+    .option("--payoff <file>", "payoff schedule of the prospective choice (JSON; default 1/0, 0.5/0.1, 0.25)")
     .option("--concurrency <count>", "trials in flight at once (default 2)")
     .option(
       "--provider-concurrency <spec>",

@@ -75,6 +75,12 @@ describe("Claude Code adapter", () => {
     });
     expect(claudeCode.report("no json here").stopReason).toBeUndefined();
   });
+
+  it("keeps its final `result` text for the monitoring follow-up, and none when it is not a string", () => {
+    const line = (result: unknown) => `${JSON.stringify({ type: "result", subtype: "success", result })}\n`;
+    expect(claudeCode.report(line("Wrote it.")).finalMessage).toBe("Wrote it.");
+    expect(claudeCode.report(line({ text: "x" }))).not.toHaveProperty("finalMessage");
+  });
 });
 
 describe("Codex adapter", () => {
@@ -108,6 +114,20 @@ describe("Codex adapter", () => {
       completed: false,
       failure: { type: "turn.failed" },
     });
+  });
+
+  it("takes the last agent_message as its final message (events are read from the end)", () => {
+    const events = [
+      { type: "item.completed", item: { type: "agent_message", text: "first" } },
+      { type: "item.completed", item: { type: "command_execution", text: "not a message" } },
+      { type: "item.completed", item: { type: "agent_message", text: "last" } },
+      { type: "turn.completed", usage: {} },
+    ];
+    const tail = events.map((e) => JSON.stringify(e)).join("\n");
+    expect(codex.report(tail).finalMessage).toBe("last");
+    expect(
+      codex.report('{"type":"item.completed","item":{"type":"agent_message","text":7}}'),
+    ).not.toHaveProperty("finalMessage");
   });
 });
 

@@ -19,7 +19,7 @@ import {
   wantedTrials,
   writePlan,
 } from "../src/calibrate/index.ts";
-import type { TrialRecord } from "../src/model/index.ts";
+import { type TrialRecord, ZERO_USAGE } from "../src/model/index.ts";
 import type { ProjectPaths } from "../src/project.ts";
 import { htmlReport, markdownReport, RunSummary } from "../src/report/index.ts";
 import type { LoadedTask } from "../src/task/index.ts";
@@ -228,6 +228,53 @@ describe('"= 0" under sequential screening', () => {
       "frontier-A passed 1/8 (13%): a pass shows p(frontier-A) > 0, so it misses p(frontier-A) = 0",
     ]);
     expect(summary.rule.join("\n")).toMatch(/naive Wilson 95% intervals/);
+  });
+
+  it("stays bounded when every -A trial asks for the specification, and counts none of them as -A", () => {
+    const paths = tempProject();
+    const tasks = scaffoldTasks(paths, ["asks"]);
+    const plan = buildPlan({
+      runId: "asks",
+      config: CalibrationConfig.parse({
+        n: 3,
+        sequential: { enabled: true, cap: 5 },
+        cells: [{ name: "frontier-A", agent: "frontier", condition: "-A", require: "= 0" }],
+      }),
+      tasks,
+      resolveAgent: resolver(),
+    });
+    const byId = new Map(tasks.map((t) => [t.id, t]));
+    const records: TrialRecord[] = [];
+    // Every -A trial: REQUEST_SPEC, ran with the artefact, passed. runs stays 0, so without a bound
+    // the undecided "= 0" clause would want trials forever; REQUEST_SPEC trials take places of the
+    // cap: 3 (first round) + 1 + 1 = 5 trials, then none.
+    for (let round = 0; round < 20; round++) {
+      const wanted = wantedTrials(plan, tallyRecords(plan, records), "asks");
+      if (wanted.length === 0) break;
+      for (const w of wanted) {
+        const job = jobFor(plan, byId, w.cell, w.index);
+        const digest = job.task.digests.artefact;
+        const choice = {
+          choice: "REQUEST_SPEC" as const,
+          turns: [],
+          usage: ZERO_USAGE,
+          error: null,
+          schedule: null,
+        };
+        const prospective = { ...choice, artefactPlaced: true, placedDigest: digest } as const;
+        records.push({
+          ...recordFor(job, { outcome: "pass" }),
+          artefactDigest: digest,
+          monitor: { retrospective: null, prospective },
+        });
+      }
+    }
+    expect(records).toHaveLength(5);
+    const summary = summarise(plan, records);
+    expect(summary.cells[0]!.counts).toMatchObject({ pass: 0, fail: 0, unverified: 5, runs: 0 });
+    expect(summary.trials.map((t) => t.outcome)).toEqual(Array(5).fill("unverified"));
+    expect(summary.tasks[0]!.decision).toBe("incomplete");
+    expect(summary.warnings.join("\n")).toMatch(/^5 -A trial\(s\) chose REQUEST_SPEC/m);
   });
 });
 

@@ -155,6 +155,12 @@ const TABLE: Array<[string[], string, unknown[]]> = [
   [["calibrate", "--resume", "r2"], "calibrate", [[], { controls: true, resume: "r2" }]],
   [["calibrate", "--cross"], "calibrate", [[], { controls: true, cross: true }]],
   [["calibrate", "--monitor"], "calibrate", [[], { controls: true, monitor: true }]],
+  [["calibrate", "--prospective"], "calibrate", [[], { controls: true, prospective: true }]],
+  [
+    ["calibrate", "--prospective", "--payoff", "p.json"],
+    "calibrate",
+    [[], { controls: true, prospective: true, payoff: "p.json" }],
+  ],
   [["calibrate", "--cross", "fxm,mxf"], "calibrate", [[], { controls: true, cross: "fxm,mxf" }]],
   [["report", "r2"], "report", ["r2", { format: "md" }]],
   [["view", "r1", "r2"], "view", [["r1", "r2"], {}]],

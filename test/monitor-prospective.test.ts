@@ -60,8 +60,10 @@ describe("the prospective choice on the wire", () => {
     expect(chosen.error).toBeTruthy();
   });
 
-  it("refuses an agent that is not a built-in-loop configuration", async () => {
+  it("refuses an agent without a model configuration", async () => {
     const { noopAgent } = await import("../src/agents/index.ts");
-    expect(() => prospectiveHook(noopAgent())).toThrow(/needs a built-in-loop configuration; noop runs noop/);
+    expect(() => prospectiveHook(noopAgent())).toThrow(
+      /needs a model configuration \(built-in loop or installed harness\); noop runs noop/,
+    );
   });
 });

@@ -50,6 +50,7 @@ function chose(agent: string, choice: "ANSWER_DIRECTLY" | "REQUEST_SPEC"): Trial
         artefactPlaced: choice === "REQUEST_SPEC",
         placedDigest: null,
         error: null,
+        schedule: null,
       },
     },
   });
@@ -148,8 +149,23 @@ describe("analyseRunRecords", () => {
     expect(perTask).toHaveLength(2);
     expect(perTask[0]).toMatchObject({ agent: "asker", task: "alpha", n: 4 });
     expect(perTask[0]!.requestSpec).toBeCloseTo(200 / 3, 12);
-    expect(perTask[1]).toEqual({ agent: "asker", task: "beta", n: 2, requestSpec: 50 });
-    expect(monitoringSection(run)).toContain("| asker | alpha | 4 | 66.7 |\n| asker | beta | 2 | 50.0 |");
+    // Every trial failed. beta: DECLINE 0.25 + REQUEST_SPEC wrong 0.1 = 0.35 / 2 = 0.175; both are
+    // not -A answers. alpha: REQUEST_SPEC wrong 0.1 x 2, ANSWER_DIRECTLY wrong 0, unparsed (ran as
+    // ANSWER_DIRECTLY) 0: 0.2 / 4 = 0.05; ANSWER_DIRECTLY 1 of 3 readable = 33.3%.
+    expect(perTask[1]).toEqual({
+      agent: "asker",
+      task: "beta",
+      n: 2,
+      unparsed: 0,
+      direct: 0,
+      requestSpec: 50,
+      decline: 50,
+      meanPayoff: 0.175,
+      leftOut: 2,
+    });
+    expect(monitoringSection(run)).toContain(
+      "| asker | alpha | 4 | 33.3 | 66.7 | 0.0 | 1 | 0.050 | 2 |\n| asker | beta | 2 | 0.0 | 50.0 | 50.0 | 0 | 0.175 | 2 |",
+    );
     // keeper, monitor and mixed each ask on the one default task: 0%, 100%, 50%
     expect(m.requestSpecPerTask.map((c) => [c.agent, c.task, c.n, c.requestSpec])).toEqual([
       ["keeper", "demo", 2, 0],

@@ -27,6 +27,31 @@ export interface FinishedConversation {
   signal: AbortSignal;
 }
 
+/** One declared output as the agent left it, read back for a follow-up (capped; null when unreadable). */
+export interface WrittenOutput {
+  path: string;
+  text: string | null;
+  /** The file was longer than the cap: `text` is its head. */
+  truncated: boolean;
+}
+
+/**
+ * An installed harness's finished run, handed on for a fresh follow-up conversation (monitoring
+ * probes) with the configuration's own model client, host-side, without tools.
+ */
+export interface FinishedHarnessRun {
+  kind: "harness";
+  model: ChatModel;
+  instruction: string;
+  /** The CLI's reported result (e.g. Claude Code's `result`), capped; null when it reported none. */
+  finalMessage: string | null;
+  outputs: WrittenOutput[];
+  maxOutputTokens: number;
+  temperature?: number;
+  pricing: Pricing | null;
+  signal: AbortSignal;
+}
+
 /** The reason the runner aborts an agent's signal with when the task's wall-clock budget runs out. */
 export class AgentTimeoutError extends Error {
   override name = "AgentTimeoutError";
@@ -54,8 +79,8 @@ export interface AgentRunContext {
   /** Aborted on the agent timeout or when the run is cancelled. */
   signal: AbortSignal;
   trajectory: TrajectorySink;
-  /** When set, the built-in loop hands its finished conversation on (monitoring probes). */
-  followUp?: (conversation: FinishedConversation) => Promise<RetrospectiveOutcome>;
+  /** When set, the built-in loop (or an installed harness, its finished run) is handed on for the probes. */
+  followUp?: (finished: FinishedConversation | FinishedHarnessRun) => Promise<RetrospectiveOutcome>;
 }
 
 export interface AgentResult {

@@ -14,6 +14,8 @@ export interface DockerBackendOptions {
   log?: (line: string) => void;
   /** Follow-up turns after each trial's agent (the monitoring probes of `--monitor`). */
   followUp?: TrialOptions["followUp"];
+  /** The prospective choice before each -A trial, per agent (`--prospective`); undefined: not asked. */
+  prospectiveFor?: (agent: Agent) => TrialOptions["prospective"];
 }
 
 export function dockerBackend(o: DockerBackendOptions): Backend {
@@ -67,6 +69,7 @@ export function dockerBackend(o: DockerBackendOptions): Backend {
         verify: o.verify,
         log,
         followUp: o.followUp,
+        prospectiveFor: o.prospectiveFor,
       });
       return { runner: sandbox.runner, stop: sandbox.close };
     },

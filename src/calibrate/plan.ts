@@ -1,6 +1,7 @@
 // The plan of a calibration run: cells x trials with the digests of tasks, artefacts and agent
 // configurations. Written once in runs/<run>/plan.json; resume compares it with the project now.
 import { z } from "zod";
+import { PayoffSchedule } from "../model/index.ts";
 import { GateKind, type LoadedTask } from "../task/index.ts";
 import { expandCells, type PlannedCell, PlannedCell as PlannedCellSchema } from "./cells.ts";
 import { type CalibrationConfig, CellCondition, SequentialConfig } from "./config.ts";
@@ -61,6 +62,15 @@ export const PlannedSpec = z.object({
 });
 export type PlannedSpec = z.infer<typeof PlannedSpec>;
 
+/** The monitoring asked in every trial of the run (docs/monitoring.md); a resume keeps it. */
+export const PlanMonitoring = z.object({
+  /** --monitor: KEEP/WITHDRAW and BET/NO_BET after each trial. */
+  probes: z.boolean(),
+  /** --prospective: the choice before each -A trial, with this payoff schedule; null: not asked. */
+  prospective: PayoffSchedule.nullable(),
+});
+export type PlanMonitoring = z.infer<typeof PlanMonitoring>;
+
 export const Plan = z.object({
   planVersion: z.literal(PLAN_VERSION),
   runId: z.string(),
@@ -78,6 +88,8 @@ export const Plan = z.object({
   cells: z.array(PlannedCellSchema),
   /** Absent in plans written before provenance was recorded. */
   provenance: PlanProvenance.nullable().default(null),
+  /** Null or absent: no monitoring (absent in plans written before it was kept). */
+  monitoring: PlanMonitoring.nullable().optional(),
 });
 export type Plan = z.infer<typeof Plan>;
 
@@ -89,6 +101,7 @@ export interface PlanInputs {
   /** Resolves an agent configuration name; throws when it is unknown. */
   resolveAgent: (name: string) => AgentInfo;
   provenance?: z.infer<typeof PlanProvenance> | null;
+  monitoring?: PlanMonitoring | null;
 }
 
 export function plannedTask(task: LoadedTask, notes: string[]): PlannedTask {
@@ -137,6 +150,7 @@ export function buildPlan(input: PlanInputs): Plan {
     })),
     cells,
     provenance: input.provenance ?? null,
+    monitoring: input.monitoring ?? null,
   };
 }
 

@@ -9,7 +9,14 @@ import type { RunSummary } from "../report/index.ts";
 import { type LoadedTask, loadAllTasks, loadTask, loadValidTask } from "../task/index.ts";
 import type { CalibrationConfig } from "./config.ts";
 import { type EngineResult, runCalibration, type TrialRunner } from "./engine.ts";
-import { type AgentInfo, buildPlan, type Plan, planDrift, type SandboxInfo } from "./plan.ts";
+import {
+  type AgentInfo,
+  buildPlan,
+  type Plan,
+  type PlanMonitoring,
+  planDrift,
+  type SandboxInfo,
+} from "./plan.ts";
 import { Progress } from "./progress.ts";
 import { readRecords, summariseRun, writeReports } from "./reports.ts";
 import { acquireLock, newRunId, type RunDir, readPlan, runDir, writePlan } from "./rundir.ts";
@@ -82,6 +89,8 @@ export interface SessionOptions {
   stderr: Writable & { isTTY?: boolean; rows?: number };
   /** Live progress; default: stderr is a TTY and CI is not set. */
   live?: boolean;
+  /** The monitoring a new run asks (kept in its plan); ignored on resume, where the plan's holds. */
+  monitoring?: PlanMonitoring | null;
 }
 
 export interface SessionResult {
@@ -151,6 +160,7 @@ async function newRun(
       tasks,
       resolveAgent: (name) => agents.get(name)!,
       provenance: { kgateVersion: kgateVersion(), sandbox },
+      monitoring: o.monitoring ?? null,
     });
     mkdirSync(run.dir, { recursive: true });
     writePlan(run, plan);

@@ -2,7 +2,7 @@
 // intervals, clause verdicts, attribution, usage; per task the decision and its reasons; the
 // aggregate rows (e.g. 51/75); every trial as a row.
 
-import { outcomeOf, type TrialRecord } from "../model/index.ts";
+import type { TrialRecord } from "../model/index.ts";
 import type {
   Aggregate,
   AttributionCounts,
@@ -22,7 +22,14 @@ import { clauseText } from "./requirement.ts";
 import { type Decision, decide, fixedClause } from "./rule.ts";
 import { describeSequential } from "./sequential.ts";
 import { passRate, wilson } from "./stats.ts";
-import { type CellTally, cellsOfTask, clauseInputOf, type Tally, tallyRecords } from "./tally.ts";
+import {
+  type CellTally,
+  cellOutcomeOf,
+  cellsOfTask,
+  clauseInputOf,
+  type Tally,
+  tallyRecords,
+} from "./tally.ts";
 
 const zeroUsage = (): UsageTotals => ({
   inputTokens: 0,
@@ -60,7 +67,7 @@ function attributionOf(records: Iterable<TrialRecord>): AttributionCounts {
     unattributed: 0,
   };
   for (const r of records) {
-    if (outcomeOf(r) !== "fail") continue;
+    if (cellOutcomeOf(r) !== "fail") continue;
     const a = r.verdict.attribution;
     if (a === null) counts.unattributed += 1;
     else if (a.startsWith("perturbed-convention:")) {
@@ -171,7 +178,7 @@ function trialRow(plan: Plan, tally: Tally, record: TrialRecord): TrialRow | nul
     condition: record.condition,
     index: record.index,
     attempt: record.attempt,
-    outcome: outcomeOf(record),
+    outcome: cellOutcomeOf(record),
     superseded: latest !== record,
     attribution: record.verdict.attribution,
     stopReason: record.stopReason,
@@ -237,6 +244,13 @@ export function summarise(
   if (tally.mismatched.length > 0) {
     warnings.push(
       `${tally.mismatched.length} record(s) were made with a task, artefact or agent digest other than the plan's and are left out`,
+    );
+  }
+  const notAnswered = [...tally.cells.values()].reduce((sum, t) => sum + t.notAnswered, 0);
+  if (notAnswered > 0) {
+    warnings.push(
+      `${notAnswered} -A trial(s) chose REQUEST_SPEC (ran with the artefact) or DECLINE before starting: ` +
+        "counted as unverified, left out of their -A cell's rate (the monitoring section breaks them out per cell)",
     );
   }
   if (tally.strays.length > 0) {

@@ -1,6 +1,6 @@
 // Trial records sorted into the cells of a plan: per cell the latest attempt of each trial index,
 // and the counts the rule needs (passes, fails, infrastructure errors, unverified trials).
-import { outcomeOf, type TrialRecord } from "../model/index.ts";
+import { type Outcome, outcomeOf, type TrialRecord } from "../model/index.ts";
 import { cellKey, type PlannedCell } from "./cells.ts";
 import type { Plan } from "./plan.ts";
 import type { ClauseInput } from "./rule.ts";
@@ -13,8 +13,25 @@ export interface CellTally {
   fails: number;
   infra: number;
   unverified: number;
+  /** -A trials whose agent chose REQUEST_SPEC (ran as +A) or DECLINE: counted in `unverified`, not -A answers. */
+  notAnswered: number;
   /** Valid runs: passes + fails. */
   runs: number;
+}
+
+/** A -A trial the agent did not answer as -A: it asked for the specification or declined. */
+export function notAnsweredMinusA(record: TrialRecord): boolean {
+  const choice = record.monitor?.prospective?.choice;
+  return record.condition === "-A" && (choice === "REQUEST_SPEC" || choice === "DECLINE");
+}
+
+/**
+ * A trial's outcome as its cell counts it: a -A trial the agent took with the specification or
+ * declined is left out of the rate like an unverified one (a REQUEST_SPEC pass is no -A pass).
+ */
+export function cellOutcomeOf(record: TrialRecord): Outcome {
+  const o = outcomeOf(record);
+  return o !== "infra" && notAnsweredMinusA(record) ? "unverified" : o;
 }
 
 /** What the retain rule judges of a cell: its clause and counts (null for a cell without one). */
@@ -41,7 +58,8 @@ export interface Tally {
 export function emptyTally(plan: Plan): Tally {
   const cells = new Map<string, CellTally>();
   for (const cell of plan.cells) {
-    cells.set(cell.key, { cell, slots: new Map(), passes: 0, fails: 0, infra: 0, unverified: 0, runs: 0 });
+    const counts = { passes: 0, fails: 0, infra: 0, unverified: 0, notAnswered: 0, runs: 0 };
+    cells.set(cell.key, { cell, slots: new Map(), ...counts });
   }
   return { cells, strays: [], mismatched: [] };
 }
@@ -49,7 +67,9 @@ export function emptyTally(plan: Plan): Tally {
 function expectedArtefact(plan: Plan, record: TrialRecord): string | null | undefined {
   const task = plan.tasks.find((t) => t.id === record.task.id);
   if (!task) return undefined;
-  if (record.condition === "-A") return null;
+  // REQUEST_SPEC placed the task's artefact before a -A trial (monitoring's prospective choice).
+  if (record.condition === "-A")
+    return record.monitor?.prospective?.artefactPlaced ? task.digests.artefact : null;
   if (record.condition === "+A") return task.digests.artefact;
   return task.digests.variants[record.condition.slice("variant:".length)];
 }
@@ -67,9 +87,10 @@ function matchesPlan(plan: Plan, record: TrialRecord): boolean {
 }
 
 function recount(t: CellTally): void {
-  t.passes = t.fails = t.infra = t.unverified = 0;
+  t.passes = t.fails = t.infra = t.unverified = t.notAnswered = 0;
   for (const record of t.slots.values()) {
-    const o = outcomeOf(record);
+    const o = cellOutcomeOf(record);
+    if (o !== "infra" && notAnsweredMinusA(record)) t.notAnswered += 1;
     if (o === "pass") t.passes += 1;
     else if (o === "fail") t.fails += 1;
     else if (o === "infra") t.infra += 1;

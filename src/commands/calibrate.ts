@@ -2,6 +2,7 @@
 // rule with reasons, and the reports; `--resume <run>` finishes an interrupted run. Progress on
 // stderr, Table 1 (or --json) on stdout; exit 0 when every task is retained, 1 otherwise.
 
+import type { Agent } from "../agents/index.ts";
 import {
   applyOverrides,
   type CalibrationConfig,
@@ -12,10 +13,18 @@ import {
   loadCalibrationConfig,
   newRunId,
   OverrideError,
+  type PlanMonitoring,
+  readPlan,
+  runDir,
 } from "../calibrate/index.ts";
 import { pc } from "../colours.ts";
 import { EXIT_FAILED, EXIT_OK, InternalTrialErrors, UsageError } from "../errors.ts";
-import { askRetrospectiveProbes } from "../monitor/index.ts";
+import {
+  askRetrospectiveProbes,
+  loadPayoffSchedule,
+  type PayoffSchedule,
+  prospectiveHookFor,
+} from "../monitor/index.ts";
 import { relativeToProject } from "../project.ts";
 import { table1 } from "../report/index.ts";
 import { InterruptedError, removeOnInterrupt } from "../sandbox/index.ts";
@@ -34,8 +43,11 @@ export interface CalibrateOptions extends Omit<ConfigOverrides, "n" | "concurren
   cross?: string | boolean;
   runId?: string;
   json?: boolean;
-  /** Ask the monitoring probes after each built-in-loop trial (docs/monitoring.md). */
+  /** Ask the monitoring probes after each trial (docs/monitoring.md). */
   monitor?: boolean;
+  /** Before each -A trial of a model configuration, the prospective choice, scored with --payoff or the default. */
+  prospective?: boolean;
+  payoff?: string;
 }
 
 /** Options that define a plan, as written on the command line; a resumed run keeps its own plan. */
@@ -50,6 +62,9 @@ const PLAN_OPTIONS: Array<[keyof CalibrateOptions, string]> = [
   ["confidence", "--confidence"],
   ["cross", "--cross"],
   ["strict", "--strict"],
+  ["monitor", "--monitor"],
+  ["prospective", "--prospective"],
+  ["payoff", "--payoff"],
 ];
 
 function number(text: string | undefined, option: string): number | undefined {
@@ -85,10 +100,32 @@ export function effectiveConfig(ctx: CommandContext, o: CalibrateOptions): Calib
   }
 }
 
+/** The monitoring of the run: a new run's from its options, a resumed run's from its plan. */
+function monitoringOf(ctx: CommandContext, o: CalibrateOptions): PlanMonitoring | null {
+  if (o.resume) {
+    try {
+      return readPlan(runDir(ctx.paths, o.resume)).monitoring ?? null;
+    } catch {
+      return null; // calibrate() reports the unreadable plan
+    }
+  }
+  if (o.payoff !== undefined && !o.prospective) throw new UsageError("--payoff needs --prospective");
+  let prospective: PlanMonitoring["prospective"] = null;
+  try {
+    if (o.prospective) prospective = loadPayoffSchedule(o.payoff);
+  } catch (err) {
+    throw new UsageError(`--payoff: ${(err as Error).message}`);
+  }
+  return o.monitor || prospective ? { probes: o.monitor === true, prospective } : null;
+}
+
+const prospectiveFor = (schedule: PayoffSchedule) => (agent: Agent) => prospectiveHookFor(agent, schedule);
+
 export async function run(ctx: CommandContext, taskIds: string[], o: CalibrateOptions): Promise<number> {
   const base = effectiveConfig(ctx, o);
   const config = o.cross ? withCrossCells(ctx.paths, base, o.cross === true ? CROSS_DEFAULT : o.cross) : base;
   if (o.resume && taskIds.length > 0) throw new UsageError("--resume takes no task ids: the plan names them");
+  const monitoring = monitoringOf(ctx, o);
   const runId = o.resume ? undefined : (o.runId ?? newRunId());
   const log = (line: string) => ctx.stderr.write(`${line}\n`);
   const controller = new AbortController();
@@ -104,11 +141,13 @@ export async function run(ctx: CommandContext, taskIds: string[], o: CalibrateOp
         runId,
         signal: controller.signal,
         stderr: ctx.stderr as CommandContext["stderr"] & { isTTY?: boolean },
+        monitoring,
       },
       dockerBackend({
         paths: ctx.paths,
         log,
-        ...(o.monitor ? { followUp: askRetrospectiveProbes } : {}),
+        ...(monitoring?.probes ? { followUp: askRetrospectiveProbes } : {}),
+        ...(monitoring?.prospective ? { prospectiveFor: prospectiveFor(monitoring.prospective) } : {}),
       }),
     );
   } catch (err) {

@@ -2,7 +2,7 @@
 // through the trial engine, one TrialRecord each in runs/<run-id>/trials.jsonl; Ctrl-C cancels
 // them (recorded as cancelled, never as the agent's failure) and removes the run's containers.
 import path from "node:path";
-import { resolveAgent } from "../agents/index.ts";
+import { BuiltinAgent, InstalledAgent, resolveAgent } from "../agents/index.ts";
 import { pc } from "../colours.ts";
 import { EXIT_FAILED, EXIT_OK, InternalTrialErrors, UsageError, usageOrBug } from "../errors.ts";
 import { type Condition, outcomeOf, type TrialRecord } from "../model/index.ts";
@@ -34,9 +34,9 @@ export interface RunOptions {
   retries: string;
   runId?: string;
   json?: boolean;
-  /** Ask the retrospective monitoring probes after each trial (built-in loop). */
+  /** Ask the retrospective monitoring probes after each trial (built-in loop; installed harness: a follow-up). */
   monitor?: boolean;
-  /** Before each -A trial, the prospective choice (built-in loop), scored with --payoff or the default. */
+  /** Before each -A trial, the prospective choice (built-in loop or installed harness), scored with --payoff or the default. */
   prospective?: boolean;
   payoff?: string;
 }
@@ -68,9 +68,9 @@ async function openRunner(ctx: CommandContext, options: RunOptions, log: (line: 
   }).catch((err: Error) => {
     throw new UsageError(err.message);
   });
-  if (options.monitor && agent.harness !== "builtin")
+  if (options.monitor && !(agent instanceof BuiltinAgent) && !(agent instanceof InstalledAgent))
     log(
-      `warning: --monitor: the probes are asked in the built-in loop only; ${agent.name} runs ${agent.harness}`,
+      `warning: --monitor: the probes need a model configuration (built-in loop or installed harness); ${agent.name} runs ${agent.harness}`,
     );
   let prospective: ReturnType<typeof prospectiveHook> | undefined;
   try {

@@ -17,6 +17,13 @@ export const RetrospectiveOutcome = z.object({
   error: z.string().nullable().default(null),
 });
 
+/** What each path of the prospective choice earns when right or wrong; default the battery's. */
+export const PayoffSchedule = z.object({
+  direct: z.object({ correct: z.number(), wrong: z.number() }).default({ correct: 1, wrong: 0 }),
+  withSpec: z.object({ correct: z.number(), wrong: z.number() }).default({ correct: 0.5, wrong: 0.1 }),
+  decline: z.number().default(0.25),
+});
+
 /** The choice before a -A trial; under REQUEST_SPEC the artefact was placed (its digest as placed). */
 export const ProspectiveOutcome = z.object({
   choice: z.enum(["ANSWER_DIRECTLY", "REQUEST_SPEC", "DECLINE"]).nullable(),
@@ -26,6 +33,8 @@ export const ProspectiveOutcome = z.object({
   /** sha256 of the bytes placed, equal to the task's artefact digest; null when nothing was placed. */
   placedDigest: z.string().nullable(),
   error: z.string().nullable().default(null),
+  /** The schedule the prompt stated and the payoff is scored with; null in records before it was kept. */
+  schedule: PayoffSchedule.nullable().default(null),
 });
 
 export const MonitorOutcome = z.object({
@@ -36,3 +45,4 @@ export const MonitorOutcome = z.object({
 export type MonitorOutcome = z.infer<typeof MonitorOutcome>;
 export type RetrospectiveOutcome = z.infer<typeof RetrospectiveOutcome>;
 export type ProspectiveOutcome = z.infer<typeof ProspectiveOutcome>;
+export type PayoffSchedule = z.infer<typeof PayoffSchedule>;

@@ -1,14 +1,9 @@
 // The prospective choice's payoff schedule: what each path earns when right or wrong. The default
 // is the one the battery's published data use.
 import { readFileSync } from "node:fs";
-import { z } from "zod";
+import { PayoffSchedule } from "../model/index.ts";
 
-export const PayoffSchedule = z.object({
-  direct: z.object({ correct: z.number(), wrong: z.number() }).default({ correct: 1, wrong: 0 }),
-  withSpec: z.object({ correct: z.number(), wrong: z.number() }).default({ correct: 0.5, wrong: 0.1 }),
-  decline: z.number().default(0.25),
-});
-export type PayoffSchedule = z.infer<typeof PayoffSchedule>;
+export { PayoffSchedule };
 
 export const DEFAULT_PAYOFF: PayoffSchedule = PayoffSchedule.parse({});
 

@@ -1,6 +1,12 @@
 // The prospective choice before a -A trial, in a single turn of the configuration's own model (no
 // tools, no sandbox): ANSWER_DIRECTLY, REQUEST_SPEC (the trial then gets the artefact) or DECLINE.
-import { type Agent, BuiltinAgent, UsageMeter } from "../agents/index.ts";
+import {
+  type Agent,
+  BuiltinAgent,
+  createConfiguredChatModel,
+  InstalledAgent,
+  UsageMeter,
+} from "../agents/index.ts";
 import type { ProspectiveOutcome } from "../model/index.ts";
 import type { LoadedTask } from "../task/index.ts";
 import { DEFAULT_PAYOFF, type PayoffSchedule } from "./payoff.ts";
@@ -44,42 +50,59 @@ export async function askProspectiveChoice(
     turns.push({ probe: "prospective", message, reply: text.slice(0, MAX_REPLY_CHARS * 4) });
     return text;
   };
+  const schedule = options.schedule ?? DEFAULT_PAYOFF;
   try {
-    const outcome = await askProbe(ask, prospectiveProbe(instruction, options.schedule ?? DEFAULT_PAYOFF));
-    return { choice: outcome.choice, turns, usage: meter.snapshot(), error: null };
+    const outcome = await askProbe(ask, prospectiveProbe(instruction, schedule));
+    return { choice: outcome.choice, turns, usage: meter.snapshot(), error: null, schedule };
   } catch (err) {
-    return { choice: null, turns, usage: meter.snapshot(), error: (err as Error).message };
+    return { choice: null, turns, usage: meter.snapshot(), error: (err as Error).message, schedule };
   }
 }
 
-/** The trial runner's hook for a configured built-in-loop agent; throws for any other agent. */
-export function prospectiveHook(agent: Agent, schedule: PayoffSchedule = DEFAULT_PAYOFF) {
-  if (!(agent instanceof BuiltinAgent))
-    throw new Error(
-      `the prospective choice needs a built-in-loop configuration; ${agent.name} runs ${agent.harness}`,
-    );
-  return async (task: LoadedTask, cancel?: AbortSignal): Promise<Chosen> => {
+export type ProspectiveHook = (task: LoadedTask, cancel?: AbortSignal) => Promise<Chosen>;
+
+/**
+ * The trial runner's hook for an agent with a model configuration: the built-in loop, or an
+ * installed harness (its configuration's own client, host-side). Undefined for any other agent.
+ */
+export function prospectiveHookFor(
+  agent: Agent,
+  schedule: PayoffSchedule = DEFAULT_PAYOFF,
+): ProspectiveHook | undefined {
+  const configured =
+    agent instanceof BuiltinAgent
+      ? { config: agent.config, model: () => agent.chatModel() }
+      : agent instanceof InstalledAgent
+        ? { config: agent.config, model: () => createConfiguredChatModel(agent.config) }
+        : undefined;
+  if (!configured) return undefined;
+  const { config } = configured;
+  return async (task, cancel) => {
     // The choice is one short turn: bounded by the agent's own timeout and the run's cancellation.
-    const timeout = AbortSignal.timeout(
-      Math.min(agent.config.timeoutSec, task.spec.limits.timeoutSec) * 1000,
-    );
+    const timeout = AbortSignal.timeout(Math.min(config.timeoutSec, task.spec.limits.timeoutSec) * 1000);
     const signal = cancel ? AbortSignal.any([cancel, timeout]) : timeout;
     let model: ChatModel;
     try {
-      model = await agent.chatModel();
+      model = await configured.model();
     } catch (err) {
-      return {
-        choice: null,
-        turns: [],
-        usage: new UsageMeter(null).snapshot(),
-        error: (err as Error).message,
-      };
+      const usage = new UsageMeter(null).snapshot();
+      return { choice: null, turns: [], usage, error: (err as Error).message, schedule };
     }
     return askProspectiveChoice(model, task.instruction.toString("utf8"), {
       signal,
       schedule,
-      maxOutputTokens: agent.config.maxOutputTokens,
-      pricing: agent.config.pricing,
+      maxOutputTokens: config.maxOutputTokens,
+      pricing: config.pricing,
     });
   };
+}
+
+/** prospectiveHookFor for `kgate run`, where an agent without a model configuration is the user's error. */
+export function prospectiveHook(agent: Agent, schedule: PayoffSchedule = DEFAULT_PAYOFF): ProspectiveHook {
+  const hook = prospectiveHookFor(agent, schedule);
+  if (!hook)
+    throw new Error(
+      `the prospective choice needs a model configuration (built-in loop or installed harness); ${agent.name} runs ${agent.harness}`,
+    );
+  return hook;
 }

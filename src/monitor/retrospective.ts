@@ -1,8 +1,10 @@
-// The retrospective probes on a finished built-in-loop conversation: KEEP/WITHDRAW, then BET/NO_BET,
-// as further user turns of the same conversation. No tool is run; tokens are counted apart; a
-// failure is recorded in the outcome, never thrown (the trial's verdict does not depend on it).
-import { type FinishedConversation, UsageMeter } from "../agents/index.ts";
+// The retrospective probes after a trial's agent: KEEP/WITHDRAW, then BET/NO_BET, as further user
+// turns of the built-in loop's finished conversation, or of a fresh follow-up conversation for an
+// installed harness (follow-up.ts). No tool is run; tokens are counted apart; a failure is recorded
+// in the outcome, never thrown (the trial's verdict does not depend on it).
+import { type FinishedConversation, type FinishedHarnessRun, UsageMeter } from "../agents/index.ts";
 import type { RetrospectiveOutcome } from "../model/index.ts";
+import { followUpConversation } from "./follow-up.ts";
 import { type AskTurn, askProbe, BET_PROBE, KEEP_PROBE, MAX_REPLY_CHARS } from "./probes.ts";
 
 type ChatMessage = FinishedConversation["messages"][number];
@@ -13,15 +15,32 @@ const NO_TOOLS_NOW = "No tool can be run now. Reply in words only.";
 const textOf = (parts: readonly AssistantPart[]) =>
   parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("");
 
-/** Asks both probes in the conversation; `turns` records every message sent and reply received. */
-export async function askRetrospectiveProbes(
+/**
+ * Asks both probes; `turns` records every message sent and reply received. An installed harness's
+ * run gets a fresh conversation whose first message carries the task, its final message and outputs.
+ */
+export function askRetrospectiveProbes(
+  finished: FinishedConversation | FinishedHarnessRun,
+): Promise<RetrospectiveOutcome> {
+  if ("kind" in finished && finished.kind === "harness") {
+    const { conversation, preamble } = followUpConversation(finished);
+    return probeConversation(conversation, "follow-up", preamble);
+  }
+  return probeConversation(finished as FinishedConversation, "same-conversation", "");
+}
+
+/** The two probes as user turns of `conversation`; `preamble` goes before the first message sent. */
+async function probeConversation(
   conversation: FinishedConversation,
+  mode: RetrospectiveOutcome["mode"],
+  preamble: string,
 ): Promise<RetrospectiveOutcome> {
   const meter = new UsageMeter(conversation.pricing);
   const messages: ChatMessage[] = [...conversation.messages];
   const turns: RetrospectiveOutcome["turns"] = [];
   let current = "";
-  const ask: AskTurn = async (message) => {
+  const ask: AskTurn = async (probeMessage) => {
+    const message = turns.length === 0 ? preamble + probeMessage : probeMessage;
     messages.push({ role: "user", text: message });
     const reply = await conversation.model.complete({
       system: conversation.system,
@@ -47,14 +66,7 @@ export async function askRetrospectiveProbes(
     keep: RetrospectiveOutcome["keep"],
     bet: RetrospectiveOutcome["bet"],
     error: string | null,
-  ) => ({
-    mode: "same-conversation" as const,
-    keep,
-    bet,
-    turns,
-    usage: meter.snapshot(),
-    error,
-  });
+  ) => ({ mode, keep, bet, turns, usage: meter.snapshot(), error });
   let keep: RetrospectiveOutcome["keep"] = null;
   try {
     current = KEEP_PROBE.id;

@@ -95,9 +95,29 @@ function monitoringTables(m: RunMonitoring): { tables: Table[]; sentences: strin
   }
   if (m.requestSpecPerTask.length > 0) {
     tables.push({
-      title: "REQUEST_SPEC per gated task (before -A trials)",
-      head: ["agent", "task", "n", "REQUEST_SPEC %"],
-      rows: m.requestSpecPerTask.map((c) => [c.agent, c.task, String(c.n), num(c.requestSpec)]),
+      title: "Prospective choice per -A cell (gated task)",
+      head: [
+        "agent",
+        "task",
+        "n",
+        "ANSWER_DIRECTLY %",
+        "REQUEST_SPEC %",
+        "DECLINE %",
+        "unparsed",
+        "mean payoff",
+        "not -A answers",
+      ],
+      rows: m.requestSpecPerTask.map((c) => [
+        c.agent,
+        c.task,
+        String(c.n),
+        num(c.direct),
+        num(c.requestSpec),
+        num(c.decline),
+        String(c.unparsed),
+        num(c.meanPayoff, 3),
+        String(c.leftOut),
+      ]),
     });
   }
   const sentences = [

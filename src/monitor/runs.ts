@@ -30,6 +30,8 @@ export interface ProspectiveMix {
   decline: number | null;
   /** Mean payoff under the schedule (an unreadable choice ran as ANSWER_DIRECTLY and is scored so). */
   meanPayoff: number | null;
+  /** REQUEST_SPEC and DECLINE trials: not -A answers, so a calibration leaves them out of the -A cell's rate. */
+  leftOut: number;
 }
 
 export interface RunConfiguration {
@@ -48,13 +50,13 @@ export interface RunConfiguration {
   probeCalls: number;
 }
 
-/** The prospective choice on one gated task (item) of one configuration: every kgate task is gated. */
-export interface RunTaskChoice {
+/**
+ * The prospective choice on one gated task (item) of one configuration, i.e. its -A cell (the choice
+ * is asked before -A trials only; every kgate task is gated).
+ */
+export interface RunTaskChoice extends ProspectiveMix {
   agent: string;
   task: string;
-  /** Trials asked, and percent REQUEST_SPEC among those with a readable choice (null without one). */
-  n: number;
-  requestSpec: number | null;
 }
 
 export interface RunMonitoring {
@@ -91,8 +93,13 @@ function prospectiveMix(records: readonly TrialRecord[], schedule: PayoffSchedul
   const readable = choices.filter((c) => c !== null).length;
   const share = (c: string) =>
     readable === 0 ? null : (100 * choices.filter((x) => x === c).length) / readable;
+  // Each record is scored with the schedule its prompt stated (older records: the given one).
   const earned = asked.map((r) =>
-    payoff(schedule, r.monitor!.prospective!.choice ?? "ANSWER_DIRECTLY", r.verdict.status === "pass"),
+    payoff(
+      r.monitor!.prospective!.schedule ?? schedule,
+      r.monitor!.prospective!.choice ?? "ANSWER_DIRECTLY",
+      r.verdict.status === "pass",
+    ),
   );
   return {
     n: asked.length,
@@ -101,6 +108,7 @@ function prospectiveMix(records: readonly TrialRecord[], schedule: PayoffSchedul
     requestSpec: share("REQUEST_SPEC"),
     decline: share("DECLINE"),
     meanPayoff: earned.reduce((a, b) => a + b, 0) / earned.length,
+    leftOut: choices.filter((c) => c === "REQUEST_SPEC" || c === "DECLINE").length,
   };
 }
 
@@ -164,9 +172,7 @@ export function analyseRunRecords(
     (r) => `${r.agent.name}\t${r.agent.digest}\t${r.task.id}`,
   ).flatMap((rs) => {
     const mix = prospectiveMix(rs, options.schedule ?? DEFAULT_PAYOFF);
-    return mix
-      ? [{ agent: rs[0]!.agent.name, task: rs[0]!.task.id, n: mix.n, requestSpec: mix.requestSpec }]
-      : [];
+    return mix ? [{ agent: rs[0]!.agent.name, task: rs[0]!.task.id, ...mix }] : [];
   });
   return {
     cells,

@@ -37,6 +37,8 @@ export interface SandboxRunnerOptions {
   /** The monitoring hooks of every trial: probes after the agent, the choice before a -A trial. */
   followUp?: TrialOptions["followUp"];
   prospective?: TrialOptions["prospective"];
+  /** The choice per agent instead (a calibration's many agents); undefined: that agent is not asked. */
+  prospectiveFor?: (agent: Agent) => TrialOptions["prospective"];
 }
 
 export interface SandboxRunner {
@@ -104,7 +106,7 @@ export async function openSandboxRunner(o: SandboxRunnerOptions): Promise<Sandbo
       verify: o.verify,
       timeouts: o.timeouts,
       followUp: o.followUp,
-      prospective: o.prospective,
+      prospective: o.prospectiveFor ? o.prospectiveFor(agent) : o.prospective,
       signal,
     });
   return { runner, provider, image, close };

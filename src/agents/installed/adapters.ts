@@ -29,6 +29,8 @@ export interface HarnessReport {
   stopReason?: StopReason;
   /** Facts for the trajectory (subtype, turns, the harness's own cost estimate). */
   facts: Record<string, unknown>;
+  /** The harness's final message to the user (Claude Code's `result`), for the monitoring follow-up. */
+  finalMessage?: string;
 }
 
 export interface HarnessAdapter {
@@ -111,7 +113,10 @@ export const claudeCode: HarnessAdapter = {
       numTurns: result.num_turns,
       harnessCostUsd: result.total_cost_usd,
     };
-    return result.subtype === "error_max_turns" ? { stopReason: "max-turns", facts } : { facts };
+    const said = typeof result.result === "string" ? { finalMessage: result.result } : {};
+    return result.subtype === "error_max_turns"
+      ? { stopReason: "max-turns", facts, ...said }
+      : { facts, ...said };
   },
 };
 
@@ -152,7 +157,11 @@ export const codex: HarnessAdapter = {
     const events = lastJsonLines(tail).reverse();
     const failed = events.find((e) => e.type === "turn.failed" || e.type === "error");
     const completed = events.find((e) => e.type === "turn.completed");
-    return { facts: { completed: completed !== undefined, failure: failed ?? null } };
+    const said = events
+      .map((e) => e.item as { type?: unknown; text?: unknown } | undefined)
+      .find((item) => item?.type === "agent_message" && typeof item.text === "string");
+    const facts = { completed: completed !== undefined, failure: failed ?? null };
+    return said ? { facts, finalMessage: said.text as string } : { facts };
   },
 };
 

@@ -17,6 +17,7 @@ import type { RelaySession } from "../relay/session.ts";
 import { TrajectoryRecorder } from "../trajectory.ts";
 import { type Agent, type AgentResult, type AgentRunContext, abortOutcome } from "../types.ts";
 import type { HarnessAdapter } from "./adapters.ts";
+import { harnessFollowUp } from "./follow-up.ts";
 
 /** Installed into every harness image by sandbox/harness/Dockerfile. */
 export const FORWARDER_IN_IMAGE = "/opt/kgate/relay-forwarder.mjs";
@@ -197,12 +198,15 @@ export class InstalledAgent implements Agent {
     if (error) ctx.trajectory.append({ type: "error", ...error });
     const usage = session.usage();
     ctx.trajectory.append({ type: "note", kind: "stop", stopReason, turns: session.turns, usage });
+    const env = this.options.env;
+    const followUp = await harnessFollowUp(ctx, c, env, stopReason, report.finalMessage);
     return {
       stopReason,
       usage,
       artefactListed: artefact !== null && adapter.skillsDir !== null,
       artefactOpened: openedFrom(ctx.trajectory.events, artefact, skillPaths),
       ...(error ? { error } : {}),
+      ...(followUp ? { followUp } : {}),
     };
   }
 
