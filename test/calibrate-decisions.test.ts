@@ -276,6 +276,36 @@ describe('"= 0" under sequential screening', () => {
     expect(summary.tasks[0]!.decision).toBe("incomplete");
     expect(summary.warnings.join("\n")).toMatch(/^5 -A trial\(s\) chose REQUEST_SPEC/m);
   });
+
+  it("stays bounded when trials past the first round come back unverified", () => {
+    const paths = tempProject();
+    const tasks = scaffoldTasks(paths, ["flaky"]);
+    const plan = buildPlan({
+      runId: "flaky",
+      config: CalibrationConfig.parse({
+        n: 3,
+        sequential: { enabled: true, cap: 5 },
+        cells: [{ name: "frontier-A", agent: "frontier", condition: "-A", require: "= 0" }],
+      }),
+      tasks,
+      resolveAgent: resolver(),
+    });
+    const byId = new Map(tasks.map((t) => [t.id, t]));
+    const records: TrialRecord[] = [];
+    // The first round fails 3/3 (0/3 leaves "= 0" undecided), then every trial is unverified: runs
+    // stays 3, so a cap on runs alone would want trials forever; unverified ones take places of the
+    // cap: 3 + 1 + 1 = 5 trials, then none.
+    for (let round = 0; round < 20; round++) {
+      const wanted = wantedTrials(plan, tallyRecords(plan, records), "flaky");
+      if (wanted.length === 0) break;
+      for (const w of wanted) {
+        const job = jobFor(plan, byId, w.cell, w.index);
+        records.push(recordFor(job, { outcome: w.index < 3 ? "fail" : "unverified" }));
+      }
+    }
+    expect(records.map((r) => r.index)).toEqual([0, 1, 2, 3, 4]);
+    expect(summarise(plan, records).cells[0]!.counts).toMatchObject({ fail: 3, unverified: 2, runs: 3 });
+  });
 });
 
 describe("kgate report on the batch", () => {

@@ -50,8 +50,9 @@ export function wantedTrials(plan: Plan, tally: Tally, task: string): WantedTria
   for (const t of cells) {
     if (firstRound(plan, t).length > 0) continue;
     const result = sequentialResult(plan, t);
-    // A -A trial the agent did not answer as -A uses a place of the cap too: screening stays bounded.
-    if (result?.verdict !== "undecided" || t.runs + t.notAnswered >= plan.sequential.cap) continue;
+    // Every trial that ran uses a place of the cap, verified or not (an unverified one, or a -A trial
+    // the agent did not answer as -A, too): screening stays bounded.
+    if (result?.verdict !== "undecided" || t.runs + t.unverified >= plan.sequential.cap) continue;
     wanted.push({ cell: t.cell, index: nextIndex(t) });
   }
   return wanted;
@@ -69,7 +70,7 @@ export function pendingReason(plan: Plan, tally: Tally, task: string): string | 
   if (plan.mode === "fixed" || decidedDiscard(plan, cells)) return null;
   const open = cells.filter((t) => {
     const r = sequentialResult(plan, t);
-    return r?.verdict === "undecided" && t.runs + t.notAnswered < plan.sequential.cap;
+    return r?.verdict === "undecided" && t.runs + t.unverified < plan.sequential.cap;
   });
   if (open.length === 0) return null;
   return `still screening: ${open.map((t) => `${t.cell.label} (${t.passes}/${t.runs})`).join(", ")} not yet decided`;
