@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { TrialRecord } from "../src/model/index.ts";
+import { DockerClient, LABEL, LABEL_OWNER } from "../src/sandbox/index.ts";
 import { readTrialRecords } from "../src/trial/index.ts";
 import { kgate } from "./support/cli.ts";
 import { demoTask } from "./support/sandbox.ts";
@@ -117,6 +118,23 @@ describe("kgate sandbox doctor", () => {
       true,
       true,
     ]);
+  });
+
+  it("counts kgate's disk volumes beside its containers", async () => {
+    const { paths } = demoTask();
+    const docker = new DockerClient();
+    // owned by a process of another host: no sweep of this machine's kgate commands removes it
+    const name = `kgate-test-doctor-${process.pid}`;
+    await docker.createVolume(name, { [LABEL]: "1", [LABEL_OWNER]: "elsewhere/1/1" }, {});
+    try {
+      const result = kgate(["--root", paths.root, "sandbox", "doctor", "--json"]);
+      const report = JSON.parse(result.stdout) as { checks: Array<{ name: string; detail: string }> };
+      const volumes = report.checks.find((c) => c.name === "leftover volumes");
+      const [, total] = /^(\d+) kgate disk volume\(s\)/.exec(volumes?.detail ?? "") ?? [];
+      expect(Number(total)).toBeGreaterThanOrEqual(1);
+    } finally {
+      await docker.removeVolume(name);
+    }
   });
 
   it("says what is missing and how to fix it when the daemon is unreachable (exit 1)", () => {

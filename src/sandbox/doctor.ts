@@ -108,5 +108,12 @@ export async function runDoctor(
     ok: true,
     detail: `${containers.length} kgate container(s), ${orphans.length} of them from kgate processes that are gone${gone}`,
   });
+  const volumes = await docker.listVolumes([`${LABEL}=1`, LABEL_OWNER]);
+  const orphanVolumes = volumes.filter((v) => !ownerAlive(v.labels[LABEL_OWNER] ?? ""));
+  checks.push({
+    name: "leftover volumes",
+    ok: true,
+    detail: `${volumes.length} kgate disk volume(s), ${orphanVolumes.length} of them from kgate processes that are gone${orphanVolumes.length ? " (swept with the containers)" : ""}`,
+  });
   return checks;
 }
