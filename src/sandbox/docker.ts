@@ -2,7 +2,8 @@
 // of src/sandbox. Connection failures become SandboxUnavailableError with a hint.
 import type { Readable, Writable } from "node:stream";
 import Docker from "dockerode";
-import { SandboxUnavailableError } from "./types.ts";
+import { attachSession } from "./exec-stream.ts";
+import { type ExecStream, SandboxUnavailableError } from "./types.ts";
 
 /** A hardened container as the lifecycle asks for it; translated to the Engine API here. */
 export interface ContainerSpec {
@@ -353,6 +354,38 @@ export class DockerClient {
       await new Promise((r) => setTimeout(r, 5));
     }
     return null;
+  }
+
+  /**
+   * Starts argv in a running container with stdin attached, over the hijacked connection; the
+   * session's stdout is demultiplexed with backpressure (exec-stream.ts).
+   */
+  async execStream(id: string, spec: Omit<ExecSpec, "stdin">, maxStderrBytes: number): Promise<ExecStream> {
+    const exec = await call("exec", () =>
+      this.docker.getContainer(id).exec({
+        Cmd: spec.argv,
+        User: spec.user,
+        WorkingDir: spec.cwd,
+        Env: toEnv(spec.env),
+        AttachStdin: true,
+        AttachStdout: true,
+        AttachStderr: true,
+        Tty: false,
+      }),
+    );
+    const socket = await call("exec start", () => exec.start({ hijack: true, stdin: true }));
+    return attachSession(
+      socket,
+      async () => {
+        for (let i = 0; i < 200; i++) {
+          const info = await call("exec inspect", () => exec.inspect());
+          if (!info.Running) return info.ExitCode ?? null;
+          await new Promise((r) => setTimeout(r, 5));
+        }
+        return null;
+      },
+      maxStderrBytes,
+    );
   }
 
   /** Extracts a tarball into a folder of the container (which must exist). */

@@ -6,7 +6,7 @@ import type { ProjectPaths } from "../project.ts";
 import type { Limits } from "../task/index.ts";
 import type { PackFile } from "./archive.ts";
 import type { DeclaredOutput, OutputFile } from "./outputs.ts";
-import type { Sandbox } from "./types.ts";
+import type { ExecStream, ExecStreamOptions, Sandbox } from "./types.ts";
 
 /** What a trial asks of its sandbox. */
 export interface SandboxSpec {
@@ -27,6 +27,8 @@ export interface SandboxSpec {
 export interface TrialSandbox extends Sandbox {
   /** The provider's id of the sandbox (a container id). */
   readonly id: string;
+  /** Every provider streams: the installed harnesses' relay travels over it. */
+  execStream(argv: string[], options?: ExecStreamOptions): Promise<ExecStream>;
   /** Copies files (with parent folders) into a folder of the sandbox, owned by the sandbox user. */
   putFiles(dir: string, files: readonly PackFile[]): Promise<void>;
   /** Ends every process in the sandbox; its files stay readable until remove(). */
