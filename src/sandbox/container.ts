@@ -104,7 +104,6 @@ export class DockerSandbox implements TrialSandbox {
       readOnlyRoot: true,
       volumes,
       tmpfs: { "/tmp": `rw,nosuid,nodev,size=${Math.max(16, Math.floor(memoryMb / 2))}m,mode=1777` },
-      binds: req.binds ?? [],
     });
     try {
       await docker.startContainer(id);

@@ -21,7 +21,6 @@ export interface ContainerSpec {
   /** Paths that get an anonymous volume (seeded from the image, removed with the container). */
   volumes: string[];
   tmpfs: Record<string, string>;
-  binds: string[];
 }
 
 export interface ContainerSummary {
@@ -266,7 +265,6 @@ export class DockerClient {
           PidsLimit: spec.pids,
           ReadonlyRootfs: spec.readOnlyRoot,
           Tmpfs: spec.tmpfs,
-          Binds: spec.binds,
           AutoRemove: false,
           LogConfig: { Type: "none", Config: {} },
         },
