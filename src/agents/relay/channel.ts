@@ -99,7 +99,8 @@ export class RelayChannel {
 
   private onData(chunk: Buffer): void {
     this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
-    while (!this.end && this.pending.length >= FRAME_HEADER) {
+    // a blocked stream stops the parsing too: what waits is at most one chunk of the exec stream
+    while (!this.end && this.blocked.size === 0 && this.pending.length >= FRAME_HEADER) {
       const type = this.pending.readUInt8(0);
       const id = this.pending.readUInt32BE(1);
       const length = this.pending.readUInt32BE(5);
@@ -149,8 +150,9 @@ export class RelayChannel {
   }
 
   private unblock(stream: Duplex): void {
-    this.blocked.delete(stream);
-    if (this.blocked.size === 0 && !this.end) this.input.resume();
+    if (!this.blocked.delete(stream) || this.blocked.size > 0 || this.end) return;
+    this.onData(Buffer.alloc(0));
+    if (this.blocked.size === 0) this.input.resume();
   }
 
   private open(id: number): void {
