@@ -171,18 +171,18 @@ export class InstalledAgent implements Agent {
     } catch (err) {
       thrown = err;
     }
-    // the forwarder's channel ending before the harness did is noticed, and closed either way
+    // the forwarder's channel ending before the harness did is noticed; it is closed either way
     const channelEnd = forwarder?.end() ?? null;
     forwarder?.stop();
-    if (forwarder && channelEnd) {
+    if (forwarder) {
       ctx.trajectory.append({
         type: "note",
         kind: "relay-channel",
-        ended: channelEnd.reason,
-        message: describeEnd(channelEnd),
+        ended: channelEnd?.reason ?? null,
+        message: channelEnd ? describeEnd(channelEnd) : null,
         streams: forwarder.channel.opened,
         refused: forwarder.channel.refused,
-        stderr: forwarder.stderr().slice(-2000) || null,
+        stderr: channelEnd ? forwarder.stderr().slice(-2000) || null : null,
       });
     }
     const report = exec ? adapter.report(exec.stdout) : { facts: {} };
