@@ -95,6 +95,20 @@ async function call<T>(what: string, fn: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * Like call, for a command in a running container: an API error there (409: the container stopped
+ * under it, 404: it is gone) is the sandbox's failure too, never a bug of kgate.
+ */
+async function execCall<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    const e = unavailable(err, what);
+    if (e instanceof SandboxUnavailableError) throw e;
+    throw new SandboxUnavailableError(`Docker ${what} failed: ${e.message}`, { cause: err });
+  }
+}
+
 function toEnv(env: Record<string, string>): string[] {
   return Object.entries(env).map(([k, v]) => `${k}=${v}`);
 }
@@ -317,7 +331,7 @@ export class DockerClient {
     sinks: { stdout: Writable; stderr: Writable },
     signal: AbortSignal,
   ): Promise<number | null> {
-    const exec = await call("exec", () =>
+    const exec = await execCall("exec", () =>
       this.docker.getContainer(id).exec({
         Cmd: spec.argv,
         User: spec.user,
@@ -329,7 +343,7 @@ export class DockerClient {
         Tty: false,
       }),
     );
-    const stream = await call("exec start", () =>
+    const stream = await execCall("exec start", () =>
       exec.start({ hijack: true, stdin: spec.stdin !== undefined }),
     );
     const ended = new Promise<boolean>((resolve, reject) => {
@@ -347,7 +361,7 @@ export class DockerClient {
     if (spec.stdin !== undefined) stream.end(spec.stdin);
     if (!(await ended)) return null;
     for (let i = 0; i < 200; i++) {
-      const info = await call("exec inspect", () => exec.inspect());
+      const info = await execCall("exec inspect", () => exec.inspect());
       if (!info.Running) return info.ExitCode ?? null;
       await new Promise((r) => setTimeout(r, 5));
     }
@@ -359,7 +373,7 @@ export class DockerClient {
    * session's stdout is demultiplexed with backpressure (exec-stream.ts).
    */
   async execStream(id: string, spec: Omit<ExecSpec, "stdin">, maxStderrBytes: number): Promise<ExecStream> {
-    const exec = await call("exec", () =>
+    const exec = await execCall("exec", () =>
       this.docker.getContainer(id).exec({
         Cmd: spec.argv,
         User: spec.user,
@@ -371,12 +385,12 @@ export class DockerClient {
         Tty: false,
       }),
     );
-    const socket = await call("exec start", () => exec.start({ hijack: true, stdin: true }));
+    const socket = await execCall("exec start", () => exec.start({ hijack: true, stdin: true }));
     return attachSession(
       socket,
       async () => {
         for (let i = 0; i < 200; i++) {
-          const info = await call("exec inspect", () => exec.inspect());
+          const info = await execCall("exec inspect", () => exec.inspect());
           if (!info.Running) return info.ExitCode ?? null;
           await new Promise((r) => setTimeout(r, 5));
         }

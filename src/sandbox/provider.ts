@@ -61,7 +61,9 @@ export interface SandboxProvider {
   reap(): Promise<number>;
   /**
    * A pool of hosts: reserves a slot for one trial on a host with room (its images loaded there) and
-   * gives that host's provider. Never rejects: with every host down, the placement's create fails.
+   * gives that host's provider. Rejects only with AllHostsDownError, once every host has stayed down
+   * for the pool's grace period (the engine then stops the run); a cancelled wait gives a placement
+   * whose create fails.
    */
   place?(images: readonly string[], signal?: AbortSignal): Promise<Placement>;
 }
