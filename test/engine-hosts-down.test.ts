@@ -1,15 +1,24 @@
 // The engine's stop when every sandbox host stayed down (no Docker: a runner that throws as the
 // pool's place() does): the attempt that met it gets no record, queued attempts never start, a
 // running one ends through its signal, and run()/runAll() reject with HostsDownStop (exit 2).
-import { mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { buildPlan, CalibrationConfig, runCalibration } from "../src/calibrate/index.ts";
 import { EXIT_USAGE } from "../src/errors.ts";
 import { trialError } from "../src/model/index.ts";
 import { AllHostsDownError } from "../src/sandbox/index.ts";
-import { HostsDownStop, TrialEngine, type TrialRunner, type TrialSlot } from "../src/trial/index.ts";
+import {
+  HostsDownStop,
+  readTrialRecords,
+  TrialEngine,
+  type TrialRunner,
+  type TrialSlot,
+} from "../src/trial/index.ts";
 import { scaffoldedTask } from "./support/agent-context.ts";
+import { fakeRunner, resolver, scaffoldTasks } from "./support/calibrate-fixtures.ts";
+import { tempProject } from "./support/project.ts";
 import { makeRecord } from "./support/records.ts";
 
 const agent = { name: "oracle", digest: "d".repeat(64), harness: "oracle", model: null, provider: "local" };
@@ -54,5 +63,52 @@ describe("every host down: the engine stops", () => {
     expect(engine.halted).toBe(failure);
     // a later slot is refused at once
     await expect(engine.run({ task, condition: "+A", agent, index: 9 })).rejects.toBe(failure);
+  });
+});
+
+describe("every host down under calibrate's engine", () => {
+  it("runCalibration rejects with HostsDownStop; the records written are those that ran", async () => {
+    const paths = tempProject();
+    const loaded = scaffoldTasks(paths, ["t1"]);
+    const plan = buildPlan({
+      runId: "run-1",
+      config: CalibrationConfig.parse({}),
+      tasks: loaded,
+      resolveAgent: resolver(),
+    });
+    const runDir = path.join(paths.runs, "run-1");
+    mkdirSync(runDir, { recursive: true });
+    let starts = 0;
+    let thrownFor: string | null = null;
+    const runner = fakeRunner({
+      pass: { "frontier+A": 1 },
+      delayMs: 30,
+      onStart: (job) => {
+        starts += 1;
+        // the fourth attempt finds every host down (concurrency 3: three are running or done)
+        if (starts === 4) {
+          thrownFor = job.trialId;
+          throw new AllHostsDownError("every sandbox host is down (x: gone)");
+        }
+      },
+    });
+    const failure = await runCalibration({
+      plan,
+      runDir,
+      tasks: new Map(loaded.map((t) => [t.id, t])),
+      runner,
+      records: [],
+      concurrency: 3,
+    }).then(
+      () => null,
+      (err: unknown) => err,
+    );
+    expect(failure).toBeInstanceOf(HostsDownStop);
+    const { records } = readTrialRecords(runDir);
+    // three attempts started before the stop, each with one record (done, or cancelled by the stop);
+    // the fourth has none, and nothing started after it
+    expect(starts).toBe(4);
+    expect(records).toHaveLength(3);
+    expect(records.map((r) => r.trialId)).not.toContain(thrownFor);
   });
 });
