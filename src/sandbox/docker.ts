@@ -331,21 +331,7 @@ export class DockerClient {
     sinks: { stdout: Writable; stderr: Writable },
     signal: AbortSignal,
   ): Promise<number | null> {
-    const exec = await execCall("exec", () =>
-      this.docker.getContainer(id).exec({
-        Cmd: spec.argv,
-        User: spec.user,
-        WorkingDir: spec.cwd,
-        Env: toEnv(spec.env),
-        AttachStdin: spec.stdin !== undefined,
-        AttachStdout: true,
-        AttachStderr: true,
-        Tty: false,
-      }),
-    );
-    const stream = await execCall("exec start", () =>
-      exec.start({ hijack: true, stdin: spec.stdin !== undefined }),
-    );
+    const { stream, exitCode } = await this.startExec(id, spec, spec.stdin !== undefined);
     const ended = new Promise<boolean>((resolve, reject) => {
       const onAbort = () => {
         stream.destroy();
@@ -359,13 +345,7 @@ export class DockerClient {
     });
     this.docker.modem.demuxStream(stream, sinks.stdout, sinks.stderr);
     if (spec.stdin !== undefined) stream.end(spec.stdin);
-    if (!(await ended)) return null;
-    for (let i = 0; i < 200; i++) {
-      const info = await execCall("exec inspect", () => exec.inspect());
-      if (!info.Running) return info.ExitCode ?? null;
-      await new Promise((r) => setTimeout(r, 5));
-    }
-    return null;
+    return (await ended) ? exitCode() : null;
   }
 
   /**
@@ -373,31 +353,34 @@ export class DockerClient {
    * session's stdout is demultiplexed with backpressure (exec-stream.ts).
    */
   async execStream(id: string, spec: Omit<ExecSpec, "stdin">, maxStderrBytes: number): Promise<ExecStream> {
+    const { stream, exitCode } = await this.startExec(id, spec, true);
+    return attachSession(stream, exitCode, maxStderrBytes);
+  }
+
+  /** Creates and starts an exec (hijacked); `exitCode` asks the daemon once the stream has ended. */
+  private async startExec(id: string, spec: Omit<ExecSpec, "stdin">, stdin: boolean) {
     const exec = await execCall("exec", () =>
       this.docker.getContainer(id).exec({
         Cmd: spec.argv,
         User: spec.user,
         WorkingDir: spec.cwd,
         Env: toEnv(spec.env),
-        AttachStdin: true,
+        AttachStdin: stdin,
         AttachStdout: true,
         AttachStderr: true,
         Tty: false,
       }),
     );
-    const socket = await execCall("exec start", () => exec.start({ hijack: true, stdin: true }));
-    return attachSession(
-      socket,
-      async () => {
-        for (let i = 0; i < 200; i++) {
-          const info = await execCall("exec inspect", () => exec.inspect());
-          if (!info.Running) return info.ExitCode ?? null;
-          await new Promise((r) => setTimeout(r, 5));
-        }
-        return null;
-      },
-      maxStderrBytes,
-    );
+    const stream = await execCall("exec start", () => exec.start({ hijack: true, stdin }));
+    const exitCode = async (): Promise<number | null> => {
+      for (let i = 0; i < 200; i++) {
+        const info = await execCall("exec inspect", () => exec.inspect());
+        if (!info.Running) return info.ExitCode ?? null;
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      return null;
+    };
+    return { stream, exitCode };
   }
 
   /** Extracts a tarball into a folder of the container (which must exist). */
