@@ -1,8 +1,10 @@
 // The relay over the exec stream, in Docker: the stand-in CLI inside a sandbox on a second dockerd
-// reached over TCP with TLS reaches the loopback model with nothing of the host mounted; and on the
+// reached over TCP with TLS reaches the loopback model with nothing of the host mounted, and so does
+// the real Claude Code through `kgate run` with that host as the only sandbox host; and on the
 // local daemon, an agent that writes hostile frames into the forwarder's stdout (garbage, a 4 GiB
 // length) or opens thousands of streams ends only its own trial, recorded as the agent's.
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import Docker from "dockerode";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -12,8 +14,17 @@ import { projectPaths } from "../src/project.ts";
 import { containerLabels, DockerProvider, dockerOptions } from "../src/sandbox/index.ts";
 import { agentConfig, runContext, scaffoldedTask } from "./support/agent-context.ts";
 import { engineTrials } from "./support/engine.ts";
-import { type ModelServer, type Script, startModelServer } from "./support/model-server.ts";
-import { type SecondDaemon, startSecondDaemon } from "./support/second-daemon.ts";
+import {
+  type ModelServer,
+  type Script,
+  type SeenRequest,
+  startModelServer,
+  turnIndex,
+} from "./support/model-server.ts";
+import { writeJson } from "./support/project.ts";
+import { sandboxImage } from "./support/sandbox.ts";
+import { kgateAsync } from "./support/scripted-model.ts";
+import { copyImage, type SecondDaemon, startSecondDaemon } from "./support/second-daemon.ts";
 import { standin } from "./support/standin.ts";
 import { makeTlsFiles, type TlsFiles } from "./support/tls-certs.ts";
 
@@ -33,6 +44,7 @@ beforeAll(async () => {
     encoding: "utf8",
   });
   if (copied.status !== 0) throw new Error(`copying ${image}: ${copied.stderr}`);
+  copyImage(sandboxImage(), second.host);
 }, 600_000);
 
 afterAll(async () => {
@@ -104,6 +116,62 @@ describe("the relay over the exec stream on a remote host (second dockerd, TCP +
       await agent.dispose();
     }
   });
+});
+
+/** The real Claude Code on the demo task under -A: write the result with Bash, then stop. */
+function claudePolicy(request: SeenRequest) {
+  if (!Array.isArray(request.body.tools) || request.body.tools.length === 0) return { text: "ok" };
+  if (turnIndex(request) > 0) return { text: "Wrote output/result.csv." };
+  const command = `mkdir -p output && awk -F, 'NR==1{print "item,value"; next}{printf "%s,%.2f\\n", $1, $2}' input.csv > output/result.csv`;
+  return { toolCalls: [{ name: "Bash", input: { command, description: "write the result" } }] };
+}
+
+describe("`kgate run` with the real Claude Code on the remote host as the only sandbox host", () => {
+  it("the trial runs there through the exec-stream relay and the record names the host", async () => {
+    server = await startModelServer(claudePolicy, { requireKey: UPSTREAM_KEY });
+    const task = scaffoldedTask();
+    const root = path.dirname(path.dirname(task.dir));
+    writeJson(path.join(root, "kgate.config.json"), {
+      agents: {
+        frontier: {
+          harness: "claude-code",
+          provider: "anthropic",
+          model: "scripted",
+          baseUrl: server.anthropicUrl,
+          apiKeyEnv: "KGATE_TEST_UPSTREAM_KEY",
+          retry: { maxRetries: 1, baseDelayMs: 5, maxDelayMs: 20 },
+          timeoutSec: 300,
+        },
+      },
+      sandbox: {
+        hosts: [
+          { name: "there", host: second.tcp, capacity: 1, tls: { ca: tls.ca, cert: tls.cert, key: tls.key } },
+        ],
+      },
+    });
+    const ran = await kgateAsync(
+      ["--root", root, "run", "demo", "--agent", "frontier", "--condition", "-A", "--json"],
+      { KGATE_TEST_UPSTREAM_KEY: UPSTREAM_KEY },
+    );
+    expect(ran.code, ran.stderr).toBe(0);
+    const { runId, records } = JSON.parse(ran.stdout);
+    expect(records[0]).toMatchObject({ stopReason: "finish", error: null, provenance: { host: "there" } });
+    const output = path.join(
+      root,
+      "runs",
+      runId,
+      "trials",
+      records[0].trialId,
+      "outputs",
+      "output",
+      "result.csv",
+    );
+    // the demo's input (widget 3, gadget 5) with no overhead: -A, the default convention
+    expect(readFileSync(output, "utf8")).toBe("item,value\nwidget,3.00\ngadget,5.00\n");
+    // at least the Bash turn and the final one, every call with the real key added by the relay
+    expect(server.requests.length).toBeGreaterThanOrEqual(2);
+    expect(server.requests.every((r) => r.headers["x-api-key"] === UPSTREAM_KEY)).toBe(true);
+  }, 600_000);
 });
 
 /** A bash command that writes `bytes` (printf escapes) into the forwarder's stdout, as an agent can. */
