@@ -1,6 +1,8 @@
 // Benchmark: the cost of the model relay. The same sequence of Anthropic Messages calls (the real SDK
 // against the loopback model server) goes direct, then through forwarder (TCP) -> relay (unix socket);
 // small and large (~200 KB, like a harness's late-turn request) bodies, JSON and streamed replies.
+// Then, in Docker, one small call from inside a sandbox over the exec-stream channel vs the
+// bind-mounted socket it replaced (bench/support/relay-channels.ts).
 //   npx tsx bench/relay.ts [calls]
 import { pathToFileURL } from "node:url";
 import Anthropic from "@anthropic-ai/sdk";
@@ -8,6 +10,7 @@ import { Relay } from "../src/agents/relay/server.ts";
 import { TrajectoryRecorder } from "../src/agents/trajectory.ts";
 import { startForwarderProcess } from "../test/support/forwarder-process.ts";
 import { startModelServer } from "../test/support/model-server.ts";
+import { benchRelayChannels, formatRelayChannels } from "./support/relay-channels.ts";
 
 export interface RelayCase {
   name: string;
@@ -78,10 +81,11 @@ export function formatRelay(cases: readonly RelayCase[]): string {
 }
 
 /** Called by bench/run.ts. */
-export default async function main(): Promise<void> {
-  process.stdout.write(formatRelay(await benchRelay()));
+export default async function main(calls = 200): Promise<void> {
+  process.stdout.write(formatRelay(await benchRelay(calls)));
+  process.stdout.write(`\n${formatRelayChannels(await benchRelayChannels(calls))}`);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  process.stdout.write(formatRelay(await benchRelay(Number(process.argv[2] ?? 200))));
+  await main(Number(process.argv[2] ?? 200));
 }

@@ -31,7 +31,7 @@ export { noopAgent } from "./noop.ts";
 export { oracleAgent, SOLUTION_DIR_IN_SANDBOX } from "./oracle.ts";
 export { modelsUrl, PROBE_TIMEOUT_MS, type ProbeResult, probeEndpoint } from "./providers/probe.ts";
 export type * from "./providers/types.ts";
-export { RELAY_MOUNT, RELAY_PORT, Relay } from "./relay/server.ts";
+export { RELAY_PORT, Relay } from "./relay/server.ts";
 export { retryLine, withRetry } from "./retry.ts";
 export { artefactOpened, readTrajectory, TrajectoryRecorder } from "./trajectory.ts";
 export * from "./types.ts";

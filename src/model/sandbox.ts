@@ -1,11 +1,9 @@
-// What a trial asks of its sandbox beyond the task's limits: a derived image, binds, env, writable folders.
+// What a trial asks of its sandbox beyond the task's limits: a derived image, env, writable folders.
 import { z } from "zod";
 
 export const SandboxRequirements = z.object({
   /** A derived image (e.g. with a CLI harness installed). */
   image: z.string().optional(),
-  /** Host unix sockets or folders mounted read-only (e.g. a model relay socket). */
-  binds: z.array(z.string()).optional(),
   env: z.record(z.string(), z.string()).optional(),
   /**
    * Extra writable folders (each a tmpfs volume of the task's diskMb seeded from the image, removed

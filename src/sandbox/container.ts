@@ -11,7 +11,13 @@ import { DockerClient, isDirectoryMode, isSymlinkMode, type PathStat } from "./d
 import { collectOutputs, type DeclaredOutput, type OutputFile } from "./outputs.ts";
 import type { TrialSandbox } from "./provider.ts";
 import { reapDeadRunsOnce } from "./reaper.ts";
-import { type ExecOptions, type ExecResult, SandboxFileError } from "./types.ts";
+import {
+  type ExecOptions,
+  type ExecResult,
+  type ExecStream,
+  type ExecStreamOptions,
+  SandboxFileError,
+} from "./types.ts";
 
 export const SANDBOX_UID = 1000;
 export const SANDBOX_GID = 1000;
@@ -134,7 +140,6 @@ export class DockerSandbox implements TrialSandbox {
       readOnlyRoot: true,
       mounts,
       tmpfs: { "/tmp": `rw,nosuid,nodev,size=${Math.max(16, Math.floor(memoryMb / 2))}m,mode=1777` },
-      binds: req.binds ?? [],
     });
   }
 
@@ -188,6 +193,21 @@ export class DockerSandbox implements TrialSandbox {
       timedOut,
       durationMs,
     };
+  }
+
+  /** argv with stdin and stdout as streams, as the sandbox user; ends when closed or the container stops. */
+  execStream(argv: string[], options: ExecStreamOptions = {}): Promise<ExecStream> {
+    if (argv.length === 0) throw new Error("execStream needs a command");
+    return this.docker.execStream(
+      this.id,
+      {
+        argv,
+        user: `${SANDBOX_UID}:${SANDBOX_GID}`,
+        cwd: resolveIn(this.workdir, options.cwd ?? "."),
+        env: { ...this.env, ...options.env },
+      },
+      options.maxStderrBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+    );
   }
 
   /** Absolute path in the container; relative paths may not leave the work directory. */

@@ -2,7 +2,8 @@
 // of src/sandbox. Connection failures become SandboxUnavailableError with a hint.
 import type { Readable, Writable } from "node:stream";
 import Docker from "dockerode";
-import { SandboxUnavailableError } from "./types.ts";
+import { attachSession } from "./exec-stream.ts";
+import { type ExecStream, SandboxUnavailableError } from "./types.ts";
 
 /** A hardened container as the lifecycle asks for it; translated to the Engine API here. */
 export interface ContainerSpec {
@@ -20,7 +21,6 @@ export interface ContainerSpec {
   /** Named volumes (the capped tmpfs volumes of disk.ts), mounted without copy-up. */
   mounts: Array<{ volume: string; target: string }>;
   tmpfs: Record<string, string>;
-  binds: string[];
 }
 
 export interface ContainerSummary {
@@ -92,6 +92,20 @@ async function call<T>(what: string, fn: () => Promise<T>): Promise<T> {
     return await fn();
   } catch (err) {
     throw unavailable(err, what);
+  }
+}
+
+/**
+ * Like call, for a command in a running container: an API error there (409: the container stopped
+ * under it, 404: it is gone) is the sandbox's failure too, never a bug of kgate.
+ */
+async function execCall<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    const e = unavailable(err, what);
+    if (e instanceof SandboxUnavailableError) throw e;
+    throw new SandboxUnavailableError(`Docker ${what} failed: ${e.message}`, { cause: err });
   }
 }
 
@@ -264,7 +278,6 @@ export class DockerClient {
           PidsLimit: spec.pids,
           ReadonlyRootfs: spec.readOnlyRoot,
           Tmpfs: spec.tmpfs,
-          Binds: spec.binds,
           Mounts: spec.mounts.map((m) => ({
             Type: "volume" as const,
             Source: m.volume,
@@ -361,21 +374,7 @@ export class DockerClient {
     sinks: { stdout: Writable; stderr: Writable },
     signal: AbortSignal,
   ): Promise<number | null> {
-    const exec = await call("exec", () =>
-      this.docker.getContainer(id).exec({
-        Cmd: spec.argv,
-        User: spec.user,
-        WorkingDir: spec.cwd,
-        Env: toEnv(spec.env),
-        AttachStdin: spec.stdin !== undefined,
-        AttachStdout: true,
-        AttachStderr: true,
-        Tty: false,
-      }),
-    );
-    const stream = await call("exec start", () =>
-      exec.start({ hijack: true, stdin: spec.stdin !== undefined }),
-    );
+    const { stream, exitCode } = await this.startExec(id, spec, spec.stdin !== undefined);
     const ended = new Promise<boolean>((resolve, reject) => {
       const onAbort = () => {
         stream.destroy();
@@ -389,13 +388,42 @@ export class DockerClient {
     });
     this.docker.modem.demuxStream(stream, sinks.stdout, sinks.stderr);
     if (spec.stdin !== undefined) stream.end(spec.stdin);
-    if (!(await ended)) return null;
-    for (let i = 0; i < 200; i++) {
-      const info = await call("exec inspect", () => exec.inspect());
-      if (!info.Running) return info.ExitCode ?? null;
-      await new Promise((r) => setTimeout(r, 5));
-    }
-    return null;
+    return (await ended) ? exitCode() : null;
+  }
+
+  /**
+   * Starts argv in a running container with stdin attached, over the hijacked connection; the
+   * session's stdout is demultiplexed with backpressure (exec-stream.ts).
+   */
+  async execStream(id: string, spec: Omit<ExecSpec, "stdin">, maxStderrBytes: number): Promise<ExecStream> {
+    const { stream, exitCode } = await this.startExec(id, spec, true);
+    return attachSession(stream, exitCode, maxStderrBytes);
+  }
+
+  /** Creates and starts an exec (hijacked); `exitCode` asks the daemon once the stream has ended. */
+  private async startExec(id: string, spec: Omit<ExecSpec, "stdin">, stdin: boolean) {
+    const exec = await execCall("exec", () =>
+      this.docker.getContainer(id).exec({
+        Cmd: spec.argv,
+        User: spec.user,
+        WorkingDir: spec.cwd,
+        Env: toEnv(spec.env),
+        AttachStdin: stdin,
+        AttachStdout: true,
+        AttachStderr: true,
+        Tty: false,
+      }),
+    );
+    const stream = await execCall("exec start", () => exec.start({ hijack: true, stdin }));
+    const exitCode = async (): Promise<number | null> => {
+      for (let i = 0; i < 200; i++) {
+        const info = await execCall("exec inspect", () => exec.inspect());
+        if (!info.Running) return info.ExitCode ?? null;
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      return null;
+    };
+    return { stream, exitCode };
   }
 
   /** Extracts a tarball into a folder of the container (which must exist). */

@@ -22,6 +22,8 @@ export interface HostPoolOptions {
   recheckMs?: number;
   /** After a failed call, how long before the host is asked a second time (default 1 s). */
   settleMs?: number;
+  /** How long every host may be down before place() gives up with AllHostsDownError (default 15 s). */
+  allDownGraceMs?: number;
   log?: (line: string) => void;
 }
 
@@ -61,6 +63,9 @@ export class HostPoolProvider implements SandboxProvider {
   private readonly pingTimeoutMs: number;
   private readonly recheckMs: number;
   private readonly settleMs: number;
+  private readonly allDownGraceMs: number;
+  /** Since when every host has been down (null while one answers). */
+  private allDownSince: number | null = null;
   private readonly log: (line: string) => void;
 
   constructor(hosts: readonly PoolHost[], o: HostPoolOptions = {}) {
@@ -77,6 +82,7 @@ export class HostPoolProvider implements SandboxProvider {
     this.pingTimeoutMs = o.pingTimeoutMs ?? 3000;
     this.recheckMs = o.recheckMs ?? 5000;
     this.settleMs = o.settleMs ?? 1000;
+    this.allDownGraceMs = o.allDownGraceMs ?? 15_000;
     this.log = o.log ?? (() => {});
   }
 
@@ -144,8 +150,16 @@ export class HostPoolProvider implements SandboxProvider {
       if (up.length === 0) {
         await this.recheck(true);
         up = this.hosts.filter((h) => !h.down);
-        if (up.length === 0) return this.failing(this.allDown());
       }
+      if (up.length === 0) {
+        // every host down: wait out the grace period (asking again), then the run stops
+        this.allDownSince ??= Date.now();
+        const left = this.allDownSince + this.allDownGraceMs - Date.now();
+        if (left <= 0) throw this.allDown();
+        await this.waitForRoom(signal, Math.min(left, this.recheckMs));
+        continue;
+      }
+      this.allDownSince = null;
       const free = up
         .filter((h) => h.running < h.capacity)
         .sort((a, b) => a.running / a.capacity - b.running / b.capacity);
@@ -186,7 +200,11 @@ export class HostPoolProvider implements SandboxProvider {
       return await fn();
     } catch (err) {
       if (err instanceof HostDownError || !daemonFailure(err)) throw err;
-      if ((await this.answers(state)) && (await this.answersAfter(state, this.settleMs))) throw err;
+      if ((await this.answers(state)) && (await this.answersAfter(state, this.settleMs))) {
+        // the host answers: an API error of the call (a container stopped under it) is the sandbox's
+        if (err instanceof SandboxUnavailableError) throw err;
+        throw new SandboxUnavailableError(`host ${state.name}: ${(err as Error).message}`, { cause: err });
+      }
       const message = (err as Error).message;
       this.markDown(state, message);
       throw new HostDownError(`host ${state.name} stopped answering: ${message}`, { cause: err });
@@ -271,7 +289,7 @@ export class HostPoolProvider implements SandboxProvider {
     return { provider, release: () => {} };
   }
 
-  private waitForRoom(signal?: AbortSignal): Promise<void> {
+  private waitForRoom(signal?: AbortSignal, ms = this.recheckMs): Promise<void> {
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
@@ -280,7 +298,7 @@ export class HostPoolProvider implements SandboxProvider {
         resolve();
       };
       // Down hosts may come back while every slot is taken: look again now and then.
-      const timer = setTimeout(done, this.recheckMs);
+      const timer = setTimeout(done, ms);
       this.wakers.add(done);
       signal?.addEventListener("abort", done, { once: true });
     });

@@ -3,7 +3,13 @@
 import type { PackFile } from "./archive.ts";
 import type { DeclaredOutput, OutputFile } from "./outputs.ts";
 import type { TrialSandbox } from "./provider.ts";
-import { type ExecOptions, type ExecResult, SandboxUnavailableError } from "./types.ts";
+import {
+  type ExecOptions,
+  type ExecResult,
+  type ExecStream,
+  type ExecStreamOptions,
+  SandboxUnavailableError,
+} from "./types.ts";
 
 /** The host of a pool stopped answering while a trial used it (or none answers at all). */
 export class HostDownError extends SandboxUnavailableError {
@@ -28,6 +34,10 @@ export class HostedSandbox implements TrialSandbox {
 
   exec(argv: string[], options?: ExecOptions): Promise<ExecResult> {
     return this.guard(() => this.inner.exec(argv, options));
+  }
+
+  execStream(argv: string[], options?: ExecStreamOptions): Promise<ExecStream> {
+    return this.guard(() => this.inner.execStream(argv, options));
   }
 
   readFile(path: string, options?: { maxBytes?: number }): Promise<Buffer> {

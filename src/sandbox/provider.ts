@@ -7,7 +7,7 @@ import type { Limits } from "../task/index.ts";
 import type { PackFile } from "./archive.ts";
 import type { DiskCapMechanism } from "./disk.ts";
 import type { DeclaredOutput, OutputFile } from "./outputs.ts";
-import type { Sandbox } from "./types.ts";
+import type { ExecStream, ExecStreamOptions, Sandbox } from "./types.ts";
 
 /** What a trial asks of its sandbox. */
 export interface SandboxSpec {
@@ -28,6 +28,8 @@ export interface SandboxSpec {
 export interface TrialSandbox extends Sandbox {
   /** The provider's id of the sandbox (a container id). */
   readonly id: string;
+  /** Every provider streams: the installed harnesses' relay travels over it. */
+  execStream(argv: string[], options?: ExecStreamOptions): Promise<ExecStream>;
   /** Copies files (with parent folders) into a folder of the sandbox, owned by the sandbox user. */
   putFiles(dir: string, files: readonly PackFile[]): Promise<void>;
   /**
@@ -67,7 +69,9 @@ export interface SandboxProvider {
   reap(): Promise<number>;
   /**
    * A pool of hosts: reserves a slot for one trial on a host with room (its images loaded there) and
-   * gives that host's provider. Never rejects: with every host down, the placement's create fails.
+   * gives that host's provider. Rejects only with AllHostsDownError, once every host has stayed down
+   * for the pool's grace period (the engine then stops the run); a cancelled wait gives a placement
+   * whose create fails.
    */
   place?(images: readonly string[], signal?: AbortSignal): Promise<Placement>;
 }

@@ -1,5 +1,6 @@
 // The sandbox as agents see it: exec, read and write files. Back-ends (local Docker now; remote
 // Docker or Kubernetes later) implement this; nothing outside src/sandbox/ talks to Docker.
+import type { Readable, Writable } from "node:stream";
 
 export interface ExecOptions {
   /** Working directory inside the sandbox; defaults to the work directory. */
@@ -24,11 +25,39 @@ export interface ExecResult {
   durationMs: number;
 }
 
+/** Options of a streaming exec: no timeout of its own (it lives until closed or the sandbox stops). */
+export interface ExecStreamOptions {
+  cwd?: string;
+  env?: Record<string, string>;
+  /** Bytes of stderr kept (the head); the rest is dropped. */
+  maxStderrBytes?: number;
+}
+
+/**
+ * A running command whose stdin and stdout are byte streams (stdout with backpressure: a paused
+ * reader pauses the transport); stderr is kept, capped. The command's bytes are untrusted.
+ */
+export interface ExecStream {
+  stdin: Writable;
+  stdout: Readable;
+  /** stderr so far (capped). */
+  stderr(): string;
+  /** The exit code once the command ends (null if it ended unseen); rejects with SandboxUnavailableError. */
+  exit: Promise<number | null>;
+  /** Ends the session (the command sees its stdin close); idempotent. */
+  close(): void;
+}
+
 export interface Sandbox {
   /** Absolute path of the writable work directory inside the sandbox. */
   readonly workdir: string;
   /** Runs argv (no shell unless argv says so). A non-zero exit is a result, not an error. */
   exec(argv: string[], options?: ExecOptions): Promise<ExecResult>;
+  /**
+   * Starts argv with stdin and stdout as streams (an installed harness's relay channel). Providers
+   * that cannot stream leave it out; rejects with SandboxUnavailableError when the provider fails.
+   */
+  execStream?(argv: string[], options?: ExecStreamOptions): Promise<ExecStream>;
   /** Reads a file (relative paths are relative to the work directory). Throws SandboxFileError. */
   readFile(path: string, options?: { maxBytes?: number }): Promise<Buffer>;
   /** Writes a file, creating parent folders, owned by the sandbox user (mode 0644 unless given). */

@@ -1,6 +1,8 @@
 // The one trial engine: trials (a task under a condition with an agent, at an index) through one
 // bounded pool with per-provider limits, retried as the failure taxonomy says, with progress events.
-// `kgate run`, `kgate check` and `kgate calibrate` all run their trials through it.
+// `kgate run`, `kgate check` and `kgate calibrate` all run their trials through it. When every
+// sandbox host stays down, it stops: the trials it did not run get no record and stay resumable.
+import { EXIT_USAGE, ExitError } from "../errors.ts";
 import {
   type Condition,
   internalError,
@@ -12,6 +14,7 @@ import {
   UNVERIFIED,
   ZERO_USAGE,
 } from "../model/index.ts";
+import { AllHostsDownError } from "../sandbox/index.ts";
 import type { LoadedTask } from "../task/index.ts";
 import { trialId } from "./ids.ts";
 import { PoolAbortedError, TrialPool } from "./pool.ts";
@@ -74,6 +77,17 @@ export interface EngineOptions<S extends TrialSlot = TrialSlot> {
   events?: EngineEvents<S>;
 }
 
+/** Every sandbox host stayed down past the pool's grace period: the run stopped (exit 2). */
+export class HostsDownStop extends ExitError {
+  constructor(cause: AllHostsDownError) {
+    super(
+      EXIT_USAGE,
+      `${cause.message}: the run stopped; the trials it did not run have no record (a resume runs them once a host answers)`,
+    );
+    this.name = "HostsDownStop";
+  }
+}
+
 /** A record for an attempt whose runner threw: kgate's own bug, kept as an `internal` error. */
 function crashRecord(job: TrialJob<TrialSlot>, err: unknown): TrialRecord {
   const now = new Date().toISOString();
@@ -128,13 +142,16 @@ function crashRecord(job: TrialJob<TrialSlot>, err: unknown): TrialRecord {
 export class TrialEngine<S extends TrialSlot = TrialSlot> {
   private readonly pool: TrialPool<TrialJob<S>, TrialRecord>;
   private readonly signal: AbortSignal;
+  private readonly halt = new AbortController();
+  /** Set when every host stayed down: no attempt starts after it, and run() throws it. */
+  halted: HostsDownStop | null = null;
   /** Records whose error is `internal` (kgate's own bugs): the command reports them and fails. */
   readonly internal: TrialRecord[] = [];
   /** Every record written in this session, retried attempts included. */
   readonly written: TrialRecord[] = [];
 
   constructor(private readonly o: EngineOptions<S>) {
-    this.signal = o.signal ?? new AbortController().signal;
+    this.signal = AbortSignal.any([o.signal ?? new AbortController().signal, this.halt.signal]);
     this.pool = new TrialPool<TrialJob<S>, TrialRecord>(
       { concurrency: o.concurrency, providerLimits: o.providerLimits, signal: this.signal },
       (job) => job.agent.provider,
@@ -143,6 +160,8 @@ export class TrialEngine<S extends TrialSlot = TrialSlot> {
         try {
           return await o.runner(job, signal);
         } catch (err) {
+          // no host to place the attempt on: it never ran, so it gets no record
+          if (err instanceof AllHostsDownError) throw this.stop(err);
           return crashRecord(job, err);
         }
       },
@@ -153,9 +172,17 @@ export class TrialEngine<S extends TrialSlot = TrialSlot> {
     return this.signal.aborted;
   }
 
+  /** Stops placing: queued attempts never start, running ones end as cancelled. */
+  private stop(err: AllHostsDownError): HostsDownStop {
+    this.halted ??= new HostsDownStop(err);
+    this.halt.abort(this.halted);
+    return this.halted;
+  }
+
   /**
    * Runs a slot: attempts until one ends in a kind that is not retried, or the retries are spent.
-   * Resolves with the last attempt's record, or null when the run was cancelled before it started.
+   * Resolves with the last attempt's record, or null when the run was cancelled before it started;
+   * rejects with HostsDownStop once every host stayed down.
    */
   async run(slot: S): Promise<TrialRecord | null> {
     const retries = this.o.retries ?? 1;
@@ -172,6 +199,7 @@ export class TrialEngine<S extends TrialSlot = TrialSlot> {
       try {
         record = await this.pool.submit(job);
       } catch (err) {
+        if (this.halted) throw this.halted;
         if (err instanceof PoolAbortedError) return null;
         throw err;
       }
@@ -185,7 +213,13 @@ export class TrialEngine<S extends TrialSlot = TrialSlot> {
 
   /** Runs slots side by side (bounded by the pool); records in slot order, cancelled ones left out. */
   async runAll(slots: readonly S[]): Promise<TrialRecord[]> {
-    const records = await Promise.all(slots.map((s) => this.run(s)));
-    return records.filter((r): r is TrialRecord => r !== null);
+    const settled = await Promise.allSettled(slots.map((s) => this.run(s)));
+    if (this.halted) throw this.halted;
+    return settled
+      .map((r) => {
+        if (r.status === "rejected") throw r.reason;
+        return r.value;
+      })
+      .filter((r): r is TrialRecord => r !== null);
   }
 }

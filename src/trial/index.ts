@@ -4,6 +4,7 @@ export {
   type EngineAgentInfo,
   type EngineEvents,
   type EngineOptions,
+  HostsDownStop,
   TrialEngine,
   type TrialJob,
   type TrialRunner,

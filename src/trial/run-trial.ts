@@ -64,7 +64,7 @@ export interface TrialOptions {
   provider: SandboxProvider;
   /** The sandbox image on that provider (SandboxProvider.prepareImage). */
   image: SandboxImage;
-  /** What the agent's prepare() asked for (derived image, binds, env, writable folders). */
+  /** What the agent's prepare() asked for (derived image, env, writable folders). */
   requirements?: SandboxRequirements;
   /** null: no verification (verdict `unverified`, left out of rates). */
   verify?: VerifyTrial | null;

@@ -1,5 +1,6 @@
 // An installed CLI harness as an Agent: prepared once per run (derived image, relay on a host socket),
-// run per trial headless in the sandbox behind the in-container forwarder, with its own relay session.
+// run per trial headless in the sandbox, reaching the relay through the in-container forwarder whose
+// channel travels over a streaming exec (forwarder.ts), with its own relay session.
 
 import {
   type SandboxRequirements,
@@ -12,15 +13,15 @@ import { type ExecResult, SandboxUnavailableError } from "../../sandbox/types.ts
 import { openedFrom, placedArtefact, skillFile, skillName } from "../artefact.ts";
 import { errorMessage } from "../errors.ts";
 import { type ResolvedAgentConfig, resolveApiKey } from "../load-config.ts";
-import { RELAY_MOUNT, RELAY_PORT, RELAY_SOCKET_NAME, Relay } from "../relay/server.ts";
+import { describeEnd } from "../relay/channel.ts";
+import { RELAY_PORT, Relay } from "../relay/server.ts";
 import type { RelaySession } from "../relay/session.ts";
 import { TrajectoryRecorder } from "../trajectory.ts";
 import { type Agent, type AgentResult, type AgentRunContext, abortOutcome } from "../types.ts";
 import type { HarnessAdapter } from "./adapters.ts";
 import { harnessFollowUp } from "./follow-up.ts";
+import { ForwarderStartError, type RelayForwarder, startForwarder } from "./forwarder.ts";
 
-/** Installed into every harness image by sandbox/harness/Dockerfile. */
-export const FORWARDER_IN_IMAGE = "/opt/kgate/relay-forwarder.mjs";
 export const AGENT_HOME = "/home/agent";
 /** Bytes of the harness's stdout kept (its tail: the final report is at the end). */
 const STDOUT_TAIL = 256 * 1024;
@@ -70,7 +71,7 @@ export class InstalledAgent implements Agent {
       maxBodyBytes: this.config.relay.maxBodyBytes,
       maxConnections: this.config.relay.maxConnections,
     });
-    return { image, binds: [this.relay.bind] };
+    return { image };
   }
 
   async dispose(): Promise<void> {
@@ -106,7 +107,7 @@ export class InstalledAgent implements Agent {
     const onAbort = () => session.close();
     ctx.signal.addEventListener("abort", onAbort, { once: true });
     try {
-      return await this.runWithSession(ctx, session, limits);
+      return await this.runWithSession(ctx, session, limits, relay.socketPath);
     } finally {
       ctx.signal.removeEventListener("abort", onAbort);
       relay.closeSession(session);
@@ -117,6 +118,7 @@ export class InstalledAgent implements Agent {
     ctx: AgentRunContext & { trajectory: TrajectoryRecorder },
     session: RelaySession,
     limits: { maxTurns: number; tokenBudget: number; timeoutSec: number },
+    relaySocket: string,
   ): Promise<AgentResult> {
     const c = this.config;
     const adapter = this.options.adapter;
@@ -147,6 +149,7 @@ export class InstalledAgent implements Agent {
     });
     let exec: ExecResult | null = null;
     let thrown: unknown = null;
+    let forwarder: RelayForwarder | null = null;
     try {
       if (artefact && adapter.skillsDir) {
         const dir = `${adapter.skillsDir}/${skillName(artefact.path)}`;
@@ -159,20 +162,10 @@ export class InstalledAgent implements Agent {
           path: `${dir}/SKILL.md`,
         });
       }
-      const socket = `${RELAY_MOUNT}/${RELAY_SOCKET_NAME}`;
+      if (!ctx.sandbox.execStream) throw new NoExecStreamError("this sandbox provider cannot stream an exec");
+      forwarder = await startForwarder({ execStream: ctx.sandbox.execStream.bind(ctx.sandbox) }, relaySocket);
       exec = await ctx.sandbox.exec(
-        [
-          "bash",
-          "-c",
-          `set -o pipefail; "$@" | tail -c ${STDOUT_TAIL}`,
-          "kgate-harness",
-          "node",
-          FORWARDER_IN_IMAGE,
-          socket,
-          String(RELAY_PORT),
-          "--",
-          ...launch.argv,
-        ],
+        ["bash", "-c", `set -o pipefail; "$@" | tail -c ${STDOUT_TAIL}`, "kgate-harness", ...launch.argv],
         {
           env: launch.env,
           stdin: ctx.instruction,
@@ -184,6 +177,20 @@ export class InstalledAgent implements Agent {
     } catch (err) {
       thrown = err;
     }
+    // the forwarder's channel ending before the harness did is noticed; it is closed either way
+    const channelEnd = forwarder?.end() ?? null;
+    forwarder?.stop();
+    if (forwarder) {
+      ctx.trajectory.append({
+        type: "note",
+        kind: "relay-channel",
+        ended: channelEnd?.reason ?? null,
+        message: channelEnd ? describeEnd(channelEnd) : null,
+        streams: forwarder.channel.opened,
+        refused: forwarder.channel.refused,
+        stderr: channelEnd ? forwarder.stderr().slice(-2000) || null : null,
+      });
+    }
     const report = exec ? adapter.report(exec.stdout) : { facts: {} };
     ctx.trajectory.append({
       type: "note",
@@ -194,7 +201,8 @@ export class InstalledAgent implements Agent {
       stderr: exec?.stderr.slice(-4000) ?? null,
       ...report.facts,
     });
-    const { stopReason, error } = this.outcome(ctx.signal, exec, thrown, session, report.stopReason);
+    const broken = channelEnd?.reason === "violation" ? describeEnd(channelEnd) : null;
+    const { stopReason, error } = this.outcome(ctx.signal, exec, thrown, session, report.stopReason, broken);
     if (error) ctx.trajectory.append({ type: "error", ...error });
     const usage = session.usage();
     ctx.trajectory.append({ type: "note", kind: "stop", stopReason, turns: session.turns, usage });
@@ -216,16 +224,18 @@ export class InstalledAgent implements Agent {
     thrown: unknown,
     session: RelaySession,
     reported: StopReason | undefined,
+    brokenChannel: string | null,
   ): { stopReason: StopReason; error?: TrialError } {
     if (signal.aborted) return abortOutcome(signal);
     if (exec?.timedOut) return { stopReason: "timeout" };
     if (thrown || !exec) {
-      const kind = thrown instanceof SandboxUnavailableError ? "sandbox" : "internal";
-      return { stopReason: "error", error: trialError(kind, errorMessage(thrown)) };
+      return { stopReason: "error", error: trialError(thrownKind(thrown), errorMessage(thrown)) };
     }
     if (session.limitHit) return { stopReason: session.limitHit };
     if (reported) return { stopReason: reported };
     if (exec.exitCode === 0) return { stopReason: "finish" };
+    // only processes in the sandbox write to the forwarder's stdout: a broken frame is the agent's doing
+    if (brokenChannel) return { stopReason: "error", error: trialError("agent-exit", brokenChannel) };
     if (session.infraFailure) return { stopReason: "error", error: session.infraFailure };
     if (session.agentFailure) return { stopReason: "error", error: session.agentFailure };
     const tail = exec.stderr.trim().split("\n").slice(-3).join(" | ");
@@ -237,4 +247,14 @@ export class InstalledAgent implements Agent {
       error: trialError(kind, `${this.harness} exited with ${exec.exitCode}: ${tail}`),
     };
   }
+}
+
+/** No streaming exec: installed harnesses cannot run on this provider (no retry helps). */
+class NoExecStreamError extends Error {}
+
+function thrownKind(thrown: unknown): TrialError["kind"] {
+  if (thrown instanceof SandboxUnavailableError) return "sandbox";
+  if (thrown instanceof ForwarderStartError) return "harness-start";
+  if (thrown instanceof NoExecStreamError) return "config";
+  return "internal";
 }

@@ -1,8 +1,8 @@
-// The model relay: an HTTP proxy on a host unix socket, mounted into sandboxes that have no network.
-// It maps a trial's secret token to its session, injects the real API key (which never enters the
+// The model relay: an HTTP proxy on a host unix socket (in a folder only this user can enter), which
+// sandboxes with no network reach through the forwarder's channel over a streaming exec. It maps a trial's secret token to its session, injects the real API key (which never enters the
 // container), forwards only model endpoints to the configured provider, retries 429/5xx/connection
 // failures with back-off, enforces the token budget and turn limit, and counts tokens.
-import { chmodSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import path from "node:path";
 import { trialError } from "../../model/index.ts";
@@ -45,8 +45,7 @@ export interface RelayOptions {
 export const DEFAULT_MAX_BODY_BYTES = RELAY_DEFAULTS.maxBodyBytes;
 export const DEFAULT_MAX_CONNECTIONS = RELAY_DEFAULTS.maxConnections;
 
-/** Where the socket folder is mounted in the container, and the loopback port the forwarder serves. */
-export const RELAY_MOUNT = "/run/kgate-relay";
+/** The socket's name in its folder, and the loopback port the forwarder serves in the container. */
 export const RELAY_SOCKET_NAME = "relay.sock";
 export const RELAY_PORT = 4100;
 
@@ -116,15 +115,9 @@ export class Relay {
     return path.join(this.socketDir, RELAY_SOCKET_NAME);
   }
 
-  /** The bind that mounts the socket folder into a container. */
-  get bind(): string {
-    return `${this.socketDir}:${RELAY_MOUNT}:ro`;
-  }
-
   static async start(options: RelayOptions): Promise<Relay> {
     // The folder's name carries this process, so the reaper removes it if the process is killed.
     const socketDir = ownedTempDir("relay");
-    chmodSync(socketDir, 0o755);
     const server = createServer();
     server.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
     const relay = new Relay(options, server, socketDir);
@@ -140,7 +133,6 @@ export class Relay {
       server.once("error", reject);
       server.listen(relay.socketPath, () => resolve());
     });
-    chmodSync(relay.socketPath, 0o666);
     return relay;
   }
 
