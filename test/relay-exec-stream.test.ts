@@ -264,7 +264,7 @@ describe("a hostile agent against the forwarder's channel (local daemon, the rea
     const agent = await standinAgent((_request, index) => (index === 0 ? bash(flood) : { text: "done" }));
     try {
       const { record, trajectory } = await oneTrial(agent, "relay-hostile-opens");
-      expect(record.error).toBeNull();
+      expect(record.error, JSON.stringify(record.error)).toBeNull();
       expect(record.stopReason).toBe("finish");
       // both model calls went through: the one before the flood and the one after it
       expect(server!.requests).toHaveLength(2);

@@ -3,7 +3,12 @@
 // configuration has (never in the instruction), a digest of its own, the exact sentence docs quote.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { AgentConfig, type AgentConfigInput, resolveAgentConfig } from "../src/agents/index.ts";
+import {
+  AgentConfig,
+  type AgentConfigInput,
+  RelaySettings,
+  resolveAgentConfig,
+} from "../src/agents/index.ts";
 import { budgetedConfig, canStateBudget, planFolder, taskBudgetSentence } from "../src/triage/index.ts";
 
 const base = (over: Partial<AgentConfigInput> = {}) =>
@@ -14,7 +19,8 @@ const base = (over: Partial<AgentConfigInput> = {}) =>
 
 /** The configuration as kgate.config.json would hold it, for the schema to judge. */
 const asWritten = (c: ReturnType<typeof base>) => {
-  const { name: _n, digest: _d, harnessRevision: _h, ...rest } = c;
+  // relay settings come from the file's `relay` section, not from the agent's entry
+  const { name: _n, digest: _d, harnessRevision: _h, relay: _r, ...rest } = c;
   return rest;
 };
 
@@ -29,6 +35,15 @@ describe("budgetedConfig", () => {
     // live E states nothing: the system prompt policy is the configuration's own
     expect(live.systemPrompt).toEqual(config.systemPrompt);
     expect(live.name).toBe("frontier");
+  });
+
+  it("keeps the file's relay settings, outside the digest", () => {
+    const relay = RelaySettings.parse({ maxBodyBytes: 1024 });
+    const withRelay = resolveAgentConfig("frontier", AgentConfig.parse(asWritten(base())), relay);
+    const budgeted = budgetedConfig(withRelay, 462, "live");
+    expect(budgeted.relay.maxBodyBytes).toBe(1024);
+    // the same change of a configuration with default relay settings has the same digest
+    expect(budgeted.digest).toBe(budgetedConfig(base(), 462, "live").digest);
   });
 
   it("puts the sentence after the configuration's system prompt, whatever its mode", () => {

@@ -51,14 +51,20 @@ export function budgetedConfig(
   limit: number,
   mode: TaskLiveMode,
 ): ResolvedAgentConfig {
-  const { name, digest: _digest, harnessRevision: _revision, ...defining } = config;
-  return resolveAgentConfig(name, {
-    ...defining,
-    outputTokenBudget: limit,
-    maxOutputTokens: Math.min(config.maxOutputTokens, limit),
-    systemPrompt:
-      mode === "resolve" ? withSentence(config.systemPrompt, taskBudgetSentence(limit)) : config.systemPrompt,
-  });
+  const { name, digest: _digest, harnessRevision: _revision, relay, ...defining } = config;
+  return resolveAgentConfig(
+    name,
+    {
+      ...defining,
+      outputTokenBudget: limit,
+      maxOutputTokens: Math.min(config.maxOutputTokens, limit),
+      systemPrompt:
+        mode === "resolve"
+          ? withSentence(config.systemPrompt, taskBudgetSentence(limit))
+          : config.systemPrompt,
+    },
+    relay,
+  );
 }
 
 /** `r=0.5 alpha=0.75 framing=neutral` -> `r0.5-alpha0.75-neutral`. */
