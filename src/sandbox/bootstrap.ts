@@ -5,7 +5,8 @@ import { rmSync } from "node:fs";
 import path from "node:path";
 import tarFs from "tar-fs";
 import { sha256 } from "../task/index.ts";
-import type { DockerClient, ProgressLine } from "./docker.ts";
+import type { DockerClient } from "./docker.ts";
+import type { ProgressLine } from "./docker-calls.ts";
 import { ownedTempDir } from "./folders.ts";
 
 export interface BootstrapRecipe {

@@ -1,7 +1,8 @@
 // The one file that talks to the Docker Engine API (through dockerode): a narrow client for the rest
-// of src/sandbox. Connection failures become SandboxUnavailableError with a hint.
+// of src/sandbox; how its calls fail is docker-calls.ts.
 import type { Readable, Writable } from "node:stream";
 import Docker from "dockerode";
+import { call, execCall, followProgress, type ProgressLine, statusOf, unavailable } from "./docker-calls.ts";
 import { attachSession } from "./exec-stream.ts";
 import { type ExecStream, SandboxUnavailableError } from "./types.ts";
 
@@ -52,8 +53,6 @@ export interface BuildSpec {
   labels: Record<string, string>;
 }
 
-export type ProgressLine = (line: string) => void;
-
 /** A tar stream to send (tar-stream / tar-fs packs are streamx streams with a compatible pipe()). */
 export interface TarSource {
   pipe(...args: never[]): unknown;
@@ -69,70 +68,8 @@ export function isSymlinkMode(mode: number): boolean {
   return hasBit(mode, 27);
 }
 
-/** The HTTP status of a dockerode error, if it has one. */
-export function statusOf(err: unknown): number | undefined {
-  const code = (err as { statusCode?: unknown }).statusCode;
-  return typeof code === "number" ? code : undefined;
-}
-
-/** An error from the daemon's socket itself (not an API answer): the sandbox is unavailable. */
-function unavailable(err: unknown, what: string): Error {
-  if (err instanceof SandboxUnavailableError) return err;
-  const e = err as NodeJS.ErrnoException;
-  if (statusOf(err) !== undefined) return err as Error;
-  let hint = "";
-  if (e.code === "ENOENT" || e.code === "ECONNREFUSED") hint = " (is the Docker daemon running?)";
-  if (e.code === "EACCES")
-    hint = " (permission denied on the Docker socket: add your user to the docker group)";
-  return new SandboxUnavailableError(`Docker ${what} failed: ${e.message}${hint}`, { cause: err });
-}
-
-async function call<T>(what: string, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    throw unavailable(err, what);
-  }
-}
-
-/**
- * Like call, for a command in a running container: an API error there (409: the container stopped
- * under it, 404: it is gone) is the sandbox's failure too, never a bug of kgate.
- */
-async function execCall<T>(what: string, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    const e = unavailable(err, what);
-    if (e instanceof SandboxUnavailableError) throw e;
-    throw new SandboxUnavailableError(`Docker ${what} failed: ${e.message}`, { cause: err });
-  }
-}
-
 function toEnv(env: Record<string, string>): string[] {
   return Object.entries(env).map(([k, v]) => `${k}=${v}`);
-}
-
-function followProgress(docker: Docker, stream: NodeJS.ReadableStream, onLine?: ProgressLine) {
-  let failure: string | undefined;
-  return new Promise<void>((resolve, reject) => {
-    docker.modem.followProgress(
-      stream,
-      (err: Error | null) => {
-        if (err) reject(err);
-        else if (failure) reject(new Error(failure));
-        else resolve();
-      },
-      (event: { stream?: string; status?: string; progress?: string; error?: string }) => {
-        if (event.error) {
-          failure = event.error;
-          return;
-        }
-        const text = (event.stream ?? [event.status, event.progress].filter(Boolean).join(" ")).trimEnd();
-        if (text && onLine) onLine(text);
-      },
-    );
-  });
 }
 
 export class DockerClient {

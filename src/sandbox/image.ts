@@ -6,7 +6,8 @@ import tar from "tar-stream";
 import type { ProjectPaths } from "../project.ts";
 import { fileSetDigest, listFiles, sha256 } from "../task/index.ts";
 import { DEFAULT_RECIPE, ensureBootstrappedBase } from "./bootstrap.ts";
-import { DockerClient, type ProgressLine } from "./docker.ts";
+import { DockerClient } from "./docker.ts";
+import type { ProgressLine } from "./docker-calls.ts";
 
 export const DEFAULT_BASE = "debian:bookworm-slim";
 export const CA_FILE_IN_CONTEXT = "extra-ca-certificates.crt";

@@ -1,7 +1,9 @@
 // Labels on every kgate container and volume, and the reaper that uses them: containers, volumes (and
 // temp folders) whose owning kgate process is gone are removed on the next start, and a run's go on
 // Ctrl-C / SIGTERM.
-import { DockerClient, statusOf } from "./docker.ts";
+
+import { DockerClient } from "./docker.ts";
+import { statusOf } from "./docker-calls.ts";
 import { reapDeadFolders } from "./folders.ts";
 import { ownerAlive, ownerLabel } from "./owner.ts";
 

@@ -1,0 +1,69 @@
+// How calls to the Docker Engine API fail, in kgate's terms: a connection failure becomes
+// SandboxUnavailableError with a hint, an API error of a command in a running container is the
+// sandbox's too; and how a build, pull or import stream's progress lines are followed.
+import type Docker from "dockerode";
+import { SandboxUnavailableError } from "./types.ts";
+
+export type ProgressLine = (line: string) => void;
+
+/** The HTTP status of a dockerode error, if it has one. */
+export function statusOf(err: unknown): number | undefined {
+  const code = (err as { statusCode?: unknown }).statusCode;
+  return typeof code === "number" ? code : undefined;
+}
+
+/** An error from the daemon's socket itself (not an API answer): the sandbox is unavailable. */
+export function unavailable(err: unknown, what: string): Error {
+  if (err instanceof SandboxUnavailableError) return err;
+  const e = err as NodeJS.ErrnoException;
+  if (statusOf(err) !== undefined) return err as Error;
+  let hint = "";
+  if (e.code === "ENOENT" || e.code === "ECONNREFUSED") hint = " (is the Docker daemon running?)";
+  if (e.code === "EACCES")
+    hint = " (permission denied on the Docker socket: add your user to the docker group)";
+  return new SandboxUnavailableError(`Docker ${what} failed: ${e.message}${hint}`, { cause: err });
+}
+
+export async function call<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw unavailable(err, what);
+  }
+}
+
+/**
+ * Like call, for a command in a running container: an API error there (409: the container stopped
+ * under it, 404: it is gone) is the sandbox's failure too, never a bug of kgate.
+ */
+export async function execCall<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    const e = unavailable(err, what);
+    if (e instanceof SandboxUnavailableError) throw e;
+    throw new SandboxUnavailableError(`Docker ${what} failed: ${e.message}`, { cause: err });
+  }
+}
+
+export function followProgress(docker: Docker, stream: NodeJS.ReadableStream, onLine?: ProgressLine) {
+  let failure: string | undefined;
+  return new Promise<void>((resolve, reject) => {
+    docker.modem.followProgress(
+      stream,
+      (err: Error | null) => {
+        if (err) reject(err);
+        else if (failure) reject(new Error(failure));
+        else resolve();
+      },
+      (event: { stream?: string; status?: string; progress?: string; error?: string }) => {
+        if (event.error) {
+          failure = event.error;
+          return;
+        }
+        const text = (event.stream ?? [event.status, event.progress].filter(Boolean).join(" ")).trimEnd();
+        if (text && onLine) onLine(text);
+      },
+    );
+  });
+}
