@@ -182,6 +182,26 @@ describe("OpenCode adapter", () => {
     });
     expect(opencode.report("").facts).toMatchObject({ steps: 0, failure: null });
   });
+
+  it("reports the text of its last step as its final message", () => {
+    const event = (type: string, part: Record<string, unknown> = {}) => JSON.stringify({ type, part });
+    const tail = [
+      event("step_start"),
+      event("text", { type: "text", text: "Reading the data first." }),
+      event("tool_use", { tool: "bash" }),
+      event("step_finish"),
+      event("step_start"),
+      event("text", { type: "text", text: "Wrote output/result.csv." }),
+      event("text", { type: "text", text: "  " }),
+      event("text", { type: "text", text: "Done." }),
+      event("step_finish"),
+    ].join("\n");
+    // the first step's text is not the final message; blank parts are skipped
+    expect(opencode.report(tail).finalMessage).toBe("Wrote output/result.csv.\nDone.");
+    expect(opencode.report([event("step_start"), event("text", { text: 7 })].join("\n"))).not.toHaveProperty(
+      "finalMessage",
+    );
+  });
 });
 
 let server: ModelServer | undefined;

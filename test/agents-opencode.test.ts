@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ensureHarnessImage, InstalledAgent, opencode, readTrajectory } from "../src/agents/index.ts";
+import { ZERO_USAGE } from "../src/model/index.ts";
 import { projectPaths } from "../src/project.ts";
 import type { Condition, LoadedTask } from "../src/task/index.ts";
 import { agentConfig, scaffoldedTask } from "./support/agent-context.ts";
@@ -94,7 +95,11 @@ function opencodeConfig(baseUrl: string) {
 }
 
 /** One trial through the real runner (in process). */
-async function opencodeTrial(task: LoadedTask, condition: Condition) {
+async function opencodeTrial(
+  task: LoadedTask,
+  condition: Condition,
+  followUp?: Parameters<typeof engineTrials>[0]["followUp"],
+) {
   server = await startModelServer(policy, { requireKey: UPSTREAM_KEY });
   const agent = new InstalledAgent(agentConfig("mid-opencode", opencodeConfig(server.openaiUrl)), {
     adapter: opencode,
@@ -112,6 +117,7 @@ async function opencodeTrial(task: LoadedTask, condition: Condition) {
     runDir,
     n: 1,
     retries: 0,
+    followUp,
   });
   const outputs = path.join(runDir, "trials", record!.trialId, "outputs", "output", "result.csv");
   return { record: record!, runDir, output: () => readFileSync(outputs, "utf8") };
@@ -120,7 +126,13 @@ async function opencodeTrial(task: LoadedTask, condition: Condition) {
 describe("the real OpenCode through the relay (Docker, scripted loopback model, Chat Completions)", () => {
   it("under +A lists the skill in .opencode/skills, loads it, and the artefact's convention is applied", async () => {
     const task = scaffoldedTask();
-    const { record, runDir, output } = await opencodeTrial(task, "+A");
+    // the monitoring hook sees what OpenCode reported as its final message (asked nothing here)
+    const finalMessages: Array<string | null> = [];
+    const { record, runDir, output } = await opencodeTrial(task, "+A", async (finished) => {
+      if ("finalMessage" in finished) finalMessages.push(finished.finalMessage);
+      return { mode: "follow-up", keep: null, bet: null, turns: [], usage: ZERO_USAGE, error: "not asked" };
+    });
+    expect(finalMessages).toEqual(["Wrote output/result.csv."]);
     expect(record.error).toBeNull();
     expect(record.stopReason).toBe("finish");
     expect(output()).toBe("item,value\nwidget,3.36\ngadget,5.60\n");

@@ -31,6 +31,8 @@ export interface EngineTrials {
   retries?: number;
   concurrency?: number;
   verify?: VerifyTrial | null;
+  /** Follow-up turns after each trial's agent (the monitoring probes' hook). */
+  followUp?: Parameters<typeof openSandboxRunner>[0]["followUp"];
   signal?: AbortSignal;
   onRecord?: (record: TrialRecord) => void;
 }
@@ -42,6 +44,7 @@ export async function engineTrials(o: EngineTrials): Promise<TrialRecord[]> {
     agents: [o.agent],
     provider: new TestDockerProvider(),
     verify: o.verify,
+    ...(o.followUp ? { followUp: o.followUp } : {}),
   });
   try {
     const engine = new TrialEngine({

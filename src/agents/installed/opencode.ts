@@ -24,15 +24,22 @@ function jsonLines(text: string): Array<Record<string, unknown>> {
 
 const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
 
-/** Sums OpenCode's own per-step accounting (`step_finish` events of `--format json`). */
+/**
+ * Sums OpenCode's own per-step accounting (`step_finish` events of `--format json`); its final
+ * message is the text of its last step (the `text` events after the last `step_start`).
+ */
 export function opencodeReport(tail: string): HarnessReport {
   const events = jsonLines(tail);
+  let lastStepText: string[] = [];
   let steps = 0;
   const tokens = { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 };
   let cost = 0;
   let error: unknown = null;
   for (const e of events) {
     if (e.type === "error") error = e.error ?? e;
+    if (e.type === "step_start") lastStepText = [];
+    const text = (e.part as { text?: unknown } | undefined)?.text;
+    if (e.type === "text" && typeof text === "string" && text.trim()) lastStepText.push(text.trim());
     if (e.type !== "step_finish") continue;
     const part = (e.part ?? {}) as { tokens?: Record<string, unknown>; cost?: unknown };
     const t = part.tokens ?? {};
@@ -45,7 +52,8 @@ export function opencodeReport(tail: string): HarnessReport {
     tokens.cacheWrite += num(cache.write);
     cost += num(part.cost);
   }
-  return { facts: { steps, harnessTokens: tokens, harnessCostUsd: cost, failure: error } };
+  const facts = { steps, harnessTokens: tokens, harnessCostUsd: cost, failure: error };
+  return lastStepText.length > 0 ? { facts, finalMessage: lastStepText.join("\n") } : { facts };
 }
 
 export const opencode: HarnessAdapter = {
