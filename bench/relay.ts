@@ -6,10 +6,8 @@
 //   npx tsx bench/relay.ts [calls]
 import { pathToFileURL } from "node:url";
 import Anthropic from "@anthropic-ai/sdk";
-import { Relay } from "../src/agents/relay/server.ts";
-import { TrajectoryRecorder } from "../src/agents/trajectory.ts";
 import { startForwarderProcess } from "../test/support/forwarder-process.ts";
-import { startModelServer } from "../test/support/model-server.ts";
+import { startBenchRelay } from "./support/bench-relay.ts";
 import { benchRelayChannels, formatRelayChannels } from "./support/relay-channels.ts";
 
 export interface RelayCase {
@@ -31,19 +29,7 @@ async function timeCalls(client: Anthropic, calls: number, body: string, stream:
 }
 
 export async function benchRelay(calls = 200): Promise<RelayCase[]> {
-  const server = await startModelServer([{ text: "ok", usage: { input: 10, output: 2 } }]);
-  const relay = await Relay.start({
-    provider: "anthropic",
-    upstream: server.anthropicUrl,
-    apiKey: "bench",
-    retry: { maxRetries: 0, baseDelayMs: 1, maxDelayMs: 1 },
-  });
-  const session = relay.openSession({
-    tokenBudget: Number.MAX_SAFE_INTEGER,
-    maxTurns: Number.MAX_SAFE_INTEGER,
-    pricing: null,
-    trajectory: new TrajectoryRecorder(),
-  });
+  const { server, relay, session, close } = await startBenchRelay();
   const forwarder = await startForwarderProcess(relay.socketPath);
   try {
     const direct = new Anthropic({ apiKey: "bench", baseURL: server.anthropicUrl, maxRetries: 0 });
@@ -67,8 +53,7 @@ export async function benchRelay(calls = 200): Promise<RelayCase[]> {
     return out;
   } finally {
     forwarder.stop();
-    await relay.close();
-    await server.close();
+    await close();
   }
 }
 

@@ -147,6 +147,37 @@ describe("--strict", () => {
   });
 });
 
+/** One -A cell under sequential screening (n = 3, cap = 5, "= 0") on a scaffolded task. */
+function screening(id: string) {
+  const paths = tempProject();
+  const tasks = scaffoldTasks(paths, [id]);
+  const plan = buildPlan({
+    runId: id,
+    config: CalibrationConfig.parse({
+      n: 3,
+      sequential: { enabled: true, cap: 5 },
+      cells: [{ name: "frontier-A", agent: "frontier", condition: "-A", require: "= 0" }],
+    }),
+    tasks,
+    resolveAgent: resolver(),
+  });
+  return { plan, byId: new Map(tasks.map((t) => [t.id, t])), records: [] as TrialRecord[] };
+}
+
+/** Runs what the policy wants, round after round (at most 20), each trial's record from `make`. */
+function screen(
+  plan: ReturnType<typeof buildPlan>,
+  records: TrialRecord[],
+  task: string,
+  make: (w: ReturnType<typeof wantedTrials>[number]) => TrialRecord,
+): void {
+  for (let round = 0; round < 20; round++) {
+    const wanted = wantedTrials(plan, tallyRecords(plan, records), task);
+    if (wanted.length === 0) return;
+    for (const w of wanted) records.push(make(w));
+  }
+}
+
 describe('"= 0" under sequential screening', () => {
   const ZERO = parseRequirement("= 0") as Requirement;
   const s = CalibrationConfig.parse({ sequential: { enabled: true } }).sequential;
@@ -231,44 +262,27 @@ describe('"= 0" under sequential screening', () => {
   });
 
   it("stays bounded when every -A trial asks for the specification, and counts none of them as -A", () => {
-    const paths = tempProject();
-    const tasks = scaffoldTasks(paths, ["asks"]);
-    const plan = buildPlan({
-      runId: "asks",
-      config: CalibrationConfig.parse({
-        n: 3,
-        sequential: { enabled: true, cap: 5 },
-        cells: [{ name: "frontier-A", agent: "frontier", condition: "-A", require: "= 0" }],
-      }),
-      tasks,
-      resolveAgent: resolver(),
-    });
-    const byId = new Map(tasks.map((t) => [t.id, t]));
-    const records: TrialRecord[] = [];
+    const { plan, byId, records } = screening("asks");
     // Every -A trial: REQUEST_SPEC, ran with the artefact, passed. runs stays 0, so without a bound
     // the undecided "= 0" clause would want trials forever; REQUEST_SPEC trials take places of the
     // cap: 3 (first round) + 1 + 1 = 5 trials, then none.
-    for (let round = 0; round < 20; round++) {
-      const wanted = wantedTrials(plan, tallyRecords(plan, records), "asks");
-      if (wanted.length === 0) break;
-      for (const w of wanted) {
-        const job = jobFor(plan, byId, w.cell, w.index);
-        const digest = job.task.digests.artefact;
-        const choice = {
-          choice: "REQUEST_SPEC" as const,
-          turns: [],
-          usage: ZERO_USAGE,
-          error: null,
-          schedule: null,
-        };
-        const prospective = { ...choice, artefactPlaced: true, placedDigest: digest } as const;
-        records.push({
-          ...recordFor(job, { outcome: "pass" }),
-          artefactDigest: digest,
-          monitor: { retrospective: null, prospective },
-        });
-      }
-    }
+    screen(plan, records, "asks", (w) => {
+      const job = jobFor(plan, byId, w.cell, w.index);
+      const digest = job.task.digests.artefact;
+      const choice = {
+        choice: "REQUEST_SPEC" as const,
+        turns: [],
+        usage: ZERO_USAGE,
+        error: null,
+        schedule: null,
+      };
+      const prospective = { ...choice, artefactPlaced: true, placedDigest: digest } as const;
+      return {
+        ...recordFor(job, { outcome: "pass" }),
+        artefactDigest: digest,
+        monitor: { retrospective: null, prospective },
+      };
+    });
     expect(records).toHaveLength(5);
     const summary = summarise(plan, records);
     expect(summary.cells[0]!.counts).toMatchObject({ pass: 0, fail: 0, unverified: 5, runs: 0 });
@@ -278,31 +292,13 @@ describe('"= 0" under sequential screening', () => {
   });
 
   it("stays bounded when trials past the first round come back unverified", () => {
-    const paths = tempProject();
-    const tasks = scaffoldTasks(paths, ["flaky"]);
-    const plan = buildPlan({
-      runId: "flaky",
-      config: CalibrationConfig.parse({
-        n: 3,
-        sequential: { enabled: true, cap: 5 },
-        cells: [{ name: "frontier-A", agent: "frontier", condition: "-A", require: "= 0" }],
-      }),
-      tasks,
-      resolveAgent: resolver(),
-    });
-    const byId = new Map(tasks.map((t) => [t.id, t]));
-    const records: TrialRecord[] = [];
+    const { plan, byId, records } = screening("flaky");
     // The first round fails 3/3 (0/3 leaves "= 0" undecided), then every trial is unverified: runs
     // stays 3, so a cap on runs alone would want trials forever; unverified ones take places of the
     // cap: 3 + 1 + 1 = 5 trials, then none.
-    for (let round = 0; round < 20; round++) {
-      const wanted = wantedTrials(plan, tallyRecords(plan, records), "flaky");
-      if (wanted.length === 0) break;
-      for (const w of wanted) {
-        const job = jobFor(plan, byId, w.cell, w.index);
-        records.push(recordFor(job, { outcome: w.index < 3 ? "fail" : "unverified" }));
-      }
-    }
+    screen(plan, records, "flaky", (w) =>
+      recordFor(jobFor(plan, byId, w.cell, w.index), { outcome: w.index < 3 ? "fail" : "unverified" }),
+    );
     expect(records.map((r) => r.index)).toEqual([0, 1, 2, 3, 4]);
     expect(summarise(plan, records).cells[0]!.counts).toMatchObject({ fail: 3, unverified: 2, runs: 3 });
   });

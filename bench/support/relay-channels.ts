@@ -7,11 +7,10 @@ import { Writable } from "node:stream";
 import Docker from "dockerode";
 import { startForwarder } from "../../src/agents/installed/forwarder.ts";
 import { ensureHarnessImage } from "../../src/agents/installed/image.ts";
-import { RELAY_PORT, RELAY_SOCKET_NAME, Relay } from "../../src/agents/relay/server.ts";
-import { TrajectoryRecorder } from "../../src/agents/trajectory.ts";
+import { RELAY_PORT, RELAY_SOCKET_NAME } from "../../src/agents/relay/server.ts";
 import { projectPaths } from "../../src/project.ts";
 import { containerLabels, DockerClient, DockerSandbox } from "../../src/sandbox/index.ts";
-import { startModelServer } from "../../test/support/model-server.ts";
+import { startBenchRelay } from "./bench-relay.ts";
 
 export interface ChannelCase {
   calls: number;
@@ -76,20 +75,7 @@ async function timeInside(id: string, port: number, token: string, calls: number
 
 export async function benchRelayChannels(calls = 200, rounds = 3): Promise<ChannelCase> {
   const image = await ensureHarnessImage(projectPaths(path.resolve(import.meta.dirname, "../..")));
-  const server = await startModelServer([{ text: "ok", usage: { input: 10, output: 2 } }]);
-  const relay = await Relay.start({
-    provider: "anthropic",
-    upstream: server.anthropicUrl,
-    apiKey: "bench",
-    retry: { maxRetries: 0, baseDelayMs: 1, maxDelayMs: 1 },
-  });
-  const session = relay.openSession({
-    tokenBudget: Number.MAX_SAFE_INTEGER,
-    maxTurns: Number.MAX_SAFE_INTEGER,
-    pricing: null,
-    trajectory: new TrajectoryRecorder(),
-    maxInFlight: 64,
-  });
+  const { relay, session, close } = await startBenchRelay(64);
   const limits = { cpus: 1, memoryMb: 512, pids: 128 };
   const streamBox = await DockerSandbox.create({
     image,
@@ -139,8 +125,7 @@ export async function benchRelayChannels(calls = 200, rounds = 3): Promise<Chann
   } finally {
     await bound.remove({ force: true, v: true }).catch(() => {});
     await streamBox.remove();
-    await relay.close();
-    await server.close();
+    await close();
   }
 }
 
