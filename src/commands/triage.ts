@@ -304,6 +304,9 @@ export async function run(
     log,
     runUnit,
     liveUnit: live ? taskLiveRunner(live, "live") : runUnit,
+    // regime U live runs each unit as phase 0 did: an item at --unit-cap, a task at its own budget
+    advisoryUnit: live ? taskLiveRunner(live, "live-u") : runUnit,
+    advisoryCap: live ? (config.outputTokenBudget ?? Number.POSITIVE_INFINITY) : settings.unitCap,
     resolveUnit: live ? taskLiveRunner(live, "resolve") : resolveItemRunner(model, temperature),
   })
     .catch((err: Error) => {

@@ -3,6 +3,7 @@
 export * from "./baseline.ts";
 export * from "./item-unit.ts";
 export * from "./live.ts";
+export * from "./live-advisory.ts";
 export * from "./load-pool.ts";
 export * from "./oracle.ts";
 export * from "./phase0-file.ts";
