@@ -40,7 +40,8 @@ export const Phase0Record = Phase0Line.extend({
   unsolvable: z.boolean(),
   capped: z.boolean(),
   unit: z.object({
-    kind: z.enum(["item", "task"]),
+    /** `task`: a sandboxed trial; `inline`: the task's inline form, one model call. */
+    kind: z.enum(["item", "task", "inline"]),
     pool: z.string().optional(),
     task: z.string().optional(),
     condition: z.string().optional(),

@@ -78,7 +78,7 @@ async function phase0(input: TriageRunInput, done: Map<string, Phase0Record>): P
         unit:
           unit.source.kind === "item"
             ? { kind: "item", pool: unit.source.pool }
-            : { kind: "task", task: unit.source.task, condition: unit.source.condition },
+            : { kind: unit.source.kind, task: unit.source.task, condition: unit.source.condition },
         costKind: COST_KIND,
         inputTokens: outcome.inputTokens,
         stopReason: outcome.stopReason,
