@@ -5,7 +5,7 @@
 // The model is scripted on the loopback server (real Anthropic wire protocol, scripted output: not a
 // real model's behaviour).
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -17,6 +17,7 @@ import {
   type LoadedTask,
   loadValidTask,
   renderInline,
+  scaffoldTask,
 } from "../src/task/index.ts";
 import { PlanRecord, TriageSummary } from "../src/triage/index.ts";
 import { type ScriptStep, type SeenRequest, startModelServer } from "./support/model-server.ts";
@@ -299,5 +300,31 @@ describe("kgate triage on inline task units", () => {
     } finally {
       await server.close();
     }
+  });
+
+  it("refuses a task the inline form cannot carry before any call, naming the task and the file (exit 2)", async () => {
+    const paths = tempProject();
+    scaffoldTask(paths, { id: "gated", gate: "convention" });
+    const env = path.join(paths.tasks, "gated", "environment");
+    mkdirSync(env, { recursive: true });
+    writeFileSync(path.join(env, "blob.bin"), Buffer.from([0xff, 0xfe, 0x00, 0x80]));
+    writeJson(paths.config, {
+      agents: {
+        frontier: {
+          harness: "builtin",
+          provider: "anthropic",
+          model: "frontier-scripted",
+          baseUrl: "http://127.0.0.1:9",
+          apiKeyEnv: "KGATE_TRIAGE_INLINE_KEY",
+        },
+      },
+    });
+    const ran = await kgateAsync(
+      ["--root", paths.root, "triage", "inline:gated", "--agent", "frontier", "--run-id", "bad"],
+      { KGATE_TRIAGE_INLINE_KEY: "sk-inline" },
+    );
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toContain('task "gated": environment/blob.bin is not UTF-8 text');
+    expect(existsSync(path.join(paths.runs, "bad"))).toBe(false);
   });
 });
