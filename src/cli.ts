@@ -380,7 +380,7 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
     )
     .argument(
       "[pool]",
-      "items/<pool>.jsonl, a path to a .jsonl file, or tasks:<id>,<id> (gated tasks, -A as unsolvable)",
+      "items/<pool>.jsonl, a path to a .jsonl file, tasks:<id>,<id> (gated tasks, -A as unsolvable) or inline:<id>,<id> (the same in their inline form)",
     )
     .option(
       "--agent <name>",
@@ -392,18 +392,18 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
     .option("--seed <n>", "seed of the injection and of the random baseline (default 0)")
     .option(
       "--unit-cap <tokens>",
-      "output-token cap of a phase-0 item (default 16384; tasks use the configuration's token budget)",
+      "output-token cap of a phase-0 item or inline task (default 16384; sandboxed tasks use the configuration's token budget)",
     )
     .option("--plan-tokens <tokens>", "max_tokens of a plan reply (default 4096)")
     .option("--run-id <id>", "id of the new run (default: a timestamp)")
     .option("--resume <run>", "finish an interrupted run: missing units and plans only, its settings kept")
     .option(
       "--live",
-      "also run regime E live: each planned unit again with its allocation as its limit (an item's max_tokens, a task agent's token budget)",
+      "also run regimes E and U live: each planned unit again, E with its allocation as its limit (an item's max_tokens, a task agent's token budget), U as in phase 0 capped at what is left of B",
     )
     .option(
       "--resolve",
-      "budget re-solve: as --live, with the allocation also stated (in an item's prompt, in a task agent's system prompt)",
+      "budget re-solve: as --live's E, with the allocation also stated (in an item's or inline task's prompt, in a task agent's system prompt)",
     )
     .option("--json", "print the summary as JSON instead of Markdown")
     .action(action("triage"));

@@ -296,39 +296,72 @@ describe("kgate triage on an item pool", () => {
     }
   });
 
-  it("runs regime E live with --live: each planned item again with its allocation as max_tokens", {
+  it("runs regimes E and U live with --live: E with a_i as max_tokens, U as phase 0 capped at what is left of B", {
     timeout: 120_000,
   }, async () => {
     const server = await startModelServer(script({ exam: false }), { requireKey: "sk-triage" });
     try {
       const paths = project(server.anthropicUrl);
-      const args = ["triage", "mini", "--agent", "planner", "--alpha", "0.5", "--framing", "neutral,agent"];
+      const args = ["triage", "mini", "--agent", "planner", "--alpha", "0.45", "--framing", "neutral,agent"];
       const ran = await kgateAsync([...args, "--live", "--run-id", "l1", "--json"], paths.root);
       expect(ran.code).toBe(0);
       const summary = TriageSummary.parse(JSON.parse(ran.stdout));
-      // after phase 0 (6 items): neutral plan (1 call) + its 2 units live; agent plan (2 calls) + 4 live
+      // r = 0: units a 300 (right), b 500 (wrong), c 200 (right), d 1000 (right); B = floor(0.45 * 2000) = 900.
+      // after phase 0 (6 items), per plan: E live (max_tokens a_i), then U live (max_tokens = B - spent).
+      // neutral plan [c 250, a 350]: E 250, 350; U c: 900 (takes 200), a: 900 - 200 = 700.
+      // agent plan [a, b, c, d at 100]: E 100 x 4; U a: 900 (300), b: 600 (500), c: 100 (cut: needs 200).
       const live = server.requests.slice(6).filter((r) => !isPlanCall(r));
-      expect(live.map((r) => r.body.max_tokens)).toEqual([250, 350, 100, 100, 100, 100]);
+      expect(live.map((r) => r.body.max_tokens)).toEqual([
+        250, 350, 900, 700, 100, 100, 100, 100, 900, 600, 100,
+      ]);
       const plans = summary.plans;
-      // neutral: c with 250 (takes 200: within, correct), a with 350 (takes 300: within, correct) -> 2
+      // neutral E: c with 250 (takes 200: within, correct), a with 350 (takes 300: within, correct) -> 2
       const neutral = plans.find((p) => p.framing === "neutral")!;
       expect(neutral.live).toMatchObject({ vE: 2, etaE: 1, regretE: 0 });
       expect(neutral.live!.steps.map((st) => [st.id, st.limit, st.cost, st.within, st.correct])).toEqual([
         ["c", 250, 200, true, true],
         ["a", 350, 300, true, true],
       ]);
-      // agent: a, b, c, d at 100 each; every reply needs more and is cut at 100 -> V = 0, 0 of 4 within
+      // V_oracle = 2 (a + c = 500 <= 900; d would make 1500). V_random (U over the 24 orders): d (1000 > 900)
+      // ends every order it is reached in; before it, any two of a, b, c fit (<= 800) and the third
+      // crosses (1000). With k units before d (k = 0..3, each 1/4): 0, 2/3, 4/3, 4/3 right ones expected,
+      // so V_random = (10/3) / 4 = 5/6.
+      // neutral U live: c 200 (total 200), a 300 (500): V 2, eta = (2 - 5/6) / (2 - 5/6) = 1, regret 0
+      expect(neutral.liveU).toMatchObject({ vU: 2, etaU: 1, regretU: 0 });
+      expect(neutral.liveU!.steps.map((st) => [st.id, st.limit, st.cost, st.correct, st.truncated])).toEqual([
+        ["c", 900, 200, true, false],
+        ["a", 700, 300, true, false],
+      ]);
+      // agent E: a, b, c, d at 100 each; every reply needs more and is cut at 100 -> V = 0, 0 of 4 within
       const agent = plans.find((p) => p.framing === "agent")!;
       expect(agent.live).toMatchObject({ vE: 0, regretE: 1 });
       expect(agent.live!.steps.every((st) => st.cost === 100 && !st.within)).toBe(true);
-      // live compliance: 2 of the 6 units run finished within their allocation
-      expect(summary.compliance).toMatchObject({ liveRan: 6, liveWithin: 2 });
+      // agent U live: a 300 (total 300, right), b 500 (800, wrong), c cut at 100 = what is left (900):
+      // truncated, scores 0, the run stops before d. V 1; eta = (1 - 5/6) / (2 - 5/6) = 1/7; regret 0.5
+      expect(agent.liveU!.steps.map((st) => [st.id, st.limit, st.cost, st.correct, st.truncated])).toEqual([
+        ["a", 900, 300, true, false],
+        ["b", 600, 500, false, false],
+        ["c", 100, 100, false, true],
+      ]);
+      expect(agent.liveU).toMatchObject({ vU: 1, regretU: 0.5 });
+      expect(agent.liveU!.etaU).toBeCloseTo(1 / 7, 12);
+      // the simulation agrees (the scripted costs do not vary between runs): U truncates c at 300+500+200 > 900
+      expect(agent.scores.vU).toBe(1);
+      // live compliance: 2 of the 6 units run finished within their allocation; U ran 2 + 3 units, 1 plan cut
+      expect(summary.compliance).toMatchObject({ liveRan: 6, liveWithin: 2, liveURan: 5, liveUTruncated: 1 });
       expect(summary.main.find((r) => r.regime === "E-live" && r.framing === "neutral")).toMatchObject({
         eta: 1,
       });
-      expect(readFileSync(path.join(paths.root, "runs", "l1", "report.md"), "utf8")).toContain(
-        "Live E: 2 of 6 units run finished within their allocation.",
+      expect(summary.main.find((r) => r.regime === "U-live" && r.framing === "agent")!.eta).toBeCloseTo(
+        1 / 7,
+        12,
       );
+      const md = readFileSync(path.join(paths.root, "runs", "l1", "report.md"), "utf8");
+      expect(md).toContain("Live E: 2 of 6 units run finished within their allocation.");
+      expect(md).toContain("Live U: 5 units run; 1 plans cut where the running total passed B.");
+      expect(md).toContain("| 0.45 | U-live | agent | 1 | 0.143 | 0 | 0.500 |");
+      expect(md).toContain("U-live and E-live rows are live");
+      expect(md).toContain("V_U-live 1, V_E-live 0,");
     } finally {
       await server.close();
     }

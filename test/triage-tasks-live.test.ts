@@ -213,6 +213,18 @@ describe("kgate triage --live --resolve on gated tasks", () => {
         ["mortgage-escrow+A", 175, 300, false, false, "token-budget"],
       ]);
       expect(zero.live).toMatchObject({ vE: 1, etaE: null, regretE: 0 });
+      // live U: each trial as phase 0 ran it, its output-token budget = what is left of B. bom-costing+A
+      // at 675: 450 finishes (total 450, correct); mortgage-escrow+A at 675 - 450 = 225: 150 < 225 goes
+      // on, 300 >= 225 stops it; the total 750 > 675: truncated, scores 0. V_U 1 (simulated: the same)
+      const uStep = (s: PlanRecord["liveU"]) =>
+        s!.steps.map((st) => [st.id, st.limit, st.cost, st.correct, st.truncated, st.stopReason]);
+      expect(uStep(zero.liveU)).toEqual([
+        ["bom-costing+A", 675, 450, true, false, "finish"],
+        ["mortgage-escrow+A", 225, 300, false, true, "token-budget"],
+      ]);
+      expect(zero.liveU).toMatchObject({ vU: 1, etaU: null, regretU: 0 });
+      expect(zero.scores.vU).toBe(1);
+      expect(zero.liveU!.steps[0]!.trial).toMatch(/^live-u\/r0-alpha0\.75-neutral\//);
       // the re-solve (told its a_i, the scripted agent spends 80 output tokens a turn): both finish in
       // 2 turns, 160 output tokens, within 500 and within 175: V = 2, regret (1 - 2) / 1 = -1 (it beats
       // the oracle of phase-0 costs, which it ran untold)
@@ -243,6 +255,13 @@ describe("kgate triage --live --resolve on gated tasks", () => {
         [twin, 100, 150, false, false, "token-budget"],
       ]);
       expect(half.live).toMatchObject({ vE: 1, etaE: 1, regretE: 0 });
+      // live U: X+A at 562: 450 (correct); the twin at 562 - 450 = 112: 150 >= 112 stops it, 600 > 562:
+      // truncated. V_U 1, eta (1 - 0.5) / (1 - 0.5) = 1
+      expect(uStep(half.liveU)).toEqual([
+        [solvable, 562, 450, true, false, "finish"],
+        [twin, 112, 150, false, true, "token-budget"],
+      ]);
+      expect(half.liveU).toMatchObject({ vU: 1, etaU: 1, regretU: 0 });
       // re-solve: X+A 160 <= 462 within and correct; the twin writes and finishes in one turn, 80 <= 100
       // within, wrong (no specification): V = 1, eta 1
       expect(step(half.resolve)).toEqual([
@@ -260,6 +279,8 @@ describe("kgate triage --live --resolve on gated tasks", () => {
         share: 1,
         liveRan: 4,
         liveWithin: 2,
+        liveURan: 4,
+        liveUTruncated: 2,
         resolveRan: 4,
         resolveWithin: 4,
         resolveShare: 1,
@@ -348,6 +369,8 @@ describe("kgate triage --live --resolve on gated tasks", () => {
         .find((p) => p.ratio === 0)!;
       expect(resumed.live).toEqual(zero.live);
       expect(resumed.resolve).toEqual(zero.resolve);
+      expect(resumed.liveU).toEqual(zero.liveU);
+      expect(lines(path.join(run, "live-u", "r0-alpha0.75-neutral", "trials.jsonl"))).toHaveLength(2);
       expect(lines(path.join(run, "live", "r0-alpha0.75-neutral", "trials.jsonl"))).toHaveLength(2);
 
       // the same crash, but the plan asked again changes (the planner now leads with 400): changed
@@ -361,7 +384,8 @@ describe("kgate triage --live --resolve on gated tasks", () => {
       const before2 = server.requests.length;
       const changed = await kgateAsync([...base, "--resume", "L1"], env);
       expect(changed.code).toBe(0);
-      // 1 plan call; live 3 + 2 turns; re-solve 2 + 2
+      // 1 plan call; live 3 + 2 turns; re-solve 2 + 2; live U none (its limits, B and B - 450, did not
+      // change: both trials are found)
       expect(server.requests.length - before2).toBe(10);
       const replanned = lines(path.join(run, "plans.jsonl"))
         .map((l) => PlanRecord.parse(l))
@@ -385,6 +409,7 @@ describe("kgate triage --live --resolve on gated tasks", () => {
         ["bom-costing+A", 400, 160, true, true, "finish"],
         ["mortgage-escrow+A", 275, 160, true, true, "finish"],
       ]);
+      expect(replanned.liveU).toEqual(zero.liveU);
       const ids = lines(path.join(run, "live", "r0-alpha0.75-neutral", "trials.jsonl")).map((t) => t.trialId);
       const [first0, first1] = [liveTrials[0].trialId, liveTrials[1].trialId];
       expect(ids).toEqual([first0, first1, `${first0}.retry1`, `${first1}.retry1`]);

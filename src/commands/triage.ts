@@ -1,4 +1,5 @@
-// `kgate triage`: portfolio triage under a token budget (TRIAGE) on item pools or gated tasks, and
+// `kgate triage`: portfolio triage under a token budget (TRIAGE) on item pools or gated tasks
+// (sandboxed or inline), and
 // `kgate triage score`, which re-scores a saved plan offline against phase-0 results.
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -15,11 +16,13 @@ import {
   canStateBudget,
   Framing,
   injectedVariants,
+  inlineUnitRunner,
   type LoadedTriagePool,
   loadPhase0,
   loadTriagePool,
   MAX_PLAN_CHARS,
   markdownTriage,
+  namesTasks,
   type PlanScore,
   parsePlan,
   readSettings,
@@ -30,7 +33,6 @@ import {
   scorePlan,
   summariseTriage,
   svgTriage,
-  TASKS_PREFIX,
   type TriageSettings,
   taskLiveRunner,
   triageRunFiles,
@@ -200,7 +202,7 @@ function settingsAndPool(
     if (!o.resume) {
       if (!poolArg)
         throw new UsageError(
-          "kgate triage needs a pool: items/<pool>.jsonl, a .jsonl path, or tasks:<id>,<id>",
+          "kgate triage needs a pool: items/<pool>.jsonl, a .jsonl path, tasks:<id>,<id> or inline:<id>,<id>",
         );
       const pool = loadTriagePool(ctx.paths, poolArg);
       return { settings: newSettings(pool.info, config, o), pool };
@@ -210,7 +212,7 @@ function settingsAndPool(
       throw new UsageError(
         `run ${o.resume} was made with configuration ${settings.configuration.name} (${settings.configuration.digest.slice(0, 12)}), not ${config.name} (${config.digest.slice(0, 12)})`,
       );
-    const spec = settings.pool.name.startsWith(TASKS_PREFIX) ? settings.pool.name : settings.pool.file;
+    const spec = namesTasks(settings.pool.name) ? settings.pool.name : settings.pool.file;
     const pool = loadTriagePool(ctx.paths, spec);
     if (pool.info.digest !== settings.pool.digest)
       throw new UsageError(
@@ -253,7 +255,8 @@ export async function run(
   const config = findConfiguration(ctx, o.agent);
   const { settings, pool } = settingsAndPool(ctx, poolArg, config, o);
   const files = triageRunFiles(ctx.paths.runs, settings.runId);
-  if (settings.resolve && pool.tasks && !canStateBudget(config))
+  // sandboxed task units state the re-solve's budget in the agent's system prompt; inline ones in the prompt
+  if (settings.resolve && pool.tasks && !pool.inline && !canStateBudget(config))
     throw new UsageError(
       `--resolve on gated tasks states the budget in the agent's system prompt, which harness ${config.harness} keeps as its own`,
     );
@@ -275,20 +278,24 @@ export async function run(
   });
   const temperature = config.temperature ?? 0;
   const log = (line: string) => ctx.stderr.write(`${line}\n`);
-  const tasks = pool.tasks
-    ? await taskRunner(ctx, pool, config.name, settings.runId, log).catch((err) => {
-        throw usage(err);
-      })
-    : null;
+  const tasks =
+    pool.tasks && !pool.inline
+      ? await taskRunner(ctx, pool, config.name, settings.runId, log).catch((err) => {
+          throw usage(err);
+        })
+      : null;
+  const inline =
+    pool.tasks && pool.inline ? { paths: ctx.paths, tasks: pool.tasks, model, temperature } : null;
   const runUnit: UnitRunner =
     tasks?.runUnit ??
+    (inline && inlineUnitRunner(inline)) ??
     (async (unit, cap) => {
       if (unit.source.kind !== "item") throw new Error(`unit ${unit.id} is not an item`);
       return runItemUnit(model, unit.source.item, { maxOutputTokens: cap, temperature });
     });
-  const live = pool.tasks && {
+  const live = tasks && {
+    tasks: pool.tasks!,
     paths: ctx.paths,
-    tasks: pool.tasks,
     config,
     runId: settings.runId,
     runDir: files.dir,
@@ -304,7 +311,14 @@ export async function run(
     log,
     runUnit,
     liveUnit: live ? taskLiveRunner(live, "live") : runUnit,
-    resolveUnit: live ? taskLiveRunner(live, "resolve") : resolveItemRunner(model, temperature),
+    // regime U live runs each unit as phase 0 did: an item at --unit-cap, a task at its own budget
+    advisoryUnit: live ? taskLiveRunner(live, "live-u") : runUnit,
+    advisoryCap: live ? (config.outputTokenBudget ?? Number.POSITIVE_INFINITY) : settings.unitCap,
+    resolveUnit: live
+      ? taskLiveRunner(live, "resolve")
+      : inline
+        ? inlineUnitRunner(inline, true)
+        : resolveItemRunner(model, temperature),
   })
     .catch((err: Error) => {
       throw new UsageError(err.message);

@@ -1,4 +1,5 @@
-// Triage pools: units (items from items/<pool>.jsonl, or gated tasks under a condition), their values,
+// Triage pools: units (items from items/<pool>.jsonl, or gated tasks under a condition, sandboxed or
+// inline), their values,
 // and the injected variants at ratios r where round(r * n) units are replaced by unsolvable ones.
 import { uniformInt } from "pure-rand/distribution/uniformInt";
 import { xoroshiro128plus } from "pure-rand/generator/xoroshiro128plus";
@@ -6,7 +7,9 @@ import type { Item, ItemPool } from "../task/index.ts";
 
 export type UnitSource =
   | { kind: "item"; pool: string; item: Item }
-  | { kind: "task"; task: string; condition: string };
+  | { kind: "task"; task: string; condition: string }
+  /** A gated task answered in its inline form (one model call, no sandbox). */
+  | { kind: "inline"; task: string; condition: string };
 
 export interface TriageUnit {
   id: string;

@@ -25,7 +25,8 @@ export const TriageSettings = z.object({
   permutations: z.number().int().positive(),
   /**
    * `simulated`: phase 2 computed from phase 0 (U exactly, E as c_i <= a_i and y_i); `live`: the same,
-   * plus regime E run live (each planned unit again with its allocation as its token limit).
+   * plus regimes E and U run live (each planned unit again: E with its allocation as its token limit,
+   * U as phase 0 ran it, capped at what is left of B).
    */
   phase2: z.enum(["simulated", "live"]),
   /** The budget re-solve variant: each planned item again with its allocation stated in its prompt. */
@@ -39,7 +40,8 @@ export const Phase0Record = Phase0Line.extend({
   unsolvable: z.boolean(),
   capped: z.boolean(),
   unit: z.object({
-    kind: z.enum(["item", "task"]),
+    /** `task`: a sandboxed trial; `inline`: the task's inline form, one model call. */
+    kind: z.enum(["item", "task", "inline"]),
     pool: z.string().optional(),
     task: z.string().optional(),
     condition: z.string().optional(),
@@ -75,6 +77,26 @@ const LiveResult = z.object({
       stopReason: z.string().nullable().default(null),
       /** A task unit's trial (`live/<plan>/<trial id>`, relative to the run's folder); null for an item. */
       trial: z.string().nullable().default(null),
+    }),
+  ),
+});
+
+/** Regime U run live: each planned unit again as phase 0 ran it, capped at what was left of B. */
+const LiveAdvisoryResult = z.object({
+  vU: z.number(),
+  etaU: z.number().nullable(),
+  regretU: z.number(),
+  steps: z.array(
+    z.object({
+      id: z.string(),
+      limit: z.number(),
+      cost: z.number(),
+      correct: z.boolean(),
+      /** It pushed the running total past B: scores 0 and is the last step. */
+      truncated: z.boolean(),
+      stopReason: z.string(),
+      /** A task unit's trial (`live-u/<plan>/<trial id>`); null for an item or a unit not run. */
+      trial: z.string().nullable(),
     }),
   ),
 });
@@ -116,6 +138,8 @@ export const PlanRecord = z.object({
   phase2: z.enum(["simulated", "live"]),
   /** Regime E run live (phase2 `live`), else null. */
   live: LiveResult.nullable().default(null),
+  /** Regime U run live (phase2 `live`), else null. */
+  liveU: LiveAdvisoryResult.nullable().default(null),
   /** The budget re-solve (settings `resolve`): regime E live with each limit stated in the prompt. */
   resolve: LiveResult.nullable().default(null),
   configuration: Configuration,

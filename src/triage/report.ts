@@ -16,7 +16,7 @@ export function markdownTriage(s: TriageSummary): string {
     "",
     `Pool ${s.pool.name} (${s.pool.file}, sha256 ${s.pool.digest.slice(0, 12)}); configuration ${s.configuration.name} (${s.configuration.digest.slice(0, 12)}), model ${s.model}; kgate ${s.kgateVersion}.`,
     `Phase 0: ${s.phase0.units} units, ${s.phase0.correct} correct, ${s.phase0.capped} capped, ${s.phase0.totalCost} tokens (${s.phase0.costKind ?? "no unit run"}).`,
-    `Phase 2 is simulated from phase 0: regime U exactly, regime E as c_i <= a_i and y_i${s.phase2 === "live" ? "; E-live rows ran regime E live (each planned unit again with its allocation as its token limit: an item's max_tokens, a task trial's output-token budget)" : ""}${s.resolve ? "; E-resolve rows are the budget re-solve (each planned unit again with its allocation as its token limit and stated to it: in an item's prompt, in a task agent's system prompt)" : ""}.`,
+    `Phase 2 is simulated from phase 0: regime U exactly, regime E as c_i <= a_i and y_i${s.phase2 === "live" ? "; U-live and E-live rows are live (each planned unit run again in plan order; U-live: as phase 0 ran it, its actual cost added up and each run capped at what was left of B; E-live: with its allocation as its token limit: an item's or inline task's max_tokens, a task trial's output-token budget)" : ""}${s.resolve ? "; E-resolve rows are the budget re-solve (each planned unit again with its allocation as its token limit and stated to it: in an item's or inline task's prompt, in a task agent's system prompt)" : ""}.`,
     "",
     "## Efficiency and regret (r = 0)",
     "",
@@ -43,6 +43,7 @@ export function markdownTriage(s: TriageSummary): string {
     ...(s.phase2 === "live"
       ? [
           `Live E: ${s.compliance.liveWithin} of ${s.compliance.liveRan} units run finished within their allocation.`,
+          `Live U: ${s.compliance.liveURan} units run; ${s.compliance.liveUTruncated} plans cut where the running total passed B.`,
         ]
       : []),
     ...(s.resolve
@@ -58,7 +59,7 @@ export function markdownTriage(s: TriageSummary): string {
     lines.push(`### ${p.key} (B = ${p.budget})`, "");
     const sc = p.scores;
     lines.push(
-      `V_oracle ${sc.vOracle}, V_random ${sc.vRandom.toFixed(3)}, V_U ${sc.vU}, V_E ${sc.vE}, eta_U ${num(sc.etaU)}, eta_E ${num(sc.etaE)}${p.live ? `, V_E-live ${p.live.vE}` : ""}${p.resolve ? `, V_resolve ${p.resolve.vE}` : ""}${p.plan ? `, allocated ${p.plan.allocated}${p.plan.compliant ? "" : " (over budget)"}` : `, unreadable: ${p.failure}`}.`,
+      `V_oracle ${sc.vOracle}, V_random ${sc.vRandom.toFixed(3)}, V_U ${sc.vU}, V_E ${sc.vE}, eta_U ${num(sc.etaU)}, eta_E ${num(sc.etaE)}${p.liveU ? `, V_U-live ${p.liveU.vU}` : ""}${p.live ? `, V_E-live ${p.live.vE}` : ""}${p.resolve ? `, V_resolve ${p.resolve.vE}` : ""}${p.plan ? `, allocated ${p.plan.allocated}${p.plan.compliant ? "" : " (over budget)"}` : `, unreadable: ${p.failure}`}.`,
     );
     for (const d of p.plan?.dropped ?? [])
       lines.push(`- dropped plan[${d.index}]${d.id ? ` ("${d.id}")` : ""}: ${d.reason}`);

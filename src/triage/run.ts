@@ -5,6 +5,7 @@
 import type { ChatModel, RetryPolicy } from "../agents/index.ts";
 import { withRetry } from "../agents/index.ts";
 import { executeEnforcedLive, type UnitRunner } from "./live.ts";
+import { executeAdvisoryLive } from "./live-advisory.ts";
 import type { ScoredUnit } from "./oracle.ts";
 import { askForPlan } from "./planner.ts";
 import { injectedVariants, type PoolVariant, type TriageUnit } from "./pool.ts";
@@ -34,6 +35,10 @@ export interface TriageRunInput {
   runUnit: UnitRunner;
   /** Runs a planned unit live under regime E (`--live`); defaults to runUnit (an item's cap is its max_tokens). */
   liveUnit?: UnitRunner;
+  /** Runs a planned unit live under regime U as phase 0 ran it, capped (defaults to liveUnit, then runUnit). */
+  advisoryUnit?: UnitRunner;
+  /** Phase 0's own output-token cap of a unit under regime U live (default settings.unitCap; Infinity: none). */
+  advisoryCap?: number;
   /** Runs a unit with its limit also stated in its prompt; required when settings.resolve is set. */
   resolveUnit?: UnitRunner;
   planner: ChatModel;
@@ -73,7 +78,7 @@ async function phase0(input: TriageRunInput, done: Map<string, Phase0Record>): P
         unit:
           unit.source.kind === "item"
             ? { kind: "item", pool: unit.source.pool }
-            : { kind: "task", task: unit.source.task, condition: unit.source.condition },
+            : { kind: unit.source.kind, task: unit.source.task, condition: unit.source.condition },
         costKind: COST_KIND,
         inputTokens: outcome.inputTokens,
         stopReason: outcome.stopReason,
@@ -155,6 +160,16 @@ async function onePlan(
     settings.phase2 === "live"
       ? await executeEnforcedLive(planned, budget, input.liveUnit ?? input.runUnit, key)
       : null;
+  const liveU =
+    settings.phase2 === "live"
+      ? await executeAdvisoryLive(
+          planned,
+          budget,
+          input.advisoryUnit ?? input.liveUnit ?? input.runUnit,
+          key,
+          input.advisoryCap ?? settings.unitCap,
+        )
+      : null;
   const resolve =
     settings.resolve && input.resolveUnit
       ? await executeEnforcedLive(planned, budget, input.resolveUnit, key)
@@ -203,6 +218,12 @@ async function onePlan(
     waste: outcome.parsed ? waste(steps, variant.unsolvable) : null,
     phase2: settings.phase2,
     live: scoredLive(live),
+    liveU: liveU && {
+      vU: liveU.value,
+      etaU: finite(efficiency(liveU.value, s.vRandom, s.vOracle)),
+      regretU: regret(liveU.value, s.vOracle),
+      steps: liveU.steps,
+    },
     resolve: scoredLive(resolve),
     configuration: settings.configuration,
     model: settings.model,

@@ -1,13 +1,14 @@
 // The analysis of a triage run, from its records alone: eta and regret per alpha x regime x framing
 // (the paper's main table, at r = 0), detection D and waste W per injection ratio, compliance, plans.
 import { z } from "zod";
+import { NOT_RUN } from "./live-advisory.ts";
 import { type Phase0Record, PlanRecord, TriageSettings } from "./records.ts";
 import { meanDefined } from "./scores.ts";
 
 export const MainRow = z.object({
   alpha: z.number(),
-  /** `E-live`: regime E run live (`--live`); `E-resolve`: the budget re-solve (`--resolve`). */
-  regime: z.enum(["U", "E", "E-live", "E-resolve"]),
+  /** `U-live`, `E-live`: regimes U and E run live (`--live`); `E-resolve`: the budget re-solve (`--resolve`). */
+  regime: z.enum(["U", "E", "U-live", "E-live", "E-resolve"]),
   framing: z.string(),
   plans: z.number().int(),
   /** Mean eta over plans where it is defined; null when none is. */
@@ -52,6 +53,9 @@ export const TriageSummary = z.object({
     /** Live E: units run, and those that finished within their allocation. */
     liveRan: z.number().int(),
     liveWithin: z.number().int(),
+    /** Live U: units run (a unit not run because B was spent is not counted), and plans cut at B. */
+    liveURan: z.number().int(),
+    liveUTruncated: z.number().int(),
     /** Re-solve: units run with their allocation stated, those that finished within it, and the share. */
     resolveRan: z.number().int(),
     resolveWithin: z.number().int(),
@@ -75,12 +79,13 @@ export function summariseTriage(
   const regimes: MainRow["regime"][] = [
     "U",
     "E",
-    ...(settings.phase2 === "live" ? (["E-live"] as const) : []),
+    ...(settings.phase2 === "live" ? (["U-live", "E-live"] as const) : []),
     ...(settings.resolve ? (["E-resolve"] as const) : []),
   ];
   const pick = (p: PlanRecord, regime: MainRow["regime"]) => {
     if (regime === "U") return { eta: p.scores.etaU, regret: p.scores.regretU };
     if (regime === "E") return { eta: p.scores.etaE, regret: p.scores.regretE };
+    if (regime === "U-live") return { eta: p.liveU?.etaU ?? null, regret: p.liveU?.regretU ?? null };
     const run = regime === "E-live" ? p.live : p.resolve;
     return { eta: run?.etaE ?? null, regret: run?.regretE ?? null };
   };
@@ -117,6 +122,7 @@ export function summariseTriage(
   const readable = plans.filter((p) => p.plan !== null);
   const compliant = readable.filter((p) => p.plan!.compliant).length;
   const liveSteps = plans.flatMap((p) => p.live?.steps ?? []);
+  const liveUSteps = plans.flatMap((p) => p.liveU?.steps ?? []);
   const resolveSteps = plans.flatMap((p) => p.resolve?.steps ?? []);
   const resolveWithin = resolveSteps.filter((st) => st.within).length;
   return {
@@ -143,6 +149,8 @@ export function summariseTriage(
       share: readable.length === 0 ? null : compliant / readable.length,
       liveRan: liveSteps.length,
       liveWithin: liveSteps.filter((st) => st.within).length,
+      liveURan: liveUSteps.filter((st) => st.stopReason !== NOT_RUN).length,
+      liveUTruncated: liveUSteps.filter((st) => st.truncated).length,
       resolveRan: resolveSteps.length,
       resolveWithin,
       resolveShare: resolveSteps.length === 0 ? null : resolveWithin / resolveSteps.length,

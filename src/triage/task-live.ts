@@ -1,6 +1,6 @@
-// Gated-task units run live under regime E (`--live`) and in the budget re-solve (`--resolve`): each
-// planned unit is one trial through the trial engine with the configuration's output-token budget set
-// to its limit (and, in the re-solve, that limit stated in the agent's system prompt, never in the
+// Gated-task units run live under regimes E and U (`--live`) and in the budget re-solve (`--resolve`):
+// each planned unit is one trial through the trial engine with the configuration's output-token budget
+// set to its limit (and, in the re-solve, that limit stated in the agent's system prompt, never in the
 // instruction). Each plan's trials go to a folder of their own, so phase 0 never reuses them and a
 // resumed run finds a finished one instead of paying twice.
 import path from "node:path";
@@ -17,7 +17,8 @@ import { agentInfoOf, openSandboxRunner, readTrialRecords, TrialEngine } from ".
 import type { UnitRunner } from "./live.ts";
 import { trialOutcome } from "./task-unit.ts";
 
-export type TaskLiveMode = "live" | "resolve";
+/** `live`: regime E live; `live-u`: regime U live (the limit is what is left of B); `resolve`: the re-solve. */
+export type TaskLiveMode = "live" | "live-u" | "resolve";
 
 /** The sentence the re-solve adds to the agent's system prompt (the same under +A and -A). */
 export function taskBudgetSentence(tokens: number): string {

@@ -21,8 +21,11 @@ function unitText(task: LoadedTask, condition: Condition): string {
   return `${task.instruction.toString("utf8")}\n\nFiles in the working directory: ${files.join(", ")}`;
 }
 
-/** The +A unit of each task, and its -A twin (the unsolvable replacement). */
-export function unitsFromTasks(tasks: readonly LoadedTask[]): {
+/** The +A unit of each task, and its -A twin (the unsolvable replacement), run sandboxed or inline. */
+export function unitsFromTasks(
+  tasks: readonly LoadedTask[],
+  kind: "task" | "inline" = "task",
+): {
   units: TriageUnit[];
   twins: Map<string, TriageUnit>;
 } {
@@ -34,14 +37,14 @@ export function unitsFromTasks(tasks: readonly LoadedTask[]): {
       text: unitText(task, "+A"),
       value: 1,
       unsolvable: false,
-      source: { kind: "task", task: task.id, condition: "+A" },
+      source: { kind, task: task.id, condition: "+A" },
     };
     const twin: TriageUnit = {
       id: taskUnitId(task.id, "-A"),
       text: unitText(task, "-A"),
       value: 1,
       unsolvable: true,
-      source: { kind: "task", task: task.id, condition: "-A" },
+      source: { kind, task: task.id, condition: "-A" },
     };
     units.push(solvable, twin);
     twins.set(solvable.id, twin);
