@@ -10,6 +10,7 @@ import { ownedTempDir } from "../../sandbox/folders.ts";
 import { type ProviderName, RELAY_DEFAULTS, type RetryPolicy } from "../config.ts";
 import { classifyError, classifyStatus, errorMessage, ModelCallError, retryAfterMs } from "../errors.ts";
 import { retryLine, retryNote, withRetry } from "../retry.ts";
+import { readBody } from "./body.ts";
 import { egressProblem, forceModelAndCap, requestedMaxTokens } from "./guard.ts";
 import {
   DEFAULT_MAX_IN_FLIGHT,
@@ -90,18 +91,6 @@ function errorJson(provider: ProviderName, status: number, message: string): str
 }
 
 /** The request body, or null as soon as it passes maxBytes (declared or streamed). */
-async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | null> {
-  if (Number(req.headers["content-length"] ?? 0) > maxBytes) return null;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > maxBytes) return null;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
-}
-
 export class Relay {
   private readonly sessions = new Map<string, RelaySession>();
 
