@@ -199,6 +199,25 @@ describe("relay memory", () => {
   });
 });
 
+describe("relay: a refused body still gets its answer", () => {
+  it("clients still sending over-cap bodies read the 413, never a reset connection", async () => {
+    const { session, base } = await setup([{ text: "ok" }], "anthropic", {}, { maxBodyBytes: 1 << 20 });
+    const client = new Anthropic({ apiKey: session.token, baseURL: base, maxRetries: 0 });
+    // 20 calls of 8 MiB each, 4 at a time, through the forwarder: the relay refuses each from its
+    // header while the client is still sending; closing with the rest unread would reset some
+    const huge = "A".repeat(8 << 20);
+    const call = () =>
+      statusOf(
+        client.messages.create({ model: "m", max_tokens: 5, messages: [{ role: "user", content: huge }] }),
+      );
+    const statuses: number[] = [];
+    for (let round = 0; round < 5; round++)
+      statuses.push(...(await Promise.all([call(), call(), call(), call()])));
+    expect(statuses).toEqual(Array(20).fill(413));
+    expect(server!.requests).toHaveLength(0);
+  }, 60_000);
+});
+
 describe("relay egress: nothing that makes the provider fetch", () => {
   const cases: Array<[string, NonNullable<AgentConfigInput["provider"]>, string, Record<string, unknown>]> = [
     [
