@@ -62,17 +62,16 @@ export type Phase0Record = z.infer<typeof Phase0Record>;
 const Reply = z.object({ text: z.string(), outputTokens: z.number(), stopReason: z.string() });
 const Step = z.object({ id: z.string(), tokens: z.number() });
 
+/** One planned unit run live: its limit, what it cost, and whether it scored. */
+const LiveStep = z.object({ id: z.string(), limit: z.number(), cost: z.number(), correct: z.boolean() });
+
 /** Planned units run again with their allocation as the limit: V, eta, regret, and each unit's run. */
 const LiveResult = z.object({
   vE: z.number(),
   etaE: z.number().nullable(),
   regretE: z.number(),
   steps: z.array(
-    z.object({
-      id: z.string(),
-      limit: z.number(),
-      cost: z.number(),
-      correct: z.boolean(),
+    LiveStep.extend({
       within: z.boolean(),
       stopReason: z.string().nullable().default(null),
       /** A task unit's trial (`live/<plan>/<trial id>`, relative to the run's folder); null for an item. */
@@ -87,11 +86,7 @@ const LiveAdvisoryResult = z.object({
   etaU: z.number().nullable(),
   regretU: z.number(),
   steps: z.array(
-    z.object({
-      id: z.string(),
-      limit: z.number(),
-      cost: z.number(),
-      correct: z.boolean(),
+    LiveStep.extend({
       /** It pushed the running total past B: scores 0 and is the last step. */
       truncated: z.boolean(),
       stopReason: z.string(),
