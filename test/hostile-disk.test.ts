@@ -8,7 +8,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { oracleAgent } from "../src/agents/index.ts";
 import { FAILURE_KINDS } from "../src/model/index.ts";
-import { DockerClient, DockerSandbox, LABEL, LABEL_RUN } from "../src/sandbox/index.ts";
+import { DockerClient, DockerSandbox, LABEL, LABEL_OWNER, LABEL_RUN } from "../src/sandbox/index.ts";
 import { diskMbOf } from "../src/task/index.ts";
 import { runTrial } from "../src/trial/index.ts";
 import { KGATE_BIN, kgate } from "./support/cli.ts";
@@ -166,4 +166,29 @@ describe("limits.diskMb", () => {
     expect(await volumesOf(runId)).toEqual([]);
     expect(await docker.listContainers([`${LABEL_RUN}=${runId}`])).toEqual([]);
   }, 120_000);
+});
+
+describe("the image's seed of a writable folder", () => {
+  it("is read from a container that belongs to no run: a run's containers are its trials' only", async () => {
+    const seen: Array<Record<string, string>> = [];
+    // a client of its own, so its seed is read afresh (seeds are kept per client and image)
+    const recording = new (class extends DockerClient {
+      override createSeedContainer(image: string, labels: Record<string, string>) {
+        seen.push(labels);
+        return super.createSeedContainer(image, labels);
+      }
+    })();
+    const runId = `test-seed-labels-${process.pid}`;
+    const box = await DockerSandbox.create({
+      image: sandboxImage(),
+      limits: { cpus: 1, memoryMb: 256, pids: 64, diskMb: 16 },
+      labels: { [LABEL]: "1", [LABEL_RUN]: runId, [LABEL_OWNER]: "me/1/1" },
+      docker: recording,
+    });
+    try {
+      expect(seen).toEqual([{ [LABEL]: "1", [LABEL_OWNER]: "me/1/1" }]);
+    } finally {
+      await box.remove();
+    }
+  });
 });

@@ -9,8 +9,9 @@ import { CappedSink } from "./capture.ts";
 import { imageSeed, tmpfsVolumeOptions, volumeName } from "./disk.ts";
 import { DockerClient, isDirectoryMode, isSymlinkMode, type PathStat } from "./docker.ts";
 import { collectOutputs, type DeclaredOutput, type OutputFile } from "./outputs.ts";
+import { ownerLabel } from "./owner.ts";
 import type { TrialSandbox } from "./provider.ts";
-import { reapDeadRunsOnce } from "./reaper.ts";
+import { LABEL, LABEL_OWNER, reapDeadRunsOnce } from "./reaper.ts";
 import {
   type ExecOptions,
   type ExecResult,
@@ -95,7 +96,10 @@ export class DockerSandbox implements TrialSandbox {
     const roots = [SANDBOX_HOME, ...(req.writable ?? [])];
     const mounts = roots.map((target) => ({ volume: volumeName(), target }));
     const volumeOptions = tmpfsVolumeOptions(diskMbOf(options.limits), SANDBOX_UID, SANDBOX_GID);
-    const seeds = await Promise.all(roots.map((dir) => imageSeed(docker, image, dir, options.labels)));
+    // The seed container belongs to no run or trial (one serves every sandbox of the image): only
+    // kgate's label and owner, so a dead owner's is still swept and no run counts it as its own.
+    const seedLabels = { [LABEL]: "1", [LABEL_OWNER]: options.labels[LABEL_OWNER] ?? ownerLabel() };
+    const seeds = await Promise.all(roots.map((dir) => imageSeed(docker, image, dir, seedLabels)));
     const created: string[] = [];
     let id: string | undefined;
     try {
