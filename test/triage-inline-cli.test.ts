@@ -1,67 +1,19 @@
-// `kgate triage inline:...` end to end through the real bin on two library tasks (bom-costing and
-// mortgage-escrow, copied into a temporary project) in their inline form: each unit one model call
-// (no tools, no sandbox) whose fenced output blocks the task's own verifier checks in the killable
-// worker; -A injection, live regimes E and U, the re-solve with its sentence after the inline form.
-// The model is scripted on the loopback server (real Anthropic wire protocol, scripted output: not a
-// real model's behaviour).
-import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import type { ProjectPaths } from "../src/project.ts";
 import { projectPaths } from "../src/project.ts";
-import {
-  conditionFileSet,
-  INLINE_SYSTEM_PROMPT,
-  type LoadedTask,
-  loadValidTask,
-  renderInline,
-  scaffoldTask,
-} from "../src/task/index.ts";
+import { INLINE_SYSTEM_PROMPT, loadValidTask, renderInline, scaffoldTask } from "../src/task/index.ts";
 import { PlanRecord, TriageSummary } from "../src/triage/index.ts";
+import { copyLibraryTask, oracleOutput } from "./support/library-task.ts";
 import { type ScriptStep, type SeenRequest, startModelServer } from "./support/model-server.ts";
 import { tempProject, writeJson } from "./support/project.ts";
 import { kgateAsync } from "./support/scripted-model.ts";
 
-const REPO = projectPaths(path.resolve(import.meta.dirname, ".."));
+const _REPO = projectPaths(path.resolve(import.meta.dirname, ".."));
 const IDS = ["bom-costing", "mortgage-escrow"];
 /** Output tokens the scripted model spends on a task's reply (under +A and -A alike); half when told a budget. */
 const COST: Record<string, number> = { "bom-costing": 200, "mortgage-escrow": 600 };
 const SENTENCE = /\n\nYou have a budget of (\d+) tokens for this task\.$/;
-
-/** A library task in a temporary project: its task, artefact, audit and verifier (import made relative). */
-function copyLibraryTask(paths: ProjectPaths, id: string): void {
-  cpSync(path.join(REPO.tasks, id), path.join(paths.tasks, id), { recursive: true });
-  cpSync(path.join(REPO.artefacts, id), path.join(paths.artefacts, id), { recursive: true });
-  cpSync(path.join(REPO.audits, `${id}.json`), path.join(paths.audits, `${id}.json`));
-  const library = path.relative(paths.verifiers, path.join(REPO.root, "src", "verify", "index.ts"));
-  const verifier = readFileSync(path.join(REPO.verifiers, `${id}.ts`), "utf8");
-  mkdirSync(paths.verifiers, { recursive: true });
-  writeFileSync(
-    path.join(paths.verifiers, `${id}.ts`),
-    verifier.replace('"kgate/verify"', JSON.stringify(library.split(path.sep).join("/"))),
-  );
-}
-
-/** The task's own oracle solution run on the host in a copy of its +A file set: the right output. */
-function oracleOutput(task: LoadedTask): string {
-  const work = mkdtempSync(path.join(tmpdir(), "kgate-triage-inline-oracle-"));
-  try {
-    for (const file of conditionFileSet(task, "+A").files) {
-      mkdirSync(path.dirname(path.join(work, file.path)), { recursive: true });
-      writeFileSync(path.join(work, file.path), file.read());
-    }
-    execFileSync("bash", ["-c", task.spec.solution.command], {
-      cwd: work,
-      env: { ...process.env, KGATE_SOLUTION_DIR: task.solutionDir },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    return readFileSync(path.join(work, task.spec.outputs[0]!.path), "utf8");
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
-}
 
 interface Known {
   id: string;

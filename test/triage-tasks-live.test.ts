@@ -1,58 +1,18 @@
-// `kgate triage tasks:... --live --resolve` end to end on two library tasks (bom-costing and
-// mortgage-escrow, copied into a temporary project): live regime E and the budget re-solve run as
-// real sandboxed trials (real containers, host verification) with the configuration's token budget
-// set to each allocation; a scripted agent and a scripted planner on the loopback model server
-// (scripted, not a real model's behaviour); -A injection; resume without paying twice.
-import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import type { ProjectPaths } from "../src/project.ts";
 import { projectPaths } from "../src/project.ts";
-import { conditionFileSet, type LoadedTask, loadValidTask } from "../src/task/index.ts";
+import { loadValidTask } from "../src/task/index.ts";
 import { PlanRecord, TriageSummary } from "../src/triage/index.ts";
+import { copyLibraryTask, oracleOutput } from "./support/library-task.ts";
 import { type ScriptStep, type SeenRequest, startModelServer } from "./support/model-server.ts";
 import { tempProject, writeJson } from "./support/project.ts";
 import { sandboxImage } from "./support/sandbox.ts";
 import { kgateAsync } from "./support/scripted-model.ts";
 
-const REPO = projectPaths(path.resolve(import.meta.dirname, ".."));
+const _REPO = projectPaths(path.resolve(import.meta.dirname, ".."));
 const IDS = ["bom-costing", "mortgage-escrow"];
 const BUDGET_SENTENCE = /You have a budget of (\d+) tokens for this task\./;
-
-/** A library task in a temporary project: its task, artefact, audit and verifier (import made relative). */
-function copyLibraryTask(paths: ProjectPaths, id: string): void {
-  cpSync(path.join(REPO.tasks, id), path.join(paths.tasks, id), { recursive: true });
-  cpSync(path.join(REPO.artefacts, id), path.join(paths.artefacts, id), { recursive: true });
-  cpSync(path.join(REPO.audits, `${id}.json`), path.join(paths.audits, `${id}.json`));
-  const library = path.relative(paths.verifiers, path.join(REPO.root, "src", "verify", "index.ts"));
-  const verifier = readFileSync(path.join(REPO.verifiers, `${id}.ts`), "utf8");
-  mkdirSync(paths.verifiers, { recursive: true });
-  writeFileSync(
-    path.join(paths.verifiers, `${id}.ts`),
-    verifier.replace('"kgate/verify"', JSON.stringify(library.split(path.sep).join("/"))),
-  );
-}
-
-/** The task's own oracle solution run on the host in a copy of its +A file set: the right output. */
-function oracleOutput(task: LoadedTask): string {
-  const work = mkdtempSync(path.join(tmpdir(), "kgate-triage-live-oracle-"));
-  try {
-    for (const file of conditionFileSet(task, "+A").files) {
-      mkdirSync(path.dirname(path.join(work, file.path)), { recursive: true });
-      writeFileSync(path.join(work, file.path), file.read());
-    }
-    execFileSync("bash", ["-c", task.spec.solution.command], {
-      cwd: work,
-      env: { ...process.env, KGATE_SOLUTION_DIR: task.solutionDir },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    return readFileSync(path.join(work, task.spec.outputs[0]!.path), "utf8");
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
-}
 
 interface Known {
   instruction: string;
