@@ -7,7 +7,7 @@ import { PoolAbortedError, TrialPool } from "../trial/index.ts";
 import { analyseExam, type ReferenceEntry, type UnitOutcome } from "./analysis.ts";
 import type { Attribution } from "./attribution.ts";
 import type { ExamSpec } from "./plan.ts";
-import { appendExamRecord, EXAM_RECORD_VERSION, type ExamRecord } from "./record.ts";
+import { appendExamRecord, EXAM_RECORD_VERSION, type ExamProvenance, type ExamRecord } from "./record.ts";
 
 /** A failure of the exam's infrastructure (sandbox, provider) with its classification. */
 export class ExamRunFailure extends Error {
@@ -28,14 +28,9 @@ export interface ExamRun {
 }
 
 export interface ExamEngineOptions {
-  runId: string;
+  /** What every record of the run says produced it. */
+  provenance: ExamProvenance;
   runDir: string;
-  kind: ExamRecord["kind"];
-  pool: ExamRecord["pool"];
-  agent: ExamRecord["agent"];
-  kgateVersion: string;
-  budget: number;
-  tau: number;
   reference: ReadonlyMap<string, ReferenceEntry> | null;
   runOne: (spec: ExamSpec) => Promise<ExamRun>;
   /** Exams in flight at once (default 1). */
@@ -78,17 +73,11 @@ async function runAndRecord(spec: ExamSpec, o: ExamEngineOptions): Promise<ExamR
               failure.kind === "internal" && err instanceof Error ? err.stack : undefined,
             );
   }
-  const analysis = analyseExam(spec.units, run.outcomes, run.attribution, o.tau, o.reference);
+  const analysis = analyseExam(spec.units, run.outcomes, run.attribution, o.provenance.tau, o.reference);
   const record: ExamRecord = {
     ...spec,
     recordVersion: EXAM_RECORD_VERSION,
-    runId: o.runId,
-    kind: o.kind,
-    pool: o.pool,
-    agent: o.agent,
-    kgateVersion: o.kgateVersion,
-    budget: o.budget,
-    tau: o.tau,
+    ...o.provenance,
     startedAt,
     finishedAt: new Date().toISOString(),
     usage: run.usage,

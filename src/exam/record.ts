@@ -42,11 +42,10 @@ export const ExamStats = z.object({
 });
 export type ExamStats = z.infer<typeof ExamStats>;
 
-export const ExamRecord = ExamSpec.extend({
-  recordVersion: z.literal(EXAM_RECORD_VERSION),
+/** What produced an exam record or a run's summary: the run, the pool (name and sha256), the agent configuration, kgate's version, B and tau. */
+export const ExamProvenance = z.object({
   runId: z.string(),
   kind: z.enum(["items", "tasks", "inline-tasks"]),
-  /** What produced it: the pool (name and sha256), the agent configuration, kgate's version. */
   pool: z.object({ name: z.string(), digest: z.string() }),
   agent: z.object({
     name: z.string(),
@@ -57,6 +56,12 @@ export const ExamRecord = ExamSpec.extend({
   kgateVersion: z.string(),
   budget: z.number().int().positive(),
   tau: z.number().nonnegative(),
+});
+export type ExamProvenance = z.infer<typeof ExamProvenance>;
+
+export const ExamRecord = ExamSpec.extend({
+  recordVersion: z.literal(EXAM_RECORD_VERSION),
+  ...ExamProvenance.shape,
   startedAt: z.iso.datetime(),
   finishedAt: z.iso.datetime(),
   /** Tokens under the budget (the reasoning turn, or the task session). */

@@ -9,7 +9,7 @@ import { effortChart } from "./chart.ts";
 import { type ExamRun, runExams } from "./engine.ts";
 import { formatExamSummary } from "./format.ts";
 import { PlanFactors, type PoolUnit, planExams } from "./plan.ts";
-import { type ExamRecord, finishedRecords, readExamRecords } from "./record.ts";
+import { type ExamProvenance, type ExamRecord, finishedRecords, readExamRecords } from "./record.ts";
 import { type ExamSummary, summariseExams } from "./summary.ts";
 
 export const EXAM_RUN_FILE = "exam.json";
@@ -103,15 +103,18 @@ export async function runExamSession(inputs: SessionInputs, resume: boolean): Pr
   const before = readExamRecords(inputs.runDir);
   const done = new Set(finishedRecords(before.records).keys());
   if (done.size > 0) inputs.log?.(`resuming: ${done.size} of ${specs.length} exams already finished`);
-  const written = await runExams(specs, done, {
+  const provenance: ExamProvenance = {
     runId: inputs.run.runId,
-    runDir: inputs.runDir,
     kind: inputs.run.kind,
     pool: { name: inputs.run.pool.name, digest: inputs.run.pool.digest },
     agent: inputs.agent,
     kgateVersion: inputs.kgateVersion,
     budget: inputs.run.budget,
     tau: inputs.run.tau,
+  };
+  const written = await runExams(specs, done, {
+    provenance,
+    runDir: inputs.runDir,
     reference: inputs.reference,
     runOne: inputs.runOne,
     concurrency: inputs.concurrency,
@@ -119,15 +122,7 @@ export async function runExamSession(inputs: SessionInputs, resume: boolean): Pr
     signal: inputs.signal,
   });
   const all = readExamRecords(inputs.runDir);
-  const summary = summariseExams(all.records, specs.length, {
-    runId: inputs.run.runId,
-    kind: inputs.run.kind,
-    pool: { name: inputs.run.pool.name, digest: inputs.run.pool.digest },
-    agent: inputs.agent,
-    kgateVersion: inputs.kgateVersion,
-    budget: inputs.run.budget,
-    tau: inputs.run.tau,
-  });
+  const summary = summariseExams(all.records, specs.length, provenance);
   writeFileSync(path.join(inputs.runDir, REPORT_FILES.json), `${JSON.stringify(summary, null, 2)}\n`);
   writeFileSync(path.join(inputs.runDir, REPORT_FILES.text), formatExamSummary(summary));
   writeFileSync(path.join(inputs.runDir, REPORT_FILES.chart), effortChart(summary));

@@ -2,8 +2,7 @@
 // rate and each correlation over exams with bootstrap intervals; and effort share by position per N.
 import { z } from "zod";
 import { seededRng } from "./random.ts";
-import type { ExamRecord, ExamStats } from "./record.ts";
-import { finishedRecords } from "./record.ts";
+import { ExamProvenance, type ExamRecord, type ExamStats, finishedRecords } from "./record.ts";
 import { bootstrapMean, Estimate } from "./stats.ts";
 
 const STAT_NAMES = [
@@ -29,19 +28,7 @@ export const GroupSummary = z.object({
 });
 export type GroupSummary = z.infer<typeof GroupSummary>;
 
-export const ExamSummary = z.object({
-  runId: z.string(),
-  kind: z.enum(["items", "tasks", "inline-tasks"]),
-  pool: z.object({ name: z.string(), digest: z.string() }),
-  agent: z.object({
-    name: z.string(),
-    digest: z.string(),
-    harness: z.string(),
-    model: z.string().nullable(),
-  }),
-  kgateVersion: z.string(),
-  budget: z.number(),
-  tau: z.number(),
+export const ExamSummary = ExamProvenance.extend({
   planned: z.number().int(),
   finished: z.number().int(),
   failed: z.number().int(),
@@ -61,7 +48,7 @@ function estimate(values: Array<number | null>, ...seed: Array<string | number>)
 export function summariseExams(
   records: readonly ExamRecord[],
   planned: number,
-  header: Pick<ExamSummary, "runId" | "kind" | "pool" | "agent" | "kgateVersion" | "budget" | "tau">,
+  header: ExamProvenance,
 ): ExamSummary {
   // in key order: the means and bootstrap draws do not depend on the order the exams finished in
   const finished = [...finishedRecords(records).values()].sort((a, b) =>
