@@ -1,21 +1,21 @@
 // Two Docker hosts of capacity 4 against one: built-in-loop trials against a scripted loopback model
 // that answers each turn after 1 s (5 turns a trial), placed by the host pool through the sandbox
 // runner, the second host a second dockerd on this machine (needs root). Trials per minute and their
-// ratio in the same run (target >= 1.7x). The exec-stream relay's ratio is not measured: not built yet.
+// ratio in the same run (target >= 1.7x). The exec-stream relay's round trip is bench/relay.ts's.
 import { cpus, loadavg } from "node:os";
-import path from "node:path";
 import { projectPaths } from "../src/project.ts";
 import { HostPoolProvider, type PoolHost } from "../src/sandbox/index.ts";
-import { agentInfoOf, openSandboxRunner, TrialEngine } from "../src/trial/index.ts";
+import { openSandboxRunner } from "../src/trial/index.ts";
 import { copyImage, startSecondDaemon } from "../test/support/second-daemon.ts";
-import { waitingAgent } from "./support/waiting-agent.ts";
+import { timedTrials, waitingAgent } from "./support/waiting-agent.ts";
 
 const TURN_DELAY_MS = 1000;
 const TURNS = 5;
 const CAPACITY = 4;
 
 export default async function hostsBench(): Promise<void> {
-  const { paths, task, agent, close } = await waitingAgent("hosts", TURNS, TURN_DELAY_MS);
+  const waiting = await waitingAgent("hosts", TURNS, TURN_DELAY_MS);
+  const { paths, agent, close } = waiting;
   const second = await startSecondDaemon();
   const here: PoolHost = { name: "here", endpoint: {}, capacity: CAPACITY };
   const there: PoolHost = { name: "there", endpoint: { host: second.host }, capacity: CAPACITY };
@@ -35,27 +35,12 @@ export default async function hostsBench(): Promise<void> {
       const concurrency = CAPACITY * hosts.length;
       const trials = concurrency * 2;
       const runId = `bench-hosts-${hosts.length}`;
-      const engine = new TrialEngine({
+      const { records, wallMs: wall } = await timedTrials(waiting, {
         runId,
-        runDir: path.join(paths.runs, runId),
         concurrency,
+        trials,
         runner: sandbox.runner,
-      });
-      const info = agentInfoOf(agent);
-      const started = performance.now();
-      const records = await engine.runAll(
-        Array.from({ length: trials }, (_, index) => ({
-          task,
-          condition: "+A" as const,
-          agent: info,
-          index,
-        })),
-      );
-      const wall = performance.now() - started;
-      await sandbox.close();
-      const bad = records.filter((r) => r.error || r.stopReason !== "finish");
-      if (bad.length > 0)
-        throw new Error(`trial failed: ${JSON.stringify(bad[0]?.error ?? bad[0]?.stopReason)}`);
+      }).finally(() => sandbox.close());
       const perHost = hosts.map(
         (h) => `${h.name} ${records.filter((r) => r.provenance?.host === h.name).length}`,
       );
