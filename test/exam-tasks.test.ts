@@ -74,6 +74,14 @@ function records(paths: ProjectPaths, runId: string): ExamRecord[] {
     .map((line) => ExamRecord.parse(JSON.parse(line)));
 }
 
+/** `kgate exam --tasks alpha,beta,gamma --agent loop` with the key set, plus the given options. */
+function examTasks(paths: ProjectPaths, options: string[]) {
+  return kgateAsync(
+    ["--root", paths.root, "exam", "--tasks", "alpha,beta,gamma", "--agent", "loop", ...options],
+    { [KEY_ENV]: "sk-test" },
+  );
+}
+
 describe("kgate exam --tasks (real sandbox)", () => {
   it("an agent that works the tasks in presentation order gives order-position rho = 1", {
     timeout: TIMEOUT,
@@ -81,27 +89,17 @@ describe("kgate exam --tasks (real sandbox)", () => {
     sandboxImage();
     server = await startModelServer(inOrderAgent);
     const paths = project(server.anthropicUrl);
-    const result = await kgateAsync(
-      [
-        "--root",
-        paths.root,
-        "exam",
-        "--tasks",
-        "alpha,beta,gamma",
-        "--agent",
-        "loop",
-        "--n",
-        "3",
-        "--exams",
-        "1",
-        "--budget",
-        "100000",
-        "--run-id",
-        "t1",
-        "--json",
-      ],
-      { [KEY_ENV]: "sk-test" },
-    );
+    const result = await examTasks(paths, [
+      "--n",
+      "3",
+      "--exams",
+      "1",
+      "--budget",
+      "100000",
+      "--run-id",
+      "t1",
+      "--json",
+    ]);
     expect(result.stderr).toMatch(/\[1\/1\] n3-e0-fixed-random-baseline: score 1\.000/);
     expect(result.code).toBe(0);
     const [r] = records(paths, "t1");
@@ -138,18 +136,17 @@ describe("kgate exam --tasks (real sandbox)", () => {
     const source = readFileSync(verifier, "utf8");
     const growing = `  rubric: { "output/result.csv": { criteria: [{ name: "grows", check: (actual: unknown) => { if (actual !== undefined) { const a: number[][] = []; for (;;) a.push(new Array(1e6).fill(1)); } return true; } }] } },\n});`;
     writeFileSync(verifier, source.replace(/\}\);\s*$/, growing));
-    const result = await kgateAsync(
-      ["--root", paths.root, "exam", "--tasks", "alpha,beta,gamma", "--agent", "loop", "--n", "3"].concat([
-        "--exams",
-        "1",
-        "--budget",
-        "100000",
-        "--run-id",
-        "t-crash",
-        "--json",
-      ]),
-      { [KEY_ENV]: "sk-test" },
-    );
+    const result = await examTasks(paths, [
+      "--n",
+      "3",
+      "--exams",
+      "1",
+      "--budget",
+      "100000",
+      "--run-id",
+      "t-crash",
+      "--json",
+    ]);
     expect(result.code, result.stderr).toBe(0);
     const [r] = records(paths, "t-crash");
     const correct = Object.fromEntries(r!.units.map((u) => [u.id, u.correct]));
@@ -163,26 +160,7 @@ describe("kgate exam --tasks (real sandbox)", () => {
     server = await startModelServer(inOrderAgent);
     const paths = project(server.anthropicUrl);
     // B = 150: the first turn spends 100 + 50 = 150 >= B, so the loop stops before a second call
-    const result = await kgateAsync(
-      [
-        "--root",
-        paths.root,
-        "exam",
-        "--tasks",
-        "alpha,beta,gamma",
-        "--agent",
-        "loop",
-        "--n",
-        "3",
-        "--exams",
-        "1",
-        "--budget",
-        "150",
-        "--run-id",
-        "t2",
-      ],
-      { [KEY_ENV]: "sk-test" },
-    );
+    const result = await examTasks(paths, ["--n", "3", "--exams", "1", "--budget", "150", "--run-id", "t2"]);
     expect(result.code).toBe(0);
     expect(server.requests.length).toBe(1);
     const [r] = records(paths, "t2");
@@ -204,28 +182,18 @@ describe("kgate exam --tasks (real sandbox)", () => {
     const paths = project(server.anthropicUrl);
     // 2 base exams of 2 of the 3 tasks each, at concurrency 1 then 2
     const runAt = (concurrency: string, runId: string) =>
-      kgateAsync(
-        [
-          "--root",
-          paths.root,
-          "exam",
-          "--tasks",
-          "alpha,beta,gamma",
-          "--agent",
-          "loop",
-          "--n",
-          "2",
-          "--exams",
-          "2",
-          "--budget",
-          "100000",
-          "--concurrency",
-          concurrency,
-          "--run-id",
-          runId,
-        ],
-        { [KEY_ENV]: "sk-test" },
-      );
+      examTasks(paths, [
+        "--n",
+        "2",
+        "--exams",
+        "2",
+        "--budget",
+        "100000",
+        "--concurrency",
+        concurrency,
+        "--run-id",
+        runId,
+      ]);
     expect((await runAt("1", "c1")).code).toBe(0);
     expect((await runAt("2", "c2")).code).toBe(0);
     const comparable = (rs: ExamRecord[]) =>
