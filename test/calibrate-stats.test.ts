@@ -10,8 +10,8 @@ import {
   type Requirement,
   sequentialClause,
   sprt,
-  wilson,
 } from "../src/calibrate/index.ts";
+import { wilson } from "../src/common/index.ts";
 
 describe("Wilson 95% interval", () => {
   // Published values: Newcombe (1998) Table I / Brown, Cai & DasGupta (2001); the same figures as

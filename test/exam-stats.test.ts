@@ -1,13 +1,12 @@
 // Exam statistics against values worked out by hand: average ranks, Spearman (with ties), partial
 // Spearman (with a collinear control), the value-density overlap and bootstrap intervals.
 import { describe, expect, it } from "vitest";
+import { averageRanks, spearman } from "../src/common/index.ts";
 import {
-  averageRanks,
   bootstrapMean,
   densityOverlap,
   partialSpearman,
   seededRng,
-  spearman,
   valueDensity,
 } from "../src/exam/index.ts";
 

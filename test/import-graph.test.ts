@@ -1,6 +1,7 @@
 // The import graph of src/ between folders: no cycles, and every dependency in the documented
 // direction (docs/architecture.md): commands -> protocols -> trial -> (agents, sandbox, verify) ->
-// task -> model, with model importing nothing of kgate and nothing importing commands.
+// task -> model, with model and common (the shared helpers) importing nothing of kgate, every folder
+// free to import common, and nothing importing commands.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -8,13 +9,16 @@ import { describe, expect, it } from "vitest";
 const SRC = path.resolve(import.meta.dirname, "..", "src");
 /** Files directly in src/ (project paths, errors, colours, package info); cli.ts is the entry point. */
 const ROOT = "(root)";
-const BASE = ["model", ROOT];
+/** The shared helpers (statistics, JSON-lines files, field paths): a leaf every folder may import. */
+const COMMON = "common";
+const BASE = [COMMON, "model", ROOT];
 const PROTOCOL_BASE = ["trial", "agents", "sandbox", "verify", "task", "report", ...BASE];
 
 /** What each folder may import (besides itself). */
 const ALLOWED: Record<string, string[]> = {
   model: [],
   [ROOT]: [],
+  [COMMON]: [],
   task: BASE,
   audit: ["task", ...BASE],
   verify: ["task", ...BASE],

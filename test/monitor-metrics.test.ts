@@ -1,14 +1,12 @@
 // The monitoring metrics on hand-computed cases: a 2x2 table, undefined deltas, profiles at their
 // thresholds, correlations, split-half with Spearman-Brown, and the bootstrap interval.
 import { describe, expect, it } from "vitest";
+import { averageRanks, pearson, spearman } from "../src/common/index.ts";
 import {
   bootstrapDelta,
   classifyProfile,
   type MonitoredResponse,
   meanDefined,
-  pearson,
-  ranks,
-  spearman,
   spearmanBrown,
   splitHalf,
   summariseMonitoring,
@@ -103,7 +101,7 @@ describe("correlations and reliability", () => {
   });
 
   it("Spearman's rho on ranks, ties averaged", () => {
-    expect(ranks([10, 20, 20, 30])).toEqual([1, 2.5, 2.5, 4]);
+    expect(averageRanks([10, 20, 20, 30])).toEqual([1, 2.5, 2.5, 4]);
     expect(spearman([1, 2, 3], [2, 4, 7])).toBeCloseTo(1, 12);
     // x = 1,2,3,4, y ranks = 2,1,4,3: d = -1,1,-1,1, sum d2 = 4; rho = 1 - 6*4/(4*15) = 0.6
     expect(spearman([1, 2, 3, 4], [20, 10, 40, 30])).toBeCloseTo(0.6, 12);

@@ -1,6 +1,6 @@
 // Trajectories as agents see them: an in-memory recorder in front of the trial's sink, a reader of
 // trajectory files, and a fact derived from the events: did the agent open the artefact (+A)?
-import { readFileSync } from "node:fs";
+import { readJsonLines } from "../common/index.ts";
 import { TrajectoryEvent, type TrajectorySink } from "../model/index.ts";
 
 /** Keeps every event in memory (with its timestamp) and passes it on to another sink, if any. */
@@ -26,24 +26,13 @@ export interface ReadTrajectory {
 
 /** Reads a JSONL trajectory, keeping every good event; each bad line is a problem naming file and line. */
 export function readTrajectory(file: string): ReadTrajectory {
-  const lines = readFileSync(file, "utf8").split("\n");
-  const events: TrajectoryEvent[] = [];
-  const problems: string[] = [];
-  lines.forEach((line, i) => {
-    if (!line.trim()) return;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (err) {
-      const torn = i === lines.length - 1 ? " (an incomplete last line: a write was cut off)" : "";
-      problems.push(`${file}: line ${i + 1}: invalid JSON${torn}: ${(err as Error).message}`);
-      return;
-    }
-    const parsed = TrajectoryEvent.safeParse(value);
-    if (parsed.success) events.push(parsed.data as TrajectoryEvent);
-    else problems.push(`${file}: line ${i + 1}: not a trajectory event (needs "at" and a known "type")`);
-  });
-  return { events, problems };
+  const { records, problems } = readJsonLines(
+    file,
+    TrajectoryEvent,
+    "trajectory event",
+    () => 'not a trajectory event (needs "at" and a known "type")',
+  );
+  return { events: records, problems: problems.map((p) => `${p.file}: line ${p.line}: ${p.message}`) };
 }
 
 export interface ArtefactTrace {

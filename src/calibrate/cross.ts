@@ -2,7 +2,7 @@
 // so that a low mid score can be split into a model effect and a harness effect (+A pass rates of
 // the 2 x 2 design), each with a 95% interval by the MOVER method over Wilson intervals.
 import type { ResolvedAgentConfig } from "../agents/index.ts";
-import { type Interval, wilson } from "./stats.ts";
+import { type Interval, wilson } from "../common/index.ts";
 
 /** What a configuration's model is; everything else of it (harness, tools, budget, prompt) is its harness. */
 export const MODEL_FIELDS = [

@@ -2,6 +2,7 @@
 // intervals, clause verdicts, attribution, usage; per task the decision and its reasons; the
 // aggregate rows (e.g. 51/75); every trial as a row.
 
+import { wilson } from "../common/index.ts";
 import type { TrialRecord } from "../model/index.ts";
 import type {
   Aggregate,
@@ -21,7 +22,7 @@ import { pendingReason, sequentialResult } from "./policy.ts";
 import { clauseText } from "./requirement.ts";
 import { type Decision, decide, fixedClause } from "./rule.ts";
 import { describeSequential } from "./sequential.ts";
-import { passRate, wilson } from "./stats.ts";
+import { passRate } from "./stats.ts";
 import {
   type CellTally,
   cellOutcomeOf,

@@ -1,10 +1,11 @@
 // One exam's analysis: per-unit effort, solving order and work-set membership from the attribution,
 // the score, coverage and zero-token rate, and the exam's rank statistics.
+import { spearman } from "../common/index.ts";
 import type { Attribution } from "./attribution.ts";
 import { workSet } from "./attribution.ts";
 import type { PlannedUnit } from "./plan.ts";
 import type { ExamStats, UnitResult } from "./record.ts";
-import { densityOverlap, partialSpearman, spearman, valueDensity } from "./stats.ts";
+import { densityOverlap, partialSpearman, valueDensity } from "./stats.ts";
 
 /** A unit measured alone at a high budget: accuracy and mean tokens (value density, difficulty). */
 export interface ReferenceEntry {

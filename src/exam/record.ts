@@ -1,11 +1,10 @@
 // The ExamRecord: one line of runs/<run>/exams.jsonl per exam, with per-unit attribution and the
 // exam's own statistics; appended as each exam finishes, read back with bad lines reported.
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { appendJsonLine, type JsonLines, readJsonLines } from "../common/index.ts";
 import { TrialError, Usage } from "../model/index.ts";
-import { fieldPath } from "../task/index.ts";
-import { appendJsonLine } from "../trial/index.ts";
 import { ExamSpec, PlannedUnit } from "./plan.ts";
 
 export const EXAM_RECORD_VERSION = 1;
@@ -90,40 +89,12 @@ export function examsFileOf(runDir: string): string {
 /** Appends one record as one write(2); a torn last line of a dead process is closed off first. */
 export function appendExamRecord(runDir: string, record: ExamRecord): void {
   mkdirSync(runDir, { recursive: true });
-  appendJsonLine(examsFileOf(runDir), JSON.stringify(ExamRecord.parse(record)));
-}
-
-export interface ExamRecordProblem {
-  file: string;
-  line: number;
-  message: string;
+  appendJsonLine(examsFileOf(runDir), ExamRecord.parse(record));
 }
 
 /** Reads runs/<run>/exams.jsonl (a missing file is an empty run); bad lines are reported, not fatal. */
-export function readExamRecords(runDir: string): { records: ExamRecord[]; problems: ExamRecordProblem[] } {
-  const file = examsFileOf(runDir);
-  const records: ExamRecord[] = [];
-  const problems: ExamRecordProblem[] = [];
-  if (!existsSync(file)) return { records, problems };
-  readFileSync(file, "utf8")
-    .split("\n")
-    .forEach((text, i) => {
-      if (!text.trim()) return;
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch (err) {
-        problems.push({ file, line: i + 1, message: `invalid JSON: ${(err as Error).message}` });
-        return;
-      }
-      const parsed = ExamRecord.safeParse(json);
-      if (parsed.success) records.push(parsed.data);
-      else {
-        const issue = parsed.error.issues[0]!;
-        problems.push({ file, line: i + 1, message: `${fieldPath(issue.path)}: ${issue.message}` });
-      }
-    });
-  return { records, problems };
+export function readExamRecords(runDir: string): JsonLines<ExamRecord> {
+  return readJsonLines(examsFileOf(runDir), ExamRecord, "exam record");
 }
 
 /** The latest record of each key that ran without error: what resume keeps and the analysis reads. */

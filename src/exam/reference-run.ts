@@ -3,7 +3,8 @@
 // soon as its k trials end. Rerun on the same file, it keeps the units already written (same inputs).
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { appendJsonLine, TrialPool } from "../trial/index.ts";
+import { appendJsonLine } from "../common/index.ts";
+import { TrialPool } from "../trial/index.ts";
 import {
   parseReferenceLines,
   type ReferenceLine,
@@ -105,7 +106,7 @@ export async function runReference(o: ReferenceRunOptions): Promise<ReferenceRun
         tokens: trials.reduce((s, t) => s + boundedTokens(t.tokens), 0) / o.trials,
         provenance: { ...o.provenance, unitDigest: unit.digest },
       };
-      appendJsonLine(o.file, JSON.stringify(line));
+      appendJsonLine(o.file, line);
       result.written += 1;
       o.log?.(
         `[${++ended}/${todo.length}] ${unit.id}: accuracy ${passes}/${o.trials}, ${line.tokens.toFixed(0)} tokens`,

@@ -3,7 +3,8 @@
 // when kgate wrote it); line-precise errors.
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { Condition, fieldPath, sha256 } from "../task/index.ts";
+import { fieldPath } from "../common/index.ts";
+import { Condition, sha256 } from "../task/index.ts";
 import type { ReferenceEntry } from "./analysis.ts";
 
 /** What measured a line written by `--make-reference` (a hand-written line has none). */

@@ -3,7 +3,8 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { Condition, fieldPath } from "../task/index.ts";
+import { fieldPath, lineProblemText } from "../common/index.ts";
+import { Condition } from "../task/index.ts";
 import type { ReferenceEntry } from "./analysis.ts";
 import { effortChart } from "./chart.ts";
 import { type ExamRun, runExams } from "./engine.ts";
@@ -126,5 +127,5 @@ export async function runExamSession(inputs: SessionInputs, resume: boolean): Pr
   writeFileSync(path.join(inputs.runDir, REPORT_FILES.json), `${JSON.stringify(summary, null, 2)}\n`);
   writeFileSync(path.join(inputs.runDir, REPORT_FILES.text), formatExamSummary(summary));
   writeFileSync(path.join(inputs.runDir, REPORT_FILES.chart), effortChart(summary));
-  return { summary, written, problems: all.problems.map((p) => `${p.file}:${p.line}: ${p.message}`) };
+  return { summary, written, problems: all.problems.map(lineProblemText) };
 }

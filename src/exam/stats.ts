@@ -1,48 +1,9 @@
-// Rank statistics of the exam analysis: Spearman rho (ties by average ranks), partial Spearman (ranks
-// regressed on the controls, residuals correlated), the value-density overlap, bootstrap intervals.
+// Rank statistics of the exam analysis: partial Spearman (ranks regressed on the controls, residuals
+// correlated), the value-density overlap, the mean with its bootstrap interval (ranks, Pearson,
+// Spearman and the bootstrap itself are src/common's).
 import { z } from "zod";
+import { averageRanks, bootstrap, mean, pearson, resample } from "../common/index.ts";
 import type { Rng } from "./random.ts";
-
-/** 1-based ranks; tied values share the average of the ranks they span. */
-export function averageRanks(values: readonly number[]): number[] {
-  const order = values.map((v, i) => ({ v, i })).sort((a, b) => a.v - b.v);
-  const ranks = new Array<number>(values.length);
-  for (let start = 0; start < order.length; ) {
-    let end = start;
-    while (end + 1 < order.length && order[end + 1]!.v === order[start]!.v) end++;
-    const rank = (start + end) / 2 + 1;
-    for (let k = start; k <= end; k++) ranks[order[k]!.i] = rank;
-    start = end + 1;
-  }
-  return ranks;
-}
-
-const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
-
-/** Pearson correlation; null for fewer than 3 pairs or when either side does not vary. */
-export function pearson(x: readonly number[], y: readonly number[]): number | null {
-  if (x.length !== y.length) throw new Error("pearson: the two samples differ in length");
-  if (x.length < 3) return null;
-  const mx = mean(x);
-  const my = mean(y);
-  let sxy = 0;
-  let sxx = 0;
-  let syy = 0;
-  x.forEach((xi, i) => {
-    const dx = xi - mx;
-    const dy = y[i]! - my;
-    sxy += dx * dy;
-    sxx += dx * dx;
-    syy += dy * dy;
-  });
-  const scale = Math.sqrt(sxx * syy);
-  if (scale < 1e-12) return null;
-  return Math.max(-1, Math.min(1, sxy / scale));
-}
-
-export function spearman(x: readonly number[], y: readonly number[]): number | null {
-  return pearson(averageRanks(x), averageRanks(y));
-}
 
 /** y minus its least-squares fit on an intercept and the columns (collinear columns are dropped). */
 export function residuals(y: readonly number[], columns: ReadonlyArray<readonly number[]>): number[] {
@@ -119,14 +80,7 @@ export function bootstrapMean(
   level = 0.95,
 ): Estimate | null {
   if (values.length === 0) return null;
-  const means: number[] = [];
-  for (let r = 0; r < resamples; r++) {
-    let sum = 0;
-    for (let k = 0; k < values.length; k++) sum += values[rng.int(0, values.length - 1)]!;
-    means.push(sum / values.length);
-  }
-  means.sort((a, b) => a - b);
-  const tail = (1 - level) / 2;
-  const at = (q: number) => means[Math.min(resamples - 1, Math.max(0, Math.floor(q * resamples)))]!;
-  return { mean: mean(values), low: at(tail), high: at(1 - tail), n: values.length };
+  const pick = (n: number) => rng.int(0, n - 1);
+  const interval = bootstrap(() => mean(resample(values, pick)), resamples, level)!;
+  return { mean: mean(values), low: interval.lo, high: interval.hi, n: values.length };
 }

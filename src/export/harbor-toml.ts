@@ -2,7 +2,7 @@
 // the fields kgate takes over (title, timeouts, resources, network) checked with path-precise errors.
 import { parse, TomlError } from "smol-toml";
 import { z } from "zod";
-import { fieldPath } from "../task/index.ts";
+import { fieldPath } from "../common/index.ts";
 
 const HarborTaskToml = z.object({
   task: z.object({ name: z.string().optional(), description: z.string().optional() }).optional(),

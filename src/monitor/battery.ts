@@ -1,6 +1,7 @@
 // The battery's analysis of imported responses: per model x track the 2x2 summary, per model the
 // mean delta over T1-T5 with its profile and the T6 choice mix, and across models the dissociation
 // and the split-half reliability.
+import { pearson, spearman } from "../common/index.ts";
 import { compareModels, PROSPECTIVE_TRACK, RETROSPECTIVE_TRACKS, TRACKS, type Track } from "./canonical.ts";
 import {
   classifyProfile,
@@ -11,13 +12,13 @@ import {
 } from "./metrics.ts";
 import { DEFAULT_PAYOFF, type PayoffSchedule, payoff } from "./payoff.ts";
 import type { PublishedResponse } from "./published.ts";
-import { bootstrapDelta, type Interval, pearson, type SplitHalf, spearman, splitHalf } from "./statistics.ts";
+import { bootstrapDelta, type DeltaInterval, type SplitHalf, splitHalf } from "./statistics.ts";
 
 export interface TrackRow {
   model: string;
   track: Track;
   summary: MonitoringSummary;
-  interval: Interval | null;
+  interval: DeltaInterval | null;
 }
 
 export interface ModelRow {

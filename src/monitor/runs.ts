@@ -2,6 +2,7 @@
 // task x condition cell and per configuration, with the gated twist (the WITHDRAW rate under -A,
 // where every answer is wrong by construction), the prospective choice mix with its payoff and the
 // REQUEST_SPEC rate per configuration x gated task.
+import { pearson, spearman } from "../common/index.ts";
 import { outcomeOf, type TrialRecord } from "../model/index.ts";
 import {
   classifyProfile,
@@ -11,14 +12,14 @@ import {
   summariseMonitoring,
 } from "./metrics.ts";
 import { DEFAULT_PAYOFF, type PayoffSchedule, payoff } from "./payoff.ts";
-import { bootstrapDelta, type Interval, pearson, type SplitHalf, spearman, splitHalf } from "./statistics.ts";
+import { bootstrapDelta, type DeltaInterval, type SplitHalf, splitHalf } from "./statistics.ts";
 
 export interface RunCell {
   agent: string;
   task: string;
   condition: string;
   summary: MonitoringSummary;
-  interval: Interval | null;
+  interval: DeltaInterval | null;
 }
 
 export interface ProspectiveMix {
@@ -40,7 +41,7 @@ export interface RunConfiguration {
   digest: string;
   model: string | null;
   summary: MonitoringSummary;
-  interval: Interval | null;
+  interval: DeltaInterval | null;
   profile: Profile;
   /** Percent WITHDRAW among -A trials without the artefact and with a readable reply; null without any. */
   withdrawRateMinusA: number | null;

@@ -2,7 +2,7 @@
 // variant, the artefact with one convention section cut at a time, and 0 B (-A); pass rates with
 // Wilson 95% intervals per configuration, and which conventions are load-bearing for it.
 import path from "node:path";
-import { type Interval, wilson } from "../calibrate/index.ts";
+import { type Interval, wilson } from "../common/index.ts";
 import { outcomeOf } from "../model/index.ts";
 import { type Condition, type LoadedTask, renderInline, sha256 } from "../task/index.ts";
 import { loadVerifier } from "../verify/index.ts";

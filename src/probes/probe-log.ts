@@ -1,8 +1,10 @@
 // runs/<run>/probes.jsonl: what a probe learnt from one inline trial beyond its verdict (the
-// conventions stated, right or wrong; a canary hit), one line per trial, appended as it finishes.
-import { appendFileSync, mkdirSync } from "node:fs";
+// conventions stated, right or wrong; a canary hit), one line per trial, appended as it finishes
+// (one write(2), a torn last line closed off first).
+import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { appendJsonLine } from "../common/index.ts";
 import { TrialError, Usage } from "../model/index.ts";
 
 export const PROBES_FILE = "probes.jsonl";
@@ -34,5 +36,5 @@ export type ProbeLine = z.infer<typeof ProbeLine>;
 
 export function appendProbeLine(runDir: string, line: ProbeLine): void {
   mkdirSync(runDir, { recursive: true });
-  appendFileSync(path.join(runDir, PROBES_FILE), `${JSON.stringify(ProbeLine.parse(line))}\n`);
+  appendJsonLine(path.join(runDir, PROBES_FILE), ProbeLine.parse(line));
 }

@@ -1,11 +1,13 @@
 // What a calibration report shows, as a zod schema: the `--json` output of `kgate calibrate` and
 // `kgate report`, and the only input of the Markdown, SVG and HTML writers.
 import { z } from "zod";
+import { Interval } from "../common/index.ts";
 
 export const SUMMARY_VERSION = 1;
 
 const Rate = z.number().min(0).max(1);
-export const Interval = z.object({ lo: Rate, hi: Rate });
+/** A pass rate's interval (Wilson): src/common's Interval with both bounds rates. */
+const RateInterval = Interval.extend({ lo: Rate, hi: Rate });
 export const Requirement = z.object({ op: z.enum([">=", "<="]), threshold: Rate });
 
 export const Counts = z.object({
@@ -68,7 +70,7 @@ export const CellSummary = z.object({
   control: z.boolean(),
   counts: Counts,
   rate: Rate.nullable(),
-  interval: Interval,
+  interval: RateInterval,
   clause: Clause.nullable(),
   attribution: AttributionCounts,
   usage: UsageTotals,
@@ -96,7 +98,7 @@ export const Aggregate = z.object({
   passes: z.number().int().nonnegative(),
   runs: z.number().int().nonnegative(),
   rate: Rate.nullable(),
-  interval: Interval,
+  interval: RateInterval,
 });
 
 export const TrialRow = z.object({
@@ -188,7 +190,6 @@ export const RunSummary = z.object({
   warnings: z.array(z.string()),
 });
 
-export type Interval = z.infer<typeof Interval>;
 export type Counts = z.infer<typeof Counts>;
 export type AttributionCounts = z.infer<typeof AttributionCounts>;
 export type UsageTotals = z.infer<typeof UsageTotals>;

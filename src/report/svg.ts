@@ -2,8 +2,9 @@
 // whiskers, plus a final group with the aggregate over all tasks; dashed lines at the rule's
 // thresholds, n under every bar, a marker on a 0% bar, each task's decision above its group, and
 // one legend row per cell naming its configuration. A small SVG writer, no library.
+import type { Interval } from "../common/index.ts";
 import { percent } from "./format.ts";
-import type { Interval, RunSummary, Spec } from "./model.ts";
+import type { RunSummary, Spec } from "./model.ts";
 import { configurationText } from "./provenance.ts";
 
 /** Cells that should pass (+A, variants that keep the convention): cool colours. */

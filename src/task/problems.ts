@@ -1,6 +1,7 @@
 // Problems found while loading a task: path-precise messages from zod issues and JSON syntax errors.
 import { createRequire } from "node:module";
 import type { z } from "zod";
+import { fieldPath } from "../common/index.ts";
 
 export type Severity = "error" | "warning";
 
@@ -15,15 +16,6 @@ export interface Problem {
 
 export function formatProblem(p: Problem): string {
   return p.field ? `${p.file}: ${p.field}: ${p.message}` : `${p.file}: ${p.message}`;
-}
-
-export function fieldPath(path: readonly PropertyKey[]): string {
-  let out = "";
-  for (const segment of path) {
-    if (typeof segment === "number") out += `[${segment}]`;
-    else out += out ? `.${String(segment)}` : String(segment);
-  }
-  return out || "(root)";
 }
 
 function issueMessage(issue: z.core.$ZodIssue): string {

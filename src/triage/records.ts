@@ -1,8 +1,10 @@
 // The files of a triage run (runs/<run>/): triage.json (settings), phase0.jsonl, plans.jsonl and
-// errors.jsonl, appended line by line as units and plans finish; read back tolerating a torn last line.
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+// errors.jsonl, appended line by line as units and plans finish (src/common's torn-line-safe
+// appendJsonLine); read back tolerating a torn last line.
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { lineProblemText, readJsonLines } from "../common/index.ts";
 import { Phase0Line } from "./phase0-file.ts";
 import { Framing } from "./prompt.ts";
 
@@ -191,31 +193,9 @@ export function readSettings(files: TriageRunFiles): TriageSettings {
   return parsed.data;
 }
 
-export function appendLine(file: string, value: unknown): void {
-  appendFileSync(file, `${JSON.stringify(value)}\n`);
-}
-
-/** The valid lines of a JSON-lines file; a line that does not parse is skipped and reported. */
+/** The valid lines of a JSON-lines file; each line that does not parse is skipped and reported by `warn`. */
 export function readLines<T>(file: string, schema: z.ZodType<T>, warn: (line: string) => void): T[] {
-  if (!existsSync(file)) return [];
-  const out: T[] = [];
-  readFileSync(file, "utf8")
-    .split("\n")
-    .forEach((raw, i) => {
-      if (raw.trim() === "") return;
-      let value: unknown;
-      try {
-        value = JSON.parse(raw);
-      } catch {
-        warn(`${file}:${i + 1}: not JSON (a torn write?), skipped`);
-        return;
-      }
-      const parsed = schema.safeParse(value);
-      if (parsed.success) out.push(parsed.data);
-      else
-        warn(
-          `${file}:${i + 1} (${parsed.error.issues[0]!.path.join(".")}): ${parsed.error.issues[0]!.message}, skipped`,
-        );
-    });
-  return out;
+  const { records, problems } = readJsonLines(file, schema, "triage record");
+  for (const problem of problems) warn(`${lineProblemText(problem)}, skipped`);
+  return records;
 }

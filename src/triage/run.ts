@@ -4,6 +4,7 @@
 // appended as it finishes; a failed call is logged, not fatal.
 import type { ChatModel, RetryPolicy } from "../agents/index.ts";
 import { withRetry } from "../agents/index.ts";
+import { appendJsonLine } from "../common/index.ts";
 import { executeEnforcedLive, type UnitRunner } from "./live.ts";
 import { executeAdvisoryLive } from "./live-advisory.ts";
 import type { ScoredUnit } from "./oracle.ts";
@@ -11,7 +12,6 @@ import { askForPlan } from "./planner.ts";
 import { injectedVariants, type PoolVariant, type TriageUnit } from "./pool.ts";
 import { planPrompt } from "./prompt.ts";
 import {
-  appendLine,
   type ErrorRecord,
   type Phase0Record,
   Phase0Record as Phase0RecordSchema,
@@ -89,14 +89,14 @@ async function phase0(input: TriageRunInput, done: Map<string, Phase0Record>): P
         kgateVersion: settings.kgateVersion,
         finishedAt: now().toISOString(),
       };
-      appendLine(files.phase0, record);
+      appendJsonLine(files.phase0, record);
       done.set(unit.id, record);
       log(
         `phase 0 [${i + 1}/${todo.length}] ${unit.id}: ${record.cost} tokens, ${record.correct ? "correct" : "wrong"}${record.capped ? " (capped)" : ""}`,
       );
     } catch (err) {
       errors++;
-      appendLine(files.errors, {
+      appendJsonLine(files.errors, {
         phase: "phase0",
         key: unit.id,
         message: errorText(err),
@@ -255,7 +255,7 @@ export async function runTriage(input: TriageRunInput): Promise<TriageRunResult>
         if (plans.has(key)) continue;
         try {
           const record = await onePlan(input, variant, units, alpha, framing);
-          appendLine(files.plans, record);
+          appendJsonLine(files.plans, record);
           plans.set(key, record);
           const sc = record.scores;
           log(`plan ${key}: B ${record.budget}, V_U ${sc.vU}, V_E ${sc.vE} (oracle ${sc.vOracle})`);
@@ -267,7 +267,7 @@ export async function runTriage(input: TriageRunInput): Promise<TriageRunResult>
             message: errorText(err),
             at: new Date().toISOString(),
           };
-          appendLine(files.errors, line);
+          appendJsonLine(files.errors, line);
           log(`plan ${key}: error: ${errorText(err)} (--resume retries it)`);
         }
       }

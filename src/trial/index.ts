@@ -14,10 +14,8 @@ export { conditionSlug, newRunId, runDirOf, trialDirOf, trialId } from "./ids.ts
 export { DEFAULT_PHASE_TIMEOUTS, PhaseTimeoutError, type PhaseTimeouts } from "./phases.ts";
 export { PoolAbortedError, type PoolOptions, TrialPool } from "./pool.ts";
 export {
-  appendJsonLine,
   appendTrialRecord,
   type ReadRecords,
-  type RecordProblem,
   readTrialRecords,
   TRIALS_FILE,
   trialsFileOf,

@@ -2,7 +2,8 @@
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
-import { fieldPath, type LoadedTask } from "../task/index.ts";
+import { fieldPath } from "../common/index.ts";
+import type { LoadedTask } from "../task/index.ts";
 import type { Rubric, TaskVerifier } from "./contract.ts";
 
 /** The verifier module is missing, broken, or does not fit its task: names the file and the field. */
