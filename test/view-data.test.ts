@@ -223,7 +223,7 @@ describe("kgate view errors", () => {
     expect(missing.stderr).toBe("kgate: no run directory runs/nope\n");
     const port = kgate(["--root", paths.root, "view", "nope", "--port", "http"]);
     expect(port.code).toBe(2);
-    expect(port.stderr).toBe('kgate: --port: expected a port number from 0 to 65535, got "http"\n');
+    expect(port.stderr).toBe('kgate: --port must be an integer from 0 to 65535, got "http"\n');
     const help = kgate(["view", "--help"]);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain("--out <dir>");

@@ -3,6 +3,7 @@
 import type { SandboxRequirements } from "../model/index.ts";
 import { trialError, ZERO_USAGE } from "../model/index.ts";
 import { openedFrom, placedArtefact } from "./artefact.ts";
+import { trialLimits } from "./config.ts";
 import { type ResolvedAgentConfig, resolveApiKey } from "./load-config.ts";
 import { runToolLoop } from "./loop.ts";
 import { buildSystemPrompt } from "./prompt.ts";
@@ -69,10 +70,8 @@ export class BuiltinAgent implements Agent {
     const c = this.config;
     const system = buildSystemPrompt(c.systemPrompt, ctx.sandbox.workdir, ctx.artefact);
     const limits = {
-      maxTurns: Math.min(c.maxTurns, ctx.limits.maxTurns),
-      tokenBudget: Math.min(c.tokenBudget, ctx.limits.maxTokens),
+      ...trialLimits(c, ctx.limits),
       ...(c.outputTokenBudget === undefined ? {} : { outputTokenBudget: c.outputTokenBudget }),
-      timeoutSec: Math.min(c.timeoutSec, ctx.limits.timeoutSec),
     };
     ctx.trajectory.append({
       type: "note",

@@ -1,6 +1,7 @@
-// Agent configurations as zod schemas: the single source of truth for kgate.config.json.
+// Agent configurations as zod schemas: the single source of truth for kgate.config.json; and the
+// limits of one trial of a configuration on a task (the tighter of the two).
 import { z } from "zod";
-import { Slug } from "../task/schema.ts";
+import { type Limits, Slug } from "../task/schema.ts";
 
 export const CONFIG_SCHEMA_VERSION = 1;
 
@@ -203,3 +204,18 @@ export const DEFAULT_KEY_ENVS: Record<ProviderName, string | null> = {
   openai: "OPENAI_API_KEY",
   "openai-compatible": null,
 };
+
+/**
+ * The limits of a configuration's trial on a task: of turns, tokens and wall-clock seconds, the
+ * tighter of the configuration's and the task's. Every agent phase and every inline call uses it.
+ */
+export function trialLimits(
+  config: Pick<AgentConfig, "maxTurns" | "tokenBudget" | "timeoutSec">,
+  limits: Pick<Limits, "maxTurns" | "maxTokens" | "timeoutSec">,
+): { maxTurns: number; tokenBudget: number; timeoutSec: number } {
+  return {
+    maxTurns: Math.min(config.maxTurns, limits.maxTurns),
+    tokenBudget: Math.min(config.tokenBudget, limits.maxTokens),
+    timeoutSec: Math.min(config.timeoutSec, limits.timeoutSec),
+  };
+}

@@ -113,7 +113,8 @@ export function applyOverrides(base: CalibrationConfig, o: ConfigOverrides): Cal
     ...base,
     n: positiveInteger(o.n, "-n") ?? base.n,
     cells,
-    concurrency: positiveInteger(o.concurrency, "--concurrency") ?? base.concurrency,
+    // checked by the schema below (the command line parses it with commands/options.ts first)
+    concurrency: o.concurrency ?? base.concurrency,
     providerConcurrency: {
       ...base.providerConcurrency,
       ...Object.fromEntries((o.providerConcurrency ?? []).map(parseProviderLimit)),

@@ -31,6 +31,7 @@ import { InterruptedError, removeOnInterrupt } from "../sandbox/index.ts";
 import { formatProblem } from "../task/index.ts";
 import { CROSS_DEFAULT, crossReport, crossText, withCrossCells, writeCross } from "./calibrate-cross.ts";
 import type { CommandContext } from "./context.ts";
+import { concurrencyOption, integerOption } from "./options.ts";
 import { startupError } from "./startup-error.ts";
 
 export interface CalibrateOptions extends Omit<ConfigOverrides, "n" | "concurrency" | "cap" | "confidence"> {
@@ -74,6 +75,9 @@ function number(text: string | undefined, option: string): number | undefined {
   return value;
 }
 
+const positive = (text: string | undefined, option: string) =>
+  text === undefined ? undefined : integerOption(option, text, { min: 1 });
+
 export function effectiveConfig(ctx: CommandContext, o: CalibrateOptions): CalibrationConfig {
   const loaded = loadCalibrationConfig(ctx.paths);
   if (!loaded.ok) throw new UsageError(loaded.errors.map(formatProblem).join("\n"));
@@ -89,9 +93,9 @@ export function effectiveConfig(ctx: CommandContext, o: CalibrateOptions): Calib
   try {
     return applyOverrides(loaded.config, {
       ...o,
-      n: number(o.n, "-n"),
-      concurrency: number(o.concurrency, "--concurrency"),
-      cap: number(o.cap, "--cap"),
+      n: positive(o.n, "-n"),
+      concurrency: o.concurrency === undefined ? undefined : concurrencyOption(o.concurrency),
+      cap: positive(o.cap, "--cap"),
       confidence: number(o.confidence, "--confidence"),
     });
   } catch (err) {

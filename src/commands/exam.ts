@@ -2,6 +2,7 @@
 // (or `--tasks <ids>` for a task exam, `--inline-tasks <ids>` for an exam of inline tasks): exams of N units under one shared token budget; one record
 // per exam, a report; resumable.
 import path from "node:path";
+import { DEFAULT_CONCURRENCY } from "../calibrate/index.ts";
 import { EXIT_FAILED, EXIT_OK, UsageError, usageOrBug } from "../errors.ts";
 import {
   DEFAULT_TAU,
@@ -26,6 +27,7 @@ import { InterruptedError } from "../sandbox/index.ts";
 import { parseCondition } from "../task/index.ts";
 import { newRunId, runDirOf } from "../trial/index.ts";
 import type { CommandContext } from "./context.ts";
+import { concurrencyOption, integerOption } from "./options.ts";
 
 export interface ExamOptions {
   agent?: string;
@@ -49,13 +51,6 @@ export interface ExamOptions {
   json?: boolean;
 }
 
-function integer(option: string, text: string, min: number): number {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < min)
-    throw new UsageError(`${option} must be an integer >= ${min}, got "${text}"`);
-  return value;
-}
-
 function list<T>(option: string, text: string, parse: (item: string) => T): T[] {
   const items = text
     .split(",")
@@ -73,11 +68,9 @@ function oneOf<T extends string>(option: string, schema: { options: readonly T[]
   };
 }
 
-/** Exams (or reference trials) in flight at once: --concurrency, default 2 as calibrate's. */
-export const DEFAULT_EXAM_CONCURRENCY = 2;
-
+/** Exams (or reference trials) in flight at once: --concurrency, by default calibrate's. */
 function concurrencyOf(o: ExamOptions): number {
-  return o.concurrency === undefined ? DEFAULT_EXAM_CONCURRENCY : integer("--concurrency", o.concurrency, 1);
+  return o.concurrency === undefined ? DEFAULT_CONCURRENCY : concurrencyOption(o.concurrency);
 }
 
 /** A new run's plan from the options (digests filled in once the pool and agent are loaded). */
@@ -98,12 +91,12 @@ function newRun(ctx: CommandContext, pool: string | undefined, o: ExamOptions): 
       : { name: "tasks", source: tasks!, digest: "" },
     agent: { name: o.agent, digest: "" },
     condition: tasks ? parseCondition(o.condition ?? "+A") : null,
-    budget: integer("--budget", o.budget, 1),
+    budget: integerOption("--budget", o.budget, { min: 1 }),
     tau,
     factors: {
-      seed: integer("--seed", o.seed, 0),
-      sizes: list("--n", o.n, (s) => integer("--n", s, 1)),
-      examsPerSize: integer("--exams", o.exams, 1),
+      seed: integerOption("--seed", o.seed, { min: 0 }),
+      sizes: list("--n", o.n, (s) => integerOption("--n", s, { min: 1 })),
+      examsPerSize: integerOption("--exams", o.exams, { min: 1 }),
       schemes: list("--scheme", o.scheme, oneOf("--scheme", PointScheme)),
       orders: list("--order", o.order, oneOf("--order", Ordering)),
       prompts: list("--prompt", o.prompt, oneOf("--prompt", ExamPrompt)),
@@ -138,8 +131,8 @@ async function reference(ctx: CommandContext, pool: string | undefined, o: ExamO
     source,
     agent: o.agent,
     condition: parseCondition(o.condition ?? "+A"),
-    budget: integer("--budget", o.budget, 1),
-    trials: integer("--trials", o.trials, 1),
+    budget: integerOption("--budget", o.budget, { min: 1 }),
+    trials: integerOption("--trials", o.trials, { min: 1 }),
     concurrency: concurrencyOf(o),
     file,
     kgateVersion: packageInfo().version,

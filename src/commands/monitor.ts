@@ -16,6 +16,7 @@ import {
 } from "../monitor/index.ts";
 import { readTrialRecords, runDirOf, trialsFileOf } from "../trial/index.ts";
 import type { CommandContext } from "./context.ts";
+import { integerOption } from "./options.ts";
 
 export interface AnalyseOptions {
   csv?: boolean;
@@ -23,13 +24,6 @@ export interface AnalyseOptions {
   html?: string;
   seed?: string;
   resamples?: string;
-}
-
-function positiveInteger(option: string, text: string): number {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1)
-    throw new UsageError(`${option}: "${text}" is not a positive integer`);
-  return value;
 }
 
 const problemLine = (p: ImportProblem) => `${p.file}${p.line === null ? "" : `:${p.line}`}: ${p.message}`;
@@ -56,8 +50,8 @@ function analyseRun(
 export async function analyse(ctx: CommandContext, dir: string, options: AnalyseOptions): Promise<number> {
   if ([options.csv, options.json].filter(Boolean).length > 1)
     throw new UsageError("--csv and --json exclude each other");
-  const seed = positiveInteger("--seed", options.seed ?? "42");
-  const resamples = positiveInteger("--resamples", options.resamples ?? "2000");
+  const seed = integerOption("--seed", options.seed ?? "42", { min: 1 });
+  const resamples = integerOption("--resamples", options.resamples ?? "2000", { min: 1 });
   const asRun = [path.resolve(dir), runDirOf(ctx.paths, dir)].find((d) => existsSync(trialsFileOf(d)));
   if (asRun) return analyseRun(ctx, asRun, options, { seed, resamples });
   const root = path.resolve(dir);

@@ -22,6 +22,7 @@ import { relativeToProject } from "../project.ts";
 import { type LoadedTask, loadValidTask } from "../task/index.ts";
 import { newRunId, readTrialRecords, runDirOf } from "../trial/index.ts";
 import type { CommandContext } from "./context.ts";
+import { integerOption } from "./options.ts";
 
 export interface ProbeOptions {
   agent: string[];
@@ -37,13 +38,6 @@ export interface ReciteOptions extends ProbeOptions {
 
 export type CanaryOptions = ReciteOptions;
 
-function positiveInt(name: string, text: string): number {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1)
-    throw new UsageError(`${name} must be an integer >= 1, got "${text}"`);
-  return value;
-}
-
 interface Prepared {
   task: LoadedTask;
   agents: ProbeAgent[];
@@ -57,9 +51,9 @@ async function prepare(
   taskId: string,
   o: ProbeOptions,
 ): Promise<Prepared> {
-  const n = positiveInt("-n", o.n);
+  const n = integerOption("-n", o.n, { min: 1 });
   const maxEnvironmentBytes =
-    o.maxEnvBytes === undefined ? undefined : positiveInt("--max-env-bytes", o.maxEnvBytes);
+    o.maxEnvBytes === undefined ? undefined : integerOption("--max-env-bytes", o.maxEnvBytes, { min: 1 });
   let task: LoadedTask;
   let agents: ProbeAgent[];
   try {

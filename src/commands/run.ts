@@ -24,6 +24,7 @@ import {
   trialsFileOf,
 } from "../trial/index.ts";
 import type { CommandContext } from "./context.ts";
+import { concurrencyOption, integerOption } from "./options.ts";
 import { startupError } from "./startup-error.ts";
 
 export interface RunOptions {
@@ -39,13 +40,6 @@ export interface RunOptions {
   /** Before each -A trial, the prospective choice (built-in loop or installed harness), scored with --payoff or the default. */
   prospective?: boolean;
   payoff?: string;
-}
-
-function positiveInt(name: string, text: string, min: number): number {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < min)
-    throw new UsageError(`${name} must be an integer >= ${min}, got "${text}"`);
-  return value;
 }
 
 function seconds(record: TrialRecord): string {
@@ -93,9 +87,9 @@ async function openRunner(ctx: CommandContext, options: RunOptions, log: (line: 
 }
 
 export async function run(ctx: CommandContext, taskId: string, options: RunOptions): Promise<number> {
-  const n = positiveInt("-n", options.n, 1);
-  const concurrency = positiveInt("--concurrency", options.concurrency, 1);
-  const retries = positiveInt("--retries", options.retries, 0);
+  const n = integerOption("-n", options.n, { min: 1 });
+  const concurrency = concurrencyOption(options.concurrency);
+  const retries = integerOption("--retries", options.retries, { min: 0 });
   let condition: Condition;
   let task: LoadedTask;
   try {

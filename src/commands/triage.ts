@@ -41,6 +41,7 @@ import {
 } from "../triage/index.ts";
 import { agentInfoOf, newRunId, openSandboxRunner, runDirOf, TrialEngine } from "../trial/index.ts";
 import type { CommandContext } from "./context.ts";
+import { integerOption } from "./options.ts";
 
 export interface ScoreOptions {
   phase0: string;
@@ -72,11 +73,7 @@ function table(s: PlanScore, budget: number): string {
 }
 
 export async function score(ctx: CommandContext, options: ScoreOptions): Promise<number> {
-  const budget = Number(options.budget);
-  if (!/^\d+$/.test(options.budget) || !Number.isSafeInteger(budget))
-    throw new UsageError(
-      `--budget must be a non-negative integer number of tokens (got "${options.budget}")`,
-    );
+  const budget = integerOption("--budget", options.budget, { min: 0 });
   const phase0File = path.resolve(options.phase0);
   const planFile = path.resolve(options.plan);
   let units: ReturnType<typeof loadPhase0>;
@@ -133,19 +130,9 @@ function numbers(
   return [...new Set(values.map(Number))];
 }
 
-function positiveInt(flag: string, raw: string | undefined, fallback: number): number {
-  if (raw === undefined) return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) <= 0)
-    throw new UsageError(`${flag} must be a positive integer (got "${raw}")`);
-  return Number(raw);
-}
-
-function seedOf(raw: string | undefined): number {
-  if (raw === undefined) return 0;
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw)))
-    throw new UsageError(`--seed must be a non-negative integer (got "${raw}")`);
-  return Number(raw);
-}
+/** An integer option >= min, or `fallback` when it is not given. */
+const integerOr = (flag: string, raw: string | undefined, min: number, fallback: number) =>
+  raw === undefined ? fallback : integerOption(flag, raw, { min });
 
 function findConfiguration(ctx: CommandContext, name: string): ResolvedAgentConfig {
   const loaded = loadAgentConfigs(ctx.paths);
@@ -178,9 +165,9 @@ function newSettings(
     alphas: numbers("--alpha", o.alpha, [0.25, 0.5, 0.75, 1.0], Number.MIN_VALUE, 1),
     framings: [...new Set(framings)] as TriageSettings["framings"],
     ratios: numbers("--inject", o.inject, [0], 0, 1),
-    seed: seedOf(o.seed),
-    unitCap: positiveInt("--unit-cap", o.unitCap, 16_384),
-    planTokens: positiveInt("--plan-tokens", o.planTokens, 4096),
+    seed: integerOr("--seed", o.seed, 0, 0),
+    unitCap: integerOr("--unit-cap", o.unitCap, 1, 16_384),
+    planTokens: integerOr("--plan-tokens", o.planTokens, 1, 4096),
     permutations: 1000,
     phase2: o.live ? "live" : "simulated",
     resolve: o.resolve === true,

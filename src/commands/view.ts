@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { readPlan, readRecords, runDir, summarise } from "../calibrate/index.ts";
-import { EXIT_OK, UsageError, usageOrBug } from "../errors.ts";
+import { EXIT_OK, usageOrBug } from "../errors.ts";
 import {
   buildViewData,
   exportSite,
@@ -15,6 +15,7 @@ import {
   sourceOfSummary,
 } from "../view/index.ts";
 import type { CommandContext } from "./context.ts";
+import { integerOption } from "./options.ts";
 
 export interface ViewOptions {
   out?: string;
@@ -42,17 +43,8 @@ function loadRuns(ctx: CommandContext, names: readonly string[]): RunInput[] {
   });
 }
 
-function portOf(text: string | undefined): number {
-  if (text === undefined) return 0;
-  const port = Number(text);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new UsageError(`--port: expected a port number from 0 to 65535, got "${text}"`);
-  }
-  return port;
-}
-
 export async function run(ctx: CommandContext, runs: string[], options: ViewOptions): Promise<number> {
-  const port = portOf(options.port);
+  const port = options.port === undefined ? 0 : integerOption("--port", options.port, { min: 0, max: 65535 });
   const first = loadRuns(ctx, runs);
   for (const r of first)
     for (const w of r.source.run.warnings) ctx.stderr.write(`warning: ${r.shown}: ${w}\n`);

@@ -5,6 +5,7 @@ import {
   BuiltinAgent,
   createConfiguredChatModel,
   InstalledAgent,
+  trialLimits,
   UsageMeter,
 } from "../agents/index.ts";
 import type { ProspectiveOutcome } from "../model/index.ts";
@@ -79,7 +80,7 @@ export function prospectiveHookFor(
   const { config } = configured;
   return async (task, cancel) => {
     // The choice is one short turn: bounded by the agent's own timeout and the run's cancellation.
-    const timeout = AbortSignal.timeout(Math.min(config.timeoutSec, task.spec.limits.timeoutSec) * 1000);
+    const timeout = AbortSignal.timeout(trialLimits(config, task.spec.limits).timeoutSec * 1000);
     const signal = cancel ? AbortSignal.any([cancel, timeout]) : timeout;
     let model: ChatModel;
     try {

@@ -3,7 +3,7 @@
 // "inline") appended to the run. Never throws to its caller.
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { ChatModel, ResolvedAgentConfig } from "../agents/index.ts";
+import { type ChatModel, type ResolvedAgentConfig, trialLimits } from "../agents/index.ts";
 import {
   FAILURE_KINDS,
   type PhaseName,
@@ -103,7 +103,7 @@ export async function runInlineTrial(o: InlineTrialOptions): Promise<InlineTrial
   const conversation = await converse({
     ...o,
     trajectory,
-    timeoutSec: Math.min(config.timeoutSec, task.spec.limits.timeoutSec),
+    timeoutSec: trialLimits(config, task.spec.limits).timeoutSec,
   });
   const { replies, usage } = conversation;
   let error = conversation.error;

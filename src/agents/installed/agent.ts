@@ -11,6 +11,7 @@ import {
 } from "../../model/index.ts";
 import { type ExecResult, SandboxUnavailableError } from "../../sandbox/types.ts";
 import { openedFrom, placedArtefact, skillFile, skillName } from "../artefact.ts";
+import { trialLimits } from "../config.ts";
 import { errorMessage } from "../errors.ts";
 import { type ResolvedAgentConfig, resolveApiKey } from "../load-config.ts";
 import { describeEnd } from "../relay/channel.ts";
@@ -83,11 +84,7 @@ export class InstalledAgent implements Agent {
     const recorder = new TrajectoryRecorder(outer.trajectory);
     const ctx = { ...outer, trajectory: recorder };
     const c = this.config;
-    const limits = {
-      maxTurns: Math.min(c.maxTurns, ctx.limits.maxTurns),
-      tokenBudget: Math.min(c.tokenBudget, ctx.limits.maxTokens),
-      timeoutSec: Math.min(c.timeoutSec, ctx.limits.timeoutSec),
-    };
+    const limits = trialLimits(c, ctx.limits);
     if (!this.relay) {
       const error = trialError("internal", "prepare() was not called: no relay");
       recorder.append({ type: "error", ...error });
