@@ -2,5 +2,12 @@
 
 export { type ConventionWeight, changedValues, conventionWeights } from "./dead-rules.ts";
 export { type CheckOptions, type CheckSummary, checkTask, STEPS, summarise, type TaskCheck } from "./run.ts";
-export { type SandboxSession, sandboxSession } from "./sandbox-steps.ts";
-export type { CheckContext, CheckResult, CheckStatus, CheckStep, StepOutcome } from "./types.ts";
+export { sandboxSession } from "./sandbox-steps.ts";
+export type {
+  CheckContext,
+  CheckResult,
+  CheckStatus,
+  CheckStep,
+  SandboxSession,
+  StepOutcome,
+} from "./types.ts";

@@ -6,9 +6,9 @@ import { contractStep, deadRuleStep } from "./convention-steps.ts";
 import { generatorStep } from "./generator-step.ts";
 import { leftoverStep } from "./leftover-steps.ts";
 import { markerStep } from "./marker-step.ts";
-import { noopStep, oracleStep, type SandboxSession } from "./sandbox-steps.ts";
+import { noopStep, oracleStep } from "./sandbox-steps.ts";
 import { digestStep, schemaStep } from "./static-steps.ts";
-import type { CheckContext, CheckResult, CheckStep } from "./types.ts";
+import type { CheckContext, CheckResult, CheckStep, SandboxSession } from "./types.ts";
 import { oracleVariantStep } from "./variant-steps.ts";
 import { defaultStep, deterministicStep, variantStep, verifierStep } from "./verifier-steps.ts";
 

@@ -1,7 +1,7 @@
 // Checks in the real sandbox: the oracle passes under +A and the noop agent fails under -A. Each is
 // one trial through the trial engine, verified on the host and recorded in runs/<run-id>/.
-import { noopAgent, oracleAgent } from "../agents/index.ts";
-import { type Condition, outcomeOf, type TrialRecord } from "../model/index.ts";
+import { type Agent, noopAgent, oracleAgent } from "../agents/index.ts";
+import { outcomeOf, type TrialRecord } from "../model/index.ts";
 import { type ProjectPaths, relativeToProject } from "../project.ts";
 import {
   agentInfoOf,
@@ -12,25 +12,9 @@ import {
   TrialEngine,
   trialsFileOf,
 } from "../trial/index.ts";
-import type { CheckContext, CheckStep, StepOutcome } from "./types.ts";
+import type { CheckContext, CheckStep, SandboxCheckAgent, SandboxSession, StepOutcome } from "./types.ts";
 
-const AGENTS = { oracle: oracleAgent(), noop: noopAgent() };
-
-/** What the sandbox steps of one `kgate check` share: a run for their records, and one engine. */
-export interface SandboxSession {
-  paths: ProjectPaths;
-  runId: string;
-  runDir: string;
-  /** One trial through the engine (opened on first use), or why it could not run. */
-  trial(
-    context: CheckContext,
-    condition: Condition,
-    agent: keyof typeof AGENTS,
-  ): Promise<TrialRecord | string>;
-  /** kgate's own errors met so far (`internal` records). */
-  internal(): TrialRecord[];
-  close(): Promise<void>;
-}
+const AGENTS: Record<SandboxCheckAgent, Agent> = { oracle: oracleAgent(), noop: noopAgent() };
 
 export function sandboxSession(
   paths: ProjectPaths,

@@ -1,8 +1,8 @@
 // The shape of `kgate check`: named steps over one task, each ending in a result with a status.
+import type { Condition, TrialRecord } from "../model/index.ts";
 import type { ProjectPaths } from "../project.ts";
 import type { LoadedTask } from "../task/index.ts";
 import type { LoadedVerifier } from "../verify/index.ts";
-import type { SandboxSession } from "./sandbox-steps.ts";
 
 /**
  * `pass` / `fail`: the check ran; `unavailable`: the machinery it needs has not landed or is off;
@@ -17,6 +17,24 @@ export interface CheckResult {
   /** One line saying what was found. */
   detail: string;
   durationMs: number;
+}
+
+/** The agents the sandbox steps run: the oracle under +A, the noop agent under -A. */
+export type SandboxCheckAgent = "oracle" | "noop";
+
+/**
+ * What the sandbox steps of one `kgate check` share: a run for their records, and one engine
+ * (sandbox-steps.ts opens it).
+ */
+export interface SandboxSession {
+  paths: ProjectPaths;
+  runId: string;
+  runDir: string;
+  /** One trial through the engine (opened on first use), or why it could not run. */
+  trial(context: CheckContext, condition: Condition, agent: SandboxCheckAgent): Promise<TrialRecord | string>;
+  /** kgate's own errors met so far (`internal` records). */
+  internal(): TrialRecord[];
+  close(): Promise<void>;
 }
 
 /** What steps share while checking one task; later steps read what earlier ones established. */
