@@ -15,8 +15,9 @@ export * from "./config.ts";
 export { type ConfiguredAgentOptions, createConfiguredAgent } from "./configured.ts";
 export { classifyError, classifyStatus, type FailureClass, ModelCallError } from "./errors.ts";
 export { BUILTIN_HARNESS_REVISION, INSTALLED_HARNESSES } from "./harnesses.ts";
-export { ADAPTERS, claudeCode, codex, type HarnessAdapter } from "./installed/adapters.ts";
+export { ADAPTERS, claudeCode, codex } from "./installed/adapters.ts";
 export { InstalledAgent } from "./installed/agent.ts";
+export type { HarnessAdapter } from "./installed/harness-adapter.ts";
 export { ensureHarnessImage, harnessImageStatus, planHarnessImage } from "./installed/image.ts";
 export { opencode } from "./installed/opencode.ts";
 export {

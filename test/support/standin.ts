@@ -2,7 +2,8 @@
 // has to be installed for it), reporting like Claude Code and discovering skills in .claude/skills.
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { claudeCode, type HarnessAdapter } from "../../src/agents/installed/adapters.ts";
+import { claudeCode } from "../../src/agents/installed/adapters.ts";
+import type { HarnessAdapter } from "../../src/agents/installed/harness-adapter.ts";
 
 export const STANDIN_CLI = path.resolve(import.meta.dirname, "standin-cli.mjs");
 

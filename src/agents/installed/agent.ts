@@ -19,7 +19,7 @@ import { RELAY_PORT, Relay } from "../relay/server.ts";
 import type { RelaySession } from "../relay/session.ts";
 import { TrajectoryRecorder } from "../trajectory.ts";
 import { type Agent, type AgentResult, type AgentRunContext, abortOutcome } from "../types.ts";
-import type { HarnessAdapter } from "./adapters.ts";
+import type { HarnessAdapter } from "./harness-adapter.ts";
 import { harnessFollowUp } from "./follow-up.ts";
 import { ForwarderStartError, type RelayForwarder, startForwarder } from "./forwarder.ts";
 

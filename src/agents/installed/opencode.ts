@@ -1,7 +1,7 @@
 // OpenCode (`opencode run`) as an installed harness: an OpenAI-compatible provider whose base URL is
 // the relay, given inline (OPENCODE_CONFIG_CONTENT) so no file of the project or home is trusted;
 // web tools off, permissions granted (the container is the sandbox), skills in .opencode/skills.
-import type { HarnessAdapter, HarnessReport } from "./adapters.ts";
+import type { HarnessAdapter, HarnessReport } from "./harness-adapter.ts";
 
 /** The provider id kgate registers in OpenCode's configuration; models are `kgate/<model>`. */
 export const OPENCODE_PROVIDER = "kgate";
