@@ -8,9 +8,9 @@ import { type PackFile, packFiles, readSingleEntry } from "./archive.ts";
 import { CappedSink } from "./capture.ts";
 import { imageSeed, tmpfsVolumeOptions, volumeName } from "./disk.ts";
 import { DockerClient, isDirectoryMode, isSymlinkMode, type PathStat } from "./docker.ts";
-import { collectOutputs, type DeclaredOutput, type OutputFile } from "./outputs.ts";
+import { collectOutputs } from "./outputs.ts";
 import { ownerLabel } from "./owner.ts";
-import type { TrialSandbox } from "./provider.ts";
+import type { DeclaredOutput, OutputFile, TrialSandbox } from "./provider.ts";
 import { LABEL, LABEL_OWNER, reapDeadRunsOnce } from "./reaper.ts";
 import {
   type ExecOptions,

@@ -1,8 +1,7 @@
 // A trial's sandbox on one host of a pool: every call goes through the pool's guard, so a provider
 // failure on a host that no longer answers becomes a HostDownError (the record's `host-down`).
 import type { PackFile } from "./archive.ts";
-import type { DeclaredOutput, OutputFile } from "./outputs.ts";
-import type { TrialSandbox } from "./provider.ts";
+import type { DeclaredOutput, OutputFile, TrialSandbox } from "./provider.ts";
 import {
   type ExecOptions,
   type ExecResult,

@@ -25,9 +25,17 @@ export { type FolderKind, OWNERLESS_MIN_AGE_MS, ownedTempDir, reapDeadFolders } 
 export { AllHostsDownError, HostPoolProvider, type PoolHost } from "./host-pool.ts";
 export { HostDownError } from "./hosted-sandbox.ts";
 export { ensureSandboxImage, type ImageOptions, planImage } from "./image.ts";
-export { collectOutputs, type DeclaredOutput, type OutputFile, unsafeOutputPath } from "./outputs.ts";
+export { collectOutputs, unsafeOutputPath } from "./outputs.ts";
 export { ownerAlive, ownerLabel } from "./owner.ts";
-export type { Placement, SandboxImage, SandboxProvider, SandboxSpec, TrialSandbox } from "./provider.ts";
+export type {
+  DeclaredOutput,
+  OutputFile,
+  Placement,
+  SandboxImage,
+  SandboxProvider,
+  SandboxSpec,
+  TrialSandbox,
+} from "./provider.ts";
 export {
   containerLabels,
   InterruptedError,

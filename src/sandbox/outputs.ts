@@ -4,21 +4,19 @@
 // checks can at worst swap in another file of the container (which it could have copied anyway),
 // never a host file; the type and size are checked again on the tar entry itself.
 import path from "node:path";
-import type { CollectedOutput } from "../model/index.ts";
+import type { Readable } from "node:stream";
 import { sha256 } from "../task/index.ts";
 import { readSingleEntry } from "./archive.ts";
-import type { DockerSandbox } from "./container.ts";
 import { isDirectoryMode, isSymlinkMode, type PathStat } from "./docker.ts";
+import type { DeclaredOutput, OutputFile } from "./provider.ts";
 
-export interface DeclaredOutput {
-  path: string;
-  maxBytes: number;
-}
-
-export interface OutputFile {
-  record: CollectedOutput;
-  /** The bytes, when collected. */
-  bytes?: Buffer;
+/** What collecting needs of a container: its work directory, and paths stated and archived through the API. */
+export interface ArchiveReader {
+  readonly workdir: string;
+  /** The path's stat, or null when it does not exist. */
+  stat(p: string): Promise<PathStat | null>;
+  /** A tarball of the path, or null when it does not exist. */
+  archive(p: string): Promise<Readable | null>;
 }
 
 /** Why a declared path may not be read at all, or null when it is a plain relative path. */
@@ -57,7 +55,7 @@ function parentProblem(
   return null;
 }
 
-async function collectOne(sandbox: DockerSandbox, output: DeclaredOutput): Promise<OutputFile> {
+async function collectOne(sandbox: ArchiveReader, output: DeclaredOutput): Promise<OutputFile> {
   const p = output.path;
   const unsafe = unsafeOutputPath(p);
   if (unsafe) return rejected(p, unsafe);
@@ -106,7 +104,7 @@ async function collectOne(sandbox: DockerSandbox, output: DeclaredOutput): Promi
 
 /** Collects every declared output; ordinary problems become records, Docker failures throw. */
 export async function collectOutputs(
-  sandbox: DockerSandbox,
+  sandbox: ArchiveReader,
   outputs: readonly DeclaredOutput[],
 ): Promise<OutputFile[]> {
   const results: OutputFile[] = [];

@@ -1,13 +1,24 @@
 // The sandbox provider interface the trial engine uses without knowing Docker: create a hardened
 // sandbox for a trial, exec, read and write files, stop every process, collect outputs, remove.
 // Providers are registered by name (providers.ts) and chosen in kgate.config.json (`sandbox`).
-import type { SandboxRequirements } from "../model/index.ts";
+import type { CollectedOutput, SandboxRequirements } from "../model/index.ts";
 import type { ProjectPaths } from "../project.ts";
 import type { Limits } from "../task/index.ts";
 import type { PackFile } from "./archive.ts";
 import type { DiskCapMechanism } from "./disk.ts";
-import type { DeclaredOutput, OutputFile } from "./outputs.ts";
 import type { ExecStream, ExecStreamOptions, Sandbox } from "./types.ts";
+
+/** A file the task declares as output (task.json `outputs`), with its size cap. */
+export interface DeclaredOutput {
+  path: string;
+  maxBytes: number;
+}
+
+/** One declared output as collected: its record (collected, missing, rejected) and, when collected, its bytes. */
+export interface OutputFile {
+  record: CollectedOutput;
+  bytes?: Buffer;
+}
 
 /** What a trial asks of its sandbox. */
 export interface SandboxSpec {
