@@ -8,15 +8,13 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import type { Agent } from "../src/agents/types.ts";
 import { projectPaths } from "../src/project.ts";
+import { DockerSandbox } from "../src/sandbox/container.ts";
 import { tmpfsVolumeOptions, volumeName } from "../src/sandbox/disk.ts";
-import {
-  collectOutputs,
-  DockerClient,
-  DockerProvider,
-  DockerSandbox,
-  ensureSandboxImage,
-  SANDBOX_WORKDIR,
-} from "../src/sandbox/index.ts";
+import { DockerClient } from "../src/sandbox/docker.ts";
+import { DockerProvider } from "../src/sandbox/docker-provider.ts";
+import { ensureSandboxImage } from "../src/sandbox/image.ts";
+import { SANDBOX_WORKDIR } from "../src/sandbox/index.ts";
+import { collectOutputs } from "../src/sandbox/outputs.ts";
 import { loadValidTask, scaffoldTask, sha256 } from "../src/task/index.ts";
 import { agentInfoOf, runTrial, TrialEngine, type TrialRunner } from "../src/trial/index.ts";
 

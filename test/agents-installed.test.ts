@@ -19,10 +19,13 @@ import {
 } from "../src/agents/index.ts";
 import { outcomeOf } from "../src/model/index.ts";
 import { projectPaths } from "../src/project.ts";
-import { containerLabels, DockerClient, DockerSandbox, ensureSandboxImage } from "../src/sandbox/index.ts";
+import { DockerSandbox } from "../src/sandbox/container.ts";
+import { DockerClient } from "../src/sandbox/docker.ts";
+import { ensureSandboxImage } from "../src/sandbox/image.ts";
+import { containerLabels } from "../src/sandbox/index.ts";
 import type { Condition, LoadedTask } from "../src/task/index.ts";
 import { agentConfig, runContext, scaffoldedTask } from "./support/agent-context.ts";
-import { engineTrials } from "./support/engine.ts";
+import { engineTrials, TestDockerProvider } from "./support/engine.ts";
 import {
   type ModelServer,
   type Script,
@@ -38,10 +41,11 @@ const repo = projectPaths(path.resolve(import.meta.dirname, ".."));
 let image: string;
 let probe: DockerSandbox;
 
+/** The local daemon with the global setup's sandbox image: the harness image is built or found there. */
+const local = new TestDockerProvider();
+
 beforeAll(async () => {
-  image = await ensureHarnessImage(repo, {
-    onProgress: (line) => process.stderr.write(`[harness image] ${line}\n`),
-  });
+  image = await ensureHarnessImage(repo, local, (line) => process.stderr.write(`[harness image] ${line}\n`));
   probe = await DockerSandbox.create({
     image,
     limits: { cpus: 1, memoryMb: 512, pids: 128 },
@@ -60,7 +64,7 @@ describe("harness image", () => {
     expect(plan.packages).toBe("@anthropic-ai/claude-code@2.1.332 @openai/codex@0.171.0 opencode-ai@1.18.33");
     expect(planHarnessImage(repo, "kgate-sandbox:other").tag).not.toBe(plan.tag);
     expect(await new DockerClient().imageId(image)).not.toBeNull();
-    expect(await ensureHarnessImage(repo)).toBe(image);
+    expect(await ensureHarnessImage(repo, local)).toBe(image);
   });
 
   it("runs `claude`, `codex` and `opencode --version` offline, as the non-root sandbox user", async () => {
@@ -117,7 +121,7 @@ function installedAgent(
     return new InstalledAgent(config, {
       adapter,
       env: { KGATE_TEST_UPSTREAM_KEY: UPSTREAM_KEY },
-      ensureImage: () => ensureHarnessImage(repo),
+      ensureImage: (provider) => ensureHarnessImage(repo, provider),
     });
   });
 }
@@ -243,7 +247,7 @@ describe("the real Codex CLI through the relay (Docker, scripted loopback model,
 describe("an installed harness through the relay: failures and limits (Docker, stand-in CLI)", () => {
   it("a persistent upstream 500 ends as an infra error, and the key never enters the container", async () => {
     const agent = await installedAgent([{ status: 500, message: "upstream down" }], standin);
-    const requirements = await agent.prepare();
+    const requirements = await agent.prepare({ provider: local });
     const task = scaffoldedTask();
     const sandbox = await DockerSandbox.create({
       image: "unused-when-requirements-name-one",
@@ -327,7 +331,7 @@ describe("an installed harness through the relay: failures and limits (Docker, s
 /** Prepares the agent, runs it once under -A in a container made for it, and cleans up. */
 async function runInOwnContainer(agent: InstalledAgent, name: string) {
   const task = scaffoldedTask();
-  const requirements = await agent.prepare();
+  const requirements = await agent.prepare({ provider: local });
   const sandbox = await DockerSandbox.create({
     image: "unused-when-requirements-name-one",
     limits: task.spec.limits,

@@ -10,7 +10,7 @@ import { ZERO_USAGE } from "../src/model/index.ts";
 import { projectPaths } from "../src/project.ts";
 import type { Condition, LoadedTask } from "../src/task/index.ts";
 import { agentConfig, scaffoldedTask } from "./support/agent-context.ts";
-import { engineTrials } from "./support/engine.ts";
+import { engineTrials, TestDockerProvider } from "./support/engine.ts";
 import {
   type ModelServer,
   type ScriptStep,
@@ -26,7 +26,9 @@ const repo = projectPaths(path.resolve(import.meta.dirname, ".."));
 const UPSTREAM_KEY = "sk-qwen-upstream-never-in-the-container";
 
 beforeAll(async () => {
-  await ensureHarnessImage(repo, { onProgress: (line) => process.stderr.write(`[harness image] ${line}\n`) });
+  await ensureHarnessImage(repo, new TestDockerProvider(), (line) =>
+    process.stderr.write(`[harness image] ${line}\n`),
+  );
 }, 900_000);
 
 let server: ModelServer | undefined;
@@ -104,7 +106,7 @@ async function opencodeTrial(
   const agent = new InstalledAgent(agentConfig("mid-opencode", opencodeConfig(server.openaiUrl)), {
     adapter: opencode,
     env: { KGATE_TEST_UPSTREAM_KEY: UPSTREAM_KEY },
-    ensureImage: () => ensureHarnessImage(repo),
+    ensureImage: (provider) => ensureHarnessImage(repo, provider),
   });
   const paths = projectPaths(path.dirname(path.dirname(task.dir)));
   const runDir = path.join(paths.runs, "opencode-test");

@@ -5,7 +5,8 @@ import { PassThrough } from "node:stream";
 import tar from "tar-stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readSingleEntry } from "../src/sandbox/archive.ts";
-import { DockerSandbox, LABEL_RUN, SandboxFileError } from "../src/sandbox/index.ts";
+import { DockerSandbox } from "../src/sandbox/container.ts";
+import { LABEL_RUN, SandboxFileError } from "../src/sandbox/index.ts";
 import { sandboxImage } from "./support/sandbox.ts";
 
 /** A tar of one file, as bytes. */

@@ -3,7 +3,8 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runTool, type ToolLimits } from "../src/agents/tools.ts";
-import { DockerSandbox, LABEL_RUN } from "../src/sandbox/index.ts";
+import { DockerSandbox } from "../src/sandbox/container.ts";
+import { LABEL_RUN } from "../src/sandbox/index.ts";
 import { sandboxImage } from "./support/sandbox.ts";
 
 const RUN = `test-hostile-readfile-${process.pid}`;

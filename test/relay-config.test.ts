@@ -5,8 +5,10 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ensureHarnessImage, InstalledAgent, parseConfigText } from "../src/agents/index.ts";
 import { projectPaths } from "../src/project.ts";
-import { containerLabels, DockerSandbox } from "../src/sandbox/index.ts";
+import { DockerSandbox } from "../src/sandbox/container.ts";
+import { containerLabels } from "../src/sandbox/index.ts";
 import { runContext, scaffoldedTask } from "./support/agent-context.ts";
+import { TestDockerProvider } from "./support/engine.ts";
 import { type ModelServer, startModelServer } from "./support/model-server.ts";
 import { standin } from "./support/standin.ts";
 
@@ -72,10 +74,10 @@ describe("a configured relay cap, end to end", () => {
     const agent = new InstalledAgent(parsed.agents[0]!, {
       adapter: standin,
       env: { KGATE_TEST_RELAY_KEY: KEY },
-      ensureImage: () => ensureHarnessImage(repo),
+      ensureImage: (provider) => ensureHarnessImage(repo, provider),
     });
     const task = scaffoldedTask();
-    const requirements = await agent.prepare();
+    const requirements = await agent.prepare({ provider: new TestDockerProvider() });
     const sandbox = await DockerSandbox.create({
       image: "unused-when-requirements-name-one",
       limits: task.spec.limits,

@@ -11,9 +11,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ensureHarnessImage, InstalledAgent, readTrajectory } from "../src/agents/index.ts";
 import { outcomeOf } from "../src/model/index.ts";
 import { projectPaths } from "../src/project.ts";
-import { containerLabels, DockerProvider, dockerOptions } from "../src/sandbox/index.ts";
+import { DockerProvider, dockerOptions } from "../src/sandbox/docker-provider.ts";
+import { containerLabels } from "../src/sandbox/index.ts";
 import { agentConfig, runContext, scaffoldedTask } from "./support/agent-context.ts";
-import { engineTrials } from "./support/engine.ts";
+import { engineTrials, TestDockerProvider } from "./support/engine.ts";
 import {
   type ModelServer,
   type Script,
@@ -36,7 +37,7 @@ let second: SecondDaemon;
 let tls: TlsFiles;
 
 beforeAll(async () => {
-  image = await ensureHarnessImage(repo);
+  image = await ensureHarnessImage(repo, new TestDockerProvider());
   tls = makeTlsFiles();
   second = await startSecondDaemon({ tls: { ...tls, port: 24000 + Math.floor(Math.random() * 900) } });
   // streamed, so the 1.4 GB image never sits in this process's memory
@@ -71,7 +72,8 @@ async function standinAgent(script: Script): Promise<InstalledAgent> {
   return new InstalledAgent(config, {
     adapter: standin,
     env: { KGATE_TEST_UPSTREAM_KEY: UPSTREAM_KEY },
-    ensureImage: () => Promise.resolve(image),
+    // found where the trial runs: on the local daemon, or on the second one (copied there above)
+    ensureImage: (provider) => ensureHarnessImage(repo, provider),
   });
 }
 
@@ -83,7 +85,8 @@ describe("the relay over the exec stream on a remote host (second dockerd, TCP +
     const endpoint = { host: second.tcp, tls: { ca: tls.ca, cert: tls.cert, key: tls.key } };
     const provider = new DockerProvider(endpoint, "there");
     const task = scaffoldedTask();
-    const requirements = await agent.prepare();
+    const requirements = await agent.prepare({ provider });
+    expect(requirements.image).toBe(image);
     const sandbox = await provider.create({
       image: "unused-when-requirements-name-one",
       limits: task.spec.limits,

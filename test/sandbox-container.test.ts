@@ -1,7 +1,9 @@
 // The hardened container behind the Sandbox interface: no network, non-root, no capabilities,
 // read-only root, limits from task.json, exec with timeout / caps / stdin, file reads and writes.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DockerClient, DockerSandbox, LABEL_RUN, SandboxFileError } from "../src/sandbox/index.ts";
+import { DockerSandbox } from "../src/sandbox/container.ts";
+import { DockerClient } from "../src/sandbox/docker.ts";
+import { LABEL_RUN, SandboxFileError } from "../src/sandbox/index.ts";
 import { sandboxImage } from "./support/sandbox.ts";
 
 const RUN = `test-container-${process.pid}`;

@@ -9,7 +9,10 @@ import { startForwarder } from "../../src/agents/installed/forwarder.ts";
 import { ensureHarnessImage } from "../../src/agents/installed/image.ts";
 import { RELAY_PORT, RELAY_SOCKET_NAME } from "../../src/agents/relay/server.ts";
 import { projectPaths } from "../../src/project.ts";
-import { containerLabels, DockerClient, DockerSandbox } from "../../src/sandbox/index.ts";
+import { DockerSandbox } from "../../src/sandbox/container.ts";
+import { DockerClient } from "../../src/sandbox/docker.ts";
+import { DockerProvider } from "../../src/sandbox/docker-provider.ts";
+import { containerLabels } from "../../src/sandbox/index.ts";
 import { startBenchRelay } from "./bench-relay.ts";
 
 export interface ChannelCase {
@@ -74,7 +77,10 @@ async function timeInside(id: string, port: number, token: string, calls: number
 }
 
 export async function benchRelayChannels(calls = 200, rounds = 3): Promise<ChannelCase> {
-  const image = await ensureHarnessImage(projectPaths(path.resolve(import.meta.dirname, "../..")));
+  const image = await ensureHarnessImage(
+    projectPaths(path.resolve(import.meta.dirname, "../..")),
+    new DockerProvider(),
+  );
   const { relay, session, close } = await startBenchRelay(64);
   const limits = { cpus: 1, memoryMb: 512, pids: 128 };
   const streamBox = await DockerSandbox.create({

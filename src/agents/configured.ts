@@ -26,7 +26,7 @@ export function createConfiguredAgent(
     adapter,
     env: options.env,
     log: options.log,
-    ensureImage: () => ensureHarnessImage(paths, { onProgress: options.log }),
+    ensureImage: (provider) => ensureHarnessImage(paths, provider, options.log),
   });
 }
 

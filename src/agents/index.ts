@@ -18,7 +18,7 @@ export { BUILTIN_HARNESS_REVISION, INSTALLED_HARNESSES } from "./harnesses.ts";
 export { ADAPTERS, claudeCode, codex } from "./installed/adapters.ts";
 export { InstalledAgent } from "./installed/agent.ts";
 export type { HarnessAdapter } from "./installed/harness-adapter.ts";
-export { ensureHarnessImage, harnessImageStatus, planHarnessImage } from "./installed/image.ts";
+export { ensureHarnessImage, planHarnessImage } from "./installed/image.ts";
 export { opencode } from "./installed/opencode.ts";
 export {
   type ConfigLoadResult,

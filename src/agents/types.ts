@@ -9,6 +9,7 @@ import {
   trialError,
   type Usage,
 } from "../model/index.ts";
+import type { SandboxProvider } from "../sandbox/provider.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import type { Limits, LoadedTask } from "../task/index.ts";
 import type { Pricing } from "./config.ts";
@@ -96,6 +97,12 @@ export interface AgentResult {
   followUp?: RetrospectiveOutcome;
 }
 
+/** What an agent is prepared with, once per run. */
+export interface AgentPrepareContext {
+  /** Where the run's trials are created: a derived image (an installed harness's) is built or found there. */
+  provider: SandboxProvider;
+}
+
 export interface Agent {
   /** Configuration name, e.g. `oracle`, `frontier`. */
   readonly name: string;
@@ -106,8 +113,8 @@ export interface Agent {
   readonly digest: string;
   /** The exact harness that ran (`builtin@1`, `claude-code@2.1.332`, `oracle@1`), for provenance. */
   readonly revision?: string;
-  /** Prepared once per run (build a derived image, start a relay). */
-  prepare?(): Promise<SandboxRequirements>;
+  /** Prepared once per run (check the key; build a derived image, start a relay). */
+  prepare?(context: AgentPrepareContext): Promise<SandboxRequirements>;
   run(context: AgentRunContext): Promise<AgentResult>;
   /** Released once per run. */
   dispose?(): Promise<void>;

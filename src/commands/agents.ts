@@ -1,13 +1,14 @@
 // `kgate agents`: the agent configurations (built in and from kgate.config.json), and for each whether
-// it can run here: its key in the environment, its image built (images are otherwise built on first
-// use), and its endpoint answering a models-list probe (skipped with --offline).
+// it can run here: its key in the environment, its image built on the configured sandbox provider
+// (images are otherwise built on first use), and its endpoint answering a models-list probe (skipped
+// with --offline).
 
 import {
   BUILTIN_AGENT_NAMES,
   ensureHarnessImage,
-  harnessImageStatus,
   loadAgentConfigs,
   type ProbeResult,
+  planHarnessImage,
   probeEndpoint,
   type ResolvedAgentConfig,
   resolveApiKey,
@@ -15,7 +16,13 @@ import {
 import { pc } from "../colours.ts";
 import { EXIT_FAILED, EXIT_OK, UsageError } from "../errors.ts";
 import type { ProjectPaths } from "../project.ts";
-import { DockerClient, ensureSandboxImage, planImage } from "../sandbox/index.ts";
+import {
+  planImage,
+  SandboxConfigError,
+  type SandboxProvider,
+  SandboxUnavailableError,
+  sandboxProviderFor,
+} from "../sandbox/index.ts";
 import { formatProblem } from "../task/index.ts";
 import type { CommandContext } from "./context.ts";
 
@@ -34,20 +41,34 @@ interface ImageState {
   note?: string;
 }
 
+/** Whether the sandbox and harness images are on the configured provider (where trials would run). */
 async function imageStates(paths: ProjectPaths): Promise<{ sandbox: ImageState; harness: ImageState }> {
-  const docker = new DockerClient();
+  const unknown = (note: string) => ({
+    sandbox: { tag: null, built: null, note },
+    harness: { tag: null, built: null, note },
+  });
+  let provider: SandboxProvider;
   try {
-    await docker.ping();
+    provider = sandboxProviderFor(paths);
   } catch (err) {
-    const note = `Docker unreachable: ${(err as Error).message.split("\n")[0]}`;
-    return { sandbox: { tag: null, built: null, note }, harness: { tag: null, built: null, note } };
+    if (!(err instanceof SandboxConfigError)) throw err;
+    return unknown(err.message);
   }
   const sandboxTag = planImage(paths).tag;
-  const harness = await harnessImageStatus(paths, docker);
-  return {
-    sandbox: { tag: sandboxTag, built: (await docker.imageId(sandboxTag)) !== null },
-    harness: { tag: harness.tag, built: harness.built },
-  };
+  const harnessTag = planHarnessImage(paths, sandboxTag).tag;
+  try {
+    const [sandboxId, harnessId] = await Promise.all([
+      provider.findImage(sandboxTag),
+      provider.findImage(harnessTag),
+    ]);
+    return {
+      sandbox: { tag: sandboxTag, built: sandboxId !== null },
+      harness: { tag: harnessTag, built: harnessId !== null },
+    };
+  } catch (err) {
+    if (!(err instanceof SandboxUnavailableError)) throw err;
+    return unknown(`sandbox host ${provider.host} unreachable: ${err.message.split("\n")[0]}`);
+  }
 }
 
 async function probe(config: ResolvedAgentConfig, offline: boolean): Promise<Endpoint> {
@@ -111,11 +132,14 @@ function endpointLine(e: Endpoint): string {
   );
 }
 
+/** Builds the images the agents need on the configured provider (where their trials would run). */
 async function buildImages(ctx: CommandContext, agents: readonly ResolvedAgentConfig[]): Promise<void> {
   const onProgress = (line: string) => ctx.stderr.write(`${pc.dim("build:")} ${line}\n`);
   try {
-    await ensureSandboxImage(ctx.paths, { onProgress });
-    if (agents.some((a) => a.harness !== "builtin")) await ensureHarnessImage(ctx.paths, { onProgress });
+    const provider = sandboxProviderFor(ctx.paths);
+    await provider.prepareImage(ctx.paths, onProgress);
+    if (agents.some((a) => a.harness !== "builtin"))
+      await ensureHarnessImage(ctx.paths, provider, onProgress);
   } catch (err) {
     throw new UsageError(`${(err as Error).message}\n(run \`kgate sandbox doctor\` to see what is missing)`);
   }

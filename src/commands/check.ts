@@ -10,7 +10,7 @@ import {
 } from "../check/index.ts";
 import { pc } from "../colours.ts";
 import { EXIT_FAILED, EXIT_OK, InternalTrialErrors } from "../errors.ts";
-import { InterruptedError, reapDeadRuns, removeOnInterrupt } from "../sandbox/index.ts";
+import { InterruptedError, removeOnInterrupt } from "../sandbox/index.ts";
 import type { CommandContext } from "./context.ts";
 import { selectTaskIds } from "./task-ids.ts";
 
@@ -48,10 +48,7 @@ export async function run(
   let session: SandboxSession | undefined;
   let dispose = () => {};
   if (options.sandbox !== false && ids.length > 0) {
-    // Leftovers of dead kgate processes go first; a daemon that does not answer is reported by the steps.
-    const reaped = await reapDeadRuns().catch(() => ({ removed: [] }));
-    if (reaped.removed.length > 0)
-      log(`removed ${reaped.removed.length} container(s) left by kgate processes that are gone`);
+    // The session's runner sweeps what dead kgate processes left on the configured provider when it opens.
     session = sandboxSession(ctx.paths, { signal: controller.signal, progress: log });
     dispose = removeOnInterrupt(session.runId, controller, log);
   }

@@ -2,17 +2,13 @@
 import { pc } from "../colours.ts";
 import { EXIT_FAILED, EXIT_OK, UsageError } from "../errors.ts";
 import {
-  DockerClient,
+  type ConfiguredHost,
+  configuredHosts,
   type DoctorCheck,
-  dockerOptions,
-  ensureSandboxImage,
-  loadSandboxConfig,
-  type PoolHost,
   planImage,
-  poolHosts,
-  reapDeadRuns,
-  runDoctor,
+  type ReapResult,
   SandboxConfigError,
+  sandboxProviderFor,
 } from "../sandbox/index.ts";
 import type { CommandContext } from "./context.ts";
 
@@ -20,14 +16,14 @@ interface JsonOption {
   json?: boolean;
 }
 
+/** Builds the sandbox image on the configured provider (on a pool: the first host that answers). */
 export async function build(ctx: CommandContext, options: JsonOption): Promise<number> {
   const started = performance.now();
+  const provider = withConfig(() => sandboxProviderFor(ctx.paths));
   let tag: string;
   try {
-    tag = await ensureSandboxImage(ctx.paths, {
-      force: true,
-      onProgress: (line) => ctx.stderr.write(`${pc.dim("sandbox:")} ${line}\n`),
-    });
+    const onProgress = (line: string) => ctx.stderr.write(`${pc.dim("sandbox:")} ${line}\n`);
+    tag = (await provider.prepareImage(ctx.paths, onProgress, { force: true })).ref;
   } catch (err) {
     throw new UsageError(`the sandbox image could not be built: ${(err as Error).message}`);
   }
@@ -43,11 +39,10 @@ export async function build(ctx: CommandContext, options: JsonOption): Promise<n
   return EXIT_OK;
 }
 
-/** The Docker hosts kgate.config.json names (`sandbox.hosts`, else the one endpoint), each with a client. */
-function configuredHosts(ctx: CommandContext): Array<PoolHost & { client: DockerClient }> {
+/** A bad `sandbox` section of kgate.config.json, or a TLS file it names that is missing, is a usage error. */
+function withConfig<T>(read: () => T): T {
   try {
-    const hosts = poolHosts(loadSandboxConfig(ctx.paths), ctx.paths.root);
-    return hosts.map((h) => ({ ...h, client: new DockerClient(dockerOptions(h.endpoint)) }));
+    return read();
   } catch (err) {
     if (err instanceof SandboxConfigError || (err as NodeJS.ErrnoException).code === "ENOENT")
       throw new UsageError((err as Error).message);
@@ -64,20 +59,24 @@ interface HostChecks {
 }
 
 export async function doctor(ctx: CommandContext, options: JsonOption): Promise<number> {
-  const hosts = configuredHosts(ctx);
+  const hosts: ConfiguredHost[] = withConfig(() => configuredHosts(ctx.paths));
   const results: HostChecks[] = await Promise.all(
     hosts.map(async (h) => {
       let checks: DoctorCheck[];
       try {
-        checks = await runDoctor(ctx.paths, h.client);
+        checks = await h.doctor();
       } catch (err) {
         checks = [{ name: "daemon", ok: false, detail: (err as Error).message }];
       }
-      const capacity = Number.isFinite(h.capacity) ? h.capacity : null;
-      if (capacity !== null)
-        checks.push({ name: "capacity", ok: true, detail: `${capacity} trial(s) at once` });
-      const endpoint = h.endpoint.host ?? process.env.DOCKER_HOST ?? "local";
-      return { host: h.name, endpoint, capacity, ok: checks.every((c) => c.ok), checks };
+      if (h.capacity !== null)
+        checks.push({ name: "capacity", ok: true, detail: `${h.capacity} trial(s) at once` });
+      return {
+        host: h.name,
+        endpoint: h.endpoint,
+        capacity: h.capacity,
+        ok: checks.every((c) => c.ok),
+        checks,
+      };
     }),
   );
   const ok = results.every((r) => r.ok);
@@ -98,11 +97,11 @@ export async function doctor(ctx: CommandContext, options: JsonOption): Promise<
 }
 
 export async function reap(ctx: CommandContext, options: JsonOption): Promise<number> {
-  const hosts = configuredHosts(ctx);
-  const results: Array<Awaited<ReturnType<typeof reapDeadRuns>> & { host: string }> = [];
+  const hosts = withConfig(() => configuredHosts(ctx.paths));
+  const results: Array<ReapResult & { host: string }> = [];
   for (const h of hosts) {
     try {
-      results.push({ host: h.name, ...(await reapDeadRuns(h.client)) });
+      results.push({ host: h.name, ...(await h.reap()) });
     } catch (err) {
       throw new UsageError(`host ${h.name}: ${(err as Error).message}`);
     }

@@ -148,8 +148,8 @@ export async function taskRunner(
   const agent: Agent = await resolveAgent(paths, run.agent.name, { log });
   if (agent.harness !== "builtin")
     throw new Error(`a task exam needs a built-in-loop agent; "${agent.name}" runs ${agent.harness}`);
-  const requirements = (await agent.prepare?.()) ?? {};
   const provider = sandboxProviderFor(paths);
+  const requirements = (await agent.prepare?.({ provider })) ?? {};
   const reaped = await provider.reap();
   if (reaped > 0) log(`removed ${reaped} sandbox(es) left by kgate processes that are gone`);
   const image = await provider.prepareImage(paths, (line) => log(`sandbox: ${line}`));

@@ -1,13 +1,21 @@
 // The Docker sandbox provider: the local socket, DOCKER_HOST, or a host configured in
-// kgate.config.json (`sandbox.docker`: tcp:// with TLS material, or ssh://), through dockerode.
+// kgate.config.json (`sandbox.docker`: tcp:// with TLS material, or ssh://), through dockerode. Its
+// images (the sandbox image, and images derived from it) are built or found on that daemon.
 import { readFileSync } from "node:fs";
 import type Docker from "dockerode";
 import type { ProjectPaths } from "../project.ts";
 import { DockerSandbox } from "./container.ts";
+import { ensureDerivedImage } from "./derived-image.ts";
 import { DISK_CAP_MECHANISM } from "./disk.ts";
 import { DockerClient } from "./docker.ts";
 import { ensureSandboxImage } from "./image.ts";
-import type { SandboxImage, SandboxProvider, SandboxSpec, TrialSandbox } from "./provider.ts";
+import type {
+  DerivedImageSpec,
+  SandboxImage,
+  SandboxProvider,
+  SandboxSpec,
+  TrialSandbox,
+} from "./provider.ts";
 import { reapDeadRuns } from "./reaper.ts";
 
 /** `sandbox.docker` in kgate.config.json; absent fields fall back to DOCKER_HOST and the local socket. */
@@ -57,6 +65,8 @@ export class DockerProvider implements SandboxProvider {
   readonly diskCap = DISK_CAP_MECHANISM;
   readonly docker: DockerClient;
   private image?: Promise<SandboxImage>;
+  /** Derived images by tag. */
+  private readonly derived = new Map<string, Promise<SandboxImage>>();
 
   /** `name`: what records call the host (default: the endpoint). */
   constructor(endpoint: DockerEndpoint = {}, name?: string) {
@@ -64,16 +74,40 @@ export class DockerProvider implements SandboxProvider {
     this.host = name ?? describeEndpoint(endpoint);
   }
 
-  prepareImage(paths: ProjectPaths, onProgress?: (line: string) => void): Promise<SandboxImage> {
-    this.image ??= (async () => {
-      const ref = await ensureSandboxImage(paths, { docker: this.docker, onProgress });
+  prepareImage(
+    paths: ProjectPaths,
+    onProgress?: (line: string) => void,
+    options: { force?: boolean } = {},
+  ): Promise<SandboxImage> {
+    if (this.image && !options.force) return this.image;
+    const image = (async () => {
+      const ref = await ensureSandboxImage(paths, { docker: this.docker, onProgress, force: options.force });
       const labels = await this.docker.imageLabels(ref);
       return { ref, id: await this.docker.imageId(ref), base: labels["kgate.sandbox.base"] ?? null };
     })();
-    this.image.catch(() => {
-      this.image = undefined;
+    this.image = image;
+    image.catch(() => {
+      if (this.image === image) this.image = undefined;
     });
-    return this.image;
+    return image;
+  }
+
+  prepareDerivedImage(spec: DerivedImageSpec, onProgress?: (line: string) => void): Promise<SandboxImage> {
+    let image = this.derived.get(spec.tag);
+    if (!image) {
+      image = ensureDerivedImage(this.docker, spec, onProgress ?? (() => {})).then((id) => ({
+        ref: spec.tag,
+        id,
+        base: spec.base,
+      }));
+      this.derived.set(spec.tag, image);
+      image.catch(() => this.derived.delete(spec.tag));
+    }
+    return image;
+  }
+
+  findImage(ref: string): Promise<string | null> {
+    return this.docker.imageId(ref);
   }
 
   create(spec: SandboxSpec): Promise<TrialSandbox> {

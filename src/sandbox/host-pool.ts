@@ -1,11 +1,19 @@
 // A sandbox provider over a pool of Docker hosts (`sandbox.hosts`): each trial goes to the least
-// loaded host with a free slot, images are built once and loaded into each other host by id, a host
+// loaded host with a free slot; the sandbox image and the images derived from it are built once, on
+// the first host that answers, and loaded into each other host by id when a trial lands there; a host
 // that stops answering is marked down (its trials fail as `host-down`) and comes back when it answers.
 import type { ProjectPaths } from "../project.ts";
 import { DISK_CAP_MECHANISM } from "./disk.ts";
 import { type DockerEndpoint, DockerProvider } from "./docker-provider.ts";
 import { HostDownError, HostedSandbox } from "./hosted-sandbox.ts";
-import type { Placement, SandboxImage, SandboxProvider, SandboxSpec, TrialSandbox } from "./provider.ts";
+import type {
+  DerivedImageSpec,
+  Placement,
+  SandboxImage,
+  SandboxProvider,
+  SandboxSpec,
+  TrialSandbox,
+} from "./provider.ts";
 import { SandboxUnavailableError } from "./types.ts";
 
 export interface PoolHost {
@@ -57,6 +65,7 @@ export class HostPoolProvider implements SandboxProvider {
   readonly name = "docker";
   readonly diskCap = DISK_CAP_MECHANISM;
   readonly hosts: HostState[];
+  /** The host that built (or found) the images; the others load them from it. */
   private source?: HostState;
   private image?: Promise<SandboxImage>;
   private readonly wakers = new Set<() => void>();
@@ -91,14 +100,19 @@ export class HostPoolProvider implements SandboxProvider {
   }
 
   /** Builds or finds the image on the first host that answers; the others load it when a trial lands there. */
-  prepareImage(paths: ProjectPaths, onProgress?: (line: string) => void): Promise<SandboxImage> {
-    this.image ??= (async () => {
+  prepareImage(
+    paths: ProjectPaths,
+    onProgress?: (line: string) => void,
+    options: { force?: boolean } = {},
+  ): Promise<SandboxImage> {
+    if (this.image && !options.force) return this.image;
+    const image = (async () => {
       for (const state of this.hosts) {
         if (state.down) continue;
         try {
-          const image = await state.provider.prepareImage(paths, onProgress);
+          const prepared = await state.provider.prepareImage(paths, onProgress, options);
           this.source = state;
-          return image;
+          return prepared;
         } catch (err) {
           if (!(err instanceof SandboxUnavailableError) || (await this.answers(state))) throw err;
           this.markDown(state, (err as Error).message);
@@ -106,10 +120,40 @@ export class HostPoolProvider implements SandboxProvider {
       }
       throw this.allDown();
     })();
-    this.image.catch(() => {
-      this.image = undefined;
+    this.image = image;
+    image.catch(() => {
+      if (this.image === image) this.image = undefined;
     });
-    return this.image;
+    return image;
+  }
+
+  /**
+   * Builds or finds a derived image on the host that holds the sandbox image it is built on; the
+   * others load it when a trial naming it lands there. That host gone: HostDownError.
+   */
+  prepareDerivedImage(spec: DerivedImageSpec, onProgress?: (line: string) => void): Promise<SandboxImage> {
+    const source = this.source;
+    if (!source)
+      return Promise.reject(
+        new Error(`${spec.tag}: prepareImage first (the sandbox image is on no host yet)`),
+      );
+    return this.guard(source, () => source.provider.prepareDerivedImage(spec, onProgress));
+  }
+
+  /** Asked of the host that built the images, else of each host in order until one answers. */
+  async findImage(ref: string): Promise<string | null> {
+    const source = this.source;
+    const order = source ? [source, ...this.hosts.filter((h) => h !== source)] : this.hosts;
+    for (const state of order) {
+      if (state.down) continue;
+      try {
+        return await state.provider.findImage(ref);
+      } catch (err) {
+        if (!(err instanceof SandboxUnavailableError) || (await this.answers(state))) throw err;
+        this.markDown(state, err.message);
+      }
+    }
+    throw this.allDown();
   }
 
   /** Not used by the engine (it places trials first); creates on a placed host for direct callers. */
@@ -283,6 +327,8 @@ export class HostPoolProvider implements SandboxProvider {
       name: this.name,
       host: this.host,
       prepareImage: () => Promise.reject(err),
+      prepareDerivedImage: () => Promise.reject(err),
+      findImage: () => Promise.reject(err),
       create: () => Promise.reject(err),
       reap: () => Promise.resolve(0),
     };
@@ -318,8 +364,20 @@ class PlacedProvider implements SandboxProvider {
     this.host = state.name;
   }
 
-  prepareImage(paths: ProjectPaths, onProgress?: (line: string) => void): Promise<SandboxImage> {
-    return this.pool.prepareImage(paths, onProgress);
+  prepareImage(
+    paths: ProjectPaths,
+    onProgress?: (line: string) => void,
+    options?: { force?: boolean },
+  ): Promise<SandboxImage> {
+    return this.pool.prepareImage(paths, onProgress, options);
+  }
+
+  prepareDerivedImage(spec: DerivedImageSpec, onProgress?: (line: string) => void): Promise<SandboxImage> {
+    return this.pool.prepareDerivedImage(spec, onProgress);
+  }
+
+  findImage(ref: string): Promise<string | null> {
+    return this.pool.findImage(ref);
   }
 
   async create(spec: SandboxSpec): Promise<TrialSandbox> {

@@ -113,21 +113,30 @@ async function resolveBase(docker: DockerClient, log: ProgressLine, pullTimeoutM
   }
 }
 
-const inFlight = new Map<string, Promise<string>>();
+/** Builds in flight, per daemon (a pool's hosts build apart) and tag. */
+const inFlight = new WeakMap<DockerClient, Map<string, Promise<string>>>();
+/** The client of callers that name no daemon (one, so that their builds share inFlight). */
+let localDaemon: DockerClient | undefined;
 
-/** Returns the tag of the sandbox image for the current sandbox/ content, building it when missing. */
+/**
+ * Returns the tag of the sandbox image for the current sandbox/ content, building it on
+ * `options.docker` (default: DOCKER_HOST, else the local socket) when missing.
+ */
 export function ensureSandboxImage(paths: ProjectPaths, options: ImageOptions = {}): Promise<string> {
   const plan = planImage(paths, options);
+  localDaemon ??= new DockerClient();
+  const docker = options.docker ?? localDaemon;
+  const building = inFlight.get(docker) ?? new Map<string, Promise<string>>();
+  inFlight.set(docker, building);
   const key = `${plan.tag}:${options.force ? "force" : ""}`;
-  const pending = inFlight.get(key);
+  const pending = building.get(key);
   if (pending) return pending;
-  const promise = buildIfNeeded(plan, options).finally(() => inFlight.delete(key));
-  inFlight.set(key, promise);
+  const promise = buildIfNeeded(docker, plan, options).finally(() => building.delete(key));
+  building.set(key, promise);
   return promise;
 }
 
-async function buildIfNeeded(plan: ImagePlan, options: ImageOptions): Promise<string> {
-  const docker = options.docker ?? new DockerClient();
+async function buildIfNeeded(docker: DockerClient, plan: ImagePlan, options: ImageOptions): Promise<string> {
   const log = options.onProgress ?? (() => {});
   const previous = await docker.imageId(plan.tag);
   if (!options.force && previous) return plan.tag;

@@ -1,5 +1,7 @@
-// The sandbox concern's public face: the Sandbox interface, the Docker implementation, the image,
-// the capped disk, output collection, the reaper (containers, volumes, temp folders) and the doctor.
+// The sandbox concern's public face: the provider interface (images, sandboxes, the sweep, placement
+// on a pool) and the provider kgate.config.json names, the agent-facing Sandbox, the configured hosts
+// one by one (doctor, reap), labels and interrupts, owned temp folders. No Docker class leaves this
+// folder: everything else reaches Docker through a SandboxProvider.
 
 export {
   loadSandboxConfig,
@@ -9,26 +11,19 @@ export {
   SandboxConfigError,
   sandboxProviderFor,
 } from "./config.ts";
-export {
-  type ContainerOptions,
-  DEADLINE_SLACK_SEC,
-  DockerSandbox,
-  keepaliveFor,
-  SANDBOX_HOME,
-  SANDBOX_WORKDIR,
-} from "./container.ts";
+export { type ConfiguredHost, configuredHosts } from "./configured-hosts.ts";
+export { SANDBOX_HOME, SANDBOX_WORKDIR } from "./container.ts";
 export { DISK_CAP_MECHANISM, type DiskCapMechanism } from "./disk.ts";
-export { DockerClient } from "./docker.ts";
-export { type DockerEndpoint, DockerProvider, dockerOptions } from "./docker-provider.ts";
-export { type DoctorCheck, runDoctor } from "./doctor.ts";
+export type { DoctorCheck } from "./doctor.ts";
 export { type FolderKind, OWNERLESS_MIN_AGE_MS, ownedTempDir, reapDeadFolders } from "./folders.ts";
-export { AllHostsDownError, HostPoolProvider, type PoolHost } from "./host-pool.ts";
+export { AllHostsDownError, type PoolHost } from "./host-pool.ts";
 export { HostDownError } from "./hosted-sandbox.ts";
-export { ensureSandboxImage, type ImageOptions, planImage } from "./image.ts";
-export { collectOutputs, unsafeOutputPath } from "./outputs.ts";
+export { planImage } from "./image.ts";
+export { unsafeOutputPath } from "./outputs.ts";
 export { ownerAlive, ownerLabel } from "./owner.ts";
 export type {
   DeclaredOutput,
+  DerivedImageSpec,
   OutputFile,
   Placement,
   SandboxImage,
@@ -43,9 +38,7 @@ export {
   LABEL_OWNER,
   LABEL_RUN,
   LABEL_TRIAL,
-  reapDeadRuns,
-  reapDeadRunsOnce,
+  type ReapResult,
   removeOnInterrupt,
-  removeRunContainers,
 } from "./reaper.ts";
 export * from "./types.ts";

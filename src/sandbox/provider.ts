@@ -1,6 +1,8 @@
-// The sandbox provider interface the trial engine uses without knowing Docker: create a hardened
-// sandbox for a trial, exec, read and write files, stop every process, collect outputs, remove.
-// Providers are registered by name (providers.ts) and chosen in kgate.config.json (`sandbox`).
+// The sandbox provider interface the trial engine and the agents use without knowing Docker: the
+// images (the sandbox image, and images derived from it such as an installed harness's), a hardened
+// sandbox per trial (exec, files, stop, outputs, remove), the sweep of dead processes' leftovers and,
+// for a pool, the placement of a trial on a host. Providers are registered by name in config.ts
+// (SANDBOX_PROVIDERS) and chosen in kgate.config.json (`sandbox`).
 import type { CollectedOutput, SandboxRequirements } from "../model/index.ts";
 import type { ProjectPaths } from "../project.ts";
 import type { Limits } from "../task/index.ts";
@@ -56,13 +58,32 @@ export interface TrialSandbox extends Sandbox {
   remove(): Promise<void>;
 }
 
-/** The sandbox image as built or found on a provider. */
+/** The sandbox image (or an image derived from it) as built or found on a provider. */
 export interface SandboxImage {
   /** What create() takes (a tag). */
   ref: string;
   /** Content id (sha256:...) for provenance, and the base it was built on. */
   id: string | null;
   base: string | null;
+}
+
+/**
+ * An image built on top of the provider's sandbox image (an installed harness's): a build context
+ * whose Dockerfile starts `ARG BASE` / `FROM ${BASE}`. Whoever plans it makes the tag content-addressed
+ * (context files, build args and base), so a tag that exists is the image asked for.
+ */
+export interface DerivedImageSpec {
+  tag: string;
+  /** The sandbox image's ref on this provider (SandboxImage.ref of prepareImage), given as BASE. */
+  base: string;
+  /** The build context: a folder and its files (paths relative to it, a Dockerfile among them). */
+  contextDir: string;
+  files: readonly string[];
+  /** Build args besides BASE. */
+  buildArgs: Record<string, string>;
+  labels: Record<string, string>;
+  /** What it is, for progress lines: `the harness image`. */
+  what: string;
 }
 
 export interface SandboxProvider {
@@ -72,17 +93,40 @@ export interface SandboxProvider {
   readonly host: string;
   /** How the provider caps a sandbox's writable folders at the task's diskMb (records say so). */
   readonly diskCap?: DiskCapMechanism;
-  /** Builds or finds the sandbox image (once per process). Rejects with SandboxUnavailableError. */
-  prepareImage(paths: ProjectPaths, onProgress?: (line: string) => void): Promise<SandboxImage>;
+  /**
+   * Builds or finds the sandbox image (once per provider unless forced); on a pool, on the first
+   * host that answers, and place() loads it into the host of each trial. Rejects with
+   * SandboxUnavailableError when the provider fails (AllHostsDownError: every host of a pool), a
+   * plain Error when the build itself fails (a Dockerfile step, the base) or sandbox/ is unreadable.
+   */
+  prepareImage(
+    paths: ProjectPaths,
+    onProgress?: (line: string) => void,
+    /** force: build even when an image of that tag exists (`kgate sandbox build`). */
+    options?: { force?: boolean },
+  ): Promise<SandboxImage>;
+  /**
+   * Builds or finds an image derived from the sandbox image (once per provider and tag), where
+   * prepareImage put the sandbox image: on a pool, place() loads it into the host of each trial that
+   * names it. Call after prepareImage (spec.base is its ref). Rejects like prepareImage.
+   */
+  prepareDerivedImage(spec: DerivedImageSpec, onProgress?: (line: string) => void): Promise<SandboxImage>;
+  /**
+   * The content id of an image where prepareImage would look for it (on a pool: the host that built
+   * the images, else the first that answers), or null when it is not there; builds nothing. Rejects
+   * with SandboxUnavailableError when the provider does not answer.
+   */
+  findImage(ref: string): Promise<string | null>;
   /** Creates and starts a sandbox; a failed start removes what was created. */
   create(spec: SandboxSpec): Promise<TrialSandbox>;
   /** Removes what kgate processes that are gone left behind; returns how many sandboxes. */
   reap(): Promise<number>;
   /**
-   * A pool of hosts: reserves a slot for one trial on a host with room (its images loaded there) and
-   * gives that host's provider. Rejects only with AllHostsDownError, once every host has stayed down
-   * for the pool's grace period (the engine then stops the run); a cancelled wait gives a placement
-   * whose create fails.
+   * A pool of hosts: reserves a slot for one trial on a host with room, with `images` (the sandbox
+   * image or a derived one, by ref) loaded there from the host that built them, and gives that host's
+   * provider. Rejects only with AllHostsDownError, once every host has stayed down for the pool's
+   * grace period (the engine then stops the run); a cancelled wait, or an image that cannot be
+   * loaded, gives a placement whose create fails with the reason.
    */
   place?(images: readonly string[], signal?: AbortSignal): Promise<Placement>;
 }

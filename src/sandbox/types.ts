@@ -1,5 +1,7 @@
-// The sandbox as agents see it: exec, read and write files. Back-ends (local Docker now; remote
-// Docker or Kubernetes later) implement this; nothing outside src/sandbox/ talks to Docker.
+// The sandbox as agents see it: exec (and a streaming exec), read and write files, and the two errors
+// every sandbox call tells apart (the provider failed; an ordinary file problem). Each provider's
+// TrialSandbox (provider.ts) implements it: Docker's on the local socket, a configured endpoint or
+// a pool of hosts; nothing outside src/sandbox/ talks to Docker.
 import type { Readable, Writable } from "node:stream";
 
 export interface ExecOptions {

@@ -1,5 +1,6 @@
 // The real trial machinery behind the engine: one sandbox provider, the sandbox image prepared once,
-// orphans of dead runs swept, each agent prepared once and disposed once, every attempt by runTrial.
+// orphans of dead runs swept, each agent prepared once on that provider (its derived image built
+// there) and disposed once, every attempt by runTrial on the host its placement gives.
 import { type Agent, BuiltinAgent, InstalledAgent } from "../agents/index.ts";
 import type { SandboxRequirements } from "../model/index.ts";
 import type { ProjectPaths } from "../project.ts";
@@ -67,7 +68,7 @@ export async function openSandboxRunner(o: SandboxRunnerOptions): Promise<Sandbo
   try {
     for (const agent of byName.values()) {
       used.push(agent);
-      prepared.set(agent.name, (await agent.prepare?.()) ?? {});
+      prepared.set(agent.name, (await agent.prepare?.({ provider })) ?? {});
     }
   } catch (err) {
     await close();

@@ -1,9 +1,10 @@
-// Test support: trials through the real engine and sandbox runner (the image the global setup built),
-// the way `kgate run` drives them.
+// Test support: trials through the real engine and sandbox runner (on the local daemon with the image
+// the global setup built, or on a provider the test gives), the way `kgate run` drives them.
 import type { Agent } from "../../src/agents/index.ts";
 import type { Condition, TrialRecord } from "../../src/model/index.ts";
 import type { ProjectPaths } from "../../src/project.ts";
-import { DockerProvider, type SandboxImage } from "../../src/sandbox/index.ts";
+import { DockerProvider } from "../../src/sandbox/docker-provider.ts";
+import type { SandboxImage, SandboxProvider } from "../../src/sandbox/index.ts";
 import type { LoadedTask } from "../../src/task/index.ts";
 import { agentInfoOf, openSandboxRunner, TrialEngine, type VerifyTrial } from "../../src/trial/index.ts";
 import { sandboxImage } from "./sandbox.ts";
@@ -35,6 +36,8 @@ export interface EngineTrials {
   followUp?: Parameters<typeof openSandboxRunner>[0]["followUp"];
   signal?: AbortSignal;
   onRecord?: (record: TrialRecord) => void;
+  /** Default: the local daemon with the global setup's image (TestDockerProvider). */
+  provider?: SandboxProvider;
 }
 
 /** n trials of one cell through the engine; every attempt reaches onRecord, the last of each is returned. */
@@ -42,7 +45,7 @@ export async function engineTrials(o: EngineTrials): Promise<TrialRecord[]> {
   const sandbox = await openSandboxRunner({
     paths: o.paths,
     agents: [o.agent],
-    provider: new TestDockerProvider(),
+    provider: o.provider ?? new TestDockerProvider(),
     verify: o.verify,
     ...(o.followUp ? { followUp: o.followUp } : {}),
   });

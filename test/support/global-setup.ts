@@ -2,7 +2,9 @@
 // its tag to every test file; removes containers that dead kgate processes left behind.
 import type { TestProject } from "vitest/node";
 import { projectPaths } from "../../src/project.ts";
-import { DockerClient, ensureSandboxImage, reapDeadRuns } from "../../src/sandbox/index.ts";
+import { DockerClient } from "../../src/sandbox/docker.ts";
+import { ensureSandboxImage } from "../../src/sandbox/image.ts";
+import { reapDeadRuns } from "../../src/sandbox/reaper.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {

@@ -7,7 +7,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { DockerClient } from "../../src/sandbox/index.ts";
+import { DockerClient } from "../../src/sandbox/docker.ts";
 
 export interface SecondDaemon {
   /** unix:///.../docker.sock, as DOCKER_HOST takes it. */

@@ -1,6 +1,7 @@
-// An installed CLI harness as an Agent: prepared once per run (derived image, relay on a host socket),
-// run per trial headless in the sandbox, reaching the relay through the in-container forwarder whose
-// channel travels over a streaming exec (forwarder.ts), with its own relay session.
+// An installed CLI harness as an Agent: prepared once per run (its derived image on the run's sandbox
+// provider, the relay on a host socket), run per trial headless in the sandbox, reaching the relay
+// through the in-container forwarder whose channel travels over a streaming exec (forwarder.ts), with
+// its own relay session.
 
 import {
   type SandboxRequirements,
@@ -9,6 +10,7 @@ import {
   trialError,
   ZERO_USAGE,
 } from "../../model/index.ts";
+import type { SandboxProvider } from "../../sandbox/provider.ts";
 import { type ExecResult, SandboxUnavailableError } from "../../sandbox/types.ts";
 import { openedFrom, placedArtefact, skillFile, skillName } from "../artefact.ts";
 import { trialLimits } from "../config.ts";
@@ -18,10 +20,16 @@ import { describeEnd } from "../relay/channel.ts";
 import { RELAY_PORT, Relay } from "../relay/server.ts";
 import type { RelaySession } from "../relay/session.ts";
 import { TrajectoryRecorder } from "../trajectory.ts";
-import { type Agent, type AgentResult, type AgentRunContext, abortOutcome } from "../types.ts";
-import type { HarnessAdapter } from "./harness-adapter.ts";
+import {
+  type Agent,
+  type AgentPrepareContext,
+  type AgentResult,
+  type AgentRunContext,
+  abortOutcome,
+} from "../types.ts";
 import { harnessFollowUp } from "./follow-up.ts";
 import { ForwarderStartError, type RelayForwarder, startForwarder } from "./forwarder.ts";
+import type { HarnessAdapter } from "./harness-adapter.ts";
 
 export const AGENT_HOME = "/home/agent";
 /** Bytes of the harness's stdout kept (its tail: the final report is at the end). */
@@ -29,8 +37,8 @@ const STDOUT_TAIL = 256 * 1024;
 
 export interface InstalledAgentOptions {
   adapter: HarnessAdapter;
-  /** Returns the derived image with the harness installed (built once, cached by digest). */
-  ensureImage: () => Promise<string>;
+  /** Returns the derived image with the harness installed, built or found on the run's provider. */
+  ensureImage: (provider: SandboxProvider) => Promise<string>;
   env?: NodeJS.ProcessEnv;
   /** Progress lines (image build, relay retries) for the operator. */
   log?: (line: string) => void;
@@ -55,14 +63,14 @@ export class InstalledAgent implements Agent {
     this.revision = config.harnessRevision;
   }
 
-  async prepare(): Promise<SandboxRequirements> {
+  async prepare(context: AgentPrepareContext): Promise<SandboxRequirements> {
     const key = resolveApiKey(this.config, this.options.env);
     if (key === undefined) {
       throw new Error(
         `agent "${this.name}" needs the environment variable ${this.config.apiKeyEnv} (its API key)`,
       );
     }
-    const image = await this.options.ensureImage();
+    const image = await this.options.ensureImage(context.provider);
     this.relay ??= await Relay.start({
       provider: this.config.provider,
       upstream: this.config.baseUrl,
