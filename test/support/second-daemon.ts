@@ -25,15 +25,7 @@ export async function startSecondDaemon(
   if (process.getuid?.() !== 0) throw new Error("a second dockerd needs root (CI runs the tests as root)");
   const dir = mkdtempSync(path.join(tmpdir(), "kgate-dockerd-"));
   const socket = path.join(dir, "docker.sock");
-  const octet = 200 + Math.floor(Math.random() * 50);
-  const bridge = `kgate-br${octet}`;
-  for (const args of [
-    ["link", "add", bridge, "type", "bridge"],
-    ["addr", "add", `172.31.${octet}.1/24`, "dev", bridge],
-  ]) {
-    const ip = spawnSync("ip", args, { encoding: "utf8" });
-    if (ip.status !== 0) throw new Error(`ip ${args.join(" ")}: ${ip.stderr}`);
-  }
+  const bridge = addBridge();
   const daemon: ChildProcess = spawn(
     "dockerd",
     [
@@ -106,6 +98,26 @@ export async function startSecondDaemon(
       }
     }
   }
+}
+
+/**
+ * A bridge of its own for the daemon, on a free name: other daemons of concurrent test files, or
+ * bridges a killed run left behind, hold some of kgate-br200..249 (`ip link add` of one that exists
+ * fails with "File exists").
+ */
+function addBridge(): string {
+  const first = Math.floor(Math.random() * 50);
+  for (let i = 0; i < 50; i++) {
+    const octet = 200 + ((first + i) % 50);
+    const bridge = `kgate-br${octet}`;
+    if (spawnSync("ip", ["link", "add", bridge, "type", "bridge"]).status !== 0) continue;
+    const addr = spawnSync("ip", ["addr", "add", `172.31.${octet}.1/24`, "dev", bridge], {
+      encoding: "utf8",
+    });
+    if (addr.status !== 0) throw new Error(`ip addr add 172.31.${octet}.1/24 dev ${bridge}: ${addr.stderr}`);
+    return bridge;
+  }
+  throw new Error("no free bridge name kgate-br200..249 for a second dockerd");
 }
 
 /** Copies an image of the first daemon into another (docker save | docker load). */
