@@ -1,6 +1,6 @@
 // The tables of `kgate monitor analyse`: the exact CSV of the battery's per-track results, and a
 // Markdown or HTML table with the per-model means, profiles, T6 choice mix and the cross-model figures.
-import { escapeXml as esc } from "../report/index.ts";
+import { escapeXml as esc, markdownTable } from "../report/index.ts";
 import type { BatteryAnalysis } from "./battery.ts";
 import { toFixedHalfEven } from "./fixed.ts";
 import { htmlTable, type Table } from "./html-table.ts";
@@ -121,16 +121,9 @@ function tables(analysis: BatteryAnalysis, problems: readonly ImportProblem[]): 
   ];
 }
 
-const mdCell = (t: string) => t.replace(/\|/g, "\\|").replace(/\n/g, " ");
-
 export function batteryMarkdown(analysis: BatteryAnalysis, problems: readonly ImportProblem[]): string {
   return tables(analysis, problems)
-    .map(
-      (t) =>
-        `### ${t.title}\n\n| ${t.head.join(" | ")} |\n|${t.head.map(() => "---").join("|")}|\n${t.rows
-          .map((r) => `| ${r.map(mdCell).join(" | ")} |`)
-          .join("\n")}\n`,
-    )
+    .map((t) => `### ${t.title}\n\n${markdownTable(t.head, t.rows)}\n`)
     .join("\n");
 }
 
