@@ -77,8 +77,8 @@ describe("kgate monitor analyse (Markdown) on the battery's published data", () 
   it("writes the per-track table with 10 header cells for its 10 columns", () => {
     expect(result.code).toBe(0);
     const tables = expectWellFormed(result.stdout);
-    // Per model and track; per model; across models.
-    expect(tables).toHaveLength(3);
+    // Per model and track; per model; leaderboard; across models.
+    expect(tables).toHaveLength(4);
     const perTrack = tables[0]!;
     expect(perTrack.header.map(shown)).toEqual([
       "model",

@@ -1,5 +1,6 @@
 // The tables of `kgate monitor analyse`: the exact CSV of the battery's per-track results, and a
-// Markdown or HTML table with the per-model means, profiles, T6 choice mix and the cross-model figures.
+// Markdown or HTML table with the per-model means, profiles, T6 choice mix, the leaderboard and the
+// cross-model figures.
 import { escapeXml as esc, markdownTable } from "../report/index.ts";
 import type { BatteryAnalysis } from "./battery.ts";
 import { toFixedHalfEven } from "./fixed.ts";
@@ -97,6 +98,18 @@ function tables(analysis: BatteryAnalysis, problems: readonly ImportProblem[]): 
         num(m.choices?.decline ?? null, 1),
         num(m.meanPayoff, 3),
         num(m.meanPublishedScore, 3),
+      ]),
+    },
+    {
+      title: "Leaderboard (T1-T5 means; rank 1 = highest)",
+      head: ["model", "accuracy rank", "mean delta (pp)", "metacognition rank", "mean accuracy", "profile"],
+      rows: analysis.leaderboard.map((r) => [
+        r.model,
+        String(r.accuracyRank),
+        num(r.meanDelta, 1),
+        String(r.metacognitionRank),
+        num(r.meanAccuracy, 3),
+        r.profile,
       ]),
     },
     {
