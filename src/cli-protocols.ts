@@ -109,6 +109,10 @@ export function addTriageCommands(
     .requiredOption("--phase0 <file>", 'phase-0 results, JSON lines {"id", "cost", "correct"}')
     .requiredOption("--plan <file>", 'the plan, {"plan": [{"id", "tokens"}, ...]} in execution order')
     .requiredOption("--budget <tokens>", "the token budget B")
+    .option(
+      "--seed <n>",
+      "seed of the random baseline's permutations (pools over 9 units); default: the seed in the run's triage.json beside --phase0, else 0",
+    )
     .option("--json", "machine-readable output")
     // `triage` owns --json too and parses it first: read the options with the parent's merged in.
     .action((_options: unknown, command: Command) => score(command));
