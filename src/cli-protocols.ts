@@ -35,6 +35,10 @@ export function addExamCommand(program: Command, action: ActionFor): void {
     .option("--order <orders>", "orderings: random, ascending, descending (comma-separated)", "random")
     .option("--prompt <prompts>", "prompts: baseline, planning (comma-separated)", "baseline")
     .option(
+      "--name-questions",
+      'item and inline-task exams: the prompt also asks the model to name each question it works on ("Q3"), which effort attribution reads (off, as in the protocol)',
+    )
+    .option(
       "--budget <tokens>",
       "B: generated tokens of an item exam's reasoning turn; all tokens of a task exam's session",
     )
