@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { RunMonitoring } from "../src/monitor/index.ts";
 import { runMonitoringMarkdown } from "../src/monitor/index.ts";
 import { projectPaths } from "../src/project.ts";
-import { markdownReport, markdownTable } from "../src/report/index.ts";
+import { markdownCell, markdownReport, markdownTable } from "../src/report/index.ts";
 import { markdownTriage, type TriageSummary } from "../src/triage/index.ts";
 import { kgate } from "./support/cli.ts";
 import { paperRun } from "./support/paper-run.ts";
@@ -68,6 +68,11 @@ describe("the one table writer", () => {
     expect(shown(table!.header[1]!)).toBe(HOSTILE_SHOWN);
     expect(shown(table!.rows[0]![0]!)).toBe(HOSTILE_SHOWN);
     expect(shown(table!.rows[0]![1]!)).toBe("x");
+  });
+
+  it("leaves a `<` that cannot open a tag as it is, for a readable source", () => {
+    expect(markdownCell("p < 0.451 at 95%")).toBe("p < 0.451 at 95%");
+    expect(markdownCell("<b> </i> <!-- <?x")).toBe("\\<b> \\</i> \\<!-- \\<?x");
   });
 });
 

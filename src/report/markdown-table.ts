@@ -3,13 +3,14 @@
 
 /**
  * A cell's text as GitHub-flavoured Markdown shows it: backslashes and pipes escaped (`\|` is the
- * table's own escape), `<` escaped so no text is read as an HTML tag, line breaks as spaces.
+ * table's own escape), a `<` that could open a tag, comment or autolink (before a letter, `/`, `!`
+ * or `?`) escaped so no text is read as HTML, line breaks as spaces. "p < 0.45" stays as it is.
  */
 export function markdownCell(text: string): string {
   return text
     .replace(/\\/g, "\\\\")
     .replace(/\|/g, "\\|")
-    .replace(/</g, "\\<")
+    .replace(/<(?=[A-Za-z/!?])/g, "\\<")
     .replace(/\r\n|\r|\n/g, " ");
 }
 
