@@ -35,6 +35,10 @@ export function addExamCommand(program: Command, action: ActionFor): void {
     .option("--order <orders>", "orderings: random, ascending, descending (comma-separated)", "random")
     .option("--prompt <prompts>", "prompts: baseline, planning (comma-separated)", "baseline")
     .option(
+      "--name-questions",
+      'item and inline-task exams: the prompt also asks the model to name each question it works on ("Q3"), which effort attribution reads (off, as in the protocol)',
+    )
+    .option(
       "--budget <tokens>",
       "B: generated tokens of an item exam's reasoning turn; all tokens of a task exam's session",
     )
@@ -109,6 +113,10 @@ export function addTriageCommands(
     .requiredOption("--phase0 <file>", 'phase-0 results, JSON lines {"id", "cost", "correct"}')
     .requiredOption("--plan <file>", 'the plan, {"plan": [{"id", "tokens"}, ...]} in execution order')
     .requiredOption("--budget <tokens>", "the token budget B")
+    .option(
+      "--seed <n>",
+      "seed of the random baseline's permutations (pools over 9 units); default: the seed in the run's triage.json beside --phase0, else 0",
+    )
     .option("--json", "machine-readable output")
     // `triage` owns --json too and parses it first: read the options with the parent's merged in.
     .action((_options: unknown, command: Command) => score(command));

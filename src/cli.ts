@@ -315,6 +315,15 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
       "--csv",
       "print the per-track table as CSV (model,track,accuracy,kc_rate,ki_rate,withdraw_delta,n_correct,n_incorrect)",
     )
+    .option(
+      "--leaderboard",
+      "print the battery's leaderboard as CSV (model,accuracy_rank,mean_withdraw_delta,metacognition_rank,mean_accuracy,profile)",
+    )
+    .option(
+      "--profile-rule <rule>",
+      "stated: the battery's stated profile rule; script: the thresholds of its leaderboard.py (A also needs |delta| < 15, B without the DECLINE >= 90% alternative)",
+      "stated",
+    )
     .option("--html <file>", "also write the tables as an HTML page")
     .option("--seed <n>", "seed of the bootstrap intervals", "42")
     .option("--resamples <n>", "bootstrap resamples", "2000")

@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { examPrompt, extractionPrompt, PLANNING_CLAUSE } from "../src/exam/index.ts";
+import { examPrompt, extractionPrompt, NAME_QUESTIONS_CLAUSE, PLANNING_CLAUSE } from "../src/exam/index.ts";
 
 const DOC = readFileSync(path.resolve(import.meta.dirname, "../docs/exam.md"), "utf8");
 const QUESTIONS = [
@@ -11,10 +11,14 @@ const QUESTIONS = [
 ];
 
 describe("docs/exam.md", () => {
-  it("quotes the baseline reasoning prompt, the planning line and the extraction prompt", () => {
-    expect(DOC).toContain(examPrompt(QUESTIONS, 2000, "baseline"));
+  it("quotes the baseline reasoning prompt, the planning line, the marker and the extraction prompt", () => {
+    expect(DOC).toContain(examPrompt(QUESTIONS, 2000, "baseline", false));
     expect(DOC).toContain(PLANNING_CLAUSE);
-    expect(examPrompt(QUESTIONS, 2000, "planning")).toContain(PLANNING_CLAUSE);
+    expect(examPrompt(QUESTIONS, 2000, "planning", false)).toContain(PLANNING_CLAUSE);
+    expect(DOC).toContain(NAME_QUESTIONS_CLAUSE);
+    // --name-questions adds the marker to the line on order and effort, as the page says
+    const line = examPrompt(QUESTIONS, 2000, "baseline", true).split("\n")[3];
+    expect(DOC).toContain(line);
     expect(DOC).toContain(extractionPrompt(2));
   });
 });

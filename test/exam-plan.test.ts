@@ -84,6 +84,7 @@ describe("planExams", () => {
     schemes: ["random", "aligned"] as const,
     orders: ["random", "ascending"] as const,
     prompts: ["baseline", "planning"] as const,
+    nameQuestions: false,
   };
   const specs = planExams(pool, {
     ...factors,
@@ -140,6 +141,7 @@ describe("planExams", () => {
         seed: 1,
         sizes: [2],
         examsPerSize: 1,
+        nameQuestions: false,
         schemes: [scheme],
         orders: [order],
         prompts: ["baseline"],

@@ -70,20 +70,35 @@ describe("the 2x2 table", () => {
 });
 
 describe("profiles, in the battery's order", () => {
+  // The stated rule (paper §2.6): A if KEEP >= 95; else B if KEEP <= 10 or DECLINE >= 90; else C if
+  // delta >= 15. The script's thresholds (leaderboard.py): A needs |delta| < 15 too; B has no DECLINE.
   it.each([
-    [95, 14.99, "A"],
-    [95, -14.99, "A"],
-    [95, 15, "C"], // |15| is not < 15, and 15 >= 15
-    [94.99, 0, "unclassified"],
-    [10, 50, "B"], // B is tested before C
-    [10.01, 15, "C"],
-    [100, -20, "unclassified"],
-    [50, 14.99, "unclassified"],
-    [96, null, "unclassified"],
-    [5, null, "B"],
-  ] as const)("KEEP %s%% and delta %s is %s", (keep, delta, profile) => {
-    expect(classifyProfile(keep, delta)).toBe(profile);
-  });
+    // keep, delta, decline, stated, script
+    [95, 14.99, null, "A", "A"],
+    [95, -14.99, null, "A", "A"],
+    [95, 15, null, "A", "C"], // stated: KEEP >= 95 is enough; script: |15| is not < 15, and 15 >= 15
+    [96, 40, null, "A", "C"],
+    [100, -20, null, "A", "unclassified"],
+    [96, null, null, "A", "unclassified"], // stated A needs only the KEEP rate
+    [94.99, 0, null, "unclassified", "unclassified"],
+    [10, 50, null, "B", "B"], // B is tested before C
+    [10.01, 15, null, "C", "C"],
+    [50, 14.99, null, "unclassified", "unclassified"],
+    [50, 20, 90, "B", "C"], // the stated B's alternative: DECLINE >= 90% on T6
+    [50, 20, 89.99, "C", "C"],
+    [50, null, 95, "B", "unclassified"],
+    [96, 0, 95, "A", "A"], // A is tested first
+    [5, null, null, "B", "B"],
+    [null, null, null, "unclassified", "unclassified"],
+  ] as const)(
+    "KEEP %s%%, delta %s, DECLINE %s%%: %s stated, %s by the script",
+    (keep, delta, decline, stated, script) => {
+      const input = { keepRate: keep, delta, declineRate: decline };
+      expect(classifyProfile(input)).toBe(stated);
+      expect(classifyProfile(input, "stated")).toBe(stated);
+      expect(classifyProfile(input, "script")).toBe(script);
+    },
+  );
 
   it("averages only defined deltas", () => {
     expect(meanDefined([10, null, 20])).toBe(15);

@@ -307,12 +307,13 @@ describe("kgate run --monitor with the built-in loop", () => {
     expect(report).toContain("## Monitoring");
     // big: frontier+A passes and is kept, frontier-A fails and is withdrawn: kc 100, ki 0, delta 100,
     // KEEP 1/2 = 50% -> C, WITHDRAW under -A 1/1. small: mid+A only, kept: no incorrect answer, so
-    // the delta is undefined and the profile unclassified.
+    // the delta is undefined; KEEP 1/1 = 100% >= 95 is A by the battery's stated rule (A asks
+    // nothing of the delta; the script's thresholds, monitor analyse --profile-rule script, would not).
     expect(report).toMatch(
       /\| big \| scripted-big \| [0-9a-f]{12} \| 2 \| 100\.0 \| 0\.0 \| 100\.0 \| \[100\.0, 100\.0\] \| C \| 100\.0 \|/,
     );
     expect(report).toMatch(
-      /\| small \| scripted-small \| [0-9a-f]{12} \| 1 \| 100\.0 \| — \| — \| — \| unclassified \| — \|/,
+      /\| small \| scripted-small \| [0-9a-f]{12} \| 1 \| 100\.0 \| — \| — \| — \| A \| — \|/,
     );
     // The same section in report.html, before the closing body tag, with the same row for big.
     const html = readFileSync(path.join(paths.runs, "cal", "report.html"), "utf8");

@@ -1,10 +1,10 @@
 // `kgate triage score` through the real bin: the seed's worked example as JSON with exactly the
 // issue's keys, dropped plan entries reported on stderr, and clear errors naming file and line/field.
-import { writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { kgate } from "./support/cli.ts";
-import { tempProject } from "./support/project.ts";
+import { tempProject, writeJson } from "./support/project.ts";
 
 function files(phase0: string, plan: string): { dir: string; phase0: string; plan: string } {
   const dir = tempProject().root;
@@ -149,5 +149,99 @@ describe("kgate triage score", () => {
     const r = kgate(["triage", "score", "--help"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("--phase0 <file>");
+  });
+});
+
+describe("kgate triage score re-scores a run with the run's own sampler (issue 30, item 4)", () => {
+  // 10 units: 10! orders is over the exact limit of 9 units, so the baseline is sampled.
+  const PHASE0 = [300, 900, 200, 700, 400, 1000, 600, 800, 500, 250]
+    .map((cost, i) => JSON.stringify({ id: `u${i}`, cost, correct: i % 3 !== 1 }))
+    .join("\n");
+  const PLAN = JSON.stringify({
+    plan: [
+      { id: "u2", tokens: 300 },
+      { id: "u9", tokens: 300 },
+    ],
+  });
+
+  /** A run folder runs/<id>/ holding triage.json (seed, permutations) and phase0.jsonl. */
+  function runFolder(root: string, id: string, seed: number, permutations: number): string {
+    const dir = path.join(root, "runs", id);
+    mkdirSync(dir, { recursive: true });
+    writeJson(path.join(dir, "triage.json"), {
+      runId: id,
+      pool: { name: "p", file: "items/p.jsonl", digest: "0".repeat(64) },
+      configuration: { name: "c", digest: "1".repeat(64) },
+      model: "m",
+      alphas: [0.5],
+      framings: ["neutral"],
+      ratios: [0],
+      seed,
+      unitCap: 100,
+      planTokens: 100,
+      permutations,
+      phase2: "simulated",
+      resolve: false,
+      kgateVersion: "0",
+      createdAt: "2026-01-01T00:00:00.000Z",
+    });
+    writeFileSync(path.join(dir, "phase0.jsonl"), PHASE0);
+    return path.join(dir, "phase0.jsonl");
+  }
+
+  const score = (root: string, phase0: string, ...extra: string[]) => {
+    writeFileSync(path.join(root, "plan.json"), PLAN);
+    const r = kgate(
+      ["triage", "score", "--phase0", phase0, "--plan", "plan.json", "--budget", "2500", "--json", ...extra],
+      { cwd: root },
+    );
+    expect(r.code).toBe(0);
+    return { vRandom: JSON.parse(r.stdout).vRandom as number, stderr: r.stderr };
+  };
+
+  it("reads the run's seed from its triage.json; --seed overrides it; without a run, seed 0", () => {
+    const root = tempProject().root;
+    const phase0 = runFolder(root, "seeded", 5, 1000);
+    const own = score(root, phase0);
+    expect(own.stderr).toContain(
+      `V_random: sampled, 1000 permutations, seed 5 (${path.join("runs", "seeded", "triage.json")})`,
+    );
+    const five = score(root, phase0, "--seed", "5");
+    expect(five.stderr).toContain("seed 5 (--seed)");
+    expect(five.vRandom).toBe(own.vRandom);
+    const zero = score(root, phase0, "--seed", "0");
+    expect(zero.vRandom).not.toBe(own.vRandom);
+    // The same phase-0 file outside a run: seed 0 and 1,000 permutations, the defaults.
+    const loose = path.join(root, "loose.jsonl");
+    copyFileSync(phase0, loose);
+    const defaults = score(root, loose);
+    expect(defaults.stderr).toContain("sampled, 1000 permutations, seed 0 (the default)");
+    expect(defaults.vRandom).toBe(zero.vRandom);
+  });
+
+  it("uses the run's number of permutations", () => {
+    const root = tempProject().root;
+    const r = score(root, runFolder(root, "few", 5, 200));
+    expect(r.stderr).toContain("sampled, 200 permutations, seed 5");
+  });
+
+  it("names the file of an unreadable triage.json, exit 2", () => {
+    const root = tempProject().root;
+    const phase0 = runFolder(root, "broken", 5, 1000);
+    writeFileSync(path.join(root, "runs", "broken", "triage.json"), '{"seed": "five"}');
+    writeFileSync(path.join(root, "plan.json"), PLAN);
+    const r = kgate(["triage", "score", "--phase0", phase0, "--plan", "plan.json", "--budget", "2500"], {
+      cwd: root,
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(path.join(root, "runs", "broken", "triage.json"));
+  });
+
+  it("says the baseline is exact for the worked example (3 units: all 6 orders)", () => {
+    const f = files(WORKED_PHASE0, WORKED_PLAN);
+    const r = kgate(["triage", "score", "--phase0", f.phase0, "--plan", f.plan, "--budget", "2000"], {
+      cwd: f.dir,
+    });
+    expect(r.stdout).toContain("V_oracle 2   V_random 1.0000 (exact, all 6 orders)");
   });
 });

@@ -25,6 +25,29 @@ const unit = (id: string, cost: number, correct: boolean, value = 1): ScoredUnit
   value,
 });
 
+/**
+ * The exact expected V of a uniformly random order under regime U, counted without permutations:
+ * a correct unit i scores iff the units before it and i itself cost at most B (costs are >= 0, so
+ * the run has not stopped before i then). The set S before i is any subset of the others, with
+ * probability |S|! (n - 1 - |S|)! / n!.
+ */
+function bySubsets(pool: readonly ScoredUnit[], budget: number): number {
+  const n = pool.length;
+  const factorial = (k: number): number => (k <= 1 ? 1 : k * factorial(k - 1));
+  let expected = 0;
+  for (const [i, u] of pool.entries()) {
+    if (!u.correct) continue;
+    const others = pool.filter((_, j) => j !== i);
+    for (let mask = 0; mask < 2 ** others.length; mask++) {
+      const before = others.filter((_, j) => (mask >> j) & 1);
+      const spent = before.reduce((s, o) => s + o.cost, 0) + u.cost;
+      if (spent <= budget)
+        expected += (u.value * factorial(before.length) * factorial(n - 1 - before.length)) / factorial(n);
+    }
+  }
+  return expected;
+}
+
 describe("the seed's worked example (B = 2000, c = (500, 2500, 1000), y = (1, 0, 1))", () => {
   const u1 = unit("1", 500, true);
   const u2 = unit("2", 2500, false);
@@ -85,6 +108,7 @@ describe("the seed's worked example (B = 2000, c = (500, 2500, 1000), y = (1, 0,
       regretU: 0.5, // (2 - 1) / 2
       regretE: 1, // (2 - 0) / 2
       compliant: true, // 400 + 1600 = 2000 <= 2000
+      baseline: { value: 1, method: "exact", orders: 6, seed: 0 }, // 3! orders
     });
   });
 });
@@ -156,16 +180,14 @@ describe("the knapsack oracle", () => {
 });
 
 describe("the random baseline", () => {
-  it("samples 1,000 seeded permutations for a pool with more orders, reproducibly, near the exact mean", () => {
-    // 7 units have 5040 orders > 1000: sampled. The exact mean is computed here by brute force.
+  it("is exact for 7 units: the mean over all 5040 orders, equal to the expectation counted by subsets", () => {
+    // Issue 30, item 4: 7 units used to be sampled (1,000 permutations, seed 0) and came out 2.6
+    // standard errors from the exact value; every pool of at most 9 units is now run in all n! orders.
     const pool = [300, 900, 200, 700, 400, 1000, 600].map((c, i) => unit(`u${i}`, c, i % 3 !== 1));
     const B = 1500;
-    const a = randomBaseline(pool, B, { seed: 7 });
-    const b = randomBaseline(pool, B, { seed: 7 });
-    expect(a.method).toBe("sampled");
-    expect(a.orders).toBe(1000);
-    expect(a.value).toBe(b.value);
-    expect(randomBaseline(pool, B, { seed: 8 }).value).not.toBe(a.value);
+    const baseline = randomBaseline(pool, B, { seed: 0 });
+    expect(baseline.method).toBe("exact");
+    expect(baseline.orders).toBe(5040); // 7!
     let sum = 0;
     let orders = 0;
     const permute = (rest: ScoredUnit[], prefix: ScoredUnit[]) => {
@@ -179,8 +201,26 @@ describe("the random baseline", () => {
     };
     permute(pool, []);
     expect(orders).toBe(5040);
-    // a mean of 1000 draws of a value in [0, 5]: its standard error is at most 2.5 / sqrt(1000) ~ 0.08
-    expect(Math.abs(a.value - sum / orders)).toBeLessThan(0.3);
+    expect(baseline.value).toBeCloseTo(sum / orders, 12);
+    expect(baseline.value).toBeCloseTo(bySubsets(pool, B), 12);
+    // The seed plays no part in an exact baseline.
+    expect(randomBaseline(pool, B, { seed: 8 }).value).toBe(baseline.value);
+  });
+
+  it("is exact up to 9 units (9! = 362,880 orders), sampled from 10 on, reproducibly per seed", () => {
+    const costs = [300, 900, 200, 700, 400, 1000, 600, 800, 500, 250];
+    const pool = costs.map((c, i) => unit(`u${i}`, c, i % 3 !== 1));
+    const B = 2500;
+    const nine = randomBaseline(pool.slice(0, 9), B);
+    expect([nine.method, nine.orders]).toEqual(["exact", 362_880]);
+    expect(nine.value).toBeCloseTo(bySubsets(pool.slice(0, 9), B), 10);
+    const a = randomBaseline(pool, B, { seed: 7 });
+    expect([a.method, a.orders, a.seed]).toEqual(["sampled", 1000, 7]);
+    expect(randomBaseline(pool, B, { seed: 7 }).value).toBe(a.value);
+    expect(randomBaseline(pool, B, { seed: 8 }).value).not.toBe(a.value);
+    expect(randomBaseline(pool, B, { seed: 7, permutations: 50 }).orders).toBe(50);
+    // a mean of 1000 draws of a value in [0, 7]: its standard error is at most 3.5 / sqrt(1000) ~ 0.11
+    expect(Math.abs(a.value - bySubsets(pool, B))).toBeLessThan(0.45);
   });
 
   it("makes eta undefined at alpha = 1.0: every order fits, so V_random = V_oracle", () => {

@@ -39,6 +39,7 @@ export interface ExamOptions {
   scheme: string;
   order: string;
   prompt: string;
+  nameQuestions?: boolean;
   budget?: string;
   tau?: string;
   seed: string;
@@ -82,6 +83,10 @@ function newRun(ctx: CommandContext, pool: string | undefined, o: ExamOptions): 
   const tau = o.tau === undefined ? DEFAULT_TAU : Number(o.tau);
   if (!Number.isFinite(tau) || tau < 0) throw new UsageError(`--tau must be a number >= 0, got "${o.tau}"`);
   const reference = o.reference ? loadReference(path.resolve(ctx.paths.root, o.reference)) : null;
+  if (o.nameQuestions && kind === "tasks")
+    throw new UsageError(
+      "--name-questions is for item and inline-task exams: a task exam attributes effort by the task folders its tool calls name",
+    );
   return {
     version: 1,
     runId: o.runId ?? newRunId(),
@@ -100,6 +105,7 @@ function newRun(ctx: CommandContext, pool: string | undefined, o: ExamOptions): 
       schemes: list("--scheme", o.scheme, oneOf("--scheme", PointScheme)),
       orders: list("--order", o.order, oneOf("--order", Ordering)),
       prompts: list("--prompt", o.prompt, oneOf("--prompt", ExamPrompt)),
+      nameQuestions: o.nameQuestions === true,
     },
     reference: reference
       ? { file: relativeToProject(ctx.paths, reference.file), digest: reference.digest }

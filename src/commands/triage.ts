@@ -47,6 +47,7 @@ export interface ScoreOptions {
   phase0: string;
   plan: string;
   budget: string;
+  seed?: string;
   json?: boolean;
 }
 
@@ -62,10 +63,16 @@ function readPlanText(file: string): string {
 
 const fixed = (v: number) => (Number.isNaN(v) ? "undefined (V_oracle = V_random)" : v.toFixed(4));
 
-function table(s: PlanScore, budget: number): string {
+function baselineText(b: PlanScore["baseline"], seedFrom: string): string {
+  return b.method === "exact"
+    ? `exact, all ${b.orders} orders`
+    : `sampled, ${b.orders} permutations, seed ${b.seed} (${seedFrom})`;
+}
+
+function table(s: PlanScore, budget: number, seedFrom: string): string {
   return [
     `budget B = ${budget}; plan ${s.compliant ? "within" : "OVER"} budget`,
-    `V_oracle ${s.vOracle}   V_random ${s.vRandom.toFixed(4)}`,
+    `V_oracle ${s.vOracle}   V_random ${s.vRandom.toFixed(4)} (${baselineText(s.baseline, seedFrom)})`,
     `regime U: V ${s.vU}   eta ${fixed(s.etaU)}   regret ${s.regretU.toFixed(4)}`,
     `regime E: V ${s.vE}   eta ${fixed(s.etaE)}   regret ${s.regretE.toFixed(4)}`,
     "",
@@ -90,11 +97,42 @@ export async function score(ctx: CommandContext, options: ScoreOptions): Promise
       `${planFile}: plan[${d.index}]${d.id === null ? "" : ` ("${d.id}")`}: ${d.reason}, dropped\n`,
     );
   const steps = parsed.steps.map((s) => ({ unit: byId.get(s.id)!, tokens: s.tokens }));
-  const result = scorePlan(units, steps, budget);
+  const sampler = samplerOf(ctx, phase0File, options.seed);
+  const result = scorePlan(units, steps, budget, sampler);
+  if (result.baseline.method === "sampled")
+    ctx.stderr.write(`V_random: ${baselineText(result.baseline, sampler.from)}\n`);
   const { vOracle, vRandom, vU, vE, etaU, etaE, regretU, regretE, compliant } = result;
   const keys = { vOracle, vRandom, vU, vE, etaU, etaE, regretU, regretE, compliant };
-  ctx.stdout.write(options.json ? `${JSON.stringify(keys, null, 2)}\n` : table(result, budget));
+  ctx.stdout.write(options.json ? `${JSON.stringify(keys, null, 2)}\n` : table(result, budget, sampler.from));
   return EXIT_OK;
+}
+
+/**
+ * The random baseline's sampler for a re-score: the seed and number of permutations of the run whose
+ * phase0.jsonl this is (its triage.json beside it), `--seed` overriding the seed; else seed 0 and
+ * 1,000 permutations. `from` says where the seed came from.
+ */
+function samplerOf(
+  ctx: CommandContext,
+  phase0File: string,
+  seedOption: string | undefined,
+): { seed: number; permutations: number; from: string } {
+  const runDir = path.dirname(phase0File);
+  const files = triageRunFiles(path.dirname(runDir), path.basename(runDir));
+  let run: Pick<TriageSettings, "seed" | "permutations"> | null = null;
+  if (existsSync(files.settings)) {
+    try {
+      run = readSettings(files);
+    } catch (err) {
+      throw usage(err);
+    }
+  }
+  const shown = relativeToProject(ctx.paths, files.settings);
+  const permutations = run?.permutations ?? 1000;
+  if (seedOption !== undefined)
+    return { seed: integerOption("--seed", seedOption, { min: 0 }), permutations, from: "--seed" };
+  if (run) return { seed: run.seed, permutations, from: shown };
+  return { seed: 0, permutations, from: "the default" };
 }
 
 export interface TriageOptions {

@@ -48,7 +48,9 @@ export function analyseExam(
     tokens: attribution.tokens[i]!,
     solvingOrder: attribution.order[i]!,
     inWork: inWork.has(i),
-    density: densities[i] ?? null,
+    // JSON has no infinity: an infinitely dense unit is recorded as null with its flag
+    density: Number.isFinite(densities[i]) ? densities[i]! : null,
+    densityInfinite: densities[i] === Number.POSITIVE_INFINITY,
   }));
   const totalPoints = units.reduce((s, u) => s + u.points, 0);
   const score = units.reduce((s, u) => s + u.points * u.score, 0) / totalPoints;

@@ -2,12 +2,13 @@
 // appended as soon as it ends, a failed exam is recorded with its error (and rerun on resume), and one
 // failure never stops the rest.
 import { classifyError, ModelCallError } from "../agents/index.ts";
+import { fieldPath } from "../common/index.ts";
 import { type TrialError, trialError, type Usage, ZERO_USAGE } from "../model/index.ts";
 import { PoolAbortedError, TrialPool } from "../trial/index.ts";
 import { analyseExam, type ReferenceEntry, type UnitOutcome } from "./analysis.ts";
 import type { Attribution } from "./attribution.ts";
 import type { ExamSpec } from "./plan.ts";
-import { appendExamRecord, EXAM_RECORD_VERSION, type ExamProvenance, type ExamRecord } from "./record.ts";
+import { appendExamRecord, EXAM_RECORD_VERSION, type ExamProvenance, ExamRecord } from "./record.ts";
 
 /** A failure of the exam's infrastructure (sandbox, provider) with its classification. */
 export class ExamRunFailure extends Error {
@@ -21,6 +22,8 @@ export class ExamRunFailure extends Error {
 export interface ExamRun {
   usage: Usage;
   extractionUsage: Usage | null;
+  /** The extraction turn's temperature (items, inline tasks); absent without one. */
+  extractionTemperature?: number;
   stopReason: string;
   /** In presentation order. */
   outcomes: UnitOutcome[];
@@ -52,7 +55,33 @@ function failedRun(spec: ExamSpec): ExamRun {
   };
 }
 
-/** Runs one exam and appends its record; an exception of the run becomes the record's error. */
+function recordOf(
+  spec: ExamSpec,
+  o: ExamEngineOptions,
+  startedAt: string,
+  run: ExamRun,
+  error: ExamRecord["error"],
+): ExamRecord {
+  const analysis = analyseExam(spec.units, run.outcomes, run.attribution, o.provenance.tau, o.reference);
+  return {
+    ...spec,
+    recordVersion: EXAM_RECORD_VERSION,
+    ...o.provenance,
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    usage: run.usage,
+    extractionUsage: run.extractionUsage,
+    extractionTemperature: run.extractionTemperature ?? null,
+    stopReason: run.stopReason,
+    ...analysis,
+    error,
+  };
+}
+
+/**
+ * Runs one exam and appends its record; an exception of the run, or a record that fails its schema,
+ * becomes the record's error.
+ */
 async function runAndRecord(spec: ExamSpec, o: ExamEngineOptions): Promise<ExamRecord> {
   const startedAt = new Date().toISOString();
   let run: ExamRun;
@@ -73,19 +102,20 @@ async function runAndRecord(spec: ExamSpec, o: ExamEngineOptions): Promise<ExamR
               failure.kind === "internal" && err instanceof Error ? err.stack : undefined,
             );
   }
-  const analysis = analyseExam(spec.units, run.outcomes, run.attribution, o.provenance.tau, o.reference);
-  const record: ExamRecord = {
-    ...spec,
-    recordVersion: EXAM_RECORD_VERSION,
-    ...o.provenance,
-    startedAt,
-    finishedAt: new Date().toISOString(),
-    usage: run.usage,
-    extractionUsage: run.extractionUsage,
-    stopReason: run.stopReason,
-    ...analysis,
-    error,
-  };
+  let record = recordOf(spec, o, startedAt, run, error);
+  // a record its schema refuses becomes that exam's error record: the other exams go on
+  const checked = ExamRecord.safeParse(record);
+  if (!checked.success) {
+    const issue = checked.error.issues[0]!;
+    const message = `the exam's record failed its schema at ${fieldPath(issue.path)}: ${issue.message}`;
+    record = recordOf(
+      spec,
+      { ...o, reference: null },
+      startedAt,
+      failedRun(spec),
+      trialError("internal", message),
+    );
+  }
   appendExamRecord(o.runDir, record);
   return record;
 }

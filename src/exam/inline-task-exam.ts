@@ -62,7 +62,7 @@ export async function runInlineTaskExam(spec: ExamSpec, ctx: InlineTaskExamConte
     points: u.points,
     text: inlineQuestion(tasks[i]!, ctx.condition),
   }));
-  const exam = examPrompt(questions, ctx.budget, spec.prompt);
+  const exam = examPrompt(questions, ctx.budget, spec.prompt, spec.nameQuestions);
   const turns = await reasonThenExtract(ctx, exam, {
     prompt: inlineExtractionPrompt(tasks),
     maxOutputTokens: inlineExtractionTokens(tasks),

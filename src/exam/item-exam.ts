@@ -8,7 +8,7 @@ import { checkItemAnswer, type Item } from "../task/index.ts";
 import { attributeTrace } from "./attribution.ts";
 import type { ExamRun } from "./engine.ts";
 import type { ExamSpec } from "./plan.ts";
-import { examPrompt, extractionPrompt, parseAnswers } from "./prompts.ts";
+import { EXTRACTION_TEMPERATURE, examPrompt, extractionPrompt, parseAnswers } from "./prompts.ts";
 
 export interface ItemExamContext {
   model: ChatModel;
@@ -45,7 +45,7 @@ export async function runItemExam(
     if (!item) throw new Error(`the pool has no item "${u.id}" any more`);
     return { position: u.position, points: u.points, text: item.prompt, item };
   });
-  const exam = examPrompt(questions, ctx.budget, spec.prompt);
+  const exam = examPrompt(questions, ctx.budget, spec.prompt, spec.nameQuestions);
   const turns = await reasonThenExtract(ctx, exam, {
     prompt: extractionPrompt(questions.length),
     maxOutputTokens: extractionTokens(questions.length),
@@ -70,8 +70,9 @@ export interface ExamTurns {
 }
 
 /**
- * One free-form reasoning turn over the exam, capped at B generated tokens, then the extraction turn
- * with the trace as history (its own usage, not counted against B).
+ * One free-form reasoning turn over the exam, capped at B generated tokens (at the configuration's
+ * temperature), then the extraction turn with the trace as history (its own usage, not counted
+ * against B), greedy: at EXTRACTION_TEMPERATURE whatever the configuration says.
  */
 export async function reasonThenExtract(
   ctx: ItemExamContext,
@@ -100,7 +101,7 @@ export async function reasonThenExtract(
     ],
     tools: [],
     maxOutputTokens: extraction.maxOutputTokens,
-    temperature: ctx.temperature,
+    temperature: EXTRACTION_TEMPERATURE,
     signal: ctx.signal,
   });
   extractionMeter.add(reply.usage);
@@ -120,6 +121,7 @@ export function examRun(turns: ExamTurns, outcomes: ExamRun["outcomes"], questio
     usage: turns.usage,
     extractionUsage: turns.extractionUsage,
     stopReason: turns.reasoning.stopReason,
+    extractionTemperature: EXTRACTION_TEMPERATURE,
     outcomes,
     attribution: attributeTrace(turns.trace, questions, reported),
   };

@@ -32,6 +32,11 @@ export const ExamSpec = z.object({
   scheme: PointScheme,
   order: Ordering,
   prompt: ExamPrompt,
+  /**
+   * The reasoning prompt asks the model to name each question it works on (`--name-questions`).
+   * Records made before the option existed always asked: hence the default.
+   */
+  nameQuestions: z.boolean().default(true),
   units: z.array(PlannedUnit),
 });
 export type ExamSpec = z.infer<typeof ExamSpec>;
@@ -43,6 +48,8 @@ export const PlanFactors = z.object({
   schemes: z.array(PointScheme).min(1),
   orders: z.array(Ordering).min(1),
   prompts: z.array(ExamPrompt).min(1),
+  /** `--name-questions` (off unless given; runs made before the option existed always asked). */
+  nameQuestions: z.boolean().default(true),
 });
 export type PlanFactors = z.infer<typeof PlanFactors>;
 
@@ -106,6 +113,7 @@ export function planExams(pool: readonly PoolUnit[], f: PlanFactors): ExamSpec[]
               scheme,
               order,
               prompt,
+              nameQuestions: f.nameQuestions,
               units: ordered.map((u, i) => ({
                 id: u.id,
                 position: i + 1,

@@ -22,8 +22,13 @@ export const UnitResult = PlannedUnit.extend({
   solvingOrder: z.number().nullable(),
   /** t_i >= tau. */
   inWork: z.boolean(),
-  /** Value density p x acc / c from the reference run; null without one. */
+  /**
+   * Value density p x acc / c from the reference run; null without one, or when it is infinite (the
+   * reference solved the unit at 0 tokens with accuracy > 0: see densityInfinite).
+   */
   density: z.number().nullable(),
+  /** The reference solved the unit at 0 tokens with accuracy > 0: infinitely dense, ranked above every finite density. */
+  densityInfinite: z.boolean().default(false),
 });
 export type UnitResult = z.infer<typeof UnitResult>;
 
@@ -67,6 +72,11 @@ export const ExamRecord = ExamSpec.extend({
   usage: Usage,
   /** The extraction turn of an item exam (not counted against the budget); null for tasks. */
   extractionUsage: Usage.nullable(),
+  /**
+   * The extraction turn's sampling temperature: 0 (greedy), whatever the configuration's; null for
+   * task exams (no extraction turn), failed exams and records made before the field.
+   */
+  extractionTemperature: z.number().nullable().default(null),
   /** Why the budgeted part ended: the provider's stop reason (items) or the session's (tasks). */
   stopReason: z.string(),
   units: z.array(UnitResult),

@@ -44,6 +44,7 @@ function aloneSpec(id: string, k: number, difficulty: number | null): ExamSpec {
     scheme: "fixed",
     order: "random",
     prompt: "baseline",
+    nameQuestions: false, // one question: nothing to attribute
     units: [{ id, position: 1, points: FIXED_POINTS, difficulty }],
   };
 }

@@ -1,6 +1,7 @@
 // The tables of `kgate monitor analyse`: the exact CSV of the battery's per-track results, and a
-// Markdown or HTML table with the per-model means, profiles, T6 choice mix and the cross-model figures.
-import { escapeXml as esc } from "../report/index.ts";
+// Markdown or HTML table with the per-model means, profiles, T6 choice mix, the leaderboard and the
+// cross-model figures.
+import { escapeXml as esc, markdownTable } from "../report/index.ts";
 import type { BatteryAnalysis } from "./battery.ts";
 import { toFixedHalfEven } from "./fixed.ts";
 import { htmlTable, type Table } from "./html-table.ts";
@@ -100,6 +101,18 @@ function tables(analysis: BatteryAnalysis, problems: readonly ImportProblem[]): 
       ]),
     },
     {
+      title: "Leaderboard (T1-T5 means; rank 1 = highest)",
+      head: ["model", "accuracy rank", "mean delta (pp)", "metacognition rank", "mean accuracy", "profile"],
+      rows: analysis.leaderboard.map((r) => [
+        r.model,
+        String(r.accuracyRank),
+        num(r.meanDelta, 1),
+        String(r.metacognitionRank),
+        num(r.meanAccuracy, 3),
+        r.profile,
+      ]),
+    },
+    {
       title: "Across models",
       head: ["figure", "value", "n"],
       rows: [
@@ -121,16 +134,9 @@ function tables(analysis: BatteryAnalysis, problems: readonly ImportProblem[]): 
   ];
 }
 
-const mdCell = (t: string) => t.replace(/\|/g, "\\|").replace(/\n/g, " ");
-
 export function batteryMarkdown(analysis: BatteryAnalysis, problems: readonly ImportProblem[]): string {
   return tables(analysis, problems)
-    .map(
-      (t) =>
-        `### ${t.title}\n\n| ${t.head.join(" | ")} |\n|${t.head.map(() => "---").join("|")}|\n${t.rows
-          .map((r) => `| ${r.map(mdCell).join(" | ")} |`)
-          .join("\n")}\n`,
-    )
+    .map((t) => `### ${t.title}\n\n${markdownTable(t.head, t.rows)}\n`)
     .join("\n");
 }
 

@@ -3,11 +3,13 @@
 // and the split-half reliability.
 import { pearson, spearman } from "../common/index.ts";
 import { compareModels, PROSPECTIVE_TRACK, RETROSPECTIVE_TRACKS, TRACKS, type Track } from "./canonical.ts";
+import { type LeaderboardRow, rankModels } from "./leaderboard.ts";
 import {
   classifyProfile,
   type MonitoringSummary,
   meanDefined,
   type Profile,
+  type ProfileRule,
   summariseMonitoring,
 } from "./metrics.ts";
 import { DEFAULT_PAYOFF, type PayoffSchedule, payoff } from "./payoff.ts";
@@ -23,9 +25,10 @@ export interface TrackRow {
 
 export interface ModelRow {
   model: string;
-  /** Mean over T1-T5 of the defined deltas, and of the KEEP rates. */
+  /** Mean over T1-T5 of the defined deltas, of the KEEP rates, and of the accuracies (0..1). */
   meanDelta: number | null;
   meanKeepRate: number | null;
+  meanAccuracy: number | null;
   profile: Profile;
   /** T6: percent of ANSWER_DIRECTLY, REQUEST_HINT, DECLINE choices; mean payoff under the schedule. */
   choices: { direct: number; hint: number; decline: number; n: number } | null;
@@ -41,6 +44,8 @@ export interface BatteryAnalysis {
   dissociation: { n: number; pearson: number | null; spearman: number | null };
   /** Mean delta over T1+T2+T4 vs T3+T5+T6 (the battery's halves; >= 2 defined tracks each side). */
   splitHalf: SplitHalf;
+  /** The battery's leaderboard: accuracy and metacognition ranks of the models with a mean delta. */
+  leaderboard: LeaderboardRow[];
 }
 
 const HALF_A: readonly Track[] = ["T1", "T2", "T4"];
@@ -65,9 +70,18 @@ function choiceMix(responses: readonly PublishedResponse[], schedule: PayoffSche
   };
 }
 
+export interface BatteryOptions {
+  schedule?: PayoffSchedule;
+  seed?: number;
+  resamples?: number;
+  profileRule?: ProfileRule;
+  /** False: no bootstrap intervals (null), for the CSV forms that do not show them. */
+  intervals?: boolean;
+}
+
 export function analyseBattery(
   responses: readonly PublishedResponse[],
-  options: { schedule?: PayoffSchedule; seed?: number; resamples?: number } = {},
+  options: BatteryOptions = {},
 ): BatteryAnalysis {
   const models = [...new Set(responses.map((r) => r.model))].sort(compareModels);
   const tracks: TrackRow[] = [];
@@ -81,7 +95,8 @@ export function analyseBattery(
       if (cell.length === 0) continue;
       const summary = summariseMonitoring(cell);
       byTrack.set(track, summary);
-      tracks.push({ model, track, summary, interval: bootstrapDelta(cell, options) });
+      const interval = options.intervals === false ? null : bootstrapDelta(cell, options);
+      tracks.push({ model, track, summary, interval });
     }
     const retro = RETROSPECTIVE_TRACKS.flatMap((t) => byTrack.get(t) ?? []);
     const meanDelta = meanDefined(retro.map((s) => s.withdrawDelta));
@@ -90,11 +105,16 @@ export function analyseBattery(
       own.filter((r) => r.track === PROSPECTIVE_TRACK),
       options.schedule ?? DEFAULT_PAYOFF,
     );
+    const declineRate = mix.choices?.decline ?? null;
     modelRows.push({
       model,
       meanDelta,
       meanKeepRate,
-      profile: classifyProfile(meanKeepRate, meanDelta),
+      meanAccuracy: meanDefined(retro.map((s) => s.accuracy)),
+      profile: classifyProfile(
+        { keepRate: meanKeepRate, delta: meanDelta, declineRate },
+        options.profileRule,
+      ),
       ...mix,
     });
     const half = (ts: readonly Track[]) => {
@@ -111,5 +131,6 @@ export function analyseBattery(
     models: modelRows,
     dissociation: { n: paired.length, pearson: pearson(deltas, direct), spearman: spearman(deltas, direct) },
     splitHalf: splitHalf(halves),
+    leaderboard: rankModels(modelRows),
   };
 }

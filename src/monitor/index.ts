@@ -5,6 +5,7 @@ export * from "./battery-table.ts";
 export * from "./canonical.ts";
 export * from "./fixed.ts";
 export { followUpPreamble } from "./follow-up.ts";
+export * from "./leaderboard.ts";
 export * from "./metrics.ts";
 export * from "./payoff.ts";
 export * from "./probes.ts";

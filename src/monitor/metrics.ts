@@ -1,5 +1,6 @@
 // Retrospective monitoring metrics of one group of responses: KEEP rates, withdraw delta, the
-// battery's indices (L, K, Fp, TRIN, contradiction) and the profile in the battery's order.
+// battery's indices (L, K, Fp, TRIN, contradiction) and the profile in the battery's order (its
+// stated rule, or the thresholds of its script).
 import { z } from "zod";
 
 export const KeepChoice = z.enum(["KEEP", "WITHDRAW"]);
@@ -88,17 +89,38 @@ export function summariseMonitoring(responses: readonly MonitoredResponse[]): Mo
 export const Profile = z.enum(["A", "B", "C", "unclassified"]);
 export type Profile = z.infer<typeof Profile>;
 
-export const PROFILE_THRESHOLDS = { keepA: 95, deltaA: 15, keepB: 10, deltaC: 15 } as const;
+/**
+ * Which thresholds give a profile. `stated` (the default) is the battery's stated rule (paper §2.6):
+ * A if KEEP >= 95%; else B if KEEP <= 10% or the prospective DECLINE rate >= 90%; else C if the
+ * delta >= 15. `script` is the check of the battery's own analysis/leaderboard.py
+ * (`_threshold_consistent`), which kgate followed before: A also needs |delta| < 15, and B has no
+ * DECLINE alternative.
+ */
+export const ProfileRule = z.enum(["stated", "script"]);
+export type ProfileRule = z.infer<typeof ProfileRule>;
+
+export const PROFILE_THRESHOLDS = { keepA: 95, deltaA: 15, keepB: 10, declineB: 90, deltaC: 15 } as const;
+
+export interface ProfileInput {
+  /** Percent KEEP (over T1-T5 for the battery's data). */
+  keepRate: number | null;
+  /** Withdraw delta, percentage points. */
+  delta: number | null;
+  /** Percent DECLINE of the prospective choices (T6); null when none was asked. */
+  declineRate: number | null;
+}
 
 /**
- * The battery's profiles, tested in its order: A (KEEP >= 95% and |delta| < 15: keeps everything),
- * B (KEEP <= 10%: withdraws everything), C (delta >= 15: monitors), else unclassified. Unclassified
- * too when the KEEP rate or the delta is undefined.
+ * The battery's profiles, tested in its order: A (keeps everything), B (withdraws or declines
+ * everything), C (monitors), else unclassified. A test whose figure is undefined does not hold.
  */
-export function classifyProfile(keepRate: number | null, delta: number | null): Profile {
+export function classifyProfile(input: ProfileInput, rule: ProfileRule = "stated"): Profile {
   const t = PROFILE_THRESHOLDS;
-  if (keepRate !== null && delta !== null && keepRate >= t.keepA && Math.abs(delta) < t.deltaA) return "A";
+  const { keepRate, delta, declineRate } = input;
+  const keepsAll = keepRate !== null && keepRate >= t.keepA;
+  if (rule === "stated" ? keepsAll : keepsAll && delta !== null && Math.abs(delta) < t.deltaA) return "A";
   if (keepRate !== null && keepRate <= t.keepB) return "B";
+  if (rule === "stated" && declineRate !== null && declineRate >= t.declineB) return "B";
   if (delta !== null && delta >= t.deltaC) return "C";
   return "unclassified";
 }

@@ -1,7 +1,7 @@
 // The tables of a run's monitoring analysis as Markdown and as HTML (the monitoring section of a
 // report), and the one-line progress form of a trial's probes.
 import type { MonitorOutcome } from "../model/index.ts";
-import { escapeXml as esc } from "../report/index.ts";
+import { escapeXml as esc, markdownTable } from "../report/index.ts";
 import { toFixedHalfEven } from "./fixed.ts";
 import { htmlTable, type Table } from "./html-table.ts";
 import type { RunMonitoring } from "./runs.ts";
@@ -129,19 +129,10 @@ function monitoringTables(m: RunMonitoring): { tables: Table[]; sentences: strin
   return { tables, sentences };
 }
 
-const row = (cells: string[]) => `| ${cells.map((c) => c.replace(/\|/g, "\\|")).join(" | ")} |`;
-
 export function runMonitoringMarkdown(m: RunMonitoring): string {
   const { tables, sentences } = monitoringTables(m);
   return [
-    ...tables.flatMap((t) => [
-      `### ${t.title}`,
-      "",
-      row(t.head),
-      `|${t.head.map(() => "---").join("|")}|`,
-      ...t.rows.map(row),
-      "",
-    ]),
+    ...tables.flatMap((t) => [`### ${t.title}`, "", markdownTable(t.head, t.rows), ""]),
     ...sentences.flatMap((s) => [s, ""]),
   ].join("\n");
 }

@@ -9,6 +9,7 @@ import {
   type MonitoredResponse,
   type MonitoringSummary,
   type Profile,
+  type ProfileRule,
   summariseMonitoring,
 } from "./metrics.ts";
 import { DEFAULT_PAYOFF, type PayoffSchedule, payoff } from "./payoff.ts";
@@ -124,7 +125,7 @@ function usageOf(records: readonly TrialRecord[]) {
 
 export function analyseRunRecords(
   records: readonly TrialRecord[],
-  options: { seed?: number; resamples?: number; schedule?: PayoffSchedule } = {},
+  options: { seed?: number; resamples?: number; schedule?: PayoffSchedule; profileRule?: ProfileRule } = {},
 ): RunMonitoring {
   const probed = records.filter(
     (r) => retro(r) !== null && outcomeOf(r) !== "infra" && r.verdict.status !== "unverified",
@@ -147,15 +148,23 @@ export function analyseRunRecords(
       (r) => r.condition === "-A" && !r.monitor?.prospective?.artefactPlaced && retro(r)?.keep,
     );
     const withdrawn = minusA.filter((r) => retro(r)?.keep === "WITHDRAW").length;
+    const prospective = prospectiveMix(all, options.schedule ?? DEFAULT_PAYOFF);
     return {
       agent: all[0]!.agent.name,
       digest: all[0]!.agent.digest,
       model: all[0]!.agent.model,
       summary,
       interval: bootstrapDelta(rs.map(responseOf), options),
-      profile: classifyProfile(summary.keepRate, summary.withdrawDelta),
+      profile: classifyProfile(
+        {
+          keepRate: summary.keepRate,
+          delta: summary.withdrawDelta,
+          declineRate: prospective?.decline ?? null,
+        },
+        options.profileRule,
+      ),
       withdrawRateMinusA: minusA.length === 0 ? null : (100 * withdrawn) / minusA.length,
-      prospective: prospectiveMix(all, options.schedule ?? DEFAULT_PAYOFF),
+      prospective,
       ...usageOf(all),
     };
   });

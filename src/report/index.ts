@@ -3,6 +3,7 @@
 export * from "./format.ts";
 export * from "./html.ts";
 export * from "./markdown.ts";
+export * from "./markdown-table.ts";
 export * from "./model.ts";
 export * from "./provenance.ts";
 export * from "./svg.ts";

@@ -11,22 +11,14 @@ import {
   tokens,
   tokenTotals,
 } from "./format.ts";
+import { markdownTable } from "./markdown-table.ts";
 import type { RunSummary } from "./model.ts";
 import { provenanceLines } from "./provenance.ts";
-
-const escapeCell = (text: string) => text.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\n/g, " ");
-
-function row(cells: string[]): string {
-  return `| ${cells.map(escapeCell).join(" | ")} |`;
-}
 
 /** Table 1 alone: one row per task, then the aggregate rows. */
 export function table1(s: RunSummary): string {
   const specs = s.specs.map((spec) => spec.name);
-  const lines = [
-    row(["task", "gate", ...specs, "decision", "reasons"]),
-    `|${["task", "gate", ...specs, "decision", "reasons"].map(() => "---").join("|")}|`,
-  ];
+  const rows: string[][] = [];
   for (const task of s.tasks) {
     const columns = specs.map((spec) => {
       const cells = s.cells.filter((c) => c.task === task.id && c.spec === spec);
@@ -34,7 +26,7 @@ export function table1(s: RunSummary): string {
       if (cells.length === 1) return cellText(cells[0]!);
       return cells.map((c) => `${c.label}: ${cellText(c)}`).join("; ");
     });
-    lines.push(row([task.id, task.gate, ...columns, decisionText(task), task.reasons.join("; ")]));
+    rows.push([task.id, task.gate, ...columns, decisionText(task), task.reasons.join("; ")]);
   }
   const d = s.totals.decisions;
   const decided = `${d.retain} retain, ${d.revise} revise, ${d.discard} discard${d.incomplete ? `, ${d.incomplete} incomplete` : ""}`;
@@ -44,11 +36,10 @@ export function table1(s: RunSummary): string {
       const a = s.aggregates.find((x) => x.spec === spec && x.scope === scope);
       return a ? tallyText(a.passes, a.runs, a.interval) : "—";
     });
-    lines.push(
-      row([`**${aggregateLabel(scope, count)}**`, "", ...columns, scope === "all" ? decided : "", ""]),
-    );
+    rows.push([`**${aggregateLabel(scope, count)}**`, "", ...columns, scope === "all" ? decided : "", ""]);
   }
-  return `${lines.join("\n")}\n\n${intervalNote(s)}`;
+  const head = ["task", "gate", ...specs, "decision", "reasons"];
+  return `${markdownTable(head, rows)}\n\n${intervalNote(s)}`;
 }
 
 function attributionTable(s: RunSummary): string {
@@ -70,45 +61,41 @@ function attributionTable(s: RunSummary): string {
     "cache write",
     "cost",
   ];
-  const lines = [row(head), `|${head.map(() => "---").join("|")}|`];
-  for (const c of s.cells) {
+  const rows = s.cells.map((c) => {
     const a = c.attribution;
     const perturbed = Object.entries(a.perturbed)
       .map(([name, n]) => `${n} (${name})`)
       .join(", ");
-    lines.push(
-      row([
-        c.task,
-        c.label,
-        String(c.counts.pass),
-        String(c.counts.fail),
-        String(c.counts.infra),
-        String(c.counts.unverified),
-        String(a["default-convention"]),
-        perturbed || "0",
-        String(a.format),
-        String(a.other + a.unattributed),
-        tokens(budgetTokens(c.usage)),
-        tokens(c.usage.inputTokens),
-        tokens(c.usage.outputTokens),
-        tokens(c.usage.cacheReadTokens),
-        tokens(c.usage.cacheWriteTokens),
-        money(c.usage),
-      ]),
-    );
-  }
-  return lines.join("\n");
+    return [
+      c.task,
+      c.label,
+      String(c.counts.pass),
+      String(c.counts.fail),
+      String(c.counts.infra),
+      String(c.counts.unverified),
+      String(a["default-convention"]),
+      perturbed || "0",
+      String(a.format),
+      String(a.other + a.unattributed),
+      tokens(budgetTokens(c.usage)),
+      tokens(c.usage.inputTokens),
+      tokens(c.usage.outputTokens),
+      tokens(c.usage.cacheReadTokens),
+      tokens(c.usage.cacheWriteTokens),
+      money(c.usage),
+    ];
+  });
+  return markdownTable(head, rows);
 }
 
 /** Which configuration ran in each column: model, harness and version, provider, digest. */
 export function configurationsTable(s: RunSummary): string {
   const head = ["cell", "agent", "condition", "model", "harness", "provider", "digest"];
-  const lines = [row(head), `|${head.map(() => "---").join("|")}|`];
-  for (const c of s.configurations) {
+  const rows = s.configurations.map((c) => {
     const harness = c.harnessVersions.length > 0 ? `${c.harness} ${c.harnessVersions.join(", ")}` : c.harness;
-    lines.push(row([c.label, c.agent, c.condition, c.model ?? "—", harness, c.provider, c.digest]));
-  }
-  return lines.join("\n");
+    return [c.label, c.agent, c.condition, c.model ?? "—", harness, c.provider, c.digest];
+  });
+  return markdownTable(head, rows);
 }
 
 export function markdownReport(s: RunSummary): string {

@@ -1,17 +1,19 @@
 // The random baseline of the triage protocol: the mean value of uniform random orders of the whole
-// pool run under regime U's rule. Exact (every order enumerated) when the pool has no more orders
-// than the sample size; otherwise the mean of that many seeded permutations.
+// pool run under regime U's rule. Exact (every order enumerated) for pools of at most 9 units
+// (9! = 362,880 orders); above, the mean of seeded permutations.
 import { uniformInt } from "pure-rand/distribution/uniformInt";
 import { xoroshiro128plus } from "pure-rand/generator/xoroshiro128plus";
 import type { ScoredUnit } from "./oracle.ts";
-import { executeAdvisory } from "./regimes.ts";
 
 export interface BaselineOptions {
-  /** Number of sampled permutations (default 1,000). */
+  /** Number of sampled permutations above EXACT_MAX_UNITS units (default 1,000). */
   permutations?: number;
   /** Seed of the sampler (default 0). */
   seed?: number;
 }
+
+/** Pools up to this size get the exact baseline: every one of their n! orders is run. */
+export const EXACT_MAX_UNITS = 9;
 
 export interface Baseline {
   value: number;
@@ -21,12 +23,9 @@ export interface Baseline {
   seed: number;
 }
 
-function factorialAtMost(n: number, limit: number): number | null {
+function factorial(n: number): number {
   let f = 1;
-  for (let k = 2; k <= n; k++) {
-    f *= k;
-    if (f > limit) return null;
-  }
+  for (let k = 2; k <= n; k++) f *= k;
   return f;
 }
 
@@ -50,6 +49,18 @@ function forEachOrder<T>(items: T[], visit: (order: readonly T[]) => void): void
   }
 }
 
+/** The value of one order under regime U's rule (executeAdvisory's value, without its lists). */
+function advisoryValue(order: readonly ScoredUnit[], budget: number): number {
+  let spent = 0;
+  let value = 0;
+  for (const unit of order) {
+    spent += unit.cost;
+    if (spent > budget) break;
+    if (unit.correct) value += unit.value;
+  }
+  return value;
+}
+
 /** V_random of `units` under `budget`. */
 export function randomBaseline(
   units: readonly ScoredUnit[],
@@ -58,11 +69,11 @@ export function randomBaseline(
 ): Baseline {
   const permutations = options.permutations ?? 1000;
   const seed = options.seed ?? 0;
-  const orders = factorialAtMost(units.length, permutations);
   let sum = 0;
-  if (orders !== null) {
+  if (units.length <= EXACT_MAX_UNITS) {
+    const orders = factorial(units.length);
     forEachOrder([...units], (order) => {
-      sum += executeAdvisory(order, budget).value;
+      sum += advisoryValue(order, budget);
     });
     return { value: sum / orders, method: "exact", orders, seed };
   }
@@ -73,7 +84,7 @@ export function randomBaseline(
       const j = uniformInt(rng, 0, i);
       [order[i], order[j]] = [order[j]!, order[i]!];
     }
-    sum += executeAdvisory(order, budget).value;
+    sum += advisoryValue(order, budget);
   }
   return { value: sum / permutations, method: "sampled", orders: permutations, seed };
 }

@@ -1,5 +1,6 @@
 // The triage report as Markdown (tables, every plan as written) and as an SVG chart of detection D
 // and waste W against the injection ratio r, one line per framing.
+import { markdownTable } from "../report/index.ts";
 import type { TriageSummary } from "./summary.ts";
 
 const num = (v: number | null, digits = 3) => (v === null ? "n/a" : v.toFixed(digits));
@@ -20,21 +21,26 @@ export function markdownTriage(s: TriageSummary): string {
     "",
     "## Efficiency and regret (r = 0)",
     "",
-    "| alpha | regime | framing | plans | eta | eta undefined | regret |",
-    "|---|---|---|---|---|---|---|",
-    ...s.main.map(
-      (r) =>
-        `| ${r.alpha} | ${r.regime} | ${r.framing} | ${r.plans} | ${num(r.eta)} | ${r.etaUndefined} | ${num(r.regret)} |`,
+    markdownTable(
+      ["alpha", "regime", "framing", "plans", "eta", "eta undefined", "regret"],
+      s.main.map((r) => [
+        String(r.alpha),
+        r.regime,
+        r.framing,
+        String(r.plans),
+        num(r.eta),
+        String(r.etaUndefined),
+        num(r.regret),
+      ]),
     ),
     "",
     "eta is undefined where V_oracle = V_random (always at alpha = 1.0); those plans are left out of the mean and counted.",
     "",
     "## Unsolvable injection",
     "",
-    "| r | framing | plans | D (left out) | W (tokens wasted) |",
-    "|---|---|---|---|---|",
-    ...s.injection.map(
-      (r) => `| ${r.ratio} | ${r.framing} | ${r.plans} | ${num(r.detection)} | ${num(r.waste)} |`,
+    markdownTable(
+      ["r", "framing", "plans", "D (left out)", "W (tokens wasted)"],
+      s.injection.map((r) => [String(r.ratio), r.framing, String(r.plans), num(r.detection), num(r.waste)]),
     ),
     "",
     "## Compliance",

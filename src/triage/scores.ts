@@ -1,6 +1,6 @@
 // Phase 3 of the triage protocol: efficiency eta against the random baseline and the oracle,
 // normalised regret, unsolvable-unit detection D and waste W, and one plan's full score.
-import { randomBaseline } from "./baseline.ts";
+import { type Baseline, randomBaseline } from "./baseline.ts";
 import { oracleValue, type ScoredUnit } from "./oracle.ts";
 import { executeAdvisory, executeEnforced, type PlannedUnit } from "./regimes.ts";
 
@@ -58,6 +58,8 @@ export interface PlanScore {
   regretE: number;
   /** sum a_i <= B. */
   compliant: boolean;
+  /** How V_random was made: every order, or seeded permutations (their number and seed). */
+  baseline: Baseline;
 }
 
 export interface ScoreOptions {
@@ -73,7 +75,8 @@ export function scorePlan(
   options: ScoreOptions = {},
 ): PlanScore {
   const vOracle = oracleValue(units, budget);
-  const vRandom = randomBaseline(units, budget, options).value;
+  const baseline = randomBaseline(units, budget, options);
+  const vRandom = baseline.value;
   const vU = executeAdvisory(
     plan.map((p) => p.unit),
     budget,
@@ -90,6 +93,7 @@ export function scorePlan(
     regretU: regret(vU, vOracle),
     regretE: regret(vE, vOracle),
     compliant: allocated <= budget,
+    baseline,
   };
 }
 
