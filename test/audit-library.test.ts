@@ -8,10 +8,25 @@ import { type ProjectPaths, projectPaths } from "../src/project.ts";
 import { tempProject } from "./support/project.ts";
 
 const REPO = projectPaths(path.resolve(import.meta.dirname, ".."));
-const TASKS = ["bom-costing", "contract-clause", "mortgage-escrow", "paper-index", "payroll-overtime"];
+const TASKS = [
+  "airline-booking",
+  "bom-costing",
+  "contract-clause",
+  "mortgage-escrow",
+  "paper-index",
+  "payroll-overtime",
+];
 
 /** Disguised forms of each task's key constants: a sentence and the item it must trip. */
 const DISGUISES: Record<string, Array<[string, string]>> = {
+  "airline-booking": [
+    ["Class K costs sixty-two percent of the Y fare.", "share-k"],
+    ["Class L is sold at a 52% discount off the Y fare.", "share-l"],
+    ["A Saver change costs 150 per passenger.", "fee-saver"],
+    ["Price every segment of a journey in its controlling class.", "controlling-class"],
+    ["Round the ticket tax up to a multiple of 0.1.", "tax-step"],
+    ["A connection is exempt from the departure charge.", "transit-exempt"],
+  ],
   "bom-costing": [
     ["Add twelve percent conversion overhead at each assembly.", "overhead-rate"],
     ["Each assembly costs its components x 1.12.", "overhead-rate"],
