@@ -12,6 +12,7 @@ const TASKS = [
   "airline-booking",
   "bom-costing",
   "contract-clause",
+  "legal-clause",
   "mortgage-escrow",
   "paper-index",
   "payroll-overtime",
@@ -47,6 +48,15 @@ const DISGUISES: Record<string, Array<[string, string]>> = {
     ["Cap the Liability: 12 points.", "cap-liability"],
     ["Read `DE` as Delaware; `UK` means England and Wales.", "alias-table-de"],
     ["A term counts at most once\nper clause.", "term-once"],
+  ],
+  "legal-clause": [
+    ["A critical keyword is worth eight points.", "points-critical"],
+    ["Clauses under Delaware law are scaled by 0.9.", "multiplier-delaware"],
+    ["England and Wales adds a 20 % uplift to every clause.", "multiplier-england-wales"],
+    ["The severe band starts at a total of forty.", "band-severe"],
+    ["Cap the Liability: 16 points.", "cap-liability"],
+    ["Apply the multiplier first, then the cap.", "cap-after-multiplier"],
+    ["Count only the highest clause score of each category.", "category-max"],
   ],
   "mortgage-escrow": [
     ["Project taxes with a trend of four percent.", "tax-trend"],
