@@ -5,5 +5,6 @@ export * from "./html.ts";
 export * from "./markdown.ts";
 export * from "./model.ts";
 export * from "./provenance.ts";
+export * from "./rubric.ts";
 export * from "./svg.ts";
 export * from "./tables.ts";

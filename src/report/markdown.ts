@@ -1,5 +1,5 @@
 // The Markdown report: Table 1 (task x cell: passes/runs, Wilson interval, decision, reasons) with
-// aggregate rows, then failure attribution, tokens and cost per cell.
+// aggregate rows, then failure attribution, tokens and cost per cell, and the rubric criteria per cell.
 import {
   aggregateLabel,
   budgetTokens,
@@ -13,6 +13,7 @@ import {
 } from "./format.ts";
 import type { RunSummary } from "./model.ts";
 import { provenanceLines } from "./provenance.ts";
+import { RUBRIC_NOTE, rubricRows, rubricTables } from "./rubric.ts";
 
 const escapeCell = (text: string) => text.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\n/g, " ");
 
@@ -111,6 +112,16 @@ export function configurationsTable(s: RunSummary): string {
   return lines.join("\n");
 }
 
+/** One table per rubric-scored task: criteria x cells, then the reward and mean-score rows. */
+export function rubricMarkdown(s: RunSummary): string {
+  return rubricTables(s)
+    .map((t) => {
+      const head = [`${t.task}: criterion`, "weight", ...t.columns.map((c) => c.cell)];
+      return [row(head), `|${head.map(() => "---").join("|")}|`, ...rubricRows(t).map(row)].join("\n");
+    })
+    .join("\n\n");
+}
+
 export function markdownReport(s: RunSummary): string {
   const u = s.totals.usage;
   const parts = [
@@ -135,6 +146,8 @@ export function markdownReport(s: RunSummary): string {
     "",
     attributionTable(s),
   ];
+  const rubric = rubricMarkdown(s);
+  if (rubric) parts.push("", "## Rubric criteria", "", RUBRIC_NOTE, "", rubric);
   const notes = s.tasks.flatMap((t) => t.notes.map((n) => `${t.id}: ${n}`));
   if (notes.length + s.warnings.length > 0) {
     parts.push("", "## Notes", "", ...[...notes, ...s.warnings].map((w) => `- ${w}`));
