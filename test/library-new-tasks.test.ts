@@ -67,7 +67,7 @@ describe("one calibration of the new tasks: oracle as frontier, noop as mid (rea
       const control = summary.cells.find((x) => x.task === id && x.label === "control")!;
       expect(control.attribution.perturbed, id).toEqual({ perturbed: 1 });
     }
-  });
+  }, 600_000);
 
   it("the rubric verdict carries every criterion with its weight; the control passes only the multipliers", () => {
     const pass = recordOf(RUBRIC_TASK, "+A").verdict;
@@ -104,7 +104,7 @@ describe("one calibration of the new tasks: oracle as frontier, noop as mid (rea
     expect(shown["variant:perturbed"]).toMatch(
       /^verdict +FAIL +reward 0\.00 +score 0\.15 +attribution perturbed-convention:perturbed$/m,
     );
-  });
+  }, 240_000);
 
   it("the report has a rubric table: each criterion's passes per cell, the reward and the mean score", () => {
     const report = readFileSync(path.join(runDir, "report.md"), "utf8");
@@ -153,7 +153,7 @@ describe("one calibration of the new tasks: oracle as frontier, noop as mid (rea
         name === "jurisdiction multipliers",
       ]),
     );
-  });
+  }, 240_000);
 });
 
 describe("kgate export harbor of the new tasks, run as Harbor runs them (real Docker)", () => {
