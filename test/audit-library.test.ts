@@ -8,10 +8,26 @@ import { type ProjectPaths, projectPaths } from "../src/project.ts";
 import { tempProject } from "./support/project.ts";
 
 const REPO = projectPaths(path.resolve(import.meta.dirname, ".."));
-const TASKS = ["bom-costing", "contract-clause", "mortgage-escrow", "paper-index", "payroll-overtime"];
+const TASKS = [
+  "airline-booking",
+  "bom-costing",
+  "contract-clause",
+  "legal-clause",
+  "mortgage-escrow",
+  "paper-index",
+  "payroll-overtime",
+];
 
 /** Disguised forms of each task's key constants: a sentence and the item it must trip. */
 const DISGUISES: Record<string, Array<[string, string]>> = {
+  "airline-booking": [
+    ["Class K costs sixty-two percent of the Y fare.", "share-k"],
+    ["Class L is sold at a 52% discount off the Y fare.", "share-l"],
+    ["A Saver change costs 150 per passenger.", "fee-saver"],
+    ["Price every segment of a journey in its controlling class.", "controlling-class"],
+    ["Round the ticket tax up to a multiple of 0.1.", "tax-step"],
+    ["A connection is exempt from the departure charge.", "transit-exempt"],
+  ],
   "bom-costing": [
     ["Add twelve percent conversion overhead at each assembly.", "overhead-rate"],
     ["Each assembly costs its components x 1.12.", "overhead-rate"],
@@ -32,6 +48,15 @@ const DISGUISES: Record<string, Array<[string, string]>> = {
     ["Cap the Liability: 12 points.", "cap-liability"],
     ["Read `DE` as Delaware; `UK` means England and Wales.", "alias-table-de"],
     ["A term counts at most once\nper clause.", "term-once"],
+  ],
+  "legal-clause": [
+    ["A critical keyword is worth eight points.", "points-critical"],
+    ["Clauses under Delaware law are scaled by 0.9.", "multiplier-delaware"],
+    ["England and Wales adds a 20 % uplift to every clause.", "multiplier-england-wales"],
+    ["The severe band starts at a total of forty.", "band-severe"],
+    ["Cap the Liability: 16 points.", "cap-liability"],
+    ["Apply the multiplier first, then the cap.", "cap-after-multiplier"],
+    ["Count only the highest clause score of each category.", "category-max"],
   ],
   "mortgage-escrow": [
     ["Project taxes with a trend of four percent.", "tax-trend"],

@@ -82,6 +82,52 @@ describe("conventionWeights (the dead-rule check)", () => {
   });
 });
 
+/** The markup task judged only by a rubric on output/summary.json (judgesAlone) with `criteria`. */
+function judgedProject(criteria: string) {
+  return markupProject({
+    spec: (spec) => {
+      spec.outputs = (spec.outputs as Array<{ path: string }>).filter(
+        (o) => o.path === "output/summary.json",
+      );
+    },
+    verifier: (imp) =>
+      markupVerifierSource(imp)
+        .replace(/"output\/result\.csv": rows,\n/, "")
+        .replace(/\n\s*"output\/memo\.md": \{ total, items[^\n]*/, "")
+        .replace(
+          /rubric: \{[\s\S]*\n {2}\},\n/,
+          `rubric: { "output/summary.json": { judgesAlone: true, criteria: [${criteria}] } },\n`,
+        ),
+  });
+}
+
+describe("dead rules under a rubric that judges an output alone", () => {
+  const total =
+    '{ name: "total", check: (a: { total: number }, e: { total: number }) => Math.abs(a.total - e.total) <= 1e-4 }';
+  const count =
+    '{ name: "one line per item", check: (a: { lines: unknown[] }, e: { lines: unknown[] }) => a.lines.length === e.lines.length }';
+
+  it("records that the rubric fails the answer with a convention at its default", async () => {
+    const task = judgedProject(total).load();
+    // rate 0.12 -> 0 changes summary.json's total and its 3 line values: 4; the total criterion sees it.
+    expect(conventionWeights(task, await loadVerifier(task))).toEqual([
+      { name: "rate", loadBearing: true, changedValues: 4, sameAsDefault: false, rubricFails: true },
+    ]);
+  });
+
+  it("fails `kgate check` when the criteria let that changed answer pass", () => {
+    const project = judgedProject(count);
+    const result = kgate(["--root", project.paths.root, "check", "--no-sandbox", "--json"]);
+    expect(result.code).toBe(1);
+    expect(checkOf(result.stdout, "dead-rules")).toMatchObject({
+      status: "fail",
+      detail: expect.stringMatching(
+        /^the rubric passes the answer with "rate" set to the default: its criteria miss/,
+      ),
+    });
+  });
+});
+
 describe("the output contract of every convention set", () => {
   it("fails, naming the set, when the default answer breaks the contract", () => {
     const project = markupProject({

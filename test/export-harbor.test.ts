@@ -1,13 +1,14 @@
-// `kgate export harbor`: every library task under +A, -A and each variant follows Harbor's task
-// contract (static checks), and round-trips through real Docker as Harbor runs it: reward 1 for the
-// oracle under +A, 0 under -A, 0 for the default-convention answer; the canary never in -A.
+// `kgate export harbor`: the first five library tasks under +A, -A and each variant follow Harbor's
+// task contract (static checks), and round-trip through real Docker as Harbor runs them: reward 1 for
+// the oracle under +A, 0 under -A, 0 for the default-convention answer; the canary never in -A. The
+// tasks added later are exported and run in test/library-new-tasks.test.ts (CI time: one run each).
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { projectPaths } from "../src/project.ts";
-import { type LoadedTask, listFiles, listTaskIds, loadValidTask } from "../src/task/index.ts";
+import { type LoadedTask, listFiles, loadValidTask } from "../src/task/index.ts";
 import { loadVerifier, renderAnswers, solveRaw } from "../src/verify/index.ts";
 import { kgate } from "./support/cli.ts";
 import {
@@ -22,10 +23,10 @@ import { tempProject } from "./support/project.ts";
 import { sandboxImage } from "./support/sandbox.ts";
 
 const repo = projectPaths(path.resolve(import.meta.dirname, ".."));
-const ids = listTaskIds(repo);
+const ids = ["bom-costing", "contract-clause", "mortgage-escrow", "paper-index", "payroll-overtime"];
 const tasks = ids.map((id) => loadValidTask(repo, id));
 const out = tempProject("file").root;
-const exported = kgate(["--root", repo.root, "export", "harbor", "--out", out, "--json"], {
+const exported = kgate(["--root", repo.root, "export", "harbor", ...ids, "--out", out, "--json"], {
   timeoutMs: 300_000,
 });
 
@@ -59,12 +60,11 @@ function treeBytes(dir: string): Array<{ file: string; bytes: Buffer }> {
   return listFiles(dir).map((file) => ({ file, bytes: readFileSync(path.join(dir, file)) }));
 }
 
-describe("kgate export harbor (every library task)", () => {
+describe("kgate export harbor (the first five library tasks)", () => {
   it("exits 0 and writes one folder per task and condition", () => {
     expect(exported.stderr).not.toMatch(/error/i);
     expect(exported.code).toBe(0);
     // 5 library tasks, each declaring the variants perturbed and compressed: 5 x (2 + 2) = 20 folders.
-    expect(ids).toHaveLength(5);
     const folders = readdirSync(out).sort();
     expect(folders).toHaveLength(20);
     const report = JSON.parse(exported.stdout) as {

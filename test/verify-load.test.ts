@@ -54,6 +54,27 @@ describe("loadVerifier", () => {
     );
   });
 
+  it("refuses a criterion weight that is not a positive number, naming the field", async () => {
+    const task = withVerifier((imp) =>
+      markupVerifierSource(imp).replace(
+        '{ name: "states the total",',
+        '{ name: "states the total", weight: -1,',
+      ),
+    );
+    await expect(loadVerifier(task)).rejects.toThrow(
+      /^verifiers\/markup\.ts: the default export is not a verifier: rubric\.output\/memo\.md\.criteria\[0\]\.weight: /,
+    );
+  });
+
+  it("refuses judgesAlone on a text output (a text with a rubric is judged by it alone)", async () => {
+    const task = withVerifier((imp) =>
+      markupVerifierSource(imp).replace("render: (e", "judgesAlone: true, render: (e"),
+    );
+    await expect(loadVerifier(task)).rejects.toThrow(
+      "verifiers/markup.ts: rubric.output/memo.md.judgesAlone: only for csv and json outputs",
+    );
+  });
+
   it("requires a render function for a rubric on a text output", async () => {
     const task = withVerifier((imp) => markupVerifierSource(imp).replace(/render: [^\n]*\n/, ""));
     await expect(loadVerifier(task)).rejects.toThrow(

@@ -1,4 +1,4 @@
-// Rubric scoring: the reward is the product of the criteria, the partial score their mean.
+// Rubric scoring: the reward is the product of the criteria, the partial score their weighted mean.
 import { describe, expect, it } from "vitest";
 import { rewardAndScore, runCriterion } from "../src/verify/index.ts";
 
@@ -20,6 +20,22 @@ describe("rewardAndScore", () => {
   it("gives nothing without criteria", () => {
     expect(rewardAndScore([])).toEqual({ reward: 0, score: 0 });
   });
+
+  it("weighs the partial score by each criterion's weight (1 when it carries none); the reward ignores weights", () => {
+    // weights 3, 2, 1 (and an unweighted reference criterion, weight 1): the weight-3 criterion
+    // fails, so the score is (2 + 1 + 1) / (3 + 2 + 1 + 1) = 4/7 and the reward 0.
+    const weighted = [
+      { name: "a", passed: false, weight: 3 },
+      { name: "b", passed: true, weight: 2 },
+      { name: "c", passed: true, weight: 1 },
+      c("output/x.csv", true),
+    ];
+    expect(rewardAndScore(weighted)).toEqual({ reward: 0, score: 4 / 7 });
+    // The weight-1 criterion fails instead: (3 + 2 + 1) / 7 = 6/7.
+    const light = weighted.map((k) => ({ ...k, passed: k.name !== "c" }));
+    expect(rewardAndScore(light)).toEqual({ reward: 0, score: 6 / 7 });
+    expect(rewardAndScore(weighted.map((k) => ({ ...k, passed: true })))).toEqual({ reward: 1, score: 1 });
+  });
 });
 
 describe("runCriterion", () => {
@@ -27,6 +43,7 @@ describe("runCriterion", () => {
     expect(runCriterion("t", { name: "t", check: () => true }, "x", null)).toEqual({
       name: "t",
       passed: true,
+      weight: 1,
     });
     expect(
       runCriterion("t", { name: "t", check: () => ({ passed: false, detail: "why" }) }, "x", null),
@@ -34,6 +51,15 @@ describe("runCriterion", () => {
       name: "t",
       passed: false,
       detail: "why",
+      weight: 1,
+    });
+  });
+
+  it("carries the criterion's declared weight into the result", () => {
+    expect(runCriterion("t", { name: "t", weight: 3, check: () => false }, "x", null)).toEqual({
+      name: "t",
+      passed: false,
+      weight: 3,
     });
   });
 
@@ -55,7 +81,7 @@ describe("runCriterion", () => {
       "",
       null,
     );
-    expect(throwing).toEqual({ name: "t", passed: false, detail: "the check threw: boom" });
+    expect(throwing).toEqual({ name: "t", passed: false, detail: "the check threw: boom", weight: 1 });
     const odd = runCriterion("t", { name: "t", check: () => "yes" as unknown as boolean }, "", null);
     expect(odd.passed).toBe(false);
   });

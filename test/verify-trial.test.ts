@@ -2,7 +2,14 @@
 // failure attribution on constructed outputs, keyed JSON, rubric text, capped diffs.
 import { describe, expect, it } from "vitest";
 import { Verdict, verifyTrial } from "../src/verify/index.ts";
-import { collected, HAND, markupOutputs, markupProject, withOutput } from "./support/verify-fixture.ts";
+import {
+  collected,
+  HAND,
+  judgedSummarySource,
+  markupOutputs,
+  markupProject,
+  withOutput,
+} from "./support/verify-fixture.ts";
 
 const project = markupProject({ scope: "file" });
 const task = project.load();
@@ -225,5 +232,64 @@ describe("verifyTrial: messages stay bounded", () => {
     );
     expect(long.criteria[0]!.detail!.length).toBeLessThan(400);
     expect(long.diff).toMatch(/\n\+item=x{194}…: value=1\n/);
+  });
+});
+
+describe("verifyTrial: a weighted rubric that judges a json output alone", () => {
+  const judged = markupProject({ scope: "file", verifier: judgedSummarySource }).load();
+  const summary = (total: number, bolt = HAND.artefact.bolt) =>
+    collected(
+      "output/summary.json",
+      JSON.stringify({
+        total,
+        lines: [
+          { item: "bolt", value: bolt },
+          { item: "nut", value: HAND.artefact.nut },
+          { item: "gear", value: HAND.artefact.gear },
+        ],
+      }),
+    );
+
+  it("replaces the output's reference criterion by its rubric criteria, with their weights", async () => {
+    const verdict = await verifyTrial(judged, markupOutputs(HAND.artefact));
+    expect(verdict).toMatchObject({ status: "pass", reward: 1, score: 1 });
+    expect(verdict.criteria.map((c) => [c.name, c.weight])).toEqual([
+      ["output/result.csv", undefined],
+      ["output/summary.json: total", 2],
+      ["output/summary.json: lines", 1],
+      ["output/memo.md: states the total", 1],
+      ["output/memo.md: names every item", 1],
+    ]);
+  });
+
+  it("a wrong total fails its weight-2 criterion: score (1 + 1 + 1 + 1) / 6, the diff still shown", async () => {
+    // Weights: result.csv 1 (passes), total 2 (fails), lines 1, memo 1 + 1 (pass): 4 of 6.
+    const verdict = await verifyTrial(judged, withOutput(markupOutputs(HAND.artefact), summary(99)));
+    expect(verdict.reward).toBe(0);
+    expect(verdict.score).toBeCloseTo(4 / 6, 12);
+    expect(verdict.reason).toBe("1 of 5 criteria failed: output/summary.json: total");
+    expect(verdict.diff).toMatch(/output\/summary\.json/);
+    expect(verdict.diff).toMatch(/99/);
+  });
+
+  it("still attributes a failure from the output's values: the default answer is ignorance", async () => {
+    const verdict = await verifyTrial(judged, markupOutputs(HAND.default));
+    expect(verdict.attribution).toBe("default-convention");
+    // Only the memo's "names every item" (weight 1) passes: 1 of 1 + 2 + 1 + 1 + 1 = 6.
+    expect(verdict.score).toBeCloseTo(1 / 6, 12);
+  });
+
+  it("counts a malformed output against its rubric criteria only (no reference criterion)", async () => {
+    const verdict = await verifyTrial(
+      judged,
+      withOutput(markupOutputs(HAND.artefact), collected("output/summary.json", "{")),
+    );
+    expect(verdict.attribution).toBe("format");
+    expect(verdict.criteria.filter((c) => !c.passed).map((c) => [c.name, c.weight])).toEqual([
+      ["output/summary.json: total", 2],
+      ["output/summary.json: lines", 1],
+    ]);
+    // result.csv and the memo pass: (1 + 1 + 1) / 6.
+    expect(verdict.score).toBeCloseTo(3 / 6, 12);
   });
 });

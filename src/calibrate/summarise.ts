@@ -193,6 +193,12 @@ function trialRow(plan: Plan, tally: Tally, record: TrialRecord): TrialRow | nul
     trajectory: record.trajectory,
     artefactOpened: record.artefactOpened,
     canaryLeak: record.canaryLeak,
+    score: record.verdict.score,
+    criteria: record.verdict.criteria.map((c) => ({
+      name: c.name,
+      passed: c.passed,
+      weight: c.weight ?? null,
+    })),
   };
 }
 

@@ -21,14 +21,24 @@ export const deadRuleStep: CheckStep = {
         },
       ];
     }
+    const missed = weights.filter((w) => w.rubricFails === false).map((w) => `"${w.name}"`);
+    if (missed.length > 0) {
+      return [
+        {
+          status: "fail",
+          detail: `the rubric passes the answer with ${missed.join(", ")} set to the default: its criteria miss values that convention changes (add a criterion that checks them)`,
+        },
+      ];
+    }
     const shown = weights
       .filter((w) => !w.sameAsDefault)
       .map((w) => `${w.name} ${w.changedValues}`)
       .join(", ");
+    const rubric = weights.some((w) => w.rubricFails) ? "; the rubric fails each changed answer" : "";
     return [
       {
         status: "pass",
-        detail: `each gated convention changes the answer when set to its default (values changed: ${shown})${statedNote}`,
+        detail: `each gated convention changes the answer when set to its default (values changed: ${shown})${statedNote}${rubric}`,
       },
     ];
   },

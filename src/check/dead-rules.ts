@@ -3,6 +3,8 @@
 // answer; a convention that changes nothing is dead weight in the artefact (unless its artefact
 // value is the default's: then it is context the artefact states, not a gate). Also the solver form of
 // the compression probe (a section whose convention is dead can be cut without changing the answer).
+// Where a rubric judges an output alone, the answer with a load-bearing convention at its default must
+// also fail verification: a rubric whose criteria miss what a convention changes has a hole.
 import { isDeepStrictEqual } from "node:util";
 import type { LoadedTask } from "../task/index.ts";
 import {
@@ -10,7 +12,9 @@ import {
   type LoadedVerifier,
   numbersMatch,
   readEnvironment,
+  renderAnswers,
   VerifierError,
+  verifyWith,
 } from "../verify/index.ts";
 
 export interface ConventionWeight {
@@ -22,6 +26,11 @@ export interface ConventionWeight {
   changedValues: number;
   /** The artefact's value is the default's: the convention is written down but gates nothing. */
   sameAsDefault: boolean;
+  /**
+   * Only when a rubric judges an output alone (`judgesAlone`): the answer with this convention at its
+   * default fails verification (false: the criteria let a changed answer pass).
+   */
+  rubricFails?: boolean;
 }
 
 /** Numbers closer than this are the same value (the comparison tolerance of the method, 1e-4). */
@@ -69,6 +78,7 @@ export function conventionWeights(
     throw new VerifierError(`${loaded.file}: conventions must be objects, one key per convention`);
   }
   const reference = loaded.verifier.solve(environment, artefact);
+  const rubricAlone = task.spec.outputs.some((o) => loaded.rubricOf(o.path)?.judgesAlone);
   return Object.keys(artefact).map((name) => {
     const mixed = { ...artefact, [name]: defaults[name] };
     let answer: Record<string, unknown>;
@@ -81,6 +91,9 @@ export function conventionWeights(
     }
     const changed = changedValues(reference, answer);
     const sameAsDefault = isDeepStrictEqual(artefact[name], defaults[name]);
-    return { name, loadBearing: changed > 0, changedValues: changed, sameAsDefault };
+    const weight = { name, loadBearing: changed > 0, changedValues: changed, sameAsDefault };
+    if (!rubricAlone || changed === 0) return weight;
+    const verdict = verifyWith(task, loaded, renderAnswers(task, loaded, answer));
+    return { ...weight, rubricFails: verdict.status !== "pass" };
   });
 }

@@ -14,17 +14,32 @@ export function formatUsage(u: Usage): string {
 
 const yesNo = (v: boolean | null) => (v === null ? "n/a" : v ? "yes" : "no");
 
+/** Whether a verdict was scored by rubric criteria (they carry a weight; the reference comparison does not). */
+export function isRubricVerdict(v: TrialRecord["verdict"]): boolean {
+  return v.criteria.some((c) => c.weight !== undefined);
+}
+
 /**
  * Why a trial failed: its reason, each failed criterion with its detail, the attribution's agreement
- * shares and the verifier's capped expected-vs-actual diff (empty for a pass).
+ * shares and the verifier's capped expected-vs-actual diff (empty for a pass). A rubric verdict lists
+ * every criterion, passed or not, with its weight, pass or fail.
  */
 export function verdictDetail(r: TrialRecord): string[] {
   const v = r.verdict;
-  if (v.status === "pass") return [];
+  const rubric = isRubricVerdict(v);
+  if (v.status === "pass" && !rubric) return [];
   const lines: string[] = [];
   if (v.reason) lines.push(`  reason    ${v.reason}`);
-  for (const c of v.criteria.filter((c) => !c.passed)) {
-    lines.push(`  ${pc.red("✗")} ${c.name}${c.detail ? `: ${c.detail}` : ""}`);
+  if (rubric) {
+    const passed = v.criteria.filter((c) => c.passed).length;
+    lines.push(
+      `  criteria  ${passed} of ${v.criteria.length} passed (reward: their product; score: their mean by weight)`,
+    );
+  }
+  for (const c of rubric ? v.criteria : v.criteria.filter((c) => !c.passed)) {
+    const mark = c.passed ? pc.green("✓") : pc.red("✗");
+    const weight = c.weight === undefined ? "" : pc.dim(` [weight ${c.weight}]`);
+    lines.push(`  ${mark} ${c.name}${weight}${c.detail ? `: ${c.detail}` : ""}`);
   }
   const shares = Object.entries(v.agreement ?? {});
   if (shares.length > 0) {

@@ -6,6 +6,11 @@ export const CriterionResult = z.object({
   passed: z.boolean(),
   /** Why it failed (or what was checked), in words. */
   detail: z.string().optional(),
+  /**
+   * A rubric criterion's weight in the partial score (1 unless the verifier declares one); absent on
+   * the comparison with the reference (weight 1).
+   */
+  weight: z.number().positive().optional(),
 });
 
 /** Why a failed trial failed: ignorance, a perturbed convention, an unusable format, or anything else. */
@@ -20,7 +25,7 @@ export const Verdict = z.object({
   status: z.enum(["pass", "fail", "unverified"]),
   /** R = product of the criteria (1 only when all pass). */
   reward: z.number().min(0).max(1),
-  /** Partial score sum(v_k)/K, reported beside the reward. */
+  /** Partial score sum(w_k v_k) / sum(w_k) (w_k = 1 unless weighted: sum(v_k)/K), reported beside the reward. */
   score: z.number().min(0).max(1),
   criteria: z.array(CriterionResult),
   /** Set for failed verdicts only. */

@@ -16,6 +16,7 @@ import {
 } from "./format.ts";
 import type { CellSummary, RunSummary } from "./model.ts";
 import { provenanceLines } from "./provenance.ts";
+import { RUBRIC_NOTE, rubricHtml, rubricTables } from "./rubric.ts";
 import { escapeXml as esc, mustFail, svgChart } from "./svg.ts";
 
 export interface HtmlOptions {
@@ -127,6 +128,7 @@ function trialsTable(s: RunSummary, base: string): string {
     "#",
     "attempt",
     "outcome",
+    "score",
     "attribution",
     "stop",
     "error",
@@ -145,6 +147,7 @@ function trialsTable(s: RunSummary, base: string): string {
       `<tr class="${t.superseded ? "superseded" : ""}" data-trial="${esc(t.trialId)}" data-outcome="${t.outcome}">` +
       `<td>${esc(t.trialId)}</td><td>${esc(t.task)}</td><td>${esc(t.cell)}</td><td class="num">${t.index}</td>` +
       `<td class="num">${t.attempt}${t.superseded ? " (retried)" : ""}</td><td class="${outcomeClass}">${t.outcome}</td>` +
+      `<td class="num">${t.score === null ? "—" : t.score.toFixed(2)}</td>` +
       `<td>${esc(t.attribution ?? "")}</td><td>${esc(t.stopReason)}</td><td>${esc(error)}</td>` +
       `<td class="num">${tokens(budgetTokens(t))}</td>` +
       `<td class="num">${tokens(t.inputTokens)} / ${tokens(t.outputTokens)} / ${tokens(t.cacheReadTokens)} / ${tokens(t.cacheWriteTokens)}</td>` +
@@ -172,6 +175,7 @@ export function htmlReport(s: RunSummary, options: HtmlOptions = {}): string {
   const u = s.totals.usage;
   const notes = [...s.tasks.flatMap((t) => t.notes.map((n) => `${t.id}: ${n}`)), ...s.warnings];
   const json = JSON.stringify(s).replace(/</g, "\\u003c");
+  const rubric = rubricTables(s);
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -199,6 +203,7 @@ ${table1(s)}
 <div class="chart">${svgChart(s)}</div>
 <h2>Failure attribution, tokens and cost</h2>
 ${cellsTable(s)}
+${rubric.length > 0 ? `<h2>Rubric criteria</h2>\n<p class="meta">${esc(RUBRIC_NOTE)}</p>\n${rubricHtml(rubric)}` : ""}
 <h2>Trials</h2>
 <p class="meta"># is the trial's 0-based index in its cell, as in its id; a pass in a -A or control cell is marked in red.</p>
 ${trialsTable(s, base)}

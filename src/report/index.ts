@@ -6,5 +6,6 @@ export * from "./markdown.ts";
 export * from "./markdown-table.ts";
 export * from "./model.ts";
 export * from "./provenance.ts";
+export * from "./rubric.ts";
 export * from "./svg.ts";
 export * from "./tables.ts";

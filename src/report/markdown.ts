@@ -1,5 +1,5 @@
 // The Markdown report: Table 1 (task x cell: passes/runs, Wilson interval, decision, reasons) with
-// aggregate rows, then failure attribution, tokens and cost per cell.
+// aggregate rows, then failure attribution, tokens and cost per cell, and the rubric criteria per cell.
 import {
   aggregateLabel,
   budgetTokens,
@@ -14,6 +14,7 @@ import {
 import { markdownTable } from "./markdown-table.ts";
 import type { RunSummary } from "./model.ts";
 import { provenanceLines } from "./provenance.ts";
+import { RUBRIC_NOTE, rubricRows, rubricTables } from "./rubric.ts";
 
 /** Table 1 alone: one row per task, then the aggregate rows. */
 export function table1(s: RunSummary): string {
@@ -98,6 +99,16 @@ export function configurationsTable(s: RunSummary): string {
   return markdownTable(head, rows);
 }
 
+/** One table per rubric-scored task: criteria x cells, then the reward and mean-score rows. */
+export function rubricMarkdown(s: RunSummary): string {
+  return rubricTables(s)
+    .map((t) => {
+      const head = [`${t.task}: criterion`, "weight", ...t.columns.map((c) => c.cell)];
+      return [row(head), `|${head.map(() => "---").join("|")}|`, ...rubricRows(t).map(row)].join("\n");
+    })
+    .join("\n\n");
+}
+
 export function markdownReport(s: RunSummary): string {
   const u = s.totals.usage;
   const parts = [
@@ -122,6 +133,8 @@ export function markdownReport(s: RunSummary): string {
     "",
     attributionTable(s),
   ];
+  const rubric = rubricMarkdown(s);
+  if (rubric) parts.push("", "## Rubric criteria", "", RUBRIC_NOTE, "", rubric);
   const notes = s.tasks.flatMap((t) => t.notes.map((n) => `${t.id}: ${n}`));
   if (notes.length + s.warnings.length > 0) {
     parts.push("", "## Notes", "", ...[...notes, ...s.warnings].map((w) => `- ${w}`));

@@ -126,6 +126,15 @@ export const TrialRow = z.object({
   trajectory: z.string().nullable(),
   artefactOpened: z.boolean().nullable(),
   canaryLeak: z.boolean().nullable(),
+  /** The verdict's partial score (the mean of its criteria by weight); null in older summaries. */
+  score: z.number().min(0).max(1).nullable().default(null),
+  /**
+   * The verdict's criteria, passed or not; `weight` is a rubric criterion's weight, null for the
+   * comparison with the reference. Empty in older summaries.
+   */
+  criteria: z
+    .array(z.object({ name: z.string(), passed: z.boolean(), weight: z.number().positive().nullable() }))
+    .default([]),
 });
 
 export const Spec = z.object({

@@ -37,10 +37,17 @@ export interface TaskVerifier<C> {
 
 /**
  * K named criteria for one output; reward R = product of the criteria (all must pass), partial score
- * sum/K. For csv/json outputs they run after, and beside, the comparison with the reference.
+ * the weighted mean sum(w_k v_k) / sum(w_k). For csv/json outputs they run after, and beside, the
+ * comparison with the reference, unless `judgesAlone`.
  */
 export interface Rubric<A = unknown, E = unknown> {
   criteria: Array<Criterion<A, E>>;
+  /**
+   * csv/json outputs only: the criteria alone judge the output. The comparison with the reference
+   * then adds no criterion of its own; it still attributes a failure and gives the diff. The
+   * criteria must between them check every value the output carries.
+   */
+  judgesAlone?: boolean;
   /**
    * Text outputs only: a deliverable that meets every criterion for `expected`. `kgate check` renders
    * the answer of each convention set with it (e.g. the default-convention answer must fail).
@@ -50,6 +57,8 @@ export interface Rubric<A = unknown, E = unknown> {
 
 export interface Criterion<A = unknown, E = unknown> {
   name: string;
+  /** Its weight in the partial score (a positive number; 1 when left out). The reward ignores it. */
+  weight?: number;
   /**
    * `actual` is the text (text outputs), the typed rows (csv: objects keyed by column) or the
    * document (json); `expected` is what solve() returned for the output. Must be deterministic;

@@ -32,8 +32,17 @@ const VerifierShape = z.object({
     .record(
       z.string(),
       z.object({
-        criteria: z.array(z.object({ name: z.string().min(1), check: fn })).min(1),
+        criteria: z
+          .array(
+            z.object({
+              name: z.string().min(1),
+              check: fn,
+              weight: z.number().positive().finite().optional(),
+            }),
+          )
+          .min(1),
         render: fn.optional(),
+        judgesAlone: z.boolean().optional(),
       }),
     )
     .optional(),
@@ -64,6 +73,10 @@ function mismatches(task: LoadedTask, verifier: TaskVerifier<unknown>): string[]
     else if (output.format === "text" && !rubric.render) {
       problems.push(
         `rubric.${outputPath}.render: required for a text output (kgate check renders answers with it)`,
+      );
+    } else if (output.format === "text" && rubric.judgesAlone !== undefined) {
+      problems.push(
+        `rubric.${outputPath}.judgesAlone: only for csv and json outputs (a text output with a rubric is judged by it alone)`,
       );
     }
     const names = rubric.criteria.map((c) => c.name);

@@ -1,32 +1,42 @@
-// Rubric scoring: each named criterion is a deterministic check; R = product, partial score = mean.
+// Rubric scoring: each named criterion is a deterministic check; R = product, partial score = the
+// weighted mean of the criteria.
 
 import type { CriterionResult } from "../model/index.ts";
 import type { Criterion } from "./contract.ts";
 
-/** Runs one criterion; a thrown error or a non-boolean result is a failed criterion with the reason. */
+/**
+ * Runs one criterion; a thrown error or a non-boolean result is a failed criterion with the reason.
+ * The result carries the criterion's weight (1 when it declares none).
+ */
 export function runCriterion(
   name: string,
   criterion: Criterion<unknown, unknown>,
   actual: unknown,
   expected: unknown,
 ): CriterionResult {
+  const weight = criterion.weight ?? 1;
   try {
     const result = criterion.check(actual, expected);
-    if (typeof result === "boolean") return { name, passed: result };
+    if (typeof result === "boolean") return { name, passed: result, weight };
     if (typeof result === "object" && result !== null && typeof result.passed === "boolean") {
       return result.detail === undefined
-        ? { name, passed: result.passed }
-        : { name, passed: result.passed, detail: result.detail };
+        ? { name, passed: result.passed, weight }
+        : { name, passed: result.passed, detail: result.detail, weight };
     }
-    return { name, passed: false, detail: "the check returned neither a boolean nor { passed }" };
+    return { name, passed: false, detail: "the check returned neither a boolean nor { passed }", weight };
   } catch (err) {
-    return { name, passed: false, detail: `the check threw: ${(err as Error).message}` };
+    return { name, passed: false, detail: `the check threw: ${(err as Error).message}`, weight };
   }
 }
 
-/** R = prod v_k (1 only when every criterion passes; 0 without criteria); score = sum v_k / K. */
+/**
+ * R = prod v_k (1 only when every criterion passes; 0 without criteria); score = sum w_k v_k / sum w_k,
+ * w_k the criterion's weight (1 when it carries none: every criterion counts alike unless weighted).
+ */
 export function rewardAndScore(criteria: readonly CriterionResult[]): { reward: number; score: number } {
   if (criteria.length === 0) return { reward: 0, score: 0 };
-  const passed = criteria.filter((c) => c.passed).length;
-  return { reward: passed === criteria.length ? 1 : 0, score: passed / criteria.length };
+  const weightOf = (c: CriterionResult) => c.weight ?? 1;
+  const total = criteria.reduce((sum, c) => sum + weightOf(c), 0);
+  const passed = criteria.reduce((sum, c) => sum + (c.passed ? weightOf(c) : 0), 0);
+  return { reward: criteria.every((c) => c.passed) ? 1 : 0, score: passed / total };
 }

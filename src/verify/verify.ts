@@ -55,7 +55,10 @@ export async function verifyTrial(
   }
 }
 
-/** The reference comparison of one output, as a criterion named after the output path. */
+/**
+ * The reference comparison of one output, as a criterion named after the output path (its diff, when
+ * values differ, goes to `diffs`). Undefined for a text output judged by its rubric.
+ */
 function referenceCriterion(
   output: OutputSpec,
   expected: ParsedOutput,
@@ -103,19 +106,22 @@ export function verifyWith(
     if (!parsed.ok) {
       const reason = clip(`${output.path} ${parsed.reason}`, REASON_CAP);
       formatReasons.push(reason);
-      if (expected.table) criteria.push({ name: output.path, passed: false, detail: reason });
+      if (expected.table && !rubric?.judgesAlone)
+        criteria.push({ name: output.path, passed: false, detail: reason });
       for (const c of rubric?.criteria ?? []) {
         criteria.push({
           name: `${output.path}: ${c.name}`,
           passed: false,
           detail: `not evaluated: ${reason}`,
+          weight: c.weight ?? 1,
         });
       }
       continue;
     }
     actual.set(output.path, parsed.value);
+    // A rubric that judges alone leaves the comparison only its diff (and attribution, below).
     const compared = referenceCriterion(output, expected, parsed.value, diffs);
-    if (compared) criteria.push(compared);
+    if (compared && !rubric?.judgesAlone) criteria.push(compared);
     for (const c of rubric?.criteria ?? []) {
       criteria.push(runCriterion(`${output.path}: ${c.name}`, c, parsed.value.value, expected.value));
     }

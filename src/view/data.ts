@@ -109,6 +109,7 @@ function detailOf(key: string, record: TrialRecord | undefined, run: RunInput, t
         name: c.name,
         passed: c.passed,
         detail: c.detail ?? null,
+        weight: c.weight ?? null,
       })),
     },
     error: record?.error

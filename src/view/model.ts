@@ -95,7 +95,15 @@ export const TrialDetail = z.object({
     agreement: z.record(z.string(), z.number()),
     reason: z.string().nullable(),
     diff: z.string().nullable(),
-    criteria: z.array(z.object({ name: z.string(), passed: z.boolean(), detail: z.string().nullable() })),
+    criteria: z.array(
+      z.object({
+        name: z.string(),
+        passed: z.boolean(),
+        detail: z.string().nullable(),
+        /** A rubric criterion's weight in the score; null for the comparison with the reference. */
+        weight: z.number().nullable(),
+      }),
+    ),
   }),
   error: z.string().nullable(),
   outputs: z.array(z.object({ path: z.string(), status: z.string(), reason: z.string().nullable() })),

@@ -60,6 +60,27 @@ export interface MarkupProject {
   load(): LoadedTask;
 }
 
+/**
+ * The markup verifier with a weighted rubric that judges output/summary.json alone (total weight 2,
+ * lines weight 1): the comparison with the reference adds no criterion for that output.
+ */
+export function judgedSummarySource(verifyImport: string): string {
+  const rubric = `"output/summary.json": {
+      judgesAlone: true,
+      criteria: [
+        { name: "total", weight: 2, check: (a: { total: number }, e: { total: number }) => Math.abs(a.total - e.total) <= 1e-4 },
+        {
+          name: "lines",
+          check: (a: { lines: Array<{ item: string; value: number }> }, e: { lines: Array<{ item: string; value: number }> }) =>
+            e.lines.every((l) => a.lines.some((m) => m.item === l.item && Math.abs(m.value - l.value) <= 1e-4)),
+        },
+      ],
+    },
+    "output/memo.md": {
+      criteria: [`;
+  return markupVerifierSource(verifyImport).replace('"output/memo.md": {\n      criteria: [', rubric);
+}
+
 /** A project with the markup task; `verifier` replaces the verifier source, `spec` edits task.json. */
 export function markupProject(
   options: {

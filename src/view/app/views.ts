@@ -114,7 +114,7 @@ export function Detail(props: { trial: ViewTrial; detail: TrialDetail | null; fa
         ${v.reason ? html`<dt>reason</dt><dd>${v.reason}</dd>` : null}
         ${d.error ? html`<dt>error</dt><dd class="problem">${d.error}</dd>` : null}
       </dl>
-      ${v.criteria.length > 0 ? html`<ul class="criteria">${v.criteria.map((c) => html`<li class=${c.passed ? "pass" : "fail"}>${c.passed ? "✓" : "✗"} ${c.name}${c.detail ? `: ${c.detail}` : ""}</li>`)}</ul>` : null}
+      ${v.criteria.length > 0 ? html`<ul class="criteria">${v.criteria.map((c) => html`<li class=${c.passed ? "pass" : "fail"}>${c.passed ? "✓" : "✗"} ${c.name}${c.weight === null ? "" : html` <span class="weight">weight ${c.weight}</span>`}${c.detail ? `: ${c.detail}` : ""}</li>`)}</ul>` : null}
       <h3>Diff against the reference</h3>
       ${v.diff ? html`<pre id="diff" class="diff">${v.diff}</pre>` : html`<p class="meta" id="diff">no diff recorded</p>`}
       ${d.probes.length > 0 ? html`<h3>Probes</h3><dl id="probes">${d.probes.map((p) => html`<dt>${p.question}</dt><dd><pre>${p.answer}</pre></dd>`)}</dl>` : null}
