@@ -8,7 +8,15 @@ import { type ProjectPaths, projectPaths } from "../src/project.ts";
 import { tempProject } from "./support/project.ts";
 
 const REPO = projectPaths(path.resolve(import.meta.dirname, ".."));
-const TASKS = ["bom-costing", "contract-clause", "mortgage-escrow", "paper-index", "payroll-overtime"];
+const TASKS = [
+  "bom-costing",
+  "clinical-variant",
+  "contract-clause",
+  "dependency-audit",
+  "mortgage-escrow",
+  "paper-index",
+  "payroll-overtime",
+];
 
 /** Disguised forms of each task's key constants: a sentence and the item it must trip. */
 const DISGUISES: Record<string, Array<[string, string]>> = {
@@ -24,6 +32,16 @@ const DISGUISES: Record<string, Array<[string, string]>> = {
     ["The overhead compounds\nper assembly level.", "overhead-compounding"],
     ["Round half away from zero.", "rounding-rule"],
   ],
+  "clinical-variant": [
+    ["BELT3 acts by gain of function.", "mechanism-belt3"],
+    ["For ARVN1 the BS1 cut-off is 0.08 percent.", "cutoff-0_0008"],
+    ["PM2 applies up to an allele frequency of 5e-5.", "pm2-cutoff"],
+    ["An in-silico score of eighty percent or more earns a point.", "insilico-supporting"],
+    ["The hotspot of DALM4 spans codons 55 to 81.", "hotspot-dalm4"],
+    ["Score start_lost +2 in loss-of-function genes.", "start-lost-points"],
+    ["Likely pathogenic needs a total >= 7.", "class-likely-pathogenic"],
+    ["Conflicting evidence is never summed away.", "conflict-rule"],
+  ],
   "contract-clause": [
     ["Contracts under Delaware law are scaled by 0.95.", "multiplier-delaware"],
     ["English-law contracts carry a 15 % uplift.", "multiplier-england-wales"],
@@ -32,6 +50,14 @@ const DISGUISES: Record<string, Array<[string, string]>> = {
     ["Cap the Liability: 12 points.", "cap-liability"],
     ["Read `DE` as Delaware; `UK` means England and Wales.", "alias-table-de"],
     ["A term counts at most once\nper clause.", "term-once"],
+  ],
+  "dependency-audit": [
+    ["In a range list, commas separate alternatives.", "comma-alternatives"],
+    ["Missing components are zero: 1.2 is read as 1.2.0.", "partial-zero-padding"],
+    ["A hyphen range has an exclusive upper bound.", "hyphen-exclusive"],
+    ["Pre-releases match by precedence like releases.", "prerelease-precedence"],
+    ["An exception never overrides a denied licence.", "deny-before-exception"],
+    ["For dev dependencies the licence is not evaluated.", "dev-licence-skipped"],
   ],
   "mortgage-escrow": [
     ["Project taxes with a trend of four percent.", "tax-trend"],
