@@ -1,6 +1,6 @@
 // `kgate export harbor`: every library task under +A, -A and each variant follows Harbor's task
-// contract (static checks), and round-trips through real Docker as Harbor runs it: reward 1 for the
-// oracle under +A, 0 under -A, 0 for the default-convention answer; the canary never in -A.
+// contract (static checks); the first five round-trip through real Docker as Harbor runs them: reward
+// 1 for the oracle under +A, 0 under -A, 0 for the default-convention answer; the canary never in -A.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -24,6 +24,8 @@ import { sandboxImage } from "./support/sandbox.ts";
 const repo = projectPaths(path.resolve(import.meta.dirname, ".."));
 const ids = listTaskIds(repo);
 const tasks = ids.map((id) => loadValidTask(repo, id));
+/** The real-Docker round trip covers the library's first five tasks; test/library-new-tasks.test.ts runs those added since. */
+const ROUND_TRIP = ["bom-costing", "contract-clause", "mortgage-escrow", "paper-index", "payroll-overtime"];
 const out = tempProject("file").root;
 const exported = kgate(["--root", repo.root, "export", "harbor", "--out", out, "--json"], {
   timeoutMs: 300_000,
@@ -63,14 +65,17 @@ describe("kgate export harbor (every library task)", () => {
   it("exits 0 and writes one folder per task and condition", () => {
     expect(exported.stderr).not.toMatch(/error/i);
     expect(exported.code).toBe(0);
-    // 5 library tasks, each declaring the variants perturbed and compressed: 5 x (2 + 2) = 20 folders.
-    expect(ids).toHaveLength(5);
+    // One folder per task and condition: +A, -A and one per declared variant (the library's tasks
+    // declare perturbed and compressed: 2 + 2 each).
+    expect(ids).toEqual(expect.arrayContaining(ROUND_TRIP));
     const folders = readdirSync(out).sort();
-    expect(folders).toHaveLength(20);
+    expect(folders).toHaveLength(tasks.reduce((n, t) => n + 2 + t.variants.length, 0));
     const report = JSON.parse(exported.stdout) as {
       tasks: Array<{ task: string; ok: boolean; folders: unknown[] }>;
     };
-    expect(report.tasks.map((t) => [t.task, t.ok, t.folders.length])).toEqual(ids.map((id) => [id, true, 4]));
+    expect(report.tasks.map((t) => [t.task, t.ok, t.folders.length])).toEqual(
+      tasks.map((t) => [t.id, true, 2 + t.variants.length]),
+    );
   });
 
   describe.each(tasks.map((task) => [task.id, task] as const))("%s", (_id, task) => {
@@ -162,7 +167,7 @@ describe("kgate export harbor (every library task)", () => {
 });
 
 describe("the exported folders run as Harbor runs them (real Docker)", () => {
-  it.each(tasks.map((task) => [task.id, task] as const))(
+  it.each(tasks.filter((task) => ROUND_TRIP.includes(task.id)).map((task) => [task.id, task] as const))(
     "%s: reward 1 for the oracle under +A, 0 under -A and for the default-convention answer",
     async (_id, task) => {
       const base = sandboxImage();
