@@ -11,7 +11,9 @@ const REPO = projectPaths(path.resolve(import.meta.dirname, ".."));
 const TASKS = [
   "airline-booking",
   "bom-costing",
+  "clinical-variant",
   "contract-clause",
+  "dependency-audit",
   "legal-clause",
   "mortgage-escrow",
   "paper-index",
@@ -40,6 +42,16 @@ const DISGUISES: Record<string, Array<[string, string]>> = {
     ["The overhead compounds\nper assembly level.", "overhead-compounding"],
     ["Round half away from zero.", "rounding-rule"],
   ],
+  "clinical-variant": [
+    ["BELT3 acts by gain of function.", "mechanism-belt3"],
+    ["For ARVN1 the BS1 cut-off is 0.08 percent.", "cutoff-0_0008"],
+    ["PM2 applies up to an allele frequency of 5e-5.", "pm2-cutoff"],
+    ["An in-silico score of eighty percent or more earns a point.", "insilico-supporting"],
+    ["The hotspot of DALM4 spans codons 55 to 81.", "hotspot-dalm4"],
+    ["Score start_lost +2 in loss-of-function genes.", "start-lost-points"],
+    ["Likely pathogenic needs a total >= 7.", "class-likely-pathogenic"],
+    ["Conflicting evidence is never summed away.", "conflict-rule"],
+  ],
   "contract-clause": [
     ["Contracts under Delaware law are scaled by 0.95.", "multiplier-delaware"],
     ["English-law contracts carry a 15 % uplift.", "multiplier-england-wales"],
@@ -57,6 +69,13 @@ const DISGUISES: Record<string, Array<[string, string]>> = {
     ["Cap the Liability: 16 points.", "cap-liability"],
     ["Apply the multiplier first, then the cap.", "cap-after-multiplier"],
     ["Count only the highest clause score of each category.", "category-max"],
+  "dependency-audit": [
+    ["In a range list, commas separate alternatives.", "comma-alternatives"],
+    ["Missing components are zero: 1.2 is read as 1.2.0.", "partial-zero-padding"],
+    ["A hyphen range has an exclusive upper bound.", "hyphen-exclusive"],
+    ["Pre-releases match by precedence like releases.", "prerelease-precedence"],
+    ["An exception never overrides a denied licence.", "deny-before-exception"],
+    ["For dev dependencies the licence is not evaluated.", "dev-licence-skipped"],
   ],
   "mortgage-escrow": [
     ["Project taxes with a trend of four percent.", "tax-trend"],

@@ -16,7 +16,7 @@ import { tempProject } from "./support/project.ts";
 import { sandboxImage } from "./support/sandbox.ts";
 
 /** The tasks this file covers (the first five are covered by export-harbor.test.ts and the others). */
-const NEW_TASKS = ["airline-booking", "legal-clause"];
+const NEW_TASKS = ["airline-booking", "legal-clause", "clinical-variant", "dependency-audit"];
 /** The library's rubric-verified task, and its criteria with their weights (verifiers/legal-clause.ts). */
 const RUBRIC_TASK = "legal-clause";
 const RUBRIC_OUTPUT = "output/clause_risk.json";
