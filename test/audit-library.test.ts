@@ -69,6 +69,7 @@ const DISGUISES: Record<string, Array<[string, string]>> = {
     ["Cap the Liability: 16 points.", "cap-liability"],
     ["Apply the multiplier first, then the cap.", "cap-after-multiplier"],
     ["Count only the highest clause score of each category.", "category-max"],
+  ],
   "dependency-audit": [
     ["In a range list, commas separate alternatives.", "comma-alternatives"],
     ["Missing components are zero: 1.2 is read as 1.2.0.", "partial-zero-padding"],

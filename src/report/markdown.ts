@@ -104,7 +104,7 @@ export function rubricMarkdown(s: RunSummary): string {
   return rubricTables(s)
     .map((t) => {
       const head = [`${t.task}: criterion`, "weight", ...t.columns.map((c) => c.cell)];
-      return [row(head), `|${head.map(() => "---").join("|")}|`, ...rubricRows(t).map(row)].join("\n");
+      return markdownTable(head, rubricRows(t));
     })
     .join("\n\n");
 }
