@@ -61,11 +61,11 @@ const TABLE: Array<[string[], string, unknown[]]> = [
       },
     ],
   ],
-  [["monitor", "analyse", "d"], "monitor.analyse", ["d", { seed: "42", resamples: "2000" }]],
+  [["monitor", "analyse", "d"], "monitor.analyse", ["d", { seed: "42", resamples: "2000", profileRule: "stated" }]],
   [
     ["monitor", "analyse", "d", "--csv", "--html", "t.html", "--seed", "1", "--resamples", "10", "--json"],
     "monitor.analyse",
-    ["d", { csv: true, html: "t.html", seed: "1", resamples: "10", json: true }],
+    ["d", { csv: true, html: "t.html", seed: "1", resamples: "10", json: true, profileRule: "stated" }],
   ],
   [
     ["triage", "items", "--agent", "a", "--alpha", "0.5", "--alpha", "1", "--inject", "0.25", "--live"],
