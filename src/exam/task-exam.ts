@@ -2,7 +2,6 @@
 // built-in-loop session with token budget B and the points in the shared instruction, run as the
 // trial lifecycle's session form (each task verified by its own verifier in the killable worker, after
 // every process of the sandbox stopped); each turn's output tokens go to the task folders it touches.
-import path from "node:path";
 import type { Agent } from "../agents/index.ts";
 import { FAILURE_KINDS, type SandboxRequirements, type TrajectoryEvent } from "../model/index.ts";
 import type { SandboxImage, SandboxProvider } from "../sandbox/index.ts";

@@ -136,7 +136,7 @@ function upgradeV2(v: Record<string, unknown>): Record<string, unknown> {
       const message = timing?.error;
       if (typeof message !== "string") return [name, timing];
       const kind = /phase did not finish within/.test(message) ? "sandbox-timeout" : "sandbox";
-      const phaseError = error && error.message.includes(message) ? error : trialError(kind, message);
+      const phaseError = error?.message.includes(message) ? error : trialError(kind, message);
       return [name, { ...timing, error: phaseError }];
     }),
   );
