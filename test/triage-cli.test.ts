@@ -298,7 +298,9 @@ describe("kgate triage on an item pool", () => {
     }
   });
 
-  it("gives the same phase 0 and plans at --concurrency 3 as one at a time", { timeout: 120_000 }, async () => {
+  it("gives the same phase 0 and plans at --concurrency 3 as one at a time", {
+    timeout: 120_000,
+  }, async () => {
     const server = await startModelServer(script({ exam: false }), { requireKey: "sk-triage" });
     try {
       const paths = project(server.anthropicUrl);
@@ -332,7 +334,10 @@ describe("kgate triage on an item pool", () => {
       const paths = project(server.anthropicUrl);
       const args = ["triage", "mini", "--agent", "planner", "--alpha", "0.45", "--framing", "neutral,agent"];
       // one unit and plan at a time: the calls below are asserted in the order the walk makes them
-      const ran = await kgateAsync([...args, "--live", "--concurrency", "1", "--run-id", "l1", "--json"], paths.root);
+      const ran = await kgateAsync(
+        [...args, "--live", "--concurrency", "1", "--run-id", "l1", "--json"],
+        paths.root,
+      );
       expect(ran.code).toBe(0);
       const summary = TriageSummary.parse(JSON.parse(ran.stdout));
       // r = 0: units a 300 (right), b 500 (wrong), c 200 (right), d 1000 (right); B = floor(0.45 * 2000) = 900.

@@ -93,7 +93,11 @@ describe("kgate triage on gated tasks", () => {
       // (3 calls = 450); -A writes the default answer and finishes (2 calls = 300)
       // (units run two at a time, so the file's order is the order they ended in: sorted by id here)
       const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-      expect(lines("phase0.jsonl").sort(byId).map((r) => [r.id, r.cost, r.correct, r.unsolvable])).toEqual([
+      expect(
+        lines("phase0.jsonl")
+          .sort(byId)
+          .map((r) => [r.id, r.cost, r.correct, r.unsolvable]),
+      ).toEqual([
         ["keep+A", 450, true, false],
         ["keep-A", 300, false, true],
         ["other+A", 450, true, false],
