@@ -4,7 +4,8 @@
 import { spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
-import { DockerSandbox, LABEL_RUN, SandboxUnavailableError } from "../src/sandbox/index.ts";
+import { DockerSandbox } from "../src/sandbox/container.ts";
+import { LABEL_RUN, SandboxUnavailableError } from "../src/sandbox/index.ts";
 import { sandboxImage } from "./support/sandbox.ts";
 
 const RUN = `test-stop-${process.pid}`;
