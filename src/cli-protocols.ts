@@ -93,6 +93,7 @@ export function addTriageCommands(
       "output-token cap of a phase-0 item or inline task (default 16384; sandboxed tasks use the configuration's token budget)",
     )
     .option("--plan-tokens <tokens>", "max_tokens of a plan reply (default 4096)")
+    .option("--concurrency <count>", "phase-0 units (and plans) in flight at once (default 2)")
     .option("--run-id <id>", "id of the new run (default: a timestamp)")
     .option("--resume <run>", "finish an interrupted run: missing units and plans only, its settings kept")
     .option(

@@ -251,6 +251,11 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
       .requiredOption("--agent <name>", "a configuration in kgate.config.json (repeatable)", collect)
       .option("-n <count>", "inline trials per configuration", "5")
       .option("--max-env-bytes <bytes>", "most environment bytes to inline (default 262144)")
+      .option("--concurrency <count>", "inline trials in flight at once", "2")
+      .option(
+        "--resume <run>",
+        "run the trials of an earlier probe run that did not count (same task, agents and -n)",
+      )
       .option("--run-id <id>", "id of the probe's run (default: a timestamp)")
       .option("--json", "machine-readable output")
       .action(action(`probe.${name}`));

@@ -132,7 +132,7 @@ describe("the real OpenCode through the relay (Docker, scripted loopback model, 
     const finalMessages: Array<string | null> = [];
     const { record, runDir, output } = await opencodeTrial(task, "+A", async (finished) => {
       if ("finalMessage" in finished) finalMessages.push(finished.finalMessage);
-      return { mode: "follow-up", keep: null, bet: null, turns: [], usage: ZERO_USAGE, error: "not asked" };
+      return { mode: "follow-up", keep: null, bet: null, turns: [], usage: ZERO_USAGE, error: null };
     });
     expect(finalMessages).toEqual(["Wrote output/result.csv."]);
     expect(record.error).toBeNull();

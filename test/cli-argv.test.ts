@@ -172,7 +172,7 @@ const TABLE: Array<[string[], string, unknown[]]> = [
   [
     ["probe", "recite", "t", "--agent", "a", "--agent", "b", "--against", "r1"],
     "probe.recite",
-    ["t", { agent: ["a", "b"], n: "5", against: ["r1"] }],
+    ["t", { agent: ["a", "b"], n: "5", against: ["r1"], concurrency: "2" }],
   ],
   [
     [
@@ -190,9 +190,9 @@ const TABLE: Array<[string[], string, unknown[]]> = [
       "--json",
     ],
     "probe.compress",
-    ["t", { agent: ["a"], n: "2", maxEnvBytes: "1000", runId: "p", json: true }],
+    ["t", { agent: ["a"], n: "2", maxEnvBytes: "1000", runId: "p", json: true, concurrency: "2" }],
   ],
-  [["probe", "canary", "t", "--agent", "a"], "probe.canary", ["t", { agent: ["a"], n: "5" }]],
+  [["probe", "canary", "t", "--agent", "a"], "probe.canary", ["t", { agent: ["a"], n: "5", concurrency: "2" }]],
   [["export", "harbor", "--out", "x"], "export.harbor", [[], { out: "x" }]],
   [
     ["export", "benchflow", "a", "--out", "x", "--condition", "+A", "--condition", "-A", "--force", "--json"],

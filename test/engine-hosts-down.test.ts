@@ -54,7 +54,7 @@ describe("every host down: the engine stops", () => {
     expect(failure).toBeInstanceOf(HostsDownStop);
     expect((failure as HostsDownStop).code).toBe(EXIT_USAGE);
     expect((failure as Error).message).toMatch(
-      /^every sandbox host is down \(only: gone\): the run stopped; the trials it did not run have no record/,
+      /^every sandbox host is down \(only: gone\): the run stopped; the units it did not run have no record/,
     );
     // concurrency 2: slots 0 and 1 started; 2, 3 and 4 were queued and never started; 1 not retried
     expect(started.sort()).toEqual([0, 1]);

@@ -223,7 +223,7 @@ describe("a record that fails its schema (item 2)", () => {
       attribution: { tokens: [20, 0], order: [0.5, null], unattributed: 0, total: 20 },
     });
     // the first exam's run reports a unit score of 2, which the record's schema (0..1) refuses
-    const written = await runExams(specs, new Set(), {
+    const { records: written } = await runExams(specs, new Set(), new Map(), {
       provenance,
       runDir: dir,
       reference: null,

@@ -5,6 +5,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseReferenceLines, type ReferenceRunOptions, runReference } from "../src/exam/index.ts";
+import { trialError } from "../src/model/index.ts";
 import { tempProject } from "./support/project.ts";
 
 const PROVENANCE = {
@@ -21,7 +22,6 @@ function options(file: string, runTrial: ReferenceRunOptions["runTrial"]): Refer
   return {
     units: ["u1", "u2", "u3"].map((id) => ({ id, digest: `sha-${id}` })),
     trials: 2,
-    concurrency: 2,
     file,
     provenance: PROVENANCE,
     runTrial,
@@ -35,14 +35,20 @@ describe("runReference", () => {
     let u2Broken = true;
     const trial: ReferenceRunOptions["runTrial"] = async (id, k) => {
       calls.push(`${id}#${k}`);
-      if (id === "u2" && u2Broken) throw new Error("provider down");
+      // an infrastructure error of the taxonomy (not counted): the unit is left out, rerun later
+      if (id === "u2" && u2Broken)
+        return { correct: false, tokens: 0, error: trialError("provider-outage", "provider down") };
       // u1: passes trial 0 only, 10 and 30 tokens; u3: NaN and 1e308 reported (bounded: 0 and 2^53 - 1)
-      if (id === "u1") return { correct: k === 0, tokens: k === 0 ? 10 : 30 };
-      if (id === "u3") return { correct: true, tokens: k === 0 ? Number.NaN : 1e308 };
-      return { correct: false, tokens: 7 };
+      if (id === "u1") return { correct: k === 0, tokens: k === 0 ? 10 : 30, error: null };
+      if (id === "u3") return { correct: true, tokens: k === 0 ? Number.NaN : 1e308, error: null };
+      return { correct: false, tokens: 7, error: null };
     };
     const first = await runReference(options(file, trial));
-    expect(first).toEqual({ written: 2, kept: 0, failed: [{ id: "u2", message: "provider down" }] });
+    expect(first).toEqual({
+      written: 2,
+      kept: 0,
+      failed: [{ id: "u2", message: "provider-outage: provider down" }],
+    });
     const lines = new Map(parseReferenceLines(readFileSync(file, "utf8"), file).map((l) => [l.id, l]));
     expect([...lines.keys()].sort()).toEqual(["u1", "u3"]);
     // u1: 1 pass of 2, (10 + 30) / 2 tokens

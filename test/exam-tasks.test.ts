@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ExamRecord } from "../src/exam/index.ts";
 import type { ProjectPaths } from "../src/project.ts";
 import { scaffoldTask } from "../src/task/index.ts";
+import { readTrialRecords } from "../src/trial/index.ts";
 import { type ModelServer, type SeenRequest, startModelServer, turnIndex } from "./support/model-server.ts";
 import { tempProject, writeJson } from "./support/project.ts";
 import { sandboxImage } from "./support/sandbox.ts";
@@ -120,7 +121,26 @@ describe("kgate exam --tasks (real sandbox)", () => {
     const instruction = JSON.stringify(server.requests[0]!.body.messages);
     expect(instruction).toMatch(/one budget of 100000 tokens/);
     expect(instruction).toMatch(/task-3 \(10 points\)/);
-    const trajectory = readFileSync(path.join(paths.runs, "t1", "exams", r!.key, "trajectory.jsonl"), "utf8");
+    // the session is one trial of the lifecycle's session form: its record names each task's verdict
+    expect(r!.trial).toBe(`exam.${r!.key}`);
+    const [session] = readTrialRecords(path.join(paths.runs, "t1")).records;
+    expect(session).toMatchObject({ trialId: r!.trial, form: "session", error: null });
+    expect(session!.session!.tasks.map((t) => [t.folder, t.verdict.status])).toEqual([
+      ["task-1", "pass"],
+      ["task-2", "pass"],
+      ["task-3", "pass"],
+    ]);
+    expect(Object.keys(session!.phases)).toEqual([
+      "create",
+      "copyIn",
+      "agent",
+      "stop",
+      "copyOut",
+      "remove",
+      "verify",
+    ]);
+    expect(session!.provenance!.sandboxProvider).toBe("docker");
+    const trajectory = readFileSync(path.join(paths.runs, "t1", session!.trajectory!), "utf8");
     expect(trajectory).toMatch(/task-2\/output\/result\.csv/);
   });
 

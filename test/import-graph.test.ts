@@ -193,10 +193,7 @@ describe("the import graph of src/", () => {
   });
 
   it("has no circle between files inside a folder", () => {
-    // Issue 28: the lead's engine branch moves TrialOptions out of run-trial.ts; remove this
-    // exception when it lands (the test then fails on it no more, and must not).
-    const known = ["trial/record-parts.ts -> trial/run-trial.ts -> trial/record-parts.ts"];
-    expect(circles(fileEdges()).filter((c) => !known.includes(c))).toEqual([]);
+    expect(circles(fileEdges())).toEqual([]);
   });
 
   it("the file checker names the files of each circle and nothing else", () => {

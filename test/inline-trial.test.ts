@@ -4,9 +4,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AgentConfig, resolveAgentConfig } from "../src/agents/index.ts";
 import { createChatModel } from "../src/agents/providers/index.ts";
-import { runInlineTrial } from "../src/probes/index.ts";
 import { loadValidTask, renderInline, scaffoldTask } from "../src/task/index.ts";
-import { readTrialRecords } from "../src/trial/index.ts";
+import { readTrialRecords, runInlineTrial } from "../src/trial/index.ts";
 import { type ModelServer, type ScriptStep, startModelServer, systemText } from "./support/model-server.ts";
 import { tempProject } from "./support/project.ts";
 
@@ -40,12 +39,12 @@ function setup(provider: "anthropic" | "openai") {
   const task = loadValidTask(paths, "demo");
   const runDir = path.join(paths.runs, "r1");
   const model = createChatModel(config, "sk-loopback");
-  return { task, config, runDir, model };
+  return { paths, task, config, runDir, model };
 }
 
 describe("runInlineTrial", () => {
   it("passes a correct reply (Anthropic wire) and records it as an ordinary inline record", async () => {
-    const { task, config, runDir, model } = setup("anthropic");
+    const { paths, task, config, runDir, model } = setup("anthropic");
     const prompt = renderInline(task, "+A");
     queue.push({
       text: `Costs:\n${block("item,value\nwidget,3.36\ngadget,5.60\n")}`,
@@ -53,6 +52,7 @@ describe("runInlineTrial", () => {
     });
     const before = server.requests.length;
     const { record, replies } = await runInlineTrial({
+      paths,
       task,
       condition: "+A",
       config,
@@ -94,10 +94,11 @@ describe("runInlineTrial", () => {
   });
 
   it("attributes a -A reply with the default markup to the default convention (OpenAI wire)", async () => {
-    const { task, config, runDir, model } = setup("openai");
+    const { paths, task, config, runDir, model } = setup("openai");
     const prompt = renderInline(task, "-A");
     queue.push({ text: block("item,value\nwidget,3.00\ngadget,5.00\n") });
     const { record } = await runInlineTrial({
+      paths,
       task,
       condition: "-A",
       config,
@@ -114,10 +115,11 @@ describe("runInlineTrial", () => {
   });
 
   it("records a malformed block as a format failure, not an error", async () => {
-    const { task, config, runDir, model } = setup("anthropic");
+    const { paths, task, config, runDir, model } = setup("anthropic");
     const prompt = renderInline(task, "+A");
     queue.push({ text: `\`\`\`${OUTPUT}\nitem,value\nwidget,3.36\n` });
     const { record } = await runInlineTrial({
+      paths,
       task,
       condition: "+A",
       config,
@@ -134,10 +136,11 @@ describe("runInlineTrial", () => {
   });
 
   it("keeps a provider failure out of the verdict (infra, unverified) and still writes the record", async () => {
-    const { task, config, runDir, model } = setup("openai");
+    const { paths, task, config, runDir, model } = setup("openai");
     const prompt = renderInline(task, "+A");
     queue.push({ status: 429, message: "slow down" });
     const { record } = await runInlineTrial({
+      paths,
       task,
       condition: "+A",
       config,

@@ -151,6 +151,7 @@ describe("the other writers", () => {
       dissociation: { n: 0, pearson: null, spearman: null },
       splitHalf: { n: 0, r: null, corrected: null },
       skipped: 0,
+      errors: { trials: {}, probes: {} },
     };
     const tables = expectWellFormed(runMonitoringMarkdown(m));
     expect(tables).toHaveLength(2);
@@ -168,6 +169,7 @@ describe("the other writers", () => {
       phase2: "simulated",
       resolve: false,
       phase0: { units: 1, correct: 1, capped: 0, totalCost: 1, costKind: null },
+      errors: {},
       main: [{ alpha: 0.5, regime: "U", framing: HOSTILE, plans: 1, eta: 1, etaUndefined: 0, regret: 0 }],
       injection: [{ ratio: 0.25, framing: HOSTILE, plans: 1, detection: 1, waste: 0 }],
       compliance: {

@@ -94,6 +94,8 @@ describe("the installed-harness follow-up", () => {
       "x",
     );
     expect(outcome).toMatchObject({ mode: "follow-up", keep: null, bet: null });
-    expect(outcome!.error).toMatch(/^probe keep: /);
+    // of the closed taxonomy: nothing listens, so the endpoint is unreachable (the provider's, not counted)
+    expect(outcome!.error).toMatchObject({ kind: "provider-unreachable", owner: "provider" });
+    expect(outcome!.error!.message).toMatch(/^probe keep: /);
   });
 });

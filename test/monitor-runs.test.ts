@@ -3,7 +3,7 @@
 // the split-half reliability.
 import { describe, expect, it } from "vitest";
 import type { TrialRecord } from "../src/model/index.ts";
-import { UNVERIFIED } from "../src/model/index.ts";
+import { trialError, UNVERIFIED } from "../src/model/index.ts";
 import { analyseRunRecords, monitoringHtmlSection, monitoringSection } from "../src/monitor/index.ts";
 import { makeRecord } from "./support/records.ts";
 
@@ -129,6 +129,35 @@ describe("analyseRunRecords", () => {
     expect(monitoringHtmlSection([hostile])).toContain("<td>&lt;b&gt;&amp;</td>");
     expect(monitoringHtmlSection([hostile])).not.toContain("<b>");
     expect(monitoringHtmlSection([makeRecord()])).toBe("");
+  });
+
+  it("counts the errors of the trials left out and of the probes by kind, and says so in the report", () => {
+    const failedProbe = probed("flaky", 0, "KEEP");
+    failedProbe.monitor!.retrospective = {
+      ...failedProbe.monitor!.retrospective!,
+      keep: null,
+      error: trialError("rate-limit", "probe keep: 429"),
+    };
+    const failedChoice = chose("flaky", "ANSWER_DIRECTLY");
+    failedChoice.monitor!.prospective = {
+      ...failedChoice.monitor!.prospective!,
+      choice: null,
+      error: trialError("rate-limit", "429"),
+    };
+    const outage = probed("flaky", 1, "KEEP");
+    outage.error = trialError("provider-outage", "503");
+    const cancelled = probed("flaky", 2, "KEEP");
+    cancelled.error = trialError("cancelled", "SIGINT");
+    const counted = analyseRunRecords([...records, failedProbe, failedChoice, outage, cancelled]).errors;
+    // two probes failed on rate limits; two trials were left out, one outage and one cancelled
+    expect(counted.probes).toEqual({ "rate-limit": 2 });
+    expect(counted.trials).toEqual({ cancelled: 1, "provider-outage": 1 });
+    expect(m.errors).toEqual({ trials: {}, probes: {} });
+    const section = monitoringSection([...records, failedProbe, failedChoice, outage, cancelled]);
+    expect(section).toContain(
+      "Trials left out for an infrastructure error, by kind: cancelled 1, provider-outage 1.",
+    );
+    expect(section).toContain("Probes that failed (their answer unread), by kind: rate-limit 2.");
   });
 
   it("gives the REQUEST_SPEC rate per gated task, before -A trials", () => {

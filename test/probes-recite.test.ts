@@ -130,7 +130,11 @@ describe("kgate probe recite", () => {
     expect(JSON.parse(readFileSync(path.join(runDir, "recite.json"), "utf8")).reports).toHaveLength(4);
 
     // Turn 1 carries the artefact and the data and asks for "rate"; turn 2 the instruction verbatim.
-    const knowerRequests = server.requests.filter((r) => r.body.model === "knower").slice(-2);
+    // (trials run two at a time: take one conversation's turn 1 and turn 2 by their message count)
+    const knowerCalls = server.requests.filter((r) => r.body.model === "knower");
+    const turnOf = (count: number) =>
+      knowerCalls.find((r) => (r.body.messages as unknown[]).length === count)!;
+    const knowerRequests = [turnOf(1), turnOf(3)];
     // Anthropic user text arrives as text blocks (a stable cached prefix): read it as one string.
     const text = (content: unknown) =>
       typeof content === "string"

@@ -160,7 +160,7 @@ describe("kgate triage on an item pool", () => {
       const paths = project(server.anthropicUrl);
       const first = await kgateAsync([...ARGS, "--run-id", "t1", "--json"], paths.root);
       // the exam plans hit a scripted 500 with no retries left: recorded as errors, the rest goes on
-      expect(first.stderr).toContain("framing=exam: error:");
+      expect(first.stderr).toContain("framing=exam: error (provider-outage):");
       expect(first.stderr).toContain("--resume t1");
       expect(first.code).toBe(1);
       const items = server.requests.filter((r) => !isPlanCall(r));
@@ -168,10 +168,12 @@ describe("kgate triage on an item pool", () => {
       expect(items[0]!.body).toMatchObject({ temperature: 0, max_tokens: 16384 });
 
       const run = path.join(paths.root, "runs", "t1");
+      // (units run two at a time, so the file holds them in the order they ended: sorted by id here)
       const phase0 = readFileSync(path.join(run, "phase0.jsonl"), "utf8")
         .trim()
         .split("\n")
-        .map((l) => JSON.parse(l));
+        .map((l) => JSON.parse(l))
+        .sort((a, b) => a.id.localeCompare(b.id));
       expect(phase0.map((r) => [r.id, r.cost, r.correct])).toEqual([
         ["a", 300, true],
         ["b", 500, false],
@@ -296,6 +298,34 @@ describe("kgate triage on an item pool", () => {
     }
   });
 
+  it("gives the same phase 0 and plans at --concurrency 3 as one at a time", {
+    timeout: 120_000,
+  }, async () => {
+    const server = await startModelServer(script({ exam: false }), { requireKey: "sk-triage" });
+    try {
+      const paths = project(server.anthropicUrl);
+      const one = await kgateAsync([...ARGS, "--concurrency", "1", "--run-id", "c1"], paths.root);
+      const three = await kgateAsync([...ARGS, "--concurrency", "3", "--run-id", "c3"], paths.root);
+      expect([one.code, three.code]).toEqual([0, 0]);
+      // what each run recorded, in key order and without the times (the order units end in may differ)
+      const recorded = (run: string, file: string, key: string) =>
+        readFileSync(path.join(paths.root, "runs", run, file), "utf8")
+          .trim()
+          .split("\n")
+          .map((l) => {
+            const { finishedAt: _at, ...rest } = JSON.parse(l);
+            return rest;
+          })
+          .sort((a, b) => String(a[key]).localeCompare(String(b[key])));
+      expect(recorded("c3", "phase0.jsonl", "id")).toEqual(recorded("c1", "phase0.jsonl", "id"));
+      expect(recorded("c3", "plans.jsonl", "key")).toEqual(recorded("c1", "plans.jsonl", "key"));
+      // 2 ratios x 2 alphas x 3 framings
+      expect(recorded("c1", "plans.jsonl", "key")).toHaveLength(12);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("runs regimes E and U live with --live: E with a_i as max_tokens, U as phase 0 capped at what is left of B", {
     timeout: 120_000,
   }, async () => {
@@ -303,7 +333,11 @@ describe("kgate triage on an item pool", () => {
     try {
       const paths = project(server.anthropicUrl);
       const args = ["triage", "mini", "--agent", "planner", "--alpha", "0.45", "--framing", "neutral,agent"];
-      const ran = await kgateAsync([...args, "--live", "--run-id", "l1", "--json"], paths.root);
+      // one unit and plan at a time: the calls below are asserted in the order the walk makes them
+      const ran = await kgateAsync(
+        [...args, "--live", "--concurrency", "1", "--run-id", "l1", "--json"],
+        paths.root,
+      );
       expect(ran.code).toBe(0);
       const summary = TriageSummary.parse(JSON.parse(ran.stdout));
       // r = 0: units a 300 (right), b 500 (wrong), c 200 (right), d 1000 (right); B = floor(0.45 * 2000) = 900.

@@ -110,7 +110,11 @@ describe("kgate triage on inline task units", () => {
         "--agent",
         "frontier",
       ];
-      const options = ["--alpha", "0.75", "--framing", "neutral", "--inject", "0,0.5", "--live", "--resolve"];
+      // one unit and plan at a time: the calls below are asserted in the order the protocol makes them
+      const options = [
+        ...["--alpha", "0.75", "--framing", "neutral", "--inject", "0,0.5", "--live", "--resolve"],
+        ...["--concurrency", "1"],
+      ];
       const ran = await kgateAsync([...args, ...options, "--run-id", "I1", "--json"], env);
       expect(ran.stderr).not.toContain("error");
       expect(ran.code).toBe(0);

@@ -31,11 +31,13 @@ describe("the answer line", () => {
   });
 });
 
+const NO_RETRY = { maxRetries: 0, baseDelayMs: 0, maxDelayMs: 0 };
+
 describe("an item unit", () => {
   it("is one call at temperature 0 with the cap as max_tokens; cost is the reported output tokens", async () => {
     next = { text: "17 + 25 = 42\nANSWER: 42", usage: { output: 37 } };
     const model = new AnthropicModel({ model: "claude-scripted", baseUrl: server.anthropicUrl, apiKey: "k" });
-    const out = await runItemUnit(model, number!, { maxOutputTokens: 512, temperature: 0 });
+    const out = await runItemUnit(model, number!, { maxOutputTokens: 512, temperature: 0, retry: NO_RETRY });
     expect(out).toMatchObject({ cost: 37, correct: true, capped: false, answer: "42" });
     const body = server.requests.at(-1)!.body as {
       temperature: number;
@@ -59,7 +61,7 @@ describe("an item unit", () => {
       apiKey: "k",
       maxTokensField: "max_completion_tokens",
     });
-    const out = await runItemUnit(model, choice!, { maxOutputTokens: 64, temperature: 0 });
+    const out = await runItemUnit(model, choice!, { maxOutputTokens: 64, temperature: 0, retry: NO_RETRY });
     // no ANSWER line: the whole reply is the answer, and it names both A and B -> not one option -> wrong
     expect(out).toMatchObject({ cost: 64, correct: false, capped: true });
     expect(JSON.stringify(server.requests.at(-1)!.body)).toContain("Options: A, B, C, D");

@@ -91,7 +91,13 @@ describe("kgate triage on gated tasks", () => {
           .map((l) => JSON.parse(l));
       // each scripted turn reports 150 output tokens: +A reads the specification, writes, finishes
       // (3 calls = 450); -A writes the default answer and finishes (2 calls = 300)
-      expect(lines("phase0.jsonl").map((r) => [r.id, r.cost, r.correct, r.unsolvable])).toEqual([
+      // (units run two at a time, so the file's order is the order they ended in: sorted by id here)
+      const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+      expect(
+        lines("phase0.jsonl")
+          .sort(byId)
+          .map((r) => [r.id, r.cost, r.correct, r.unsolvable]),
+      ).toEqual([
         ["keep+A", 450, true, false],
         ["keep-A", 300, false, true],
         ["other+A", 450, true, false],
@@ -99,7 +105,7 @@ describe("kgate triage on gated tasks", () => {
       ]);
       // the four trials are real trial records beside the triage files
       const trials = lines("trials.jsonl");
-      expect(trials.map((t) => [t.task.id, t.condition, t.verdict.status])).toEqual([
+      expect(trials.map((t) => [t.task.id, t.condition, t.verdict.status]).sort()).toEqual([
         ["keep", "+A", "pass"],
         ["keep", "-A", "fail"],
         ["other", "+A", "pass"],

@@ -133,7 +133,18 @@ describe("kgate triage --live --resolve on gated tasks", () => {
         "--agent",
         "frontier",
       ];
-      const args = [...base, "--alpha", "0.75", "--framing", "neutral", "--inject", "0,0.5"];
+      // one unit and plan at a time: the calls below are asserted in the order the protocol makes them
+      const args = [
+        ...base,
+        "--alpha",
+        "0.75",
+        "--framing",
+        "neutral",
+        "--inject",
+        "0,0.5",
+        "--concurrency",
+        "1",
+      ];
       const ran = await kgateAsync([...args, "--live", "--resolve", "--run-id", "L1", "--json"], env);
       expect(ran.stderr).not.toContain("error");
       expect(ran.code).toBe(0);

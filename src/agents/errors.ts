@@ -91,3 +91,15 @@ export class ModelCallError extends Error {
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
+
+/**
+ * Anything thrown by a model call or a unit's own code, as an error of the closed taxonomy: a
+ * ModelCallError keeps its classification, a provider's or sandbox's error is classified by status
+ * and cause, and whatever is left is kgate's own bug (`internal`, with its stack).
+ */
+export function asTrialError(err: unknown): TrialError {
+  if (err instanceof ModelCallError) return err.toTrialError();
+  const { kind } = classifyError(err);
+  const message = errorMessage(err).slice(0, 2000);
+  return trialError(kind, message, kind === "internal" && err instanceof Error ? err.stack : undefined);
+}

@@ -13,7 +13,7 @@ export { type PlacedArtefact, skillFile, skillName } from "./artefact.ts";
 export { BuiltinAgent } from "./builtin.ts";
 export * from "./config.ts";
 export { type ConfiguredAgentOptions, createConfiguredAgent } from "./configured.ts";
-export { classifyError, classifyStatus, type FailureClass, ModelCallError } from "./errors.ts";
+export { asTrialError, classifyError, classifyStatus, type FailureClass, ModelCallError } from "./errors.ts";
 export { BUILTIN_HARNESS_REVISION, INSTALLED_HARNESSES } from "./harnesses.ts";
 export { ADAPTERS, claudeCode, codex } from "./installed/adapters.ts";
 export { InstalledAgent } from "./installed/agent.ts";

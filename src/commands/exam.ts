@@ -3,7 +3,7 @@
 // per exam, a report; resumable.
 import path from "node:path";
 import { DEFAULT_CONCURRENCY } from "../calibrate/index.ts";
-import { EXIT_FAILED, EXIT_OK, UsageError, usageOrBug } from "../errors.ts";
+import { EXIT_FAILED, EXIT_OK, InternalTrialErrors, UsageError, usageOrBug } from "../errors.ts";
 import {
   DEFAULT_TAU,
   ExamPrompt,
@@ -23,7 +23,7 @@ import {
 } from "../exam/index.ts";
 import { packageInfo } from "../package-info.ts";
 import { relativeToProject } from "../project.ts";
-import { InterruptedError } from "../sandbox/index.ts";
+import { InterruptedError, removeOnInterrupt } from "../sandbox/index.ts";
 import { parseCondition } from "../task/index.ts";
 import { newRunId, runDirOf } from "../trial/index.ts";
 import type { CommandContext } from "./context.ts";
@@ -144,13 +144,19 @@ async function reference(ctx: CommandContext, pool: string | undefined, o: ExamO
     kgateVersion: packageInfo().version,
     runId: o.runId ?? newRunId(),
   };
+  const log = (line: string) => ctx.stderr.write(`${line}\n`);
+  const controller = new AbortController();
+  const stopListening = removeOnInterrupt(options.runId, controller, log);
   let result: Awaited<ReturnType<typeof makeReference>>;
   try {
-    result = await makeReference(ctx.paths, options, (line) => ctx.stderr.write(`${line}\n`));
+    result = await makeReference(ctx.paths, { ...options, signal: controller.signal }, log);
   } catch (err) {
     throw usageOrBug(err);
+  } finally {
+    stopListening();
   }
-  const { interrupted, ...counts } = result;
+  const interrupted = controller.signal.reason;
+  const counts = result;
   const summary = {
     file: relativeToProject(ctx.paths, file),
     runId: kind === "tasks" ? options.runId : null,
@@ -184,6 +190,9 @@ export async function run(ctx: CommandContext, poolArg: string | undefined, o: E
     throw err instanceof UsageError ? err : new UsageError((err as Error).message);
   }
   const runDir = runDirOf(ctx.paths, run.runId);
+  // Ctrl-C: no exam starts after it, running ones end as cancelled (a resume runs them again)
+  const controller = new AbortController();
+  const stopListening = removeOnInterrupt(run.runId, controller, log);
   let result: Awaited<ReturnType<typeof runExamSession>>;
   try {
     result = await runExamSession(
@@ -202,15 +211,17 @@ export async function run(ctx: CommandContext, poolArg: string | undefined, o: E
         units: runner.units,
         reference: runner.reference?.entries ?? null,
         runOne: runner.runOne,
+        provider: runner.provider,
         concurrency,
         log,
-        signal: runner.signal,
+        signal: controller.signal,
       },
       resume,
     );
   } catch (err) {
     throw usageOrBug(err);
   } finally {
+    stopListening();
     await runner.dispose?.();
   }
   for (const problem of result.problems) log(`warning: ${problem}`);
@@ -223,7 +234,12 @@ export async function run(ctx: CommandContext, poolArg: string | undefined, o: E
       `\nrecords ${dir}/exams.jsonl; report ${dir}/${REPORT_FILES.text}, ${dir}/${REPORT_FILES.chart}\n`,
     );
   }
-  const interrupted = runner.signal?.reason;
-  if (interrupted instanceof InterruptedError) return interrupted.exitCode;
+  if (result.internal.length > 0)
+    throw new InternalTrialErrors(result.internal.map((r) => ({ trialId: r.key, error: r.error })));
+  const interrupted = controller.signal.reason;
+  if (result.cancelled && interrupted instanceof InterruptedError) {
+    log(`interrupted: resume with  kgate exam --resume ${run.runId}`);
+    return interrupted.exitCode;
+  }
   return summary.failed > 0 || summary.finished < summary.planned ? EXIT_FAILED : EXIT_OK;
 }

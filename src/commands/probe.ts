@@ -1,10 +1,12 @@
-// `kgate probe recite|canary <task> --agent <name>...`: diagnostic probes run as inline trials
-// (one conversation, no tools): records in runs/<run>/trials.jsonl, what each probe learnt in
-// probes.jsonl, the probe's report as <probe>.json beside them and as a table on stdout.
-import { writeFileSync } from "node:fs";
+// `kgate probe recite|canary|compress <task> --agent <name>...`: diagnostic probes whose units run on
+// the one engine (--concurrency, retries by failure kind, Ctrl-C cancels, --resume finishes a run):
+// records in runs/<run>/trials.jsonl, what each probe learnt in probes.jsonl, the probe's report as
+// <probe>.json beside them and as a table on stdout.
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { EXIT_FAILED, EXIT_OK, UsageError, usageOrBug } from "../errors.ts";
-import type { TrialRecord } from "../model/index.ts";
+import { lineProblemText } from "../common/index.ts";
+import { EXIT_FAILED, EXIT_OK, InternalTrialErrors, UsageError, usageOrBug } from "../errors.ts";
+import { errorKindsLine, errorsByKind, type TrialError, type TrialRecord } from "../model/index.ts";
 import { packageInfo } from "../package-info.ts";
 import {
   type CanaryReport,
@@ -16,19 +18,25 @@ import {
   type ProbeRun,
   probeAgents,
   type ReciteReport,
+  readProbeLines,
   recite,
+  settleProbeRun,
+  type UnitsRun,
 } from "../probes/index.ts";
 import { relativeToProject } from "../project.ts";
+import { InterruptedError, removeOnInterrupt } from "../sandbox/index.ts";
 import { type LoadedTask, loadValidTask } from "../task/index.ts";
 import { newRunId, readTrialRecords, runDirOf } from "../trial/index.ts";
 import type { CommandContext } from "./context.ts";
-import { integerOption } from "./options.ts";
+import { concurrencyOption, integerOption } from "./options.ts";
 
 export interface ProbeOptions {
   agent: string[];
   n: string;
   runId?: string;
   maxEnvBytes?: string;
+  concurrency: string;
+  resume?: string;
   json?: boolean;
 }
 
@@ -43,38 +51,93 @@ interface Prepared {
   agents: ProbeAgent[];
   n: number;
   run: ProbeRun;
+  /** Stops listening for Ctrl-C. */
+  dispose(): void;
 }
 
 async function prepare(
   ctx: CommandContext,
-  probe: string,
+  probe: "recite" | "canary" | "compress",
   taskId: string,
   o: ProbeOptions,
 ): Promise<Prepared> {
   const n = integerOption("-n", o.n, { min: 1 });
+  const concurrency = concurrencyOption(o.concurrency);
   const maxEnvironmentBytes =
     o.maxEnvBytes === undefined ? undefined : integerOption("--max-env-bytes", o.maxEnvBytes, { min: 1 });
+  if (o.resume && o.runId) throw new UsageError("--resume names the run: leave out --run-id");
   let task: LoadedTask;
   let agents: ProbeAgent[];
+  const runId = o.resume ?? o.runId ?? newRunId();
+  const runDir = runDirOf(ctx.paths, runId);
+  const kgateVersion = packageInfo().version;
   try {
     task = loadValidTask(ctx.paths, taskId);
     agents = await probeAgents(ctx.paths, o.agent);
+    settleProbeRun(
+      runDir,
+      {
+        probe,
+        task: { id: task.id, digest: task.digests.task },
+        agents: agents.map(({ config }) => ({ name: config.name, digest: config.digest })),
+        n,
+        maxEnvironmentBytes: maxEnvironmentBytes ?? null,
+        kgateVersion,
+      },
+      o.resume !== undefined,
+    );
   } catch (err) {
     throw usageOrBug(err);
   }
-  const runId = o.runId ?? newRunId();
-  const runDir = runDirOf(ctx.paths, runId);
-  ctx.stderr.write(`probe ${probe} ${task.id}: run ${runId}, ${n} trial(s) for ${o.agent.join(", ")}\n`);
+  const verb = o.resume ? "resuming" : "run";
+  ctx.stderr.write(
+    `probe ${probe} ${task.id}: ${verb} ${runId}, ${n} trial(s) for ${o.agent.join(", ")}, concurrency ${concurrency}\n`,
+  );
   const onRecord = (r: TrialRecord) =>
     ctx.stderr.write(
       `trial ${r.trialId}  ${r.verdict.status}${r.error ? `  ${r.error.owner}/${r.error.kind}` : ""}\n`,
     );
+  const controller = new AbortController();
+  const dispose = removeOnInterrupt(runId, controller, (line) => ctx.stderr.write(`${line}\n`));
   return {
     task,
     agents,
     n,
-    run: { runId, runDir, kgateVersion: packageInfo().version, maxEnvironmentBytes, onRecord },
+    dispose,
+    run: {
+      paths: ctx.paths,
+      runId,
+      runDir,
+      kgateVersion,
+      maxEnvironmentBytes,
+      concurrency,
+      signal: controller.signal,
+      onRecord,
+    },
   };
+}
+
+/**
+ * After a probe's units: kgate's own errors fail the command (exit 2, with their stacks); an
+ * interrupted run says how to resume and exits with the signal's code; otherwise `code`.
+ */
+function ending(
+  ctx: CommandContext,
+  probe: string,
+  p: Prepared,
+  ran: UnitsRun<{ trialId: string; error?: TrialError | null }>,
+  code: number,
+): number {
+  if (ran.internal.length > 0)
+    throw new InternalTrialErrors(ran.internal.map((r) => ({ ...r, error: r.error ?? null })));
+  const reason = p.run.signal?.reason;
+  if (ran.cancelled && reason instanceof InterruptedError) {
+    ctx.stderr.write(
+      `interrupted: resume with  kgate probe ${probe} ${p.task.id} ${p.agents.map((a) => `--agent ${a.config.name}`).join(" ")} -n ${p.n} --resume ${p.run.runId}\n`,
+    );
+    return reason.exitCode;
+  }
+  return code;
 }
 
 function writeReport(ctx: CommandContext, run: ProbeRun, name: string, report: unknown): void {
@@ -121,25 +184,52 @@ function reciteTable(reports: readonly ReciteReport[]): string {
   return `${lines.join("\n")}\n`;
 }
 
+/** The report file and stdout of a probe, its errors counted by kind; the exit code as `ending` decides. */
+function finish(
+  ctx: CommandContext,
+  name: "recite" | "canary" | "compress",
+  p: Prepared,
+  report: Record<string, unknown>,
+  errors: ReadonlyArray<TrialError | null | undefined>,
+  table: string,
+  json: boolean | undefined,
+): Record<string, unknown> {
+  for (const problem of [
+    ...readTrialRecords(p.run.runDir).problems,
+    ...readProbeLines(p.run.runDir).problems,
+  ])
+    ctx.stderr.write(`warning: ${lineProblemText(problem)}\n`);
+  const counted = errorsByKind(errors);
+  const line = errorKindsLine(counted);
+  if (line) ctx.stderr.write(`errors by kind: ${line}\n`);
+  const full = {
+    probe: name,
+    runId: p.run.runId,
+    kgateVersion: p.run.kgateVersion,
+    ...report,
+    errors: counted,
+  };
+  writeReport(ctx, p.run, name, full);
+  ctx.stdout.write(
+    json ? `${JSON.stringify({ runId: p.run.runId, ...report, errors: counted }, null, 2)}\n` : table,
+  );
+  return full;
+}
+
 export async function reciteCommand(ctx: CommandContext, taskId: string, o: ReciteOptions): Promise<number> {
   const against = sandboxRecords(ctx, o.against ?? []);
-  const { task, agents, n, run } = await prepare(ctx, "recite", taskId, o);
-  let reports: ReciteReport[];
+  const p = await prepare(ctx, "recite", taskId, o);
   try {
-    reports = await recite(task, agents, n, run, against);
-  } catch (err) {
-    throw usageOrBug(err);
+    const ran = await recite(p.task, p.agents, p.n, p.run, against).catch((err) => {
+      throw usageOrBug(err);
+    });
+    const { reports } = ran;
+    const errors = readTrialRecords(p.run.runDir).records.map((r) => r.error);
+    finish(ctx, "recite", p, { reports }, errors, reciteTable(reports), o.json);
+    return ending(ctx, "recite", p, ran, reports.every((r) => r.layer === "none") ? EXIT_OK : EXIT_FAILED);
+  } finally {
+    p.dispose();
   }
-  writeReport(ctx, run, "recite", {
-    probe: "recite",
-    runId: run.runId,
-    kgateVersion: run.kgateVersion,
-    reports,
-  });
-  ctx.stdout.write(
-    o.json ? `${JSON.stringify({ runId: run.runId, reports }, null, 2)}\n` : reciteTable(reports),
-  );
-  return reports.every((r) => r.layer === "none") ? EXIT_OK : EXIT_FAILED;
 }
 
 function canaryTable(reports: readonly CanaryReport[]): string {
@@ -158,30 +248,26 @@ function canaryTable(reports: readonly CanaryReport[]): string {
         r.contaminated ? "contaminated" : "no sign",
       ].join("\t"),
     );
-    for (const t of r.trials) if (t.error) lines.push(`  ${t.id}: ${t.error}`);
+    for (const t of r.trials)
+      if (t.error) lines.push(`  ${t.id}: ${t.error.owner}/${t.error.kind}: ${t.error.message}`);
   }
   return `${lines.join("\n")}\n`;
 }
 
 export async function canaryCommand(ctx: CommandContext, taskId: string, o: CanaryOptions): Promise<number> {
   const against = sandboxRecords(ctx, o.against ?? []);
-  const { task, agents, n, run } = await prepare(ctx, "canary", taskId, o);
-  let reports: CanaryReport[];
+  const p = await prepare(ctx, "canary", taskId, o);
   try {
-    reports = await canary(task, agents, n, run, against);
-  } catch (err) {
-    throw usageOrBug(err);
+    const ran = await canary(p.task, p.agents, p.n, p.run, against).catch((err) => {
+      throw usageOrBug(err);
+    });
+    const { reports } = ran;
+    const errors = reports.flatMap((r) => r.trials.map((t) => t.error));
+    finish(ctx, "canary", p, { reports }, errors, canaryTable(reports), o.json);
+    return ending(ctx, "canary", p, ran, reports.some((r) => r.contaminated) ? EXIT_FAILED : EXIT_OK);
+  } finally {
+    p.dispose();
   }
-  writeReport(ctx, run, "canary", {
-    probe: "canary",
-    runId: run.runId,
-    kgateVersion: run.kgateVersion,
-    reports,
-  });
-  ctx.stdout.write(
-    o.json ? `${JSON.stringify({ runId: run.runId, reports }, null, 2)}\n` : canaryTable(reports),
-  );
-  return reports.some((r) => r.contaminated) ? EXIT_FAILED : EXIT_OK;
 }
 
 function compressTable(report: CompressReport): string {
@@ -198,28 +284,27 @@ function compressTable(report: CompressReport): string {
 }
 
 export async function compressCommand(ctx: CommandContext, taskId: string, o: ProbeOptions): Promise<number> {
-  const { task, agents, n, run } = await prepare(ctx, "compress", taskId, o);
-  let report: CompressReport;
+  const p = await prepare(ctx, "compress", taskId, o);
   try {
-    report = await compress(task, agents, n, run);
-  } catch (err) {
-    throw usageOrBug(err);
+    const ran = await compress(p.task, p.agents, p.n, p.run).catch((err) => {
+      throw usageOrBug(err);
+    });
+    const { report } = ran;
+    const errors = existsSync(path.join(p.run.runDir, "compress"))
+      ? readdirSync(path.join(p.run.runDir, "compress")).flatMap((arm) =>
+          readTrialRecords(path.join(p.run.runDir, "compress", arm)).records.map((r) => r.error),
+        )
+      : [];
+    finish(ctx, "compress", p, { ...report }, errors, compressTable(report), o.json);
+    const svg = path.join(p.run.runDir, "compress.svg");
+    writeFileSync(svg, curveSvg(report));
+    ctx.stderr.write(`wrote ${relativeToProject(ctx.paths, svg)}\n`);
+    const lost = report.results.some((r) => {
+      const full = report.results.find((f) => f.agent === r.agent && f.kind === "artefact")!;
+      return r.kind === "compressed" && r.runs > 0 && r.interval.hi < full.interval.lo;
+    });
+    return ending(ctx, "compress", p, ran, lost ? EXIT_FAILED : EXIT_OK);
+  } finally {
+    p.dispose();
   }
-  writeReport(ctx, run, "compress", {
-    probe: "compress",
-    runId: run.runId,
-    kgateVersion: run.kgateVersion,
-    ...report,
-  });
-  const svg = path.join(run.runDir, "compress.svg");
-  writeFileSync(svg, curveSvg(report));
-  ctx.stderr.write(`wrote ${relativeToProject(ctx.paths, svg)}\n`);
-  ctx.stdout.write(
-    o.json ? `${JSON.stringify({ runId: run.runId, ...report }, null, 2)}\n` : compressTable(report),
-  );
-  const lost = report.results.some((r) => {
-    const full = report.results.find((f) => f.agent === r.agent && f.kind === "artefact")!;
-    return r.kind === "compressed" && r.runs > 0 && r.interval.hi < full.interval.lo;
-  });
-  return lost ? EXIT_FAILED : EXIT_OK;
 }

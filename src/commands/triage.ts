@@ -9,9 +9,11 @@ import {
   type ResolvedAgentConfig,
   resolveAgent,
 } from "../agents/index.ts";
-import { EXIT_FAILED, EXIT_OK, UsageError, usageOrBug } from "../errors.ts";
+import { DEFAULT_CONCURRENCY } from "../calibrate/index.ts";
+import { EXIT_FAILED, EXIT_OK, InternalTrialErrors, UsageError, usageOrBug } from "../errors.ts";
 import { packageInfo } from "../package-info.ts";
 import { relativeToProject } from "../project.ts";
+import { InterruptedError, removeOnInterrupt } from "../sandbox/index.ts";
 import {
   canStateBudget,
   Framing,
@@ -41,7 +43,7 @@ import {
 } from "../triage/index.ts";
 import { agentInfoOf, newRunId, openSandboxRunner, runDirOf, TrialEngine } from "../trial/index.ts";
 import type { CommandContext } from "./context.ts";
-import { integerOption } from "./options.ts";
+import { concurrencyOption, integerOption } from "./options.ts";
 
 export interface ScoreOptions {
   phase0: string;
@@ -147,6 +149,7 @@ export interface TriageOptions {
   resume?: string;
   live?: boolean;
   resolve?: boolean;
+  concurrency?: string;
   json?: boolean;
 }
 
@@ -256,6 +259,7 @@ async function taskRunner(
   agentName: string,
   runId: string,
   log: (l: string) => void,
+  engine: { concurrency: number; signal: AbortSignal },
 ): Promise<{ runUnit: UnitRunner; close(): Promise<void> }> {
   const agent = await resolveAgent(ctx.paths, agentName, { log: (l) => log(`${agentName}: ${l}`) });
   const sandbox = await openSandboxRunner({ paths: ctx.paths, agents: [agent], log });
@@ -264,7 +268,7 @@ async function taskRunner(
     paths: ctx.paths,
     tasks: pool.tasks!,
     agent: agentInfoOf(agent),
-    engine: new TrialEngine({ runId, runDir, runner: sandbox.runner, concurrency: 1 }),
+    engine: new TrialEngine({ runId, runDir, runner: sandbox.runner, ...engine }),
     runDir,
   };
   return { runUnit: (unit) => runTaskUnit(trialCtx, unit), close: sandbox.close };
@@ -303,20 +307,27 @@ export async function run(
   });
   const temperature = config.temperature ?? 0;
   const log = (line: string) => ctx.stderr.write(`${line}\n`);
+  const concurrency = o.concurrency === undefined ? DEFAULT_CONCURRENCY : concurrencyOption(o.concurrency);
+  // Ctrl-C: no unit or plan starts after it, running ones end as cancelled (a resume runs them)
+  const controller = new AbortController();
+  const stopListening = removeOnInterrupt(settings.runId, controller, log);
+  const engine = { concurrency, signal: controller.signal };
   const tasks =
     pool.tasks && !pool.inline
-      ? await taskRunner(ctx, pool, config.name, settings.runId, log).catch((err) => {
+      ? await taskRunner(ctx, pool, config.name, settings.runId, log, engine).catch((err) => {
+          stopListening();
           throw usage(err);
         })
       : null;
+  const retry = config.retry;
   const inline =
-    pool.tasks && pool.inline ? { paths: ctx.paths, tasks: pool.tasks, model, temperature } : null;
+    pool.tasks && pool.inline ? { paths: ctx.paths, tasks: pool.tasks, model, temperature, retry } : null;
   const runUnit: UnitRunner =
     tasks?.runUnit ??
     (inline && inlineUnitRunner(inline)) ??
-    (async (unit, cap) => {
+    (async (unit, cap, _at, signal) => {
       if (unit.source.kind !== "item") throw new Error(`unit ${unit.id} is not an item`);
-      return runItemUnit(model, unit.source.item, { maxOutputTokens: cap, temperature });
+      return runItemUnit(model, unit.source.item, { maxOutputTokens: cap, temperature, retry, signal });
     });
   const live = tasks && {
     tasks: pool.tasks!,
@@ -332,9 +343,14 @@ export async function run(
     units: pool.units,
     twins: pool.twins,
     planner: model,
-    retry: config.retry,
+    retry,
     log,
     runUnit,
+    concurrency,
+    provider: config.provider,
+    // a task unit's trial engine retries it by kind already
+    unitRetries: tasks ? 0 : 1,
+    signal: controller.signal,
     liveUnit: live ? taskLiveRunner(live, "live") : runUnit,
     // regime U live runs each unit as phase 0 did: an item at --unit-cap, a task at its own budget
     advisoryUnit: live ? taskLiveRunner(live, "live-u") : runUnit,
@@ -343,18 +359,28 @@ export async function run(
       ? taskLiveRunner(live, "resolve")
       : inline
         ? inlineUnitRunner(inline, true)
-        : resolveItemRunner(model, temperature),
+        : resolveItemRunner(model, temperature, retry),
   })
     .catch((err: Error) => {
       throw new UsageError(err.message);
     })
-    .finally(() => tasks?.close());
-  const summary = summariseTriage(settings, result.phase0, result.plans);
+    .finally(async () => {
+      stopListening();
+      await tasks?.close();
+    });
+  const summary = summariseTriage(settings, result.phase0, result.plans, result.failures);
   writeFileSync(path.join(files.dir, "report.md"), markdownTriage(summary));
   writeFileSync(path.join(files.dir, "report.json"), `${JSON.stringify(summary, null, 2)}\n`);
   writeFileSync(path.join(files.dir, "report.svg"), svgTriage(summary));
   log(`wrote ${relativeToProject(ctx.paths, files.dir)}/report.md, report.json, report.svg`);
   ctx.stdout.write(o.json ? `${JSON.stringify(summary, null, 2)}\n` : markdownTriage(summary));
+  if (result.internal.length > 0)
+    throw new InternalTrialErrors(result.internal.map((e) => ({ trialId: e.key, error: e.error ?? null })));
+  const interrupted = controller.signal.reason;
+  if (result.cancelled && interrupted instanceof InterruptedError) {
+    log(`interrupted: resume with  kgate triage --agent ${config.name} --resume ${settings.runId}`);
+    return interrupted.exitCode;
+  }
   if (result.errors > 0) {
     log(
       `${result.errors} unit(s) or plan(s) failed: kgate triage --agent ${config.name} --resume ${settings.runId}`,

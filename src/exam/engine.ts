@@ -1,10 +1,18 @@
-// Runs the planned exams side by side through the trial engine's bounded pool: each exam's record is
-// appended as soon as it ends, a failed exam is recorded with its error (and rerun on resume), and one
-// failure never stops the rest.
-import { classifyError, ModelCallError } from "../agents/index.ts";
+// The planned exams as units of the one engine: each exam's record is appended as soon as it ends, an
+// exam that failed is recorded with its error of the taxonomy (retried in the session when its kind
+// is, else rerun on resume), a record the analysis cannot make valid becomes that exam's `internal`
+// error, and one failure never stops the rest.
+import { asTrialError } from "../agents/index.ts";
 import { fieldPath } from "../common/index.ts";
-import { type TrialError, trialError, type Usage, ZERO_USAGE } from "../model/index.ts";
-import { PoolAbortedError, TrialPool } from "../trial/index.ts";
+import {
+  FAILURE_KINDS,
+  internalError,
+  type TrialError,
+  trialError,
+  type Usage,
+  ZERO_USAGE,
+} from "../model/index.ts";
+import { type EngineUnit, type RunPlace, UnitEngine, type UnitKind } from "../trial/index.ts";
 import { analyseExam, type ReferenceEntry, type UnitOutcome } from "./analysis.ts";
 import type { Attribution } from "./attribution.ts";
 import type { ExamSpec } from "./plan.ts";
@@ -28,6 +36,16 @@ export interface ExamRun {
   /** In presentation order. */
   outcomes: UnitOutcome[];
   attribution: Attribution;
+  /** The session's trial record (task exams), relative to the run: its phases, trajectory, provenance. */
+  trial?: string | null;
+}
+
+/** One attempt of an exam, as its runner receives it. */
+export interface ExamAttempt {
+  /** `<key>`, `<key>.retry<k>` on a retry. */
+  attemptId: string;
+  attempt: number;
+  signal: AbortSignal;
 }
 
 export interface ExamEngineOptions {
@@ -35,14 +53,21 @@ export interface ExamEngineOptions {
   provenance: ExamProvenance;
   runDir: string;
   reference: ReadonlyMap<string, ReferenceEntry> | null;
-  runOne: (spec: ExamSpec) => Promise<ExamRun>;
+  runOne: (spec: ExamSpec, attempt: ExamAttempt) => Promise<ExamRun>;
+  /** Exams of one model provider share its limit (the agent's provider). */
+  provider?: string;
   /** Exams in flight at once (default 1). */
   concurrency?: number;
+  /** Extra attempts of an exam whose attempt ended in a retried failure kind (default 1). */
+  retries?: number;
   /** Progress lines for the operator (stderr). */
   log?: (line: string) => void;
   /** Aborted (e.g. Ctrl-C): no further exam starts; running ones end through their own signal. */
   signal?: AbortSignal;
 }
+
+type ExamUnit = ExamSpec & EngineUnit;
+type ExamJob = ExamUnit & RunPlace & { attemptId: string; attempt: number };
 
 function failedRun(spec: ExamSpec): ExamRun {
   const none = spec.units.map(() => 0);
@@ -55,99 +80,109 @@ function failedRun(spec: ExamSpec): ExamRun {
   };
 }
 
-function recordOf(
-  spec: ExamSpec,
+const specOf = (job: ExamJob): ExamSpec => {
+  const { runId: _r, runDir: _d, attemptId: _i, attempt: _a, previousAttempt: _p, ...spec } = job;
+  return spec;
+};
+
+/**
+ * The exam's record from its run (or its error). A record its own schema refuses (a kgate bug)
+ * becomes that exam's `internal` error record, naming the field: the other exams go on.
+ */
+function examRecord(
   o: ExamEngineOptions,
+  job: ExamJob,
   startedAt: string,
   run: ExamRun,
-  error: ExamRecord["error"],
+  error: TrialError | null,
 ): ExamRecord {
-  const analysis = analyseExam(spec.units, run.outcomes, run.attribution, o.provenance.tau, o.reference);
-  return {
+  const spec = specOf(job);
+  const recordOf = (r: ExamRun, e: TrialError | null, reference: ExamEngineOptions["reference"]) => ({
     ...spec,
     recordVersion: EXAM_RECORD_VERSION,
     ...o.provenance,
+    attempt: job.attempt,
     startedAt,
     finishedAt: new Date().toISOString(),
-    usage: run.usage,
-    extractionUsage: run.extractionUsage,
-    extractionTemperature: run.extractionTemperature ?? null,
-    stopReason: run.stopReason,
-    ...analysis,
-    error,
+    usage: r.usage,
+    extractionUsage: r.extractionUsage,
+    extractionTemperature: r.extractionTemperature ?? null,
+    stopReason: r.stopReason,
+    trial: run.trial ?? null,
+    ...analyseExam(spec.units, r.outcomes, r.attribution, o.provenance.tau, reference),
+    error: e,
+  });
+  const checked = ExamRecord.safeParse(recordOf(run, error, o.reference));
+  if (checked.success) return checked.data;
+  const issue = checked.error.issues[0]!;
+  const message = `the exam's record failed its schema at ${fieldPath(issue.path)}: ${issue.message}`;
+  return ExamRecord.parse(recordOf(failedRun(spec), trialError("internal", message), null));
+}
+
+function examKind(o: ExamEngineOptions): UnitKind<ExamUnit, ExamJob, ExamRecord> {
+  return {
+    job: (spec, attempt, run) => ({
+      ...spec,
+      ...run,
+      attempt,
+      attemptId: attempt > 1 ? `${spec.key}.retry${attempt - 1}` : spec.key,
+    }),
+    providerOf: () => o.provider ?? "exam",
+    errorOf: (record) => record.error,
+    outcomeOf: (record) => (record.error && !FAILURE_KINDS[record.error.kind].counted ? "infra" : "pass"),
+    crashed: (job, err) => {
+      const now = new Date().toISOString();
+      const record = examRecord(o, job, now, failedRun(specOf(job)), internalError(err));
+      appendExamRecord(o.runDir, record);
+      return record;
+    },
   };
 }
 
-/**
- * Runs one exam and appends its record; an exception of the run, or a record that fails its schema,
- * becomes the record's error.
- */
-async function runAndRecord(spec: ExamSpec, o: ExamEngineOptions): Promise<ExamRecord> {
-  const startedAt = new Date().toISOString();
-  let run: ExamRun;
-  let error: ExamRecord["error"] = null;
-  try {
-    run = await o.runOne(spec);
-  } catch (err) {
-    run = failedRun(spec);
-    const failure = classifyError(err);
-    error =
-      err instanceof ExamRunFailure
-        ? err.trialError
-        : err instanceof ModelCallError
-          ? err.toTrialError()
-          : trialError(
-              failure.kind,
-              (err instanceof Error ? err.message : String(err)).slice(0, 2000),
-              failure.kind === "internal" && err instanceof Error ? err.stack : undefined,
-            );
-  }
-  let record = recordOf(spec, o, startedAt, run, error);
-  // a record its schema refuses becomes that exam's error record: the other exams go on
-  const checked = ExamRecord.safeParse(record);
-  if (!checked.success) {
-    const issue = checked.error.issues[0]!;
-    const message = `the exam's record failed its schema at ${fieldPath(issue.path)}: ${issue.message}`;
-    record = recordOf(
-      spec,
-      { ...o, reference: null },
-      startedAt,
-      failedRun(spec),
-      trialError("internal", message),
-    );
-  }
-  appendExamRecord(o.runDir, record);
-  return record;
-}
-
-/** Runs every spec whose key is not in `done`, `concurrency` at a time; returns the records written, in plan order. */
+/** Runs every spec whose key is not in `done` through the engine; returns the records written, in plan order. */
 export async function runExams(
   specs: readonly ExamSpec[],
   done: ReadonlySet<string>,
+  latestAttempt: ReadonlyMap<string, number>,
   o: ExamEngineOptions,
-): Promise<ExamRecord[]> {
-  const todo = specs.filter((s) => !done.has(s.key));
-  const pool = new TrialPool<ExamSpec, ExamRecord>(
-    { concurrency: o.concurrency ?? 1, signal: o.signal },
-    () => "exam",
-    (spec) => runAndRecord(spec, o),
-  );
+): Promise<{ records: ExamRecord[]; internal: ExamRecord[]; cancelled: boolean }> {
+  const todo = specs
+    .filter((s) => !done.has(s.key))
+    .map((s) => ({ ...s, previousAttempt: latestAttempt.get(s.key) ?? 0 }));
   let ended = 0;
-  const records = await Promise.all(
-    todo.map(async (spec) => {
-      let record: ExamRecord;
+  const engine = new UnitEngine<ExamUnit, ExamJob, ExamRecord>({
+    runId: o.provenance.runId,
+    runDir: o.runDir,
+    kind: examKind(o),
+    concurrency: o.concurrency ?? 1,
+    retries: o.retries,
+    signal: o.signal,
+    runner: async (job, signal) => {
+      const startedAt = new Date().toISOString();
+      let run: ExamRun;
+      let error: TrialError | null = null;
       try {
-        record = await pool.submit(spec);
+        run = await o.runOne(specOf(job), { attemptId: job.attemptId, attempt: job.attempt, signal });
       } catch (err) {
-        if (err instanceof PoolAbortedError) return null;
-        throw err;
+        run = failedRun(job);
+        error = err instanceof ExamRunFailure ? err.trialError : asTrialError(err);
+        // an interrupted exam is cancelled, whatever its call threw on the way out
+        if (signal.aborted) error = trialError("cancelled", "the exam was interrupted");
       }
-      const outcome = record.error
-        ? `error (${record.error.kind}): ${record.error.message}`
-        : `score ${record.score.toFixed(3)}, coverage ${record.coverage.toFixed(2)}`;
-      o.log?.(`[${++ended}/${todo.length}] ${spec.key}: ${outcome}`);
+      const record = examRecord(o, job, startedAt, run, error);
+      appendExamRecord(o.runDir, record);
       return record;
-    }),
-  );
-  return records.filter((r): r is ExamRecord => r !== null);
+    },
+    events: {
+      finished: (job, record, _outcome, retrying) => {
+        const outcome = record.error
+          ? `error (${record.error.kind}): ${record.error.message}${retrying ? " (retried)" : ""}`
+          : `score ${record.score.toFixed(3)}, coverage ${record.coverage.toFixed(2)}`;
+        if (!retrying) ended += 1;
+        o.log?.(`[${ended}/${todo.length}] ${job.attemptId}: ${outcome}`);
+      },
+    },
+  });
+  const records = await engine.runAll(todo);
+  return { records, internal: engine.internal, cancelled: engine.cancelled };
 }

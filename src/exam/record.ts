@@ -66,6 +66,8 @@ export type ExamProvenance = z.infer<typeof ExamProvenance>;
 export const ExamRecord = ExamSpec.extend({
   recordVersion: z.literal(EXAM_RECORD_VERSION),
   ...ExamProvenance.shape,
+  /** 1 for the first attempt of the exam; a retry in the same session counts up. */
+  attempt: z.number().int().positive().default(1),
   startedAt: z.iso.datetime(),
   finishedAt: z.iso.datetime(),
   /** Tokens under the budget (the reasoning turn, or the task session). */
@@ -87,6 +89,8 @@ export const ExamRecord = ExamSpec.extend({
   /** Tokens before any marker (items) or of turns touching no task folder (tasks). */
   unattributedTokens: z.number().nonnegative(),
   stats: ExamStats,
+  /** A task exam's session: its trial record's id in the run's trials.jsonl (phases, trajectory, provenance). */
+  trial: z.string().nullable().default(null),
   /** Set when the exam could not run (model or sandbox failure): left out of the analysis, rerun on resume. */
   error: TrialError.nullable(),
 });
@@ -105,6 +109,13 @@ export function appendExamRecord(runDir: string, record: ExamRecord): void {
 /** Reads runs/<run>/exams.jsonl (a missing file is an empty run); bad lines are reported, not fatal. */
 export function readExamRecords(runDir: string): JsonLines<ExamRecord> {
   return readJsonLines(examsFileOf(runDir), ExamRecord, "exam record");
+}
+
+/** The highest attempt recorded for each key (a resume numbers its attempts after them). */
+export function latestAttempts(records: readonly ExamRecord[]): Map<string, number> {
+  const latest = new Map<string, number>();
+  for (const r of records) latest.set(r.key, Math.max(latest.get(r.key) ?? 0, r.attempt));
+  return latest;
 }
 
 /** The latest record of each key that ran without error: what resume keeps and the analysis reads. */

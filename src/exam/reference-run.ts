@@ -1,10 +1,11 @@
-// A reference run: every unit of a pool alone at a high budget, k times, through a bounded pool; per
-// unit its accuracy (passes / k), mean generated tokens and provenance, appended as one JSON line as
-// soon as its k trials end. Rerun on the same file, it keeps the units already written (same inputs).
+// A reference run: every unit of a pool alone at a high budget, k times, each trial a unit of the one
+// engine (bounded there, retried by failure kind); per unit its accuracy (passes / k), mean generated
+// tokens and provenance, appended as one JSON line as soon as its k trials end. Rerun on the same
+// file, it keeps the units already written (same inputs).
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { appendJsonLine } from "../common/index.ts";
-import { TrialPool } from "../trial/index.ts";
+import { FAILURE_KINDS, type TrialError } from "../model/index.ts";
 import {
   parseReferenceLines,
   type ReferenceLine,
@@ -12,8 +13,15 @@ import {
   ReferenceRunError,
 } from "./reference.ts";
 
-/** One trial of a unit alone: whether it passed and its generated tokens; throws on an infrastructure error. */
-export type ReferenceTrial = (unitId: string, trial: number) => Promise<{ correct: boolean; tokens: number }>;
+/** How one trial of a unit alone ended: passed or not, its generated tokens, its error of the taxonomy. */
+export interface ReferenceOutcome {
+  correct: boolean;
+  tokens: number;
+  error: TrialError | null;
+}
+
+/** One trial of a unit alone through the engine; null when the run was cancelled before it started. */
+export type ReferenceTrial = (unitId: string, trial: number) => Promise<ReferenceOutcome | null>;
 
 export interface ReferenceUnit {
   id: string;
@@ -24,15 +32,11 @@ export interface ReferenceUnit {
 export interface ReferenceRunOptions {
   units: readonly ReferenceUnit[];
   trials: number;
-  /** Trials in flight at once. */
-  concurrency: number;
   file: string;
   /** The provenance every line carries (its unitDigest is the unit's). */
   provenance: Omit<ReferenceProvenance, "unitDigest">;
   runTrial: ReferenceTrial;
   log?: (line: string) => void;
-  /** Aborted: no further trial starts; units not finished are not written. */
-  signal?: AbortSignal;
 }
 
 export interface ReferenceRunResult {
@@ -80,30 +84,26 @@ export async function runReference(o: ReferenceRunOptions): Promise<ReferenceRun
   const todo = o.units.filter((u) => !existing.has(u.id));
   const result: ReferenceRunResult = { written: 0, kept: o.units.length - todo.length, failed: [] };
   if (result.kept > 0) o.log?.(`keeping ${result.kept} unit(s) already in ${o.file}`);
-  const pool = new TrialPool<{ id: string; trial: number }, { correct: boolean; tokens: number }>(
-    { concurrency: o.concurrency, signal: o.signal },
-    () => "reference",
-    (job) => o.runTrial(job.id, job.trial),
-  );
   let ended = 0;
   await Promise.all(
     todo.map(async (unit) => {
-      let trials: Array<{ correct: boolean; tokens: number }>;
-      try {
-        trials = await Promise.all(
-          Array.from({ length: o.trials }, (_, k) => pool.submit({ id: unit.id, trial: k })),
-        );
-      } catch (err) {
-        const message = (err instanceof Error ? err.message : String(err)).slice(0, 2000);
+      const trials = await Promise.all(Array.from({ length: o.trials }, (_, k) => o.runTrial(unit.id, k)));
+      // a unit is written only when every one of its k trials counts (an infra error: rerun it)
+      const failed = trials.find((t) => t === null || (t.error && !FAILURE_KINDS[t.error.kind].counted));
+      if (failed !== undefined) {
+        const message = failed
+          ? `${failed.error!.kind}: ${failed.error!.message}`.slice(0, 2000)
+          : "cancelled before its trials ran";
         result.failed.push({ id: unit.id, message });
         o.log?.(`[${++ended}/${todo.length}] ${unit.id}: error: ${message}`);
         return;
       }
-      const passes = trials.filter((t) => t.correct).length;
+      const done = trials as ReferenceOutcome[];
+      const passes = done.filter((t) => t.correct).length;
       const line: ReferenceLine = {
         id: unit.id,
         accuracy: passes / o.trials,
-        tokens: trials.reduce((s, t) => s + boundedTokens(t.tokens), 0) / o.trials,
+        tokens: done.reduce((s, t) => s + boundedTokens(t.tokens), 0) / o.trials,
         provenance: { ...o.provenance, unitDigest: unit.digest },
       };
       appendJsonLine(o.file, line);

@@ -1,18 +1,27 @@
 // `--make-reference` by pool kind: what one trial of a unit alone is. Items and inline tasks: a
 // one-question exam (the same two turns) at budget B; tasks: one sandboxed trial of the task through
 // the trial engine, the configuration's agent, the condition, the task's token limit raised to B.
-import { resolveAgent } from "../agents/index.ts";
-import { outcomeOf } from "../model/index.ts";
+import { asTrialError, resolveAgent } from "../agents/index.ts";
+import { internalError, outcomeOf, trialError } from "../model/index.ts";
 import type { ProjectPaths } from "../project.ts";
-import { removeOnInterrupt } from "../sandbox/index.ts";
 import { type Condition, type LoadedTask, loadItemPool, loadValidTask, sha256 } from "../task/index.ts";
-import { agentInfoOf, openSandboxRunner, runDirOf, TrialEngine } from "../trial/index.ts";
+import {
+  agentInfoOf,
+  type EngineUnit,
+  openSandboxRunner,
+  type RunPlace,
+  runDirOf,
+  TrialEngine,
+  UnitEngine,
+} from "../trial/index.ts";
+import type { ExamRun } from "./engine.ts";
 import { inlineQuestion, runInlineTaskExam } from "./inline-task-exam.ts";
 import { runItemExam } from "./item-exam.ts";
 import type { ExamSpec } from "./plan.ts";
 import { FIXED_POINTS } from "./points.ts";
 import {
   existingLines,
+  type ReferenceOutcome,
   type ReferenceRunResult,
   type ReferenceTrial,
   runReference,
@@ -33,6 +42,8 @@ export interface MakeReferenceOptions {
   kgateVersion: string;
   /** Task units: the run that holds their trials. */
   runId: string;
+  /** Ctrl-C: no trial starts after it; units not finished are not written. */
+  signal?: AbortSignal;
 }
 
 /** A one-unit exam of `id` (fixed points, position 1), trial k. */
@@ -58,28 +69,69 @@ function atBudget(task: LoadedTask, budget: number): LoadedTask {
   return { ...task, spec: { ...task.spec, limits: { ...task.spec.limits, maxTokens: budget } } };
 }
 
+/** One model trial of a unit alone (items, inline tasks), a unit of the engine. */
+interface ModelTrialUnit extends EngineUnit {
+  id: string;
+  k: number;
+}
+type ModelTrialJob = ModelTrialUnit & RunPlace & { attempt: number };
+
+/** A model trial's run as a reference outcome; a failed call is its error of the taxonomy. */
+async function modelOutcome(signal: AbortSignal, exam: () => Promise<ExamRun>): Promise<ReferenceOutcome> {
+  try {
+    const run = await exam();
+    return { correct: run.outcomes[0]!.correct, tokens: run.usage.outputTokens, error: null };
+  } catch (err) {
+    const error = signal.aborted
+      ? trialError("cancelled", "the reference run was interrupted")
+      : asTrialError(err);
+    return { correct: false, tokens: 0, error };
+  }
+}
+
 async function modelTrials(paths: ProjectPaths, o: MakeReferenceOptions) {
   const { config, model } = await modelOf(paths, o.agent);
-  const ctx = { model, pricing: config.pricing, budget: o.budget, temperature: config.temperature };
   const agent = { name: config.name, digest: config.digest };
+  const ctx = (signal: AbortSignal) => ({
+    model,
+    pricing: config.pricing,
+    budget: o.budget,
+    temperature: config.temperature,
+    signal,
+  });
+  let exam: (id: string, k: number, signal: AbortSignal) => Promise<ExamRun>;
+  let units: Array<{ id: string; digest: string }>;
+  let condition: Condition | null = null;
   if (o.kind === "items") {
     const pool = loadItemPool(paths.root, o.source);
     const items = new Map(pool.items.map((item) => [item.id, item]));
-    const run: ReferenceTrial = async (id, k) => {
-      const exam = await runItemExam(aloneSpec(id, k, items.get(id)!.difficulty ?? null), items, ctx);
-      return { correct: exam.outcomes[0]!.correct, tokens: exam.usage.outputTokens };
-    };
-    const units = pool.items.map((item) => ({ id: item.id, digest: sha256(JSON.stringify(item)) }));
-    return { agent, units, run, condition: null };
+    exam = (id, k, signal) =>
+      runItemExam(aloneSpec(id, k, items.get(id)!.difficulty ?? null), items, ctx(signal));
+    units = pool.items.map((item) => ({ id: item.id, digest: sha256(JSON.stringify(item)) }));
+  } else {
+    const tasks = loadTasks(paths, o.source);
+    for (const task of tasks.values()) inlineQuestion(task, o.condition);
+    exam = (id, k, signal) =>
+      runInlineTaskExam(aloneSpec(id, k, null), { ...ctx(signal), tasks, condition: o.condition });
+    units = [...tasks.values()].map((t) => ({ id: t.id, digest: t.digests.task }));
+    condition = o.condition;
   }
-  const tasks = loadTasks(paths, o.source);
-  for (const task of tasks.values()) inlineQuestion(task, o.condition);
-  const run: ReferenceTrial = async (id, k) => {
-    const exam = await runInlineTaskExam(aloneSpec(id, k, null), { ...ctx, tasks, condition: o.condition });
-    return { correct: exam.outcomes[0]!.correct, tokens: exam.usage.outputTokens };
-  };
-  const units = [...tasks.values()].map((t) => ({ id: t.id, digest: t.digests.task }));
-  return { agent, units, run, condition: o.condition };
+  const engine = new UnitEngine<ModelTrialUnit, ModelTrialJob, ReferenceOutcome>({
+    runId: o.runId,
+    runDir: "",
+    concurrency: o.concurrency,
+    signal: o.signal,
+    kind: {
+      job: (unit, attempt, run) => ({ ...unit, ...run, attempt }),
+      providerOf: () => config.provider,
+      errorOf: (r) => r.error,
+      outcomeOf: (r) => (r.error ? "infra" : r.correct ? "pass" : "fail"),
+      crashed: (_job, err) => ({ correct: false, tokens: 0, error: internalError(err) }),
+    },
+    runner: (job, signal) => modelOutcome(signal, () => exam(job.id, job.k, signal)),
+  });
+  const run: ReferenceTrial = (id, k) => engine.run({ id, k });
+  return { agent, units, run, condition };
 }
 
 /** Items and inline tasks: the model called directly; no sandbox. */
@@ -88,7 +140,6 @@ async function modelReference(paths: ProjectPaths, o: MakeReferenceOptions, log:
   return runReference({
     units,
     trials: o.trials,
-    concurrency: o.concurrency,
     file: o.file,
     provenance: {
       kind: o.kind,
@@ -109,7 +160,7 @@ async function taskReference(
   paths: ProjectPaths,
   o: MakeReferenceOptions,
   log: (line: string) => void,
-): Promise<ReferenceRunResult & { interrupted: unknown }> {
+): Promise<ReferenceRunResult> {
   const tasks = loadTasks(paths, o.source);
   const agent = await resolveAgent(paths, o.agent, { log });
   const units = [...tasks.values()].map((t) => ({ id: t.id, digest: t.digests.task }));
@@ -125,15 +176,12 @@ async function taskReference(
   // a file measured otherwise is refused before the sandbox image is prepared
   existingLines({ file: o.file, units, provenance });
   const sandbox = await openSandboxRunner({ paths, agents: [agent], log });
-  const interrupt = new AbortController();
-  const stopListening = removeOnInterrupt(o.runId, interrupt, log);
-  const runDir = runDirOf(paths, o.runId);
   const engine = new TrialEngine({
     runId: o.runId,
-    runDir,
+    runDir: runDirOf(paths, o.runId),
     runner: sandbox.runner,
     concurrency: o.concurrency,
-    signal: interrupt.signal,
+    signal: o.signal,
   });
   const info = agentInfoOf(agent);
   const run: ReferenceTrial = async (id, k) => {
@@ -143,25 +191,16 @@ async function taskReference(
       agent: info,
       index: k,
     });
-    if (!record) throw new Error("the run was interrupted before the trial started");
-    if (outcomeOf(record) === "infra")
-      throw new Error(`trial ${record.trialId}: ${record.error?.kind}: ${record.error?.message}`);
-    return { correct: record.verdict.status === "pass", tokens: record.usage.outputTokens };
+    if (!record) return null;
+    return {
+      correct: record.verdict.status === "pass",
+      tokens: record.usage.outputTokens,
+      error: outcomeOf(record) === "infra" ? record.error : null,
+    };
   };
   try {
-    const result = await runReference({
-      units,
-      trials: o.trials,
-      concurrency: o.concurrency,
-      file: o.file,
-      provenance,
-      runTrial: run,
-      log,
-      signal: interrupt.signal,
-    });
-    return { ...result, interrupted: interrupt.signal.reason };
+    return await runReference({ units, trials: o.trials, file: o.file, provenance, runTrial: run, log });
   } finally {
-    stopListening();
     await sandbox.close();
   }
 }
@@ -171,7 +210,7 @@ export async function makeReference(
   paths: ProjectPaths,
   o: MakeReferenceOptions,
   log: (line: string) => void,
-): Promise<ReferenceRunResult & { interrupted: unknown }> {
+): Promise<ReferenceRunResult> {
   if (o.kind === "tasks") return taskReference(paths, o, log);
-  return { ...(await modelReference(paths, o, log)), interrupted: undefined };
+  return modelReference(paths, o, log);
 }

@@ -12,7 +12,7 @@ import {
   resolveApiKey,
 } from "../agents/index.ts";
 import type { ProjectPaths } from "../project.ts";
-import { removeOnInterrupt, sandboxProviderFor } from "../sandbox/index.ts";
+import { sandboxProviderFor } from "../sandbox/index.ts";
 import {
   formatProblem,
   type LoadedTask,
@@ -21,8 +21,8 @@ import {
   loadValidTask,
   sha256,
 } from "../task/index.ts";
-import { DEFAULT_PHASE_TIMEOUTS, defaultVerify } from "../trial/index.ts";
-import type { ExamRun } from "./engine.ts";
+import { defaultVerify, modelProviderOf } from "../trial/index.ts";
+import type { ExamAttempt, ExamRun } from "./engine.ts";
 import { inlineQuestion, runInlineTaskExam } from "./inline-task-exam.ts";
 import { runItemExam } from "./item-exam.ts";
 import type { ExamSpec, PoolUnit } from "./plan.ts";
@@ -36,9 +36,9 @@ export interface ExamRunner {
   poolDigest: string;
   agent: ExamRecord["agent"];
   reference: ReturnType<typeof loadReference> | null;
-  runOne: (spec: ExamSpec) => Promise<ExamRun>;
-  /** Aborted on Ctrl-C (task exams: the run's containers are removed). */
-  signal?: AbortSignal;
+  runOne: (spec: ExamSpec, attempt: ExamAttempt) => Promise<ExamRun>;
+  /** The model provider whose concurrency limit the exams share. */
+  provider: string;
   dispose?: () => Promise<void>;
 }
 
@@ -88,12 +88,14 @@ export async function itemRunner(paths: ProjectPaths, run: ExamRunFile): Promise
     poolDigest: sha256(readFileSync(pool.file)),
     agent: { name: config.name, digest: config.digest, harness: "exam-items", model: config.model },
     reference,
-    runOne: (spec) =>
+    provider: config.provider,
+    runOne: (spec, attempt) =>
       runItemExam(spec, items, {
         model,
         pricing: config.pricing,
         budget: run.budget,
         temperature: config.temperature,
+        signal: attempt.signal,
       }),
   };
 }
@@ -123,7 +125,8 @@ export async function inlineTaskRunner(paths: ProjectPaths, run: ExamRunFile): P
     poolDigest: sha256(digests.join("\n")),
     agent: { name: config.name, digest: config.digest, harness: "exam-inline-tasks", model: config.model },
     reference,
-    runOne: (spec) =>
+    provider: config.provider,
+    runOne: (spec, attempt) =>
       runInlineTaskExam(spec, {
         model,
         pricing: config.pricing,
@@ -131,6 +134,7 @@ export async function inlineTaskRunner(paths: ProjectPaths, run: ExamRunFile): P
         condition,
         budget: run.budget,
         temperature: config.temperature,
+        signal: attempt.signal,
       }),
   };
 }
@@ -153,33 +157,29 @@ export async function taskRunner(
   const reaped = await provider.reap();
   if (reaped > 0) log(`removed ${reaped} sandbox(es) left by kgate processes that are gone`);
   const image = await provider.prepareImage(paths, (line) => log(`sandbox: ${line}`));
-  const interrupt = new AbortController();
-  const stopListening = removeOnInterrupt(run.runId, interrupt, log);
   const digests = [...tasks.values()].map((t) => `${t.id}:${t.digests.task}:${t.digests.environment}`).sort();
+  const context = {
+    agent,
+    tasks,
+    condition: run.condition ?? "+A",
+    provider,
+    image,
+    budget: run.budget,
+    runId: run.runId,
+    runDir: path.join(paths.runs, run.runId),
+    requirements,
+    verify: defaultVerify(paths),
+  };
   return {
     units: [...tasks.values()].map((t) => ({ id: t.id, difficulty: difficulty(undefined, t.id, reference) })),
     poolDigest: sha256(digests.join("\n")),
     agent: { name: agent.name, digest: agent.digest, harness: agent.harness, model: agent.model },
     reference,
-    runOne: (spec) =>
-      runTaskExam(spec, {
-        agent,
-        tasks,
-        condition: run.condition ?? "+A",
-        provider,
-        image: image.ref,
-        budget: run.budget,
-        runId: run.runId,
-        runDir: path.join(paths.runs, run.runId),
-        requirements,
-        verify: defaultVerify(paths),
-        verifyMs: DEFAULT_PHASE_TIMEOUTS.verify,
-        signal: interrupt.signal,
-      }),
-    signal: interrupt.signal,
+    provider: modelProviderOf(agent),
+    runOne: (spec, attempt) => runTaskExam(spec, context, attempt),
     dispose: async () => {
-      stopListening();
       await agent.dispose?.();
+      await provider.reap().catch(() => 0);
     },
   };
 }

@@ -7,10 +7,16 @@ import { fieldPath, lineProblemText } from "../common/index.ts";
 import { Condition } from "../task/index.ts";
 import type { ReferenceEntry } from "./analysis.ts";
 import { effortChart } from "./chart.ts";
-import { type ExamRun, runExams } from "./engine.ts";
+import { type ExamAttempt, type ExamRun, runExams } from "./engine.ts";
 import { formatExamSummary } from "./format.ts";
 import { PlanFactors, type PoolUnit, planExams } from "./plan.ts";
-import { type ExamProvenance, type ExamRecord, finishedRecords, readExamRecords } from "./record.ts";
+import {
+  type ExamProvenance,
+  type ExamRecord,
+  finishedRecords,
+  latestAttempts,
+  readExamRecords,
+} from "./record.ts";
 import { type ExamSummary, summariseExams } from "./summary.ts";
 
 export const EXAM_RUN_FILE = "exam.json";
@@ -61,7 +67,9 @@ export interface SessionInputs {
   kgateVersion: string;
   units: PoolUnit[];
   reference: ReadonlyMap<string, ReferenceEntry> | null;
-  runOne: (spec: Parameters<typeof runExams>[0][number]) => Promise<ExamRun>;
+  runOne: (spec: Parameters<typeof runExams>[0][number], attempt: ExamAttempt) => Promise<ExamRun>;
+  /** Exams of one model provider share its limit. */
+  provider?: string;
   /** Exams in flight at once (not part of the plan: a resume may use another). */
   concurrency?: number;
   log?: (line: string) => void;
@@ -82,6 +90,9 @@ function changes(was: ExamRunFile, now: ExamRunFile): string[] {
 export interface SessionResult {
   summary: ExamSummary;
   written: ExamRecord[];
+  /** Records of kgate's own errors (`internal`): the command reports them and fails. */
+  internal: ExamRecord[];
+  cancelled: boolean;
   problems: string[];
 }
 
@@ -113,11 +124,12 @@ export async function runExamSession(inputs: SessionInputs, resume: boolean): Pr
     budget: inputs.run.budget,
     tau: inputs.run.tau,
   };
-  const written = await runExams(specs, done, {
+  const ran = await runExams(specs, done, latestAttempts(before.records), {
     provenance,
     runDir: inputs.runDir,
     reference: inputs.reference,
     runOne: inputs.runOne,
+    provider: inputs.provider,
     concurrency: inputs.concurrency,
     log: inputs.log,
     signal: inputs.signal,
@@ -127,5 +139,11 @@ export async function runExamSession(inputs: SessionInputs, resume: boolean): Pr
   writeFileSync(path.join(inputs.runDir, REPORT_FILES.json), `${JSON.stringify(summary, null, 2)}\n`);
   writeFileSync(path.join(inputs.runDir, REPORT_FILES.text), formatExamSummary(summary));
   writeFileSync(path.join(inputs.runDir, REPORT_FILES.chart), effortChart(summary));
-  return { summary, written, problems: all.problems.map(lineProblemText) };
+  return {
+    summary,
+    written: ran.records,
+    internal: ran.internal,
+    cancelled: ran.cancelled,
+    problems: all.problems.map(lineProblemText),
+  };
 }

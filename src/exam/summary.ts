@@ -1,6 +1,7 @@
 // The exam report's numbers: per (N, scheme, order, prompt), the mean score, coverage, zero-token
 // rate and each correlation over exams with bootstrap intervals; and effort share by position per N.
 import { z } from "zod";
+import { errorsByKind, FailureKind } from "../model/index.ts";
 import { seededRng } from "./random.ts";
 import { ExamProvenance, type ExamRecord, type ExamStats, finishedRecords } from "./record.ts";
 import { bootstrapMean, Estimate } from "./stats.ts";
@@ -32,6 +33,8 @@ export const ExamSummary = ExamProvenance.extend({
   planned: z.number().int(),
   finished: z.number().int(),
   failed: z.number().int(),
+  /** The failed exams by their latest attempt's error kind (the closed taxonomy). */
+  errors: z.partialRecord(FailureKind, z.number().int()).default({}),
   groups: z.array(GroupSummary),
   /** Per N: the mean share of the exam's attributed tokens at each position (1..N). */
   effortByPosition: z.array(z.object({ n: z.number().int(), share: z.array(z.number()) })),
@@ -56,6 +59,8 @@ export function summariseExams(
   );
   const failedKeys = new Set(records.filter((r) => r.error !== null).map((r) => r.key));
   for (const r of finished) failedKeys.delete(r.key);
+  const lastError = new Map<string, ExamRecord["error"]>();
+  for (const r of records) if (failedKeys.has(r.key)) lastError.set(r.key, r.error);
   const groups = new Map<string, ExamRecord[]>();
   for (const r of finished) {
     const key = `n${r.n}-${r.scheme}-${r.order}-${r.prompt}`;
@@ -105,6 +110,7 @@ export function summariseExams(
     planned,
     finished: finished.length,
     failed: failedKeys.size,
+    errors: errorsByKind([...lastError.values()]),
     groups: summaries,
     effortByPosition: effortByPosition(finished),
   };

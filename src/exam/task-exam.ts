@@ -1,20 +1,14 @@
 // A task exam: the N tasks in one sandbox (task-k/ holds task k's instruction, data and outputs), one
-// built-in-loop session with token budget B and the points in the shared instruction, then each task
-// verified by its own verifier (in the killable worker, after every process of the sandbox stopped);
-// each turn's output tokens go to the task folders its tool calls touch.
-import path from "node:path";
+// built-in-loop session with token budget B and the points in the shared instruction, run as the
+// trial lifecycle's session form (each task verified by its own verifier in the killable worker, after
+// every process of the sandbox stopped); each turn's output tokens go to the task folders it touches.
 import type { Agent } from "../agents/index.ts";
-import { FAILURE_KINDS, type SandboxRequirements, type TrajectoryEvent, trialError } from "../model/index.ts";
-import {
-  containerLabels,
-  SANDBOX_WORKDIR,
-  type SandboxProvider,
-  type TrialSandbox,
-} from "../sandbox/index.ts";
-import { type Condition, conditionFileSet, diskMbOf, type LoadedTask } from "../task/index.ts";
-import { FileTrajectory, type VerifyTrial, verifyOutputs } from "../trial/index.ts";
+import { FAILURE_KINDS, type SandboxRequirements, type TrajectoryEvent } from "../model/index.ts";
+import type { SandboxImage, SandboxProvider } from "../sandbox/index.ts";
+import { type Condition, conditionFileSet, type LoadedTask } from "../task/index.ts";
+import { onPlacedHost, runSessionTrial, sessionLimits, type VerifyTrial } from "../trial/index.ts";
 import { attributeTurns, foldersTouched, type TurnTouch } from "./attribution.ts";
-import { type ExamRun, ExamRunFailure } from "./engine.ts";
+import { type ExamAttempt, type ExamRun, ExamRunFailure } from "./engine.ts";
 import type { ExamSpec } from "./plan.ts";
 import { PLANNING_CLAUSE } from "./prompts.ts";
 
@@ -31,15 +25,12 @@ export interface TaskExamContext {
   condition: Condition;
   /** Where the exam's sandbox is made (a pool of hosts places it on one with room). */
   provider: SandboxProvider;
-  image: string;
+  image: SandboxImage;
   budget: number;
   runId: string;
   runDir: string;
   requirements?: SandboxRequirements;
   verify: VerifyTrial;
-  /** How long one task's verifier may run on the outputs. */
-  verifyMs: number;
-  signal?: AbortSignal;
 }
 
 /** The shared instruction: the folders, the points, the budget, the scoring rule. */
@@ -68,16 +59,6 @@ export function taskExamInstruction(
     lines.push(`task-${u.position} (${u.points} points): ${task.spec.title}.${reference}`);
   }
   return lines.join("\n");
-}
-
-/** Keeps the session's events in memory (for the attribution) as well as on disk. */
-class CapturingTrajectory {
-  readonly events: Array<Omit<TrajectoryEvent, "at">> = [];
-  constructor(private readonly file: FileTrajectory) {}
-  append(event: Omit<TrajectoryEvent, "at">): void {
-    this.events.push(event);
-    this.file.append(event);
-  }
 }
 
 const str = (v: unknown) => (typeof v === "string" ? v : "");
@@ -120,106 +101,59 @@ function placeFiles(spec: ExamSpec, tasks: ReadonlyMap<string, LoadedTask>, cond
   });
 }
 
-export async function runTaskExam(spec: ExamSpec, ctx: TaskExamContext): Promise<ExamRun> {
+/**
+ * One task exam as a session trial (the one lifecycle's session form, on a host the provider places
+ * it on): its record in the run's trials.jsonl, each task verified by its own verifier after every
+ * process stopped. An infrastructure failure or an interruption is no outcome of the exam: it throws
+ * ExamRunFailure with the session's error (recorded, retried by kind, rerun on resume).
+ */
+export async function runTaskExam(
+  spec: ExamSpec,
+  ctx: TaskExamContext,
+  attempt: ExamAttempt,
+): Promise<ExamRun> {
   const tasks = spec.units.map((u) => {
     const task = ctx.tasks.get(u.id);
     if (!task) throw new Error(`the exam's task "${u.id}" is not loaded`);
     return task;
   });
-  const limits = tasks.map((t) => t.spec.limits);
-  const sum = (f: (l: (typeof limits)[number]) => number) => limits.reduce((s, l) => s + f(l), 0);
-  const max = (f: (l: (typeof limits)[number]) => number) => Math.max(...limits.map(f));
   const files = placeFiles(spec, ctx.tasks, ctx.condition);
-  const timeoutSec = sum((l) => l.timeoutSec);
-  const ref = ctx.requirements?.image ?? ctx.image;
-  const placement = (await ctx.provider.place?.([ref], ctx.signal)) ?? {
-    provider: ctx.provider,
-    release: () => {},
-  };
-  try {
-    const sandbox = await placement.provider.create({
+  const events: Array<Omit<TrajectoryEvent, "at">> = [];
+  const ref = ctx.requirements?.image ?? ctx.image.ref;
+  const record = await onPlacedHost(ctx.provider, [ref], attempt.signal, (provider) =>
+    runSessionTrial({
+      runId: ctx.runId,
+      runDir: ctx.runDir,
+      trialId: `exam.${attempt.attemptId}`,
+      index: spec.exam,
+      attempt: attempt.attempt,
+      agent: ctx.agent,
+      condition: ctx.condition,
+      tasks: spec.units.map((u, i) => ({ task: tasks[i]!, folder: taskFolder(u.position) })),
+      files: () => files,
+      instruction: taskExamInstruction(spec, ctx.tasks, ctx.condition, ctx.budget),
+      limits: sessionLimits(tasks, ctx.budget),
+      provider,
       image: ctx.image,
-      limits: {
-        cpus: max((l) => l.cpus),
-        memoryMb: max((l) => l.memoryMb),
-        pids: max((l) => l.pids),
-        // one cap for the shared sandbox: the largest of the tasks' (tmpfs space is memory, sized like it)
-        diskMb: max((l) => diskMbOf(l)),
-        timeoutSec,
-      },
-      network: false,
-      labels: containerLabels({ runId: ctx.runId, trialId: spec.key, taskId: "exam" }),
       ...(ctx.requirements ? { requirements: ctx.requirements } : {}),
-    });
-    try {
-      return await examInSandbox(spec, ctx, tasks, sandbox, files, limits, timeoutSec);
-    } finally {
-      await sandbox.remove().catch(() => {});
-    }
-  } finally {
-    placement.release();
-  }
-}
-
-async function examInSandbox(
-  spec: ExamSpec,
-  ctx: TaskExamContext,
-  tasks: readonly LoadedTask[],
-  sandbox: TrialSandbox,
-  files: ReturnType<typeof placeFiles>,
-  limits: readonly LoadedTask["spec"]["limits"][],
-  timeoutSec: number,
-): Promise<ExamRun> {
-  await sandbox.putFiles(SANDBOX_WORKDIR, files);
-  const trajectory = new CapturingTrajectory(
-    new FileTrajectory(path.join(ctx.runDir, "exams", spec.key, "trajectory.jsonl")),
+      verify: ctx.verify,
+      signal: attempt.signal,
+      onEvent: (event) => events.push(event),
+    }),
   );
-  // the loop stops itself at its timeout; this only ends a session that ignores it
-  const hardStop = AbortSignal.timeout((timeoutSec + 60) * 1000);
-  const result = await ctx.agent.run({
-    instruction: taskExamInstruction(spec, ctx.tasks, ctx.condition, ctx.budget),
-    sandbox,
-    limits: {
-      ...limits[0]!,
-      maxTokens: ctx.budget,
-      maxTurns: limits.reduce((s, l) => s + l.maxTurns, 0),
-      timeoutSec,
-    },
-    condition: ctx.condition,
-    artefact: null,
-    task: tasks[0]!,
-    signal: ctx.signal ? AbortSignal.any([ctx.signal, hardStop]) : hardStop,
-    trajectory,
+  if (record.error && !FAILURE_KINDS[record.error.kind].counted) throw new ExamRunFailure(record.error);
+  const verdicts = record.session?.tasks.map((t) => t.verdict) ?? [];
+  const outcomes = spec.units.map((_, i) => {
+    const correct = verdicts[i]?.status === "pass";
+    return { score: correct ? 1 : 0, correct, answer: null };
   });
-  // an infrastructure failure or an interruption is no outcome of the exam: recorded as an error, rerun on resume
-  if (result.error && !FAILURE_KINDS[result.error.kind].counted) throw new ExamRunFailure(result.error);
-  if (ctx.signal?.aborted) throw new ExamRunFailure(trialError("cancelled", "the exam run was interrupted"));
-  // nothing the agent started may write while the outputs are read (issue 14: the copy-out race)
-  await sandbox.stop();
-  const outcomes = [];
-  for (const [i, task] of tasks.entries()) {
-    const folder = taskFolder(i + 1);
-    const collected = await sandbox.collectOutputs(
-      task.spec.outputs.map((o) => ({ path: `${folder}/${o.path}`, maxBytes: o.maxBytes })),
-    );
-    const given = collected.map((f, k) => ({
-      path: task.spec.outputs[k]!.path,
-      status: f.record.status,
-      bytes: f.bytes,
-      reason: f.record.reason,
-    }));
-    const { verdict, error } = await verifyOutputs(ctx.verify, task, given, ctx.verifyMs);
-    // a verifier that fails whatever the output is the task's bug: the exam cannot be scored
-    if (error && !FAILURE_KINDS[error.kind].counted) throw new ExamRunFailure(error);
-    const correct = verdict.status === "pass";
-    outcomes.push({ score: correct ? 1 : 0, correct, answer: null });
-  }
   const folders = spec.units.map((u) => taskFolder(u.position));
   return {
-    usage: result.usage,
+    usage: record.usage,
     extractionUsage: null,
-    stopReason: result.stopReason,
+    stopReason: record.stopReason,
     outcomes,
-    attribution: attributeTurns(turnTouches(trajectory.events, folders), spec.units.length),
+    attribution: attributeTurns(turnTouches(events, folders), spec.units.length),
+    trial: record.trialId,
   };
 }

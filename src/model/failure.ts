@@ -141,3 +141,18 @@ export function legacyError(old: { class?: string; kind?: string; message?: stri
       : (LEGACY_KINDS[raw] ?? (old.class === "agent" ? "agent-exit" : "internal"));
   return trialError(kind, old.message ?? "");
 }
+
+/** How many errors of each kind, most frequent first (reports show a run's errors by kind). */
+export function errorsByKind(
+  errors: ReadonlyArray<Pick<TrialError, "kind"> | null | undefined>,
+): Partial<Record<FailureKind, number>> {
+  const counts = new Map<FailureKind, number>();
+  for (const e of errors) if (e) counts.set(e.kind, (counts.get(e.kind) ?? 0) + 1);
+  return Object.fromEntries([...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])));
+}
+
+/** `rate-limit 2, cancelled 1`, or null when there is none. */
+export function errorKindsLine(counts: Partial<Record<FailureKind, number>>): string | null {
+  const parts = Object.entries(counts).map(([kind, n]) => `${kind} ${n}`);
+  return parts.length ? parts.join(", ") : null;
+}

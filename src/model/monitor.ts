@@ -1,7 +1,17 @@
 // The metacognition probes' results as a record keeps them (issue 17): the retrospective KEEP/WITHDRAW
 // and BET probes after a trial, the prospective choice before a -A trial; they never change the verdict.
 import { z } from "zod";
+import { TrialError, trialError } from "./failure.ts";
 import { Usage } from "./usage.ts";
+
+/**
+ * A probe's failure, of the closed taxonomy. Records written before version 3 kept a bare message,
+ * whose kind nobody recorded: it reads as `internal` (docs/runs.md).
+ */
+const ProbeError = z.preprocess(
+  (v) => (typeof v === "string" ? trialError("internal", v) : v),
+  TrialError.nullable(),
+);
 
 const ProbeTurn = z.object({ probe: z.string(), message: z.string(), reply: z.string() });
 
@@ -14,7 +24,7 @@ export const RetrospectiveOutcome = z.object({
   /** Every probe turn in order: the probe, what was sent, the (capped) reply. */
   turns: z.array(ProbeTurn),
   usage: Usage,
-  error: z.string().nullable().default(null),
+  error: ProbeError.default(null),
 });
 
 /** What each path of the prospective choice earns when right or wrong; default the battery's. */
@@ -32,7 +42,7 @@ export const ProspectiveOutcome = z.object({
   artefactPlaced: z.boolean(),
   /** sha256 of the bytes placed, equal to the task's artefact digest; null when nothing was placed. */
   placedDigest: z.string().nullable(),
-  error: z.string().nullable().default(null),
+  error: ProbeError.default(null),
   /** The schedule the prompt stated and the payoff is scored with; null in records before it was kept. */
   schedule: PayoffSchedule.nullable().default(null),
 });

@@ -1,13 +1,14 @@
 // The TrialRecord: one line of runs/<run>/trials.jsonl per trial, versioned, the on-disk contract.
-// Version 1 records (free-string error kinds, no provenance) are read and upgraded on the way in.
+// Records of the three forms (sandbox, inline, session) share it. Version 1 (free-string error kinds,
+// no provenance) and version 2 (phase errors as bare messages) are read and upgraded on the way in.
 import { z } from "zod";
 import { Condition } from "./condition.ts";
-import { legacyError, TrialError } from "./failure.ts";
+import { legacyError, TrialError, trialError } from "./failure.ts";
 import { MonitorOutcome } from "./monitor.ts";
 import { Usage } from "./usage.ts";
 import { Verdict } from "./verdict.ts";
 
-export const TRIAL_RECORD_VERSION = 2;
+export const TRIAL_RECORD_VERSION = 3;
 
 export const PhaseName = z.enum(["create", "copyIn", "agent", "stop", "copyOut", "remove", "verify"]);
 
@@ -15,7 +16,8 @@ export const PhaseTiming = z.object({
   startedAt: z.iso.datetime(),
   finishedAt: z.iso.datetime(),
   durationMs: z.number().nonnegative(),
-  error: z.string().optional(),
+  /** Why the phase failed, of the closed taxonomy (the trial's error unless the phase was cleanup). */
+  error: TrialError.optional(),
 });
 
 export const StopReason = z.enum([
@@ -51,7 +53,27 @@ export const Provenance = z.object({
   diskCap: z.object({ mechanism: z.string(), mb: z.number().int().positive() }).nullable().default(null),
 });
 
-const RecordV2 = z.object({
+/** The form of a trial: an agent in a container, one conversation without tools, or N tasks in one sandbox. */
+export const TrialForm = z.enum(["sandbox", "inline", "session"]);
+
+const TaskDigests = z.object({ task: z.string(), instruction: z.string(), environment: z.string() });
+
+/** One task of a session (an exam's shared sandbox): its folder there and its own verdict. */
+export const SessionTask = z.object({
+  id: z.string(),
+  digests: TaskDigests,
+  /** Its folder in the work directory (`task-<k>`); its outputs are the record's under that folder. */
+  folder: z.string(),
+  verdict: Verdict,
+});
+
+export const SessionOutcome = z.object({
+  /** The unit the session ran for (an exam's key). */
+  key: z.string(),
+  tasks: z.array(SessionTask),
+});
+
+const RecordV3 = z.object({
   recordVersion: z.literal(TRIAL_RECORD_VERSION),
   runId: z.string(),
   trialId: z.string(),
@@ -59,13 +81,11 @@ const RecordV2 = z.object({
   index: z.number().int().nonnegative(),
   /** 1 for the first attempt; retried failures get a new attempt. */
   attempt: z.number().int().positive().default(1),
-  task: z.object({
-    id: z.string(),
-    digests: z.object({ task: z.string(), instruction: z.string(), environment: z.string() }),
-  }),
+  /** The task; a session's is `session` with digests over its tasks' (each task in `session`). */
+  task: z.object({ id: z.string(), digests: TaskDigests }),
   condition: Condition,
-  /** `sandbox`: an agent in a container; `inline`: one conversation without tools (probes). */
-  form: z.enum(["sandbox", "inline"]).default("sandbox"),
+  /** `sandbox`: an agent in a container; `inline`: one conversation without tools (probes); `session`: several tasks in one sandbox (exams). */
+  form: TrialForm.default("sandbox"),
   /** sha256 of the artefact or variant placed; null under -A. */
   artefactDigest: z.string().nullable(),
   fileSetDigest: z.string(),
@@ -93,22 +113,52 @@ const RecordV2 = z.object({
   /** Did the artefact's canary GUID appear in a -A trajectory or output? null when not applicable. */
   canaryLeak: z.boolean().nullable().default(null),
   monitor: MonitorOutcome.nullable().default(null),
+  /** A session's tasks with their verdicts (the record's verdict combines them); null for the other forms. */
+  session: SessionOutcome.nullable().default(null),
 });
 
 /** A version-1 line, upgraded: the error into the taxonomy, a cancelled trial's stop reason. */
-function upgrade(value: unknown): unknown {
-  const v = value as Record<string, unknown> | null;
-  if (!v || typeof v !== "object" || v.recordVersion !== 1) return value;
+function upgradeV1(v: Record<string, unknown>): Record<string, unknown> {
   const error = v.error ? legacyError(v.error as Record<string, string>) : null;
   const stopReason = error?.kind === "cancelled" ? "cancelled" : v.stopReason;
-  return { ...v, recordVersion: TRIAL_RECORD_VERSION, error, stopReason };
+  return { ...v, recordVersion: 2, error, stopReason };
 }
 
-export const TrialRecord = z.preprocess(upgrade, RecordV2);
+/**
+ * A version-2 line, upgraded: a phase's bare message becomes the trial's error when it is that error,
+ * else the sandbox's (only the sandbox phases raised errors there): `sandbox-timeout` for an overrun.
+ */
+function upgradeV2(v: Record<string, unknown>): Record<string, unknown> {
+  const error = (v.error ?? null) as TrialError | null;
+  const phases = (v.phases ?? {}) as Record<string, Record<string, unknown>>;
+  const upgraded = Object.fromEntries(
+    Object.entries(phases).map(([name, timing]) => {
+      const message = timing?.error;
+      if (typeof message !== "string") return [name, timing];
+      const kind = /phase did not finish within/.test(message) ? "sandbox-timeout" : "sandbox";
+      const phaseError = error?.message.includes(message) ? error : trialError(kind, message);
+      return [name, { ...timing, error: phaseError }];
+    }),
+  );
+  return { ...v, recordVersion: TRIAL_RECORD_VERSION, phases: upgraded };
+}
+
+function upgrade(value: unknown): unknown {
+  let v = value as Record<string, unknown> | null;
+  if (!v || typeof v !== "object") return value;
+  if (v.recordVersion === 1) v = upgradeV1(v);
+  if (v.recordVersion === 2) v = upgradeV2(v);
+  return v;
+}
+
+export const TrialRecord = z.preprocess(upgrade, RecordV3);
 
 export type PhaseName = z.infer<typeof PhaseName>;
 export type PhaseTiming = z.infer<typeof PhaseTiming>;
 export type StopReason = z.infer<typeof StopReason>;
 export type CollectedOutput = z.infer<typeof CollectedOutput>;
 export type Provenance = z.infer<typeof Provenance>;
-export type TrialRecord = z.infer<typeof RecordV2>;
+export type TrialRecord = z.infer<typeof RecordV3>;
+export type TrialForm = z.infer<typeof TrialForm>;
+export type SessionTask = z.infer<typeof SessionTask>;
+export type SessionOutcome = z.infer<typeof SessionOutcome>;

@@ -2,6 +2,7 @@
 // tools, no sandbox): ANSWER_DIRECTLY, REQUEST_SPEC (the trial then gets the artefact) or DECLINE.
 import {
   type Agent,
+  asTrialError,
   BuiltinAgent,
   createConfiguredChatModel,
   InstalledAgent,
@@ -56,7 +57,7 @@ export async function askProspectiveChoice(
     const outcome = await askProbe(ask, prospectiveProbe(instruction, schedule));
     return { choice: outcome.choice, turns, usage: meter.snapshot(), error: null, schedule };
   } catch (err) {
-    return { choice: null, turns, usage: meter.snapshot(), error: (err as Error).message, schedule };
+    return { choice: null, turns, usage: meter.snapshot(), error: asTrialError(err), schedule };
   }
 }
 
@@ -87,7 +88,7 @@ export function prospectiveHookFor(
       model = await configured.model();
     } catch (err) {
       const usage = new UsageMeter(null).snapshot();
-      return { choice: null, turns: [], usage, error: (err as Error).message, schedule };
+      return { choice: null, turns: [], usage, error: asTrialError(err), schedule };
     }
     return askProspectiveChoice(model, task.instruction.toString("utf8"), {
       signal,

@@ -2,8 +2,13 @@
 // turns of the built-in loop's finished conversation, or of a fresh follow-up conversation for an
 // installed harness (follow-up.ts). No tool is run; tokens are counted apart; a failure is recorded
 // in the outcome, never thrown (the trial's verdict does not depend on it).
-import { type FinishedConversation, type FinishedHarnessRun, UsageMeter } from "../agents/index.ts";
-import type { RetrospectiveOutcome } from "../model/index.ts";
+import {
+  asTrialError,
+  type FinishedConversation,
+  type FinishedHarnessRun,
+  UsageMeter,
+} from "../agents/index.ts";
+import type { RetrospectiveOutcome, TrialError } from "../model/index.ts";
 import { followUpConversation } from "./follow-up.ts";
 import { type AskTurn, askProbe, BET_PROBE, KEEP_PROBE, MAX_REPLY_CHARS } from "./probes.ts";
 
@@ -65,7 +70,7 @@ async function probeConversation(
   const outcome = (
     keep: RetrospectiveOutcome["keep"],
     bet: RetrospectiveOutcome["bet"],
-    error: string | null,
+    error: TrialError | null,
   ) => ({ mode, keep, bet, turns, usage: meter.snapshot(), error });
   let keep: RetrospectiveOutcome["keep"] = null;
   try {
@@ -75,6 +80,7 @@ async function probeConversation(
     const bet = (await askProbe(ask, BET_PROBE)).choice;
     return outcome(keep, bet, null);
   } catch (err) {
-    return outcome(keep, null, `probe ${current}: ${(err as Error).message}`);
+    const failed = asTrialError(err);
+    return outcome(keep, null, { ...failed, message: `probe ${current}: ${failed.message}` });
   }
 }

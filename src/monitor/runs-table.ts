@@ -1,6 +1,6 @@
 // The tables of a run's monitoring analysis as Markdown and as HTML (the monitoring section of a
 // report), and the one-line progress form of a trial's probes.
-import type { MonitorOutcome } from "../model/index.ts";
+import { errorKindsLine, type MonitorOutcome } from "../model/index.ts";
 import { escapeXml as esc, markdownTable } from "../report/index.ts";
 import { toFixedHalfEven } from "./fixed.ts";
 import { htmlTable, type Table } from "./html-table.ts";
@@ -126,6 +126,10 @@ function monitoringTables(m: RunMonitoring): { tables: Table[]; sentences: strin
       `r ${num(m.splitHalf.r, 3)}, Spearman-Brown ${num(m.splitHalf.corrected, 3)} (n = ${m.splitHalf.n}).`,
     `${m.skipped} record(s) without probe results, with an infrastructure error or unverified were left out.`,
   ];
+  const trials = errorKindsLine(m.errors.trials);
+  const probes = errorKindsLine(m.errors.probes);
+  if (trials) sentences.push(`Trials left out for an infrastructure error, by kind: ${trials}.`);
+  if (probes) sentences.push(`Probes that failed (their answer unread), by kind: ${probes}.`);
   return { tables, sentences };
 }
 

@@ -3,7 +3,7 @@
 // where every answer is wrong by construction), the prospective choice mix with its payoff and the
 // REQUEST_SPEC rate per configuration x gated task.
 import { pearson, spearman } from "../common/index.ts";
-import { outcomeOf, type TrialRecord } from "../model/index.ts";
+import { errorsByKind, type FailureKind, outcomeOf, type TrialRecord } from "../model/index.ts";
 import {
   classifyProfile,
   type MonitoredResponse,
@@ -72,6 +72,11 @@ export interface RunMonitoring {
   splitHalf: SplitHalf;
   /** Records left out of the retrospective figures: no probe result, an infrastructure error or no verdict. */
   skipped: number;
+  /** By kind of the closed taxonomy: the errors of the trials left out, and of the probes (retrospective, prospective). */
+  errors: {
+    trials: Partial<Record<FailureKind, number>>;
+    probes: Partial<Record<FailureKind, number>>;
+  };
 }
 
 const retro = (r: TrialRecord) => r.monitor?.retrospective ?? null;
@@ -191,5 +196,11 @@ export function analyseRunRecords(
     dissociation: { n: paired.length, pearson: pearson(deltas, direct), spearman: spearman(deltas, direct) },
     splitHalf: splitHalf(halves),
     skipped: records.length - probed.length,
+    errors: {
+      trials: errorsByKind(records.filter((r) => outcomeOf(r) === "infra").map((r) => r.error)),
+      probes: errorsByKind(
+        withMonitor.flatMap((r) => [r.monitor?.retrospective?.error, r.monitor?.prospective?.error]),
+      ),
+    },
   };
 }

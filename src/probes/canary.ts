@@ -2,9 +2,23 @@
 // artefact's first line and to state the task's private constants; a verbatim continuation, the
 // canary GUID, or a gated constant stated right marks the task contaminated for that configuration.
 import path from "node:path";
-import type { TrialRecord, Usage } from "../model/index.ts";
+import {
+  FAILURE_KINDS,
+  internalError,
+  type TrialError,
+  type TrialRecord,
+  type Usage,
+  ZERO_USAGE,
+} from "../model/index.ts";
 import type { LoadedTask } from "../task/index.ts";
-import { FileTrajectory } from "../trial/index.ts";
+import {
+  converse,
+  type EngineUnit,
+  FileTrajectory,
+  type RunPlace,
+  UnitEngine,
+  type UnitKind,
+} from "../trial/index.ts";
 import { loadVerifier, readEnvironment } from "../verify/index.ts";
 import {
   conventionQuestion,
@@ -12,10 +26,9 @@ import {
   declaredConventions,
   scoreConventions,
 } from "./conventions.ts";
-import { converse } from "./converse.ts";
 import type { ProbeAgent } from "./models.ts";
-import { appendProbeLine, type ConventionResult } from "./probe-log.ts";
-import type { ProbeRun } from "./recite.ts";
+import { appendProbeLine, type ConventionResult, type ProbeLine, readProbeLines } from "./probe-log.ts";
+import type { ProbeRun, UnitsRun } from "./run.ts";
 
 /** Words in a row a continuation must share with the artefact's private text to count as recalled. */
 export const SHINGLE_WORDS = 10;
@@ -32,7 +45,7 @@ export interface CanaryTrial {
   conventions: ConventionResult[];
   /** Gated conventions (artefact value != default) stated right. */
   constantHits: string[];
-  error: string | null;
+  error: TrialError | null;
   usage: Usage;
 }
 
@@ -98,65 +111,142 @@ export function minusACells(records: readonly TrialRecord[], task: string, agent
   return { leaked: cell.filter((r) => r.canaryLeak === true).length, runs: cell.length };
 }
 
-/** n canary trials per configuration (two one-turn conversations each); lines appended as they finish. */
+/** One canary trial: an agent at an index (two one-turn conversations). */
+interface CanarySlot extends EngineUnit {
+  agent: ProbeAgent;
+  index: number;
+}
+type CanaryJob = CanarySlot & RunPlace & { id: string; attempt: number };
+
+const canaryId = (task: string, agent: string, index: number, attempt: number) =>
+  `${task}.canary.${agent}.${index}${attempt > 1 ? `.retry${attempt - 1}` : ""}`;
+
+/** A canary line's error counts like a trial's: only the taxonomy's uncounted kinds make it not done. */
+const notDone = (line: ProbeLine) => line.error != null && !FAILURE_KINDS[line.error.kind].counted;
+
+export interface CanaryResult extends UnitsRun<ProbeLine> {
+  reports: CanaryReport[];
+}
+
+/** n canary trials per configuration through the engine; lines appended as they finish, reports read back. */
 export async function canary(
   task: LoadedTask,
   agents: readonly ProbeAgent[],
   n: number,
   run: ProbeRun,
   records: readonly TrialRecord[] = [],
-): Promise<CanaryReport[]> {
+): Promise<CanaryResult> {
   const conventions = declaredConventions(await loadVerifier(task));
   const artefactText = task.artefact.bytes.toString("utf8");
   const publicTexts = [task.instruction.toString("utf8"), ...Object.values(readEnvironment(task))];
   const privateText = privateShingles(task, publicTexts);
   const continueTurn = `${CONTINUE_LEAD}\n\n${firstLine(artefactText)}\n`;
   const constantsTurn = `${CONSTANTS_LEAD}\n\n${task.instruction.toString("utf8")}\n\n---\n\n${conventionQuestion(freeForm(conventions), "The values:")}`;
-  const reports: CanaryReport[] = [];
-  for (const { config, model } of agents) {
-    const agent = { name: config.name, digest: config.digest, model: config.model };
-    const trials: CanaryTrial[] = [];
-    for (let index = 0; index < n; index++) {
-      const id = `${task.id}.canary.${config.name}.${index}`;
-      const trajectory = new FileTrajectory(path.join(run.runDir, "canary", id, "trajectory.jsonl"));
-      const ask = (turn: string) =>
-        converse({
-          config,
-          model,
-          system: CANARY_SYSTEM,
-          turns: [turn],
-          trajectory,
-          timeoutSec: config.timeoutSec,
-          signal: run.signal,
-        });
+  const lineOf = (job: CanaryJob, fields: Partial<ProbeLine>): ProbeLine => ({
+    probe: "canary",
+    trialId: job.id,
+    index: job.index,
+    attempt: job.attempt,
+    task: task.id,
+    agent: { name: job.agent.config.name, digest: job.agent.config.digest, model: job.agent.config.model },
+    kgateVersion: run.kgateVersion,
+    conventions: [],
+    continuationHit: false,
+    usage: ZERO_USAGE,
+    error: null,
+    ...fields,
+  });
+  const kind: UnitKind<CanarySlot, CanaryJob, ProbeLine> = {
+    job: (slot, attempt, place) => ({
+      ...slot,
+      ...place,
+      attempt,
+      id: canaryId(task.id, slot.agent.config.name, slot.index, attempt),
+    }),
+    providerOf: (slot) => slot.agent.config.provider,
+    errorOf: (line) => line.error ?? null,
+    outcomeOf: (line) => (line.error && notDone(line) ? "infra" : "unverified"),
+    crashed: (job, err) => {
+      const line = lineOf(job, { error: internalError(err) });
+      appendProbeLine(run.runDir, line);
+      return line;
+    },
+  };
+  const runner = async (job: CanaryJob, signal: AbortSignal): Promise<ProbeLine> => {
+    const { config, model } = job.agent;
+    const trajectory = new FileTrajectory(path.join(run.runDir, "canary", job.id, "trajectory.jsonl"));
+    const ask = (turn: string) =>
+      converse({
+        config,
+        model,
+        system: CANARY_SYSTEM,
+        turns: [turn],
+        trajectory,
+        timeoutSec: config.timeoutSec,
+        signal,
+      });
+    try {
       const continued = await ask(continueTurn);
       const stated = await ask(constantsTurn);
-      const scores = scoreConventions(conventions, stated.replies[0] ?? "");
-      const hit = continuationHit(continued.replies[0] ?? "", privateText, task.artefact.canary);
-      const usage = sumUsage(continued.usage, stated.usage);
-      const error = continued.error ?? stated.error;
-      appendProbeLine(run.runDir, {
-        probe: "canary",
-        trialId: id,
-        task: task.id,
-        agent,
-        kgateVersion: run.kgateVersion,
-        conventions: scores,
-        continuationHit: hit,
-        usage,
-        error,
+      const line = lineOf(job, {
+        conventions: scoreConventions(conventions, stated.replies[0] ?? ""),
+        continuationHit: continuationHit(continued.replies[0] ?? "", privateText, task.artefact.canary),
+        usage: sumUsage(continued.usage, stated.usage),
+        error: continued.error ?? stated.error,
       });
-      trials.push({
-        id,
-        continuationHit: hit,
-        conventions: scores,
-        constantHits: scores.filter((s) => s.gated && s.correct).map((s) => s.name),
-        error: error ? `${error.owner}/${error.kind}: ${error.message}` : null,
-        usage,
-      });
+      appendProbeLine(run.runDir, line);
+      return line;
+    } finally {
+      trajectory.close();
     }
+  };
+  const latest = () => {
+    const byUnit = new Map<string, ProbeLine>();
+    for (const line of readProbeLines(run.runDir).records) {
+      if (line.probe !== "canary" || line.task !== task.id) continue;
+      const key = `${line.agent.name}|${line.index ?? line.trialId}`;
+      if ((byUnit.get(key)?.attempt ?? 0) <= line.attempt) byUnit.set(key, line);
+    }
+    return byUnit;
+  };
+  const before = latest();
+  const todo = agents.flatMap((agent) =>
+    Array.from({ length: n }, (_, index) => ({ agent, index })).flatMap((slot) => {
+      const last = before.get(`${agent.config.name}|${slot.index}`);
+      return last && !notDone(last) ? [] : [{ ...slot, previousAttempt: last?.attempt ?? 0 }];
+    }),
+  );
+  const engine = new UnitEngine({
+    runId: run.runId,
+    runDir: run.runDir,
+    kind,
+    runner,
+    concurrency: run.concurrency ?? 1,
+    providerLimits: run.providerLimits,
+    retries: run.retries,
+    signal: run.signal,
+  });
+  await engine.runAll(todo);
+  const after = latest();
+  const reports = agents.map(({ config }) => {
+    const agent = { name: config.name, digest: config.digest, model: config.model };
+    const trials: CanaryTrial[] = Array.from({ length: n }, (_, index) =>
+      after.get(`${config.name}|${index}`),
+    )
+      .filter((l): l is ProbeLine => l !== undefined)
+      .map((l) => {
+        const hits = l.conventions.filter((s) => s.gated && s.correct).map((s) => s.name);
+        return {
+          id: l.trialId,
+          continuationHit: l.continuationHit ?? false,
+          conventions: l.conventions,
+          constantHits: hits,
+          error: l.error ?? null,
+          usage: l.usage ?? ZERO_USAGE,
+        };
+      });
     const minusARecords = minusACells(records, task.id, config);
-    reports.push({
+    return {
       task: task.id,
       agent,
       trials,
@@ -164,9 +254,9 @@ export async function canary(
         trials.some((t) => t.continuationHit || t.constantHits.length > 0) ||
         (minusARecords?.leaked ?? 0) > 0,
       minusARecords,
-    });
-  }
-  return reports;
+    };
+  });
+  return { reports, internal: engine.internal, cancelled: engine.cancelled };
 }
 
 function sumUsage(a: Usage, b: Usage): Usage {

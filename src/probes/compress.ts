@@ -3,13 +3,19 @@
 // Wilson 95% intervals per configuration, and which conventions are load-bearing for it.
 import path from "node:path";
 import { type Interval, wilson } from "../common/index.ts";
-import { outcomeOf } from "../model/index.ts";
+import { outcomeOf, type TrialRecord } from "../model/index.ts";
 import { type Condition, type LoadedTask, renderInline, sha256 } from "../task/index.ts";
 import { loadVerifier } from "../verify/index.ts";
 import { declaredConventions } from "./conventions.ts";
-import { runInlineTrial } from "./inline-trial.ts";
 import type { ProbeAgent } from "./models.ts";
-import type { ProbeRun } from "./recite.ts";
+import {
+  type InlineSlot,
+  latestInline,
+  latestOf,
+  type ProbeRun,
+  runInlineSlots,
+  type UnitsRun,
+} from "./run.ts";
 import { conventionSections, cutSection } from "./sections.ts";
 
 export interface CompressArm {
@@ -103,56 +109,51 @@ export function armDir(runDir: string, arm: CompressArm): string {
   return path.join(runDir, "compress", arm.label.replace(/[^A-Za-z0-9.-]+/g, "-"));
 }
 
-/** n inline trials per arm and configuration; records appended per arm folder as each finishes. */
+/** n inline trials per arm and configuration through the engine; records appended per arm folder. */
 export async function compress(
   task: LoadedTask,
   agents: readonly ProbeAgent[],
   n: number,
   run: ProbeRun,
-): Promise<CompressReport> {
+): Promise<{ report: CompressReport } & UnitsRun<TrialRecord>> {
   const declared = declaredConventions(await loadVerifier(task)).map((c) => c.name);
   const { arms, unmarked } = compressArms(task, declared);
-  const results: ArmResult[] = [];
-  for (const { config, model } of agents) {
-    for (const arm of arms) {
-      const prompt = renderInline(task, arm.condition, {
-        maxEnvironmentBytes: run.maxEnvironmentBytes,
-        artefact: arm.artefact,
-      });
-      let passes = 0;
-      let runs = 0;
-      for (let index = 0; index < n; index++) {
-        const { record } = await runInlineTrial({
-          task,
-          condition: arm.condition,
-          artefact: arm.artefact,
-          config,
-          model,
-          system: prompt.system,
-          turns: [prompt.text],
-          runId: run.runId,
-          runDir: armDir(run.runDir, arm),
-          index,
-          signal: run.signal,
-        });
-        run.onRecord?.(record);
-        if (outcomeOf(record) === "infra") continue;
-        runs += 1;
-        if (record.verdict.status === "pass") passes += 1;
-      }
-      results.push({
-        arm: arm.label,
-        kind: arm.kind,
-        bytes: arm.bytes,
-        artefactDigest: arm.artefactDigest,
-        agent: config.name,
-        passes,
-        runs,
-        rate: runs ? passes / runs : null,
-        interval: wilson(passes, runs),
-      });
-    }
-  }
+  const cells = agents.flatMap((agent) => arms.map((arm) => ({ agent, arm })));
+  const slotsOf = ({ agent, arm }: (typeof cells)[number]): InlineSlot[] => {
+    const prompt = renderInline(task, arm.condition, {
+      maxEnvironmentBytes: run.maxEnvironmentBytes,
+      artefact: arm.artefact,
+    });
+    return Array.from({ length: n }, (_, index) => ({
+      agent,
+      task,
+      condition: arm.condition,
+      ...(arm.artefact ? { artefact: arm.artefact } : {}),
+      index,
+      system: prompt.system,
+      turns: [prompt.text],
+      dir: armDir(run.runDir, arm),
+    }));
+  };
+  const ran = await runInlineSlots(run, cells.flatMap(slotsOf));
+  const results: ArmResult[] = cells.map((cell) => {
+    const latest = latestInline(armDir(run.runDir, cell.arm));
+    const records = slotsOf(cell).flatMap((slot) => latestOf(latest, slot) ?? []);
+    const valid = records.filter((r) => outcomeOf(r) !== "infra");
+    const passes = valid.filter((r) => r.verdict.status === "pass").length;
+    const runs = valid.length;
+    return {
+      arm: cell.arm.label,
+      kind: cell.arm.kind,
+      bytes: cell.arm.bytes,
+      artefactDigest: cell.arm.artefactDigest,
+      agent: cell.agent.config.name,
+      passes,
+      runs,
+      rate: runs ? passes / runs : null,
+      interval: wilson(passes, runs),
+    };
+  });
   const effects = agents.flatMap(({ config }) => {
     const mine = results.filter((r) => r.agent === config.name);
     const full = mine.find((r) => r.kind === "artefact")!;
@@ -164,11 +165,12 @@ export async function compress(
         effect: effectOf(full, cut),
       }));
   });
-  return {
+  const report = {
     task: task.id,
     agents: agents.map(({ config }) => ({ name: config.name, digest: config.digest, model: config.model })),
     results,
     effects,
     unmarked,
   };
+  return { report, ...ran };
 }

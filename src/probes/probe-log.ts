@@ -4,7 +4,7 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { appendJsonLine } from "../common/index.ts";
+import { appendJsonLine, type JsonLines, readJsonLines } from "../common/index.ts";
 import { TrialError, Usage } from "../model/index.ts";
 
 export const PROBES_FILE = "probes.jsonl";
@@ -20,6 +20,9 @@ export const ConventionResult = z.object({
 export const ProbeLine = z.object({
   probe: z.enum(["recite", "canary"]),
   trialId: z.string(),
+  /** The unit's index and attempt (canary: the line is the attempt's record; older lines: 1). */
+  index: z.number().int().nonnegative().optional(),
+  attempt: z.number().int().positive().default(1),
   task: z.string(),
   agent: z.object({ name: z.string(), digest: z.string(), model: z.string() }),
   kgateVersion: z.string(),
@@ -37,4 +40,9 @@ export type ProbeLine = z.infer<typeof ProbeLine>;
 export function appendProbeLine(runDir: string, line: ProbeLine): void {
   mkdirSync(runDir, { recursive: true });
   appendJsonLine(path.join(runDir, PROBES_FILE), ProbeLine.parse(line));
+}
+
+/** The probe lines of a run, in order, with every bad line reported by file and line. */
+export function readProbeLines(runDir: string): JsonLines<ProbeLine> {
+  return readJsonLines(path.join(runDir, PROBES_FILE), ProbeLine, "probe line");
 }

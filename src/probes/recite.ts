@@ -6,18 +6,16 @@ import { outcomeOf, type TrialRecord } from "../model/index.ts";
 import { type LoadedTask, renderInline } from "../task/index.ts";
 import { loadVerifier } from "../verify/index.ts";
 import { conventionQuestion, declaredConventions, scoreConventions } from "./conventions.ts";
-import { runInlineTrial } from "./inline-trial.ts";
 import type { ProbeAgent } from "./models.ts";
-import { appendProbeLine, type ConventionResult } from "./probe-log.ts";
-
-export interface ProbeRun {
-  runId: string;
-  runDir: string;
-  kgateVersion: string;
-  maxEnvironmentBytes?: number;
-  signal?: AbortSignal;
-  onRecord?: (record: TrialRecord) => void;
-}
+import { appendProbeLine, type ConventionResult, readProbeLines } from "./probe-log.ts";
+import {
+  type InlineSlot,
+  latestInline,
+  latestOf,
+  type ProbeRun,
+  runInlineSlots,
+  type UnitsRun,
+} from "./run.ts";
 
 export const RECITE_LEAD =
   "Before any task: restate the conventions the files above establish, exactly as they state them.";
@@ -105,60 +103,80 @@ export function sandboxedCell(
   return { passed: cell.filter((r) => r.verdict.status === "pass").length, runs: cell.length };
 }
 
-/** n recitation trials per configuration; records and probe lines are appended as each finishes. */
+export interface ReciteResult extends UnitsRun<TrialRecord> {
+  reports: ReciteReport[];
+}
+
+/**
+ * n recitation trials per configuration through the engine; records and probe lines are appended as
+ * each finishes, and the reports are read back from them (a resume adds to what is there).
+ */
 export async function recite(
   task: LoadedTask,
   agents: readonly ProbeAgent[],
   n: number,
   run: ProbeRun,
   sandboxRecords: readonly TrialRecord[] = [],
-): Promise<ReciteReport[]> {
+): Promise<ReciteResult> {
   const conventions = declaredConventions(await loadVerifier(task));
   const inline = renderInline(task, "+A", { maxEnvironmentBytes: run.maxEnvironmentBytes });
   const turns = [
     `${inline.filesText}\n---\n\n${conventionQuestion(conventions, RECITE_LEAD)}`,
     `${RECITE_NEXT}\n\n${inline.instruction}\n\n---\n\n${inline.answerText}`,
   ];
-  const reports: ReciteReport[] = [];
-  for (const { config, model } of agents) {
+  const slots: InlineSlot[] = agents.flatMap((agent) =>
+    Array.from({ length: n }, (_, index) => ({
+      agent,
+      task,
+      condition: "+A" as const,
+      index,
+      system: inline.system,
+      turns,
+      dir: run.runDir,
+    })),
+  );
+  const ran = await runInlineSlots(run, slots, (job, { record, replies }) =>
+    appendProbeLine(run.runDir, {
+      probe: "recite",
+      trialId: record.trialId,
+      index: record.index,
+      attempt: record.attempt,
+      task: task.id,
+      agent: { name: job.agent.config.name, digest: job.agent.config.digest, model: job.agent.config.model },
+      kgateVersion: run.kgateVersion,
+      conventions: scoreConventions(conventions, replies[0] ?? ""),
+    }),
+  );
+  const latest = latestInline(run.runDir);
+  const lines = new Map(
+    readProbeLines(run.runDir)
+      .records.filter((l) => l.probe === "recite")
+      .map((l) => [l.trialId, l]),
+  );
+  const reports = agents.map(({ config }) => {
     const agent = { name: config.name, digest: config.digest, model: config.model };
-    const trials: ReciteTrial[] = [];
-    for (let index = 0; index < n; index++) {
-      const { record, replies } = await runInlineTrial({
-        task,
-        condition: "+A",
-        config,
-        model,
-        system: inline.system,
-        turns,
-        runId: run.runId,
-        runDir: run.runDir,
-        index,
-        signal: run.signal,
+    const trials: ReciteTrial[] = slots
+      .filter((s) => s.agent.config === config)
+      .flatMap((slot) => {
+        const record = latestOf(latest, slot);
+        if (!record) return []; // never ran (cancelled before it started)
+        const line = lines.get(record.trialId);
+        const scores = line?.conventions ?? [];
+        return [
+          {
+            trialId: record.trialId,
+            conventions: scores,
+            recitedRight: line !== undefined && scores.every((c) => c.correct),
+            verdict: record.verdict.status,
+            infra: outcomeOf(record) === "infra",
+          },
+        ];
       });
-      run.onRecord?.(record);
-      const scores = scoreConventions(conventions, replies[0] ?? "");
-      appendProbeLine(run.runDir, {
-        probe: "recite",
-        trialId: record.trialId,
-        task: task.id,
-        agent,
-        kgateVersion: run.kgateVersion,
-        conventions: scores,
-      });
-      trials.push({
-        trialId: record.trialId,
-        conventions: scores,
-        recitedRight: scores.every((s) => s.correct),
-        verdict: record.verdict.status,
-        infra: outcomeOf(record) === "infra",
-      });
-    }
     const valid = trials.filter((t) => !t.infra);
     const recitedRight = valid.filter((t) => t.recitedRight).length;
     const inlinePassed = valid.filter((t) => t.verdict === "pass").length;
     const sandboxed = sandboxedCell(sandboxRecords, task.id, config);
-    reports.push({
+    return {
       task: task.id,
       agent,
       trials,
@@ -167,7 +185,7 @@ export async function recite(
       inlinePassed,
       sandboxed,
       ...failureLayer(valid.length, recitedRight, inlinePassed, sandboxed),
-    });
-  }
-  return reports;
+    };
+  });
+  return { ...ran, reports };
 }

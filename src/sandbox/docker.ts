@@ -3,6 +3,7 @@
 import type { Readable, Writable } from "node:stream";
 import Docker from "dockerode";
 import { call, execCall, followProgress, type ProgressLine, statusOf, unavailable } from "./docker-calls.ts";
+import { ExecStarts, exitCodeOf, startTracked } from "./exec-starts.ts";
 import { attachSession } from "./exec-stream.ts";
 import { type ExecStream, SandboxUnavailableError } from "./types.ts";
 
@@ -74,6 +75,8 @@ function toEnv(env: Record<string, string>): string[] {
 
 export class DockerClient {
   private readonly docker: Docker;
+  /** Execs whose process may still be starting: a pause waits for them (exec-starts.ts). */
+  private readonly starts = new ExecStarts();
 
   constructor(options?: Docker.DockerOptions) {
     this.docker = new Docker(options);
@@ -272,7 +275,9 @@ export class DockerClient {
   }
 
   /** Freezes every process of the container (cgroup freezer); one that is not running is fine. */
+  /** Freezes every process; new execs are refused from now on, and those starting are let start first. */
   async pauseContainer(id: string): Promise<void> {
+    await this.starts.freeze(id);
     try {
       await this.docker.getContainer(id).pause();
     } catch (err) {
@@ -285,6 +290,7 @@ export class DockerClient {
   async removeContainer(id: string): Promise<void> {
     try {
       await this.docker.getContainer(id).remove({ force: true, v: true });
+      this.starts.forget(id);
     } catch (err) {
       if (statusOf(err) === 404) return;
       // 409: removal already in progress (e.g. the reaper and the trial at once).
@@ -311,7 +317,8 @@ export class DockerClient {
     sinks: { stdout: Writable; stderr: Writable },
     signal: AbortSignal,
   ): Promise<number | null> {
-    const { stream, exitCode } = await this.startExec(id, spec, spec.stdin !== undefined);
+    const { stream, exitCode, done } = await this.startExec(id, spec, spec.stdin !== undefined);
+    stream.once("close", done);
     const ended = new Promise<boolean>((resolve, reject) => {
       const onAbort = () => {
         stream.destroy();
@@ -333,34 +340,35 @@ export class DockerClient {
    * session's stdout is demultiplexed with backpressure (exec-stream.ts).
    */
   async execStream(id: string, spec: Omit<ExecSpec, "stdin">, maxStderrBytes: number): Promise<ExecStream> {
-    const { stream, exitCode } = await this.startExec(id, spec, true);
+    const { stream, exitCode, done } = await this.startExec(id, spec, true);
+    stream.once("close", done);
     return attachSession(stream, exitCode, maxStderrBytes);
   }
 
-  /** Creates and starts an exec (hijacked); `exitCode` asks the daemon once the stream has ended. */
+  /**
+   * Creates and starts an exec (hijacked); `exitCode` asks the daemon once the stream has ended.
+   * Until `done`, a pause of the container first waits for the process to have started.
+   */
   private async startExec(id: string, spec: Omit<ExecSpec, "stdin">, stdin: boolean) {
-    const exec = await execCall("exec", () =>
-      this.docker.getContainer(id).exec({
-        Cmd: spec.argv,
-        User: spec.user,
-        WorkingDir: spec.cwd,
-        Env: toEnv(spec.env),
-        AttachStdin: stdin,
-        AttachStdout: true,
-        AttachStderr: true,
-        Tty: false,
-      }),
+    const { exec, stream, done } = await startTracked(
+      this.starts,
+      id,
+      () =>
+        execCall("exec", () =>
+          this.docker.getContainer(id).exec({
+            Cmd: spec.argv,
+            User: spec.user,
+            WorkingDir: spec.cwd,
+            Env: toEnv(spec.env),
+            AttachStdin: stdin,
+            AttachStdout: true,
+            AttachStderr: true,
+            Tty: false,
+          }),
+        ),
+      (created) => execCall("exec start", () => created.start({ hijack: true, stdin })),
     );
-    const stream = await execCall("exec start", () => exec.start({ hijack: true, stdin }));
-    const exitCode = async (): Promise<number | null> => {
-      for (let i = 0; i < 200; i++) {
-        const info = await execCall("exec inspect", () => exec.inspect());
-        if (!info.Running) return info.ExitCode ?? null;
-        await new Promise((r) => setTimeout(r, 5));
-      }
-      return null;
-    };
-    return { stream, exitCode };
+    return { stream, exitCode: () => exitCodeOf(exec), done };
   }
 
   /** Extracts a tarball into a folder of the container (which must exist). */

@@ -3,6 +3,7 @@
 // one by one (doctor, reap), labels and interrupts, owned temp folders. No Docker class leaves this
 // folder: everything else reaches Docker through a SandboxProvider.
 
+export type { PackFile } from "./archive.ts";
 export {
   loadSandboxConfig,
   poolHosts,

@@ -1,6 +1,6 @@
 // Phase 0 of an item unit: one single-turn model call (no tools, temperature 0 unless the
 // configuration sets one, a generous output cap), its cost in output tokens and its correctness.
-import type { ChatModel } from "../agents/index.ts";
+import { type ChatModel, type RetryPolicy, withRetry } from "../agents/index.ts";
 import { checkItemAnswer, type Item } from "../task/index.ts";
 
 /** Kept of a reply in the records (replies are attacker-controlled text). */
@@ -33,19 +33,26 @@ export function itemPrompt(item: Item): string {
   return `${item.prompt}${options}\n\n${ANSWER_INSTRUCTION}`;
 }
 
+/** One call under the configuration's retry policy (transient provider errors, with back-off). */
 export async function runItemUnit(
   model: ChatModel,
   item: Item,
-  limits: { maxOutputTokens: number; temperature: number },
+  limits: { maxOutputTokens: number; temperature: number; retry: RetryPolicy; signal?: AbortSignal },
   prompt = itemPrompt(item),
 ): Promise<UnitOutcome> {
-  const reply = await model.complete({
-    system: null,
-    messages: [{ role: "user", text: prompt }],
-    tools: [],
-    maxOutputTokens: limits.maxOutputTokens,
-    temperature: limits.temperature,
-  });
+  const reply = await withRetry(
+    () =>
+      model.complete({
+        system: null,
+        messages: [{ role: "user", text: prompt }],
+        tools: [],
+        maxOutputTokens: limits.maxOutputTokens,
+        temperature: limits.temperature,
+        signal: limits.signal,
+      }),
+    limits.retry,
+    { signal: limits.signal },
+  );
   const text = reply.parts
     .filter((p) => p.type === "text")
     .map((p) => p.text)

@@ -39,6 +39,7 @@ export async function executeAdvisoryLive(
   runUnit: UnitRunner,
   key: string,
   ownCap: number,
+  signal?: AbortSignal,
 ): Promise<AdvisoryExecution> {
   let spent = 0;
   let value = 0;
@@ -58,7 +59,7 @@ export async function executeAdvisoryLive(
       break;
     }
     const limit = Math.min(ownCap, left);
-    const outcome = await runUnit(unit, limit, { key, step });
+    const outcome = await runUnit(unit, limit, { key, step }, signal);
     spent += outcome.cost;
     const cutAtLeft = outcome.capped && limit < ownCap && outcome.cost >= limit;
     const truncated = spent > budget || cutAtLeft;

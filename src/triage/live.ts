@@ -2,6 +2,7 @@
 // left of B, when less) as its hard output-token limit, and succeeds only if it is correct and
 // finished within that limit; the allocation is spent either way (`--live`, and the re-solve of
 // `--resolve`).
+import type { TrialError } from "../model/index.ts";
 import type { UnitOutcome } from "./item-unit.ts";
 import type { TriageUnit } from "./pool.ts";
 
@@ -11,8 +12,25 @@ export interface LiveSlot {
   step: number;
 }
 
-/** Runs one unit with `cap` output tokens (in phase 0, or at `at` of a plan run live). */
-export type UnitRunner = (unit: TriageUnit, cap: number, at?: LiveSlot) => Promise<UnitOutcome>;
+/**
+ * Runs one unit with `cap` output tokens (in phase 0, or at `at` of a plan run live). A failure that
+ * is no outcome of the unit (infrastructure, cancellation) throws UnitFailure with its error of the
+ * taxonomy; the engine retries it by kind, else it is logged and `--resume` runs the unit again.
+ */
+export type UnitRunner = (
+  unit: TriageUnit,
+  cap: number,
+  at?: LiveSlot,
+  signal?: AbortSignal,
+) => Promise<UnitOutcome>;
+
+/** A unit that did not run to an outcome, with the error of the closed taxonomy that stopped it. */
+export class UnitFailure extends Error {
+  override name = "UnitFailure";
+  constructor(readonly error: TrialError) {
+    super(`${error.kind}: ${error.message}`);
+  }
+}
 
 export interface LiveStep {
   id: string;
@@ -37,6 +55,7 @@ export async function executeEnforcedLive(
   budget: number,
   runUnit: UnitRunner,
   key: string,
+  signal?: AbortSignal,
 ): Promise<LiveExecution> {
   let left = budget;
   let value = 0;
@@ -45,7 +64,7 @@ export async function executeEnforcedLive(
     if (left <= 0) break;
     const limit = Math.min(tokens, left);
     left -= limit;
-    const outcome = await runUnit(unit, limit, { key, step });
+    const outcome = await runUnit(unit, limit, { key, step }, signal);
     const within = !outcome.capped && outcome.cost <= limit;
     const correct = within && outcome.correct && !unit.unsolvable;
     if (correct) value += unit.value;

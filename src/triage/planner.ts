@@ -27,7 +27,7 @@ export async function askForPlan(
   prompt: string,
   knownIds: ReadonlySet<string>,
   budget: number,
-  limits: { maxOutputTokens: number; temperature: number },
+  limits: { maxOutputTokens: number; temperature: number; signal?: AbortSignal },
 ): Promise<PlannerOutcome> {
   const messages: ChatMessage[] = [{ role: "user", text: prompt }];
   const replies: PlannerReply[] = [];

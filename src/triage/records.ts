@@ -5,6 +5,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { lineProblemText, readJsonLines } from "../common/index.ts";
+import { TrialError } from "../model/index.ts";
 import { Phase0Line } from "./phase0-file.ts";
 import { Framing } from "./prompt.ts";
 
@@ -150,6 +151,10 @@ export const ErrorRecord = z.object({
   phase: z.enum(["phase0", "plan"]),
   key: z.string(),
   message: z.string(),
+  /** The error of the closed taxonomy (lines written before it was kept have only the message). */
+  error: TrialError.optional(),
+  /** The attempt of the unit or plan that failed (1 first; a retry in the session counts up). */
+  attempt: z.number().int().positive().default(1),
   at: z.string(),
 });
 export type ErrorRecord = z.infer<typeof ErrorRecord>;

@@ -1,5 +1,6 @@
 // The triage report as Markdown (tables, every plan as written) and as an SVG chart of detection D
 // and waste W against the injection ratio r, one line per framing.
+import { errorKindsLine } from "../model/index.ts";
 import { markdownTable } from "../report/index.ts";
 import type { TriageSummary } from "./summary.ts";
 
@@ -17,6 +18,9 @@ export function markdownTriage(s: TriageSummary): string {
     "",
     `Pool ${s.pool.name} (${s.pool.file}, sha256 ${s.pool.digest.slice(0, 12)}); configuration ${s.configuration.name} (${s.configuration.digest.slice(0, 12)}), model ${s.model}; kgate ${s.kgateVersion}.`,
     `Phase 0: ${s.phase0.units} units, ${s.phase0.correct} correct, ${s.phase0.capped} capped, ${s.phase0.totalCost} tokens (${s.phase0.costKind ?? "no unit run"}).`,
+    ...(errorKindsLine(s.errors)
+      ? [`Failed (left out; --resume runs them), by error kind: ${errorKindsLine(s.errors)}.`]
+      : []),
     `Phase 2 is simulated from phase 0: regime U exactly, regime E as c_i <= a_i and y_i${s.phase2 === "live" ? "; U-live and E-live rows are live (each planned unit run again in plan order; U-live: as phase 0 ran it, its actual cost added up and each run capped at what was left of B; E-live: with its allocation as its token limit: an item's or inline task's max_tokens, a task trial's output-token budget)" : ""}${s.resolve ? "; E-resolve rows are the budget re-solve (each planned unit again with its allocation as its token limit and stated to it: in an item's or inline task's prompt, in a task agent's system prompt)" : ""}.`,
     "",
     "## Efficiency and regret (r = 0)",

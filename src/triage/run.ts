@@ -1,11 +1,14 @@
 // A triage run end to end: phase 0 over every unit (skipping those already recorded), then for each
 // injection ratio x alpha x framing a plan from the planner, scored under regimes U and E simulated
-// from phase 0 (and run live, or re-solved with a_i stated, when asked). Every unit and plan is
-// appended as it finishes; a failed call is logged, not fatal.
+// from phase 0 (and run live, or re-solved with a_i stated, when asked). Phase-0 units and plans are
+// units of the one engine (bounded, retried by failure kind, cancelled on Ctrl-C); each is appended
+// as it finishes, and a failure is logged with its kind, not fatal.
 import type { ChatModel, RetryPolicy } from "../agents/index.ts";
-import { withRetry } from "../agents/index.ts";
+import { asTrialError, withRetry } from "../agents/index.ts";
 import { appendJsonLine } from "../common/index.ts";
-import { executeEnforcedLive, type UnitRunner } from "./live.ts";
+import { FAILURE_KINDS, internalError, type Outcome, type TrialError, trialError } from "../model/index.ts";
+import { type EngineUnit, type RunPlace, UnitEngine, type UnitKind } from "../trial/index.ts";
+import { executeEnforcedLive, UnitFailure, type UnitRunner } from "./live.ts";
 import { executeAdvisoryLive } from "./live-advisory.ts";
 import type { ScoredUnit } from "./oracle.ts";
 import { askForPlan } from "./planner.ts";
@@ -45,29 +48,126 @@ export interface TriageRunInput {
   retry: RetryPolicy;
   log: (line: string) => void;
   now?: () => Date;
+  /** Units (and plans) in flight at once (default 1). */
+  concurrency?: number;
+  /** The model provider whose limit the calls share (default `model`). */
+  provider?: string;
+  /** Engine retries of a phase-0 unit whose failure kind is retried (default 1; 0 for task units, whose trial engine retries). */
+  unitRetries?: number;
+  /** Ctrl-C: no unit or plan starts after it; running ones end as cancelled (a resume runs them). */
+  signal?: AbortSignal;
 }
 
 export interface TriageRunResult {
   phase0: Phase0Record[];
   plans: PlanRecord[];
+  /** Units and plans that failed, by their last attempt's error (of the taxonomy). */
+  failures: ErrorRecord[];
   errors: number;
+  /** kgate's own errors (`internal`): the command reports them and fails. */
+  internal: ErrorRecord[];
+  cancelled: boolean;
+}
+
+/** One attempt of a unit or plan as the engine keeps it: what it made, or why not. */
+interface Attempt<T> {
+  key: string;
+  value: T | null;
+  error: TrialError | null;
+}
+
+interface KeyedUnit extends EngineUnit {
+  key: string;
+}
+
+/** A failure as the error record of the taxonomy: UnitFailure keeps its kind; anything else is classified. */
+function failureOf(err: unknown, signal: AbortSignal): TrialError {
+  if (signal.aborted) return trialError("cancelled", "the triage run was interrupted");
+  return err instanceof UnitFailure ? err.error : asTrialError(err);
 }
 
 const planKey = (ratio: number, alpha: number, framing: string) =>
   `r=${ratio} alpha=${alpha} framing=${framing}`;
 
-const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, 2000);
+/**
+ * Runs `todo` through an engine whose records are attempts: `work` makes the value; a failure becomes
+ * the attempt's error (a line in errors.jsonl), retried by kind.
+ */
+async function runKeyed<U extends KeyedUnit, T>(
+  input: TriageRunInput,
+  phase: ErrorRecord["phase"],
+  todo: readonly U[],
+  retries: number,
+  work: (unit: U, signal: AbortSignal) => Promise<T>,
+  outcome: (value: T) => Outcome,
+): Promise<{ failures: ErrorRecord[]; internal: ErrorRecord[]; cancelled: boolean }> {
+  const now = input.now ?? (() => new Date());
+  const failures = new Map<string, ErrorRecord>();
+  const logged = (job: U & { attempt: number }, error: TrialError): ErrorRecord => {
+    const line: ErrorRecord = {
+      phase,
+      key: job.key,
+      message: `${error.kind}: ${error.message}`.slice(0, 2000),
+      error,
+      attempt: job.attempt,
+      at: now().toISOString(),
+    };
+    appendJsonLine(input.files.errors, line);
+    failures.set(job.key, line);
+    return line;
+  };
+  type Job = U & RunPlace & { attempt: number };
+  const kind: UnitKind<U, Job, Attempt<T>> = {
+    job: (unit, attempt, run) => ({ ...unit, ...run, attempt }),
+    providerOf: () => input.provider ?? "model",
+    errorOf: (a) => a.error,
+    outcomeOf: (a) => (a.value !== null ? outcome(a.value) : "infra"),
+    crashed: (job, err) => {
+      const error = internalError(err);
+      logged(job, error);
+      return { key: job.key, value: null, error };
+    },
+  };
+  const engine = new UnitEngine<U, Job, Attempt<T>>({
+    runId: input.settings.runId,
+    runDir: input.files.dir,
+    kind,
+    concurrency: input.concurrency ?? 1,
+    retries,
+    signal: input.signal,
+    runner: async (job, signal) => {
+      try {
+        const value = await work(job, signal);
+        failures.delete(job.key);
+        return { key: job.key, value, error: null };
+      } catch (err) {
+        const error = failureOf(err, signal);
+        const retried = FAILURE_KINDS[error.kind].retried && !signal.aborted;
+        input.log(
+          `${phase === "phase0" ? "phase 0" : "plan"} ${job.key}: error (${error.kind}): ${error.message}${retried ? "" : " (left out; --resume retries it)"}`,
+        );
+        logged(job, error);
+        return { key: job.key, value: null, error };
+      }
+    },
+  });
+  await engine.runAll(todo);
+  const internal = engine.internal.flatMap((a) => failures.get(a.key) ?? []);
+  return { failures: [...failures.values()], internal, cancelled: engine.cancelled };
+}
 
-async function phase0(input: TriageRunInput, done: Map<string, Phase0Record>): Promise<number> {
+async function phase0(input: TriageRunInput, done: Map<string, Phase0Record>) {
   const { settings, files, log } = input;
   const now = input.now ?? (() => new Date());
-  let errors = 0;
-  const todo = input.units.filter((u) => !done.has(u.id));
-  for (const [i, unit] of todo.entries()) {
-    try {
-      const outcome = await withRetry(() => input.runUnit(unit, settings.unitCap), input.retry, {
-        onRetry: (n) => log(`phase 0 ${unit.id}: ${n.message}, retry ${n.retry}/${n.of}`),
-      });
+  const todo = input.units.filter((u) => !done.has(u.id)).map((unit) => ({ key: unit.id, unit }));
+  let ended = 0;
+  return runKeyed(
+    input,
+    "phase0",
+    todo,
+    input.unitRetries ?? 1,
+    async ({ unit }, signal) => {
+      const outcome = await input.runUnit(unit, settings.unitCap, undefined, signal);
       const record: Phase0Record = {
         id: unit.id,
         cost: outcome.cost,
@@ -92,20 +192,12 @@ async function phase0(input: TriageRunInput, done: Map<string, Phase0Record>): P
       appendJsonLine(files.phase0, record);
       done.set(unit.id, record);
       log(
-        `phase 0 [${i + 1}/${todo.length}] ${unit.id}: ${record.cost} tokens, ${record.correct ? "correct" : "wrong"}${record.capped ? " (capped)" : ""}`,
+        `phase 0 [${++ended}/${todo.length}] ${unit.id}: ${record.cost} tokens, ${record.correct ? "correct" : "wrong"}${record.capped ? " (capped)" : ""}`,
       );
-    } catch (err) {
-      errors++;
-      appendJsonLine(files.errors, {
-        phase: "phase0",
-        key: unit.id,
-        message: errorText(err),
-        at: now().toISOString(),
-      });
-      log(`phase 0 ${unit.id}: error: ${errorText(err)} (left out; --resume retries it)`);
-    }
-  }
-  return errors;
+      return record;
+    },
+    (r) => (r.correct ? "pass" : "fail"),
+  );
 }
 
 function scored(variant: PoolVariant, done: Map<string, Phase0Record>): ScoredUnit[] | null {
@@ -124,6 +216,7 @@ async function onePlan(
   units: ScoredUnit[],
   alpha: number,
   framing: TriageSettings["framings"][number],
+  signal: AbortSignal,
 ): Promise<PlanRecord> {
   const { settings } = input;
   const budget = budgetFor(units, alpha);
@@ -138,9 +231,11 @@ async function onePlan(
       askForPlan(input.planner, prompt, new Set(byId.keys()), budget, {
         maxOutputTokens: settings.planTokens,
         temperature: 0,
+        signal,
       }),
     input.retry,
     {
+      signal,
       onRetry: (n) =>
         input.log(`plan ${planKey(variant.ratio, alpha, framing)}: ${n.message}, retry ${n.retry}/${n.of}`),
     },
@@ -158,7 +253,7 @@ async function onePlan(
   const key = planKey(variant.ratio, alpha, framing);
   const live =
     settings.phase2 === "live"
-      ? await executeEnforcedLive(planned, budget, input.liveUnit ?? input.runUnit, key)
+      ? await executeEnforcedLive(planned, budget, input.liveUnit ?? input.runUnit, key, signal)
       : null;
   const liveU =
     settings.phase2 === "live"
@@ -168,11 +263,12 @@ async function onePlan(
           input.advisoryUnit ?? input.liveUnit ?? input.runUnit,
           key,
           input.advisoryCap ?? settings.unitCap,
+          signal,
         )
       : null;
   const resolve =
     settings.resolve && input.resolveUnit
-      ? await executeEnforcedLive(planned, budget, input.resolveUnit, key)
+      ? await executeEnforcedLive(planned, budget, input.resolveUnit, key, signal)
       : null;
   const scoredLive = (run: typeof live) =>
     run && {
@@ -242,36 +338,46 @@ export async function runTriage(input: TriageRunInput): Promise<TriageRunResult>
   const supply = input.units.filter((u) => u.unsolvable);
   // before any model call: a ratio the pool cannot serve is an error, not a wasted phase 0
   const variants = injectedVariants(solvable, supply, settings.ratios, settings.seed, input.twins);
-  let errors = await phase0(input, done);
-  for (const variant of variants) {
+  const first = await phase0(input, done);
+  const wanted = variants.flatMap((variant) => {
     const units = scored(variant, done);
     if (!units) {
       log(`r = ${variant.ratio}: phase 0 is incomplete for this pool, no plan asked (--resume retries)`);
-      continue;
+      return [];
     }
-    for (const alpha of settings.alphas) {
-      for (const framing of settings.framings) {
-        const key = planKey(variant.ratio, alpha, framing);
-        if (plans.has(key)) continue;
-        try {
-          const record = await onePlan(input, variant, units, alpha, framing);
-          appendJsonLine(files.plans, record);
-          plans.set(key, record);
-          const sc = record.scores;
-          log(`plan ${key}: B ${record.budget}, V_U ${sc.vU}, V_E ${sc.vE} (oracle ${sc.vOracle})`);
-        } catch (err) {
-          errors++;
-          const line: ErrorRecord = {
-            phase: "plan",
-            key,
-            message: errorText(err),
-            at: new Date().toISOString(),
-          };
-          appendJsonLine(files.errors, line);
-          log(`plan ${key}: error: ${errorText(err)} (--resume retries it)`);
-        }
-      }
-    }
-  }
-  return { phase0: [...done.values()], plans: [...plans.values()], errors };
+    return settings.alphas.flatMap((alpha) =>
+      settings.framings.map((framing) => ({
+        key: planKey(variant.ratio, alpha, framing),
+        variant,
+        units,
+        alpha,
+        framing,
+      })),
+    );
+  });
+  const todo = first.cancelled ? [] : wanted.filter((p) => !plans.has(p.key));
+  const second = await runKeyed(
+    input,
+    "plan",
+    todo,
+    1,
+    async (p, signal) => {
+      const record = await onePlan(input, p.variant, p.units, p.alpha, p.framing, signal);
+      appendJsonLine(files.plans, record);
+      plans.set(p.key, record);
+      const sc = record.scores;
+      log(`plan ${p.key}: B ${record.budget}, V_U ${sc.vU}, V_E ${sc.vE} (oracle ${sc.vOracle})`);
+      return record;
+    },
+    () => "pass",
+  );
+  const failures = [...first.failures, ...second.failures];
+  return {
+    phase0: [...done.values()],
+    plans: [...plans.values()],
+    failures,
+    errors: failures.length,
+    internal: [...first.internal, ...second.internal],
+    cancelled: first.cancelled || second.cancelled,
+  };
 }

@@ -1,8 +1,9 @@
 // The analysis of a triage run, from its records alone: eta and regret per alpha x regime x framing
 // (the paper's main table, at r = 0), detection D and waste W per injection ratio, compliance, plans.
 import { z } from "zod";
+import { errorsByKind, FailureKind } from "../model/index.ts";
 import { NOT_RUN } from "./live-advisory.ts";
-import { type Phase0Record, PlanRecord, TriageSettings } from "./records.ts";
+import { type ErrorRecord, type Phase0Record, PlanRecord, TriageSettings } from "./records.ts";
 import { meanDefined } from "./scores.ts";
 
 export const MainRow = z.object({
@@ -43,6 +44,8 @@ export const TriageSummary = z.object({
     totalCost: z.number(),
     costKind: z.string().nullable(),
   }),
+  /** Units and plans that failed in the last session, by their error's kind (the closed taxonomy). */
+  errors: z.partialRecord(FailureKind, z.number().int()).default({}),
   main: z.array(MainRow),
   injection: z.array(InjectionRow),
   compliance: z.object({
@@ -73,6 +76,7 @@ export function summariseTriage(
   settings: TriageSettings,
   phase0: Phase0Record[],
   plans: PlanRecord[],
+  failures: readonly ErrorRecord[] = [],
 ): TriageSummary {
   const main: MainRow[] = [];
   const atZero = plans.filter((p) => p.ratio === 0);
@@ -140,6 +144,7 @@ export function summariseTriage(
       totalCost: phase0.reduce((s, r) => s + r.cost, 0),
       costKind: phase0[0]?.costKind ?? null,
     },
+    errors: errorsByKind(failures.map((f) => f.error ?? null)),
     main,
     injection,
     compliance: {

@@ -10,11 +10,11 @@ import {
   resolveAgentConfig,
   type SystemPromptPolicy,
 } from "../agents/index.ts";
-import { type Condition, outcomeOf as countedAs } from "../model/index.ts";
+import { type Condition, outcomeOf as countedAs, trialError } from "../model/index.ts";
 import type { ProjectPaths } from "../project.ts";
 import type { LoadedTask } from "../task/index.ts";
 import { agentInfoOf, openSandboxRunner, readTrialRecords, TrialEngine } from "../trial/index.ts";
-import type { UnitRunner } from "./live.ts";
+import { UnitFailure, type UnitRunner } from "./live.ts";
 import { trialOutcome } from "./task-unit.ts";
 
 /** `live`: regime E live; `live-u`: regime U live (the limit is what is left of B); `resolve`: the re-solve. */
@@ -92,7 +92,7 @@ export interface TaskLiveContext {
  * asks it again).
  */
 export function taskLiveRunner(ctx: TaskLiveContext, mode: TaskLiveMode): UnitRunner {
-  return async (unit, limit, at) => {
+  return async (unit, limit, at, signal) => {
     if (unit.source.kind !== "task") throw new Error(`unit ${unit.id} is not a task`);
     if (!at) throw new Error(`unit ${unit.id}: a live task trial needs its plan and step`);
     const task = ctx.tasks.get(unit.source.task);
@@ -118,7 +118,7 @@ export function taskLiveRunner(ctx: TaskLiveContext, mode: TaskLiveMode): UnitRu
     try {
       // the records' run id is the folder under runs/ that holds them: `<run>/live/<plan>`
       const runId = `${ctx.runId}/${folder}`;
-      const engine = new TrialEngine({ runId, runDir, runner: sandbox.runner, concurrency: 1 });
+      const engine = new TrialEngine({ runId, runDir, runner: sandbox.runner, concurrency: 1, signal });
       // numbered after every attempt at this step, so trial ids stay unique in the folder
       const previousAttempt = Math.max(0, ...atStep.map((r) => r.attempt));
       const record = await engine.run({
@@ -128,9 +128,13 @@ export function taskLiveRunner(ctx: TaskLiveContext, mode: TaskLiveMode): UnitRu
         index: at.step,
         previousAttempt,
       });
-      if (!record) throw new Error(`unit ${unit.id}: the run was cancelled before its trial started`);
-      if (countedAs(record) === "infra")
-        throw new Error(`trial ${record.trialId}: ${record.error?.kind}: ${record.error?.message}`);
+      if (!record)
+        throw new UnitFailure(trialError("cancelled", "the run was cancelled before the trial started"));
+      if (countedAs(record) === "infra" && record.error)
+        throw new UnitFailure({
+          ...record.error,
+          message: `trial ${record.trialId}: ${record.error.message}`,
+        });
       return found(record, false);
     } finally {
       await sandbox.close();

@@ -4,11 +4,12 @@
 // adapters to it). Cost: the trial's output tokens.
 import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
-import { type Condition, outcomeOf as countedAs, type TrialRecord } from "../model/index.ts";
+import { type Condition, outcomeOf as countedAs, type TrialRecord, trialError } from "../model/index.ts";
 import type { ProjectPaths } from "../project.ts";
 import { conditionFileSet, type LoadedTask } from "../task/index.ts";
 import { type EngineAgentInfo, readTrialRecords, type TrialEngine } from "../trial/index.ts";
 import type { UnitOutcome } from "./item-unit.ts";
+import { UnitFailure } from "./live.ts";
 import type { TriageUnit } from "./pool.ts";
 
 /** Unit id of a task under a condition: `<task>+A`, `<task>-A`. */
@@ -103,8 +104,9 @@ export function trialOutcome(record: TrialRecord, reused: boolean): UnitOutcome 
 }
 
 /**
- * Runs a task unit as one trial, or reuses a matching finished one; an infrastructure error throws
- * (retried, else logged and resumable).
+ * Runs a task unit as one trial through the trial engine (which retries it by kind), or reuses a
+ * matching finished one; an infrastructure error throws UnitFailure with the trial's error (logged,
+ * and resumable).
  */
 export async function runTaskUnit(ctx: TaskTrialContext, unit: TriageUnit): Promise<UnitOutcome> {
   if (unit.source.kind !== "task") throw new Error(`unit ${unit.id} is not a task`);
@@ -118,8 +120,9 @@ export async function runTaskUnit(ctx: TaskTrialContext, unit: TriageUnit): Prom
     (r) => r.task.id === taskId && r.condition === condition,
   ).length;
   const record = await ctx.engine.run({ task, condition, agent: ctx.agent, index: earlier });
-  if (!record) throw new Error(`unit ${unit.id}: the run was cancelled before its trial started`);
-  if (countedAs(record) === "infra")
-    throw new Error(`trial ${record.trialId}: ${record.error?.kind}: ${record.error?.message}`);
+  if (!record)
+    throw new UnitFailure(trialError("cancelled", "the run was cancelled before the trial started"));
+  if (countedAs(record) === "infra" && record.error)
+    throw new UnitFailure({ ...record.error, message: `trial ${record.trialId}: ${record.error.message}` });
   return trialOutcome(record, false);
 }

@@ -1,18 +1,24 @@
-// The trial concern's public face: one trial end to end, the one engine that runs trials through a
-// bounded pool, the sandbox runner behind it, records and trajectories on disk.
+// The trial concern's public face: the one engine (generic over units and their records; over trials
+// as TrialEngine), the one trial lifecycle and its three forms (sandbox, inline, session), the sandbox
+// runner behind trial engines, verification on the host, records and trajectories on disk.
+
+export { type Conversation, converse, REPLY_TEXT_CAP } from "./converse.ts";
 export {
-  type EngineAgentInfo,
-  type EngineEvents,
-  type EngineOptions,
+  type EngineUnit,
   HostsDownStop,
-  TrialEngine,
-  type TrialJob,
-  type TrialRunner,
-  type TrialSlot,
+  type RunPlace,
+  retriedKind,
+  UnitEngine,
+  type UnitEngineOptions,
+  type UnitEvents,
+  type UnitKind,
+  type UnitRunner,
 } from "./engine.ts";
 export { conditionSlug, newRunId, runDirOf, trialDirOf, trialId } from "./ids.ts";
+export { type InlineTrialOptions, type InlineTrialResult, runInlineTrial } from "./inline-form.ts";
 export { DEFAULT_PHASE_TIMEOUTS, PhaseTimeoutError, type PhaseTimeouts } from "./phases.ts";
 export { PoolAbortedError, type PoolOptions, TrialPool } from "./pool.ts";
+export { crashRecord, recordTask, type TrialIdentity } from "./record-parts.ts";
 export {
   appendTrialRecord,
   type ReadRecords,
@@ -20,7 +26,8 @@ export {
   TRIALS_FILE,
   trialsFileOf,
 } from "./records.ts";
-export { defaultVerify, runTrial, type TrialOptions, type VerifyTrial, verifyOutputs } from "./run-trial.ts";
+export { runTrial, type TrialOptions } from "./run-trial.ts";
+export { onPlacedHost } from "./sandbox-phases.ts";
 export {
   agentInfoOf,
   modelProviderOf,
@@ -28,4 +35,21 @@ export {
   type SandboxRunner,
   type SandboxRunnerOptions,
 } from "./sandbox-runner.ts";
+export {
+  runSessionTrial,
+  type SessionTaskPlace,
+  type SessionTrialOptions,
+  sessionLimits,
+} from "./session-form.ts";
 export { FileTrajectory } from "./trajectory.ts";
+export {
+  type EngineAgentInfo,
+  type EngineEvents,
+  type EngineOptions,
+  TrialEngine,
+  type TrialJob,
+  type TrialRunner,
+  type TrialSlot,
+  trialKind,
+} from "./trial-engine.ts";
+export { defaultVerify, type VerifyTrial, verifyOutputs } from "./verify-phase.ts";

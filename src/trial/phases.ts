@@ -1,6 +1,6 @@
 // Timed, bounded phases of a trial: each records {startedAt, finishedAt, durationMs, error} and
-// fails with a typed PhaseTimeoutError when it overruns; sandbox errors are classified in the taxonomy.
-import { PhaseName, type PhaseTiming, type TrialError, trialError } from "../model/index.ts";
+// fails with a typed PhaseTimeoutError when it overruns; phase errors are classified in the taxonomy.
+import { internalError, PhaseName, type PhaseTiming, type TrialError, trialError } from "../model/index.ts";
 import { HostDownError, SandboxUnavailableError } from "../sandbox/index.ts";
 
 /** Bounds of the sandbox phases, in ms (the agent phase is bounded by the task's timeoutSec). */
@@ -70,14 +70,15 @@ export class PhaseClock {
     );
   }
 
+  /** Runs a phase, timing it; an error it throws is recorded of the taxonomy (phaseError) and rethrown. */
   async run<T>(phase: PhaseName, fn: () => Promise<T>): Promise<T> {
     const started = new Date();
     const t0 = performance.now();
-    let error: string | undefined;
+    let error: TrialError | undefined;
     try {
       return await fn();
     } catch (err) {
-      error = (err as Error).message;
+      error = phaseError(phase, err);
       throw err;
     } finally {
       this.phases[phase] = {
@@ -88,6 +89,26 @@ export class PhaseClock {
       };
     }
   }
+}
+
+/** Runs a phase on the clock within its bound (PhaseTimeoutError after ms; `late` gets a result that came too late). */
+export function timedPhase<T>(
+  clock: PhaseClock,
+  phase: PhaseName,
+  ms: number,
+  fn: () => Promise<T>,
+  late?: (value: T) => void,
+): Promise<T> {
+  return clock.run(phase, () => bounded(phase, ms, fn, late));
+}
+
+/** An error thrown in a phase, of the taxonomy: the sandbox phases' by sandboxPhaseError, any other is kgate's bug. */
+export function phaseError(phase: PhaseName, err: unknown): TrialError {
+  if (phase === "agent" || phase === "verify") {
+    if (err instanceof PhaseTimeoutError) return trialError("sandbox-timeout", err.message);
+    return internalError(err);
+  }
+  return sandboxPhaseError(phase, err);
 }
 
 /**
@@ -104,4 +125,10 @@ export function sandboxPhaseError(phase: PhaseName, err: unknown): TrialError {
   if (typeof (e as { statusCode?: unknown }).statusCode === "number")
     return trialError("sandbox", `${phase}: ${e.message}`);
   return trialError("internal", `${phase}: ${e.message}`, e.stack);
+}
+
+/** A cancelled run's error: never a timeout, never the agent's failure. */
+export function cancelledError(signal: AbortSignal | undefined): TrialError {
+  const reason = signal?.reason;
+  return trialError("cancelled", reason instanceof Error ? reason.message : "the run was cancelled");
 }

@@ -1,28 +1,33 @@
-// The parts of a trial's record: the agent's outcome, outputs saved beside the record, the canary
-// check, provenance, and the record itself (validated; a record that fails validation becomes internal).
+// The one record builder of every trial form (sandbox, inline, session): the agent's outcome, the
+// outputs saved beside the record, the canary check, and the TrialRecord itself, validated (a record
+// that fails validation is kept as `internal`). Also the record of a runner that threw.
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { Condition } from "../model/index.ts";
 import {
+  type Condition,
   internalError,
   type PhaseName,
   type PhaseTiming,
   type ProspectiveOutcome,
   type Provenance,
   type RetrospectiveOutcome,
+  type SessionOutcome,
   type StopReason,
   TRIAL_RECORD_VERSION,
   type TrialError,
+  type TrialForm,
   TrialRecord,
+  trialError,
   UNVERIFIED,
   type Usage,
   type Verdict,
+  ZERO_USAGE,
 } from "../model/index.ts";
 import { kgateVersion } from "../package-info.ts";
 import type { OutputFile } from "../sandbox/index.ts";
-import { type ConditionFileSet, diskMbOf, type LoadedTask } from "../task/index.ts";
+import type { LoadedTask } from "../task/index.ts";
 import { trialDirOf } from "./ids.ts";
-import type { TrialOptions } from "./run-trial.ts";
+import { appendTrialRecord } from "./records.ts";
 import type { FileTrajectory } from "./trajectory.ts";
 
 export interface TrialOutcome {
@@ -35,6 +40,37 @@ export interface TrialOutcome {
   retrospective: RetrospectiveOutcome | null;
 }
 
+/** An outcome before (or without) the agent: nothing spent, nothing opened. */
+export const NO_AGENT: TrialOutcome = {
+  stopReason: "error",
+  usage: ZERO_USAGE,
+  error: null,
+  artefactOpened: null,
+  artefactListed: null,
+  retrospective: null,
+};
+
+/** Who a record is of: the run, the attempt, the task (or a session's), the condition and the agent. */
+export interface TrialIdentity {
+  runId: string;
+  /** runs/<run-id>: trials.jsonl and trials/<trialId>/ go here. */
+  runDir: string;
+  trialId: string;
+  /** 0-based index of the trial within its cell. */
+  index: number;
+  attempt: number;
+  task: TrialRecord["task"];
+  condition: Condition;
+  form: TrialForm;
+  agent: TrialRecord["agent"];
+}
+
+/** A loaded task as a record names it. */
+export function recordTask(task: LoadedTask): TrialRecord["task"] {
+  const { task: digest, instruction, environment } = task.digests;
+  return { id: task.id, digests: { task: digest, instruction, environment } };
+}
+
 export function saveOutputs(trialDir: string, files: readonly OutputFile[]): void {
   for (const file of files) {
     if (!file.bytes) continue;
@@ -44,6 +80,7 @@ export function saveOutputs(trialDir: string, files: readonly OutputFile[]): voi
   }
 }
 
+/** Did the task's canary GUID appear in a -A trial's trajectory or outputs? null when not applicable. */
 export function canaryLeak(
   task: LoadedTask,
   condition: Condition,
@@ -62,60 +99,52 @@ export function canaryLeak(
   return texts.some((t) => t.toLowerCase().includes(canary));
 }
 
-export function provenanceOf(
-  o: Pick<TrialOptions, "agent" | "provider" | "image" | "requirements" | "task">,
-): Provenance {
+/** Provenance of a trial that ran no sandbox (inline): kgate's version and the harness. */
+export function noSandboxProvenance(harnessVersion: string | null): Provenance {
   return {
     kgateVersion: kgateVersion(),
-    sandboxProvider: o.provider.name,
-    host: o.provider.host,
-    sandboxImage: o.requirements?.image ?? o.image.id,
-    sandboxBase: o.image.base,
-    harnessVersion: o.agent.revision ?? o.agent.harness,
-    diskCap: o.provider.diskCap ? { mechanism: o.provider.diskCap, mb: diskMbOf(o.task.spec.limits) } : null,
+    sandboxProvider: null,
+    host: null,
+    sandboxImage: null,
+    sandboxBase: null,
+    harnessVersion,
+    diskCap: null,
   };
 }
 
-export interface RecordParts {
-  options: TrialOptions;
-  trialId: string;
-  attempt: number;
+export interface RecordParts extends TrialIdentity {
+  provenance: Provenance | null;
   startedAt: Date;
   phases: Partial<Record<PhaseName, PhaseTiming>>;
-  fileSet: ConditionFileSet | null;
+  /** The condition's file set as placed (its digest and the artefact's), null when none was made. */
+  fileSet: { digest: string; artefactDigest: string | null } | null;
   outcome: TrialOutcome;
   files: readonly OutputFile[];
   verdict: Verdict;
   error: TrialError | null;
+  /** Path of the trajectory file, relative to the run directory. */
   trajectory: string | null;
   canaryLeak: boolean | null;
   /** The prospective choice made before a -A trial, when asked. */
-  prospective: ProspectiveOutcome | null;
+  prospective?: ProspectiveOutcome | null;
+  session?: SessionOutcome | null;
 }
 
-/** The validated record of a trial; outputs are saved beside it. Never throws. */
+/** The validated record of a trial of any form; outputs are saved beside it. Never throws. */
 export function buildRecord(p: RecordParts): TrialRecord {
-  const o = p.options;
   const raw = {
     recordVersion: TRIAL_RECORD_VERSION,
-    runId: o.runId,
+    runId: p.runId,
     trialId: p.trialId,
-    index: o.index,
+    index: p.index,
     attempt: p.attempt,
-    task: {
-      id: o.task.id,
-      digests: {
-        task: o.task.digests.task,
-        instruction: o.task.digests.instruction,
-        environment: o.task.digests.environment,
-      },
-    },
-    condition: o.condition,
-    form: "sandbox" as const,
+    task: p.task,
+    condition: p.condition,
+    form: p.form,
     artefactDigest: p.fileSet?.artefactDigest ?? null,
     fileSetDigest: p.fileSet?.digest ?? "",
-    agent: { name: o.agent.name, digest: o.agent.digest, harness: o.agent.harness, model: o.agent.model },
-    provenance: provenanceOf(o),
+    agent: p.agent,
+    provenance: p.provenance,
     startedAt: p.startedAt.toISOString(),
     finishedAt: new Date().toISOString(),
     phases: p.phases,
@@ -130,23 +159,65 @@ export function buildRecord(p: RecordParts): TrialRecord {
     canaryLeak: p.canaryLeak,
     monitor:
       p.prospective || p.outcome.retrospective
-        ? { prospective: p.prospective, retrospective: p.outcome.retrospective }
+        ? { prospective: p.prospective ?? null, retrospective: p.outcome.retrospective }
         : null,
+    session: p.session ?? null,
   };
   try {
-    saveOutputs(trialDirOf(o.runDir, p.trialId), p.files);
+    saveOutputs(trialDirOf(p.runDir, p.trialId), p.files);
     return TrialRecord.parse(raw);
   } catch (err) {
     // Something of kgate's own produced a record that does not validate: keep the trial as internal.
     return TrialRecord.parse({
       ...raw,
-      usage: { ...raw.usage },
+      usage: { ...ZERO_USAGE, ...sane(raw.usage) },
+      phases: {},
       outputs: [],
       verdict: UNVERIFIED,
       stopReason: "error",
       error: internalError(err),
+      monitor: null,
+      session: null,
     });
   }
+}
+
+/** Usage counts as a record can hold them (a provider's report is not trusted to be finite). */
+function sane(usage: Usage): Partial<Usage> {
+  return Object.fromEntries(
+    Object.entries(usage).filter(
+      ([, v]) => v === null || (typeof v === "number" && Number.isFinite(v) && v >= 0),
+    ),
+  );
+}
+
+/** Appends the record to the run's trials.jsonl; a failed write is the record's `evidence-write` error. */
+export function writeRecord(runDir: string, record: TrialRecord): TrialRecord {
+  try {
+    appendTrialRecord(runDir, record);
+  } catch (err) {
+    record.error ??= trialError("evidence-write", `trials.jsonl: ${(err as Error).message}`);
+  }
+  return record;
+}
+
+/** The record of an attempt whose runner threw: kgate's own bug, kept as an `internal` error and written. */
+export function crashRecord(identity: TrialIdentity, err: unknown): TrialRecord {
+  const now = new Date();
+  const record = buildRecord({
+    ...identity,
+    provenance: noSandboxProvenance(null),
+    startedAt: now,
+    phases: {},
+    fileSet: null,
+    outcome: NO_AGENT,
+    files: [],
+    verdict: UNVERIFIED,
+    error: internalError(err),
+    trajectory: null,
+    canaryLeak: null,
+  });
+  return writeRecord(identity.runDir, record);
 }
 
 /** The agent's own stop reason, unless something not of its doing ended the trial. */

@@ -5,9 +5,11 @@ import { type Agent, BuiltinAgent, InstalledAgent } from "../agents/index.ts";
 import type { SandboxRequirements } from "../model/index.ts";
 import type { ProjectPaths } from "../project.ts";
 import { type SandboxImage, type SandboxProvider, sandboxProviderFor } from "../sandbox/index.ts";
-import type { EngineAgentInfo, TrialRunner } from "./engine.ts";
 import type { PhaseTimeouts } from "./phases.ts";
-import { runTrial, type TrialOptions, type VerifyTrial } from "./run-trial.ts";
+import { runTrial, type TrialOptions } from "./run-trial.ts";
+import { onPlacedHost } from "./sandbox-phases.ts";
+import type { EngineAgentInfo, TrialRunner } from "./trial-engine.ts";
+import type { VerifyTrial } from "./verify-phase.ts";
 
 /** Trials of one model provider share its limit; agents without one (oracle, noop) run as `local`. */
 export function modelProviderOf(agent: Agent): string {
@@ -79,12 +81,7 @@ export async function openSandboxRunner(o: SandboxRunnerOptions): Promise<Sandbo
     if (!agent) throw new Error(`no agent "${job.agent.name}" was prepared for this run`);
     // A pool of hosts reserves the trial's slot (and loads its image there) before the trial's clock starts.
     const ref = prepared.get(agent.name)?.image ?? image.ref;
-    const placement = (await provider.place?.([ref], signal)) ?? { provider, release: () => {} };
-    try {
-      return await runTrialOn(job, signal, agent, placement.provider);
-    } finally {
-      placement.release();
-    }
+    return onPlacedHost(provider, [ref], signal, (placed) => runTrialOn(job, signal, agent, placed));
   };
   const runTrialOn = (
     job: Parameters<TrialRunner>[0],

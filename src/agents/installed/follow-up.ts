@@ -3,6 +3,7 @@
 // client on the host (the key never enters the container) through the run's follow-up hook.
 import { type RetrospectiveOutcome, type StopReason, ZERO_USAGE } from "../../model/index.ts";
 import type { Sandbox } from "../../sandbox/types.ts";
+import { asTrialError } from "../errors.ts";
 import { type ResolvedAgentConfig, resolveApiKey } from "../load-config.ts";
 import type { AgentRunContext, WrittenOutput } from "../types.ts";
 
@@ -59,7 +60,8 @@ export async function harnessFollowUp(
       signal: ctx.signal,
     });
   } catch (err) {
-    const error = `follow-up: ${(err as Error).message}`;
+    const failed = asTrialError(err);
+    const error = { ...failed, message: `follow-up: ${failed.message}` };
     return { mode: "follow-up", keep: null, bet: null, turns: [], usage: { ...ZERO_USAGE }, error };
   }
 }

@@ -1,16 +1,16 @@
 // A conversation without tools: user turns sent one after another to a ChatModel under the
-// configuration's retry policy and a wall-clock budget, every turn and reply in the trajectory.
+// configuration's retry policy and a wall-clock budget, every turn and reply in the trajectory: the
+// agent phase of the inline form, and each question of the canary probe.
 import {
+  asTrialError,
   type ChatMessage,
   type ChatModel,
-  classifyError,
-  ModelCallError,
   type ResolvedAgentConfig,
   UsageMeter,
   withRetry,
 } from "../agents/index.ts";
 import { type TrialError, trialError, type Usage } from "../model/index.ts";
-import type { FileTrajectory } from "../trial/index.ts";
+import type { FileTrajectory } from "./trajectory.ts";
 
 /** Characters of one reply kept in the trajectory and handed back to the caller. */
 export const REPLY_TEXT_CAP = 256 * 1024;
@@ -49,9 +49,7 @@ function failure(
 ): TrialError {
   if (cancelled()) return trialError("cancelled", "the run was cancelled");
   if (signal.aborted) return trialError("timeout", `no reply within ${timeoutSec} s`);
-  if (err instanceof ModelCallError) return err.toTrialError();
-  const c = classifyError(err);
-  return trialError(c.kind, (err as Error).message, c.kind === "internal" ? (err as Error).stack : undefined);
+  return asTrialError(err);
 }
 
 /** Sends the turns in order; stops at the first failed call. Never throws. */

@@ -1,0 +1,86 @@
+// The stop phase freezes a sandbox (docker pause): no command may start in it afterwards, and a command
+// starting as it is frozen must not leave the container unremovable (a process frozen while runc starts
+// it holds the daemon's lock on the container: every later unpause, kill or remove waits forever).
+import { spawnSync } from "node:child_process";
+import { createRequire } from "node:module";
+import { describe, expect, it } from "vitest";
+import { DockerSandbox } from "../src/sandbox/container.ts";
+import { LABEL_RUN, SandboxUnavailableError } from "../src/sandbox/index.ts";
+import { sandboxImage } from "./support/sandbox.ts";
+
+const RUN = `test-stop-${process.pid}`;
+const create = () =>
+  DockerSandbox.create({
+    image: sandboxImage(),
+    limits: { cpus: 0.5, memoryMb: 256, pids: 64 },
+    labels: { kgate: "1", [LABEL_RUN]: RUN },
+  });
+
+/** Rejects when `work` takes longer than `ms` (a hung Docker call fails the test instead of stalling it). */
+function within<T>(ms: number, what: string, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
+describe("the stop phase", () => {
+  it("refuses any command after it, without asking Docker, and the sandbox is still removed", async () => {
+    const box = await create();
+    try {
+      await box.stop();
+      await expect(box.exec(["true"])).rejects.toBeInstanceOf(SandboxUnavailableError);
+      await expect(box.execStream(["cat"])).rejects.toBeInstanceOf(SandboxUnavailableError);
+      await expect(box.exec(["true"])).rejects.toThrow(/no command runs after the stop phase/);
+    } finally {
+      await within(30_000, "remove", box.remove());
+    }
+  });
+
+  it("lets commands that are starting start before it freezes them: every sandbox is removed", {
+    timeout: 240_000,
+  }, async () => {
+    // each round starts commands and stops the sandbox in the same tick, so the pause meets execs
+    // in every stage of their start; the removal must always finish
+    for (let round = 0; round < 8; round++) {
+      const box = await create();
+      const running = [0, 1, 2].map(() => box.exec(["sleep", "30"]).catch((err: Error) => err));
+      const stopped = box.stop();
+      try {
+        await within(30_000, `stop (round ${round})`, stopped);
+      } finally {
+        await within(30_000, `remove (round ${round})`, box.remove());
+      }
+      // the commands end with the container: a result or the sandbox's error, never a hang
+      for (const r of await within(30_000, "the commands", Promise.all(running)))
+        expect(r instanceof Error ? r : r.exitCode).not.toBeUndefined();
+    }
+  });
+
+  it("waits for an exec created but not yet started, instead of freezing the container under it", {
+    timeout: 120_000,
+  }, async () => {
+    // The window forced open: dockerode's exec start is held back 1.5 s, and the stop phase is asked
+    // for while the exec exists but has not started. The pause waits for the start, so the process
+    // is there, frozen, when the stop phase ends (paused first, the daemon refuses or, racing it,
+    // starts the process inside a frozen container and holds the container for good).
+    const Exec = createRequire(import.meta.url)("dockerode/lib/exec.js");
+    const start = Exec.prototype.start;
+    Exec.prototype.start = function (this: unknown, ...args: unknown[]) {
+      return new Promise((resolve) => setTimeout(resolve, 1500)).then(() => start.apply(this, args));
+    };
+    const box = await create();
+    try {
+      const running = box.exec(["sleep", "30"]).catch((err: Error) => err);
+      await new Promise((resolve) => setTimeout(resolve, 500)); // the exec is created, not started
+      await within(30_000, "stop", box.stop());
+      const top = spawnSync("docker", ["top", box.id], { encoding: "utf8" });
+      expect(top.stdout).toContain("sleep 30");
+      await within(30_000, "remove", box.remove());
+      await within(30_000, "the command", running);
+    } finally {
+      Exec.prototype.start = start;
+    }
+  });
+});
