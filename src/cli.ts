@@ -297,9 +297,9 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
     .description("turn tasks of another harness into kgate task skeletons")
     .command("harbor")
     .description(
-      "a Harbor task folder -> tasks/<id>/ with instruction, environment, solution and a verifier stub",
+      "a Harbor or BenchFlow task folder -> tasks/<id>/ with instruction, environment, solution, outputs, the skills as artefact candidate and a verifier stub",
     )
-    .argument("<dir>", "the Harbor task folder (holding task.toml)")
+    .argument("<dir>", "the task folder (holding task.toml + instruction.md, or BenchFlow's task.md)")
     .option("--id <id>", "kgate task id (default: the folder name)")
     .option("--json", "machine-readable output")
     .action(action("import.harbor"));
