@@ -290,7 +290,13 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
       .option("--json", "machine-readable output")
       .action(action(`export.${layout}`));
   exportVerb("harbor", "Harbor / Terminal-Bench task folders: +A, -A and each variant");
-  exportVerb("benchflow", "BenchFlow / SkillsBench task folders: with the artefact as a skill, and without");
+  exportVerb(
+    "benchflow",
+    "BenchFlow / SkillsBench task folders (native layout: task.md, oracle/, verifier/): with the artefact as a skill, and without",
+  ).option(
+    "--split",
+    "Harbor's split layout (task.toml, instruction.md, solution/, tests/) with the skill instead",
+  );
 
   program
     .command("import")
