@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import type { TrialRecord } from "../src/model/index.ts";
 import type { BatteryAnalysis } from "../src/monitor/battery.ts";
 import { batteryCsv } from "../src/monitor/battery-table.ts";
+import { leaderboardCsv } from "../src/monitor/leaderboard.ts";
 import { RunSummary, spreadsheetCell, table1Csv } from "../src/report/index.ts";
 import { parseCsv } from "../src/verify/index.ts";
 import { kgate } from "./support/cli.ts";
@@ -271,5 +272,18 @@ describe("the monitoring battery's CSV", () => {
     const analysis = { tracks: [{ model: "@SUM(1+1)", track: "T2", summary }] } as unknown as BatteryAnalysis;
     // accuracy 0.5 at 4 places, rates at 2, delta -10 at 2 (a number: no apostrophe).
     expect(batteryCsv(analysis).split("\n")[1]).toBe("'@SUM(1+1),T2,0.5000,60.00,70.00,-10.00,5,5");
+  });
+
+  it("writes a leaderboard model name that starts like a formula as text, a negative delta as a number", () => {
+    const row = {
+      model: "=1+1",
+      accuracyRank: 1,
+      metacognitionRank: 2,
+      meanDelta: -1.25,
+      meanAccuracy: 0.5,
+      profile: "unclassified" as const,
+    };
+    // delta -1.25 rounded to 1 decimal as Python prints it: -1.2 (half to even); accuracy 0.5 at 3: 0.5.
+    expect(leaderboardCsv([row]).split("\n")[1]).toBe("'=1+1,1,-1.2,2,0.5,Unclassified");
   });
 });

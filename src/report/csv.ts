@@ -1,7 +1,8 @@
 // The one cell writer of every CSV kgate writes for people and spreadsheets (Table 1, the
-// monitoring battery's per-track results): RFC 4180 quoting, and a text that starts like a formula
-// (=, +, -, @, tab, carriage return) gets a leading apostrophe, so a spreadsheet shows it as text
-// instead of evaluating it (CSV / formula injection). A plain number ("-3.50") stays a number.
+// monitoring battery's per-track results and its leaderboard): RFC 4180 quoting, and a text that
+// starts like a formula (=, +, -, @, tab, carriage return) gets a leading apostrophe, so a
+// spreadsheet shows it as text instead of evaluating it (CSV / formula injection). A plain number
+// ("-3.50") stays a number.
 import { csvField } from "../verify/index.ts";
 
 const FORMULA_START = /^[=+\-@\t\r]/;
