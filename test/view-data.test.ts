@@ -125,6 +125,14 @@ describe("the diff and the outputs for the viewer", () => {
       text: null,
       note: "not a regular file in the run directory: not read",
     });
+    // A folder on the way that is a link out of the run directory is not followed either.
+    const outside = tempProject().root;
+    writeFileSync(path.join(outside, "elsewhere.txt"), "elsewhere\n");
+    symlinkSync(outside, path.join(kept, "dir"));
+    expect(shown("dir/elsewhere.txt")).toMatchObject({
+      text: null,
+      note: "its path passes through a link: not read",
+    });
     expect(shown("../../../../secret.txt")).toMatchObject({
       text: null,
       note: "its path leaves the run directory: not read",
