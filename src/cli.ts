@@ -290,16 +290,22 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
       .option("--json", "machine-readable output")
       .action(action(`export.${layout}`));
   exportVerb("harbor", "Harbor / Terminal-Bench task folders: +A, -A and each variant");
-  exportVerb("benchflow", "BenchFlow / SkillsBench task folders: with the artefact as a skill, and without");
+  exportVerb(
+    "benchflow",
+    "BenchFlow / SkillsBench task folders (native layout: task.md, oracle/, verifier/): with the artefact as a skill, and without",
+  ).option(
+    "--split",
+    "Harbor's split layout (task.toml, instruction.md, solution/, tests/) with the skill instead",
+  );
 
   program
     .command("import")
     .description("turn tasks of another harness into kgate task skeletons")
     .command("harbor")
     .description(
-      "a Harbor task folder -> tasks/<id>/ with instruction, environment, solution and a verifier stub",
+      "a Harbor or BenchFlow task folder -> tasks/<id>/ with instruction, environment, solution, outputs, the skills as artefact candidate and a verifier stub",
     )
-    .argument("<dir>", "the Harbor task folder (holding task.toml)")
+    .argument("<dir>", "the task folder (holding task.toml + instruction.md, or BenchFlow's task.md)")
     .option("--id <id>", "kgate task id (default: the folder name)")
     .option("--json", "machine-readable output")
     .action(action("import.harbor"));

@@ -104,6 +104,22 @@ describe("readNumberWords", () => {
     expect(n?.unit).toBe(unit);
   });
 
+  it.each([
+    ["thirty-eight euros fifty", 38.5, "thirty-eight euros fifty"],
+    ["thirty-eight euros and fifty cents", 38.5, "thirty-eight euros and fifty"],
+    ["twelve dollars and five cents", 12.05, "twelve dollars and five"],
+    ["one hundred twenty pounds ninety-nine", 120.99, "one hundred twenty pounds ninety-nine"],
+  ])("reads the amount %s as %d (its hundredths after the currency word)", (text, value, span) => {
+    const found = words(`pay ${text} now`);
+    expect(found.map((n) => [n.value, n.text])).toEqual([[value, span]]);
+  });
+
+  it("reads a currency word without hundredths, or a number after it that cannot be hundredths, apart", () => {
+    expect(words("forty euros each").map((n) => n.value)).toEqual([40]);
+    // "five euros, two items": the comma ends the amount.
+    expect(words("five euros, two items").map((n) => n.value)).toEqual([5, 2]);
+  });
+
   it("splits separate numbers and ignores lone scale words", () => {
     expect(words("twelve thirteen").map((n) => n.value)).toEqual([12, 13]);
     expect(words("a hundred people and one dog").map((n) => n.value)).toEqual([1]);

@@ -116,6 +116,54 @@ describe("auditing a task", () => {
     expect(findings[0]).toMatchObject({ severity: "warning", count: 3, location: { line: 2 } });
   });
 
+  it("finds an amount in words with a currency: thirty-eight euros fifty is 38.50", async () => {
+    const paths = tempProject();
+    const audit = {
+      ...corpusAudit(),
+      items: [{ id: "minimum-charge", kind: "number", value: 38.5, as: "quantity", context: ["minimum"] }],
+    };
+    writeAuditTask(paths, "t", {
+      audit,
+      artefact: `${corpusFile("artefact.md")}\nThe minimum charge is 38.50.\n`,
+      instruction: `${corpusFile("instruction.md")}\nNo consignment is billed below thirty-eight euros fifty as a minimum.\n`,
+    });
+    const { status, findings } = await auditTaskById(paths, "t");
+    expect(status).toBe("findings");
+    expect(findings.find((f) => f.item === "minimum-charge")).toMatchObject({
+      severity: "error",
+      file: "tasks/t/instruction.md",
+      match: "thirty-eight euros fifty",
+    });
+  });
+
+  it("keeps a whole number equal to a rounding step's reciprocal a warning, even next to a keyword", async () => {
+    const paths = tempProject();
+    // Weights round up to the next 0.5 kg: its reciprocal is 2, which "2 decimals" shows.
+    const audit = {
+      ...corpusAudit(),
+      items: [{ id: "weight-step", kind: "number", value: 0.5, as: "quantity", context: ["round"] }],
+    };
+    writeAuditTask(paths, "t", {
+      audit,
+      artefact: `${corpusFile("artefact.md")}\nRound weights up to the next 0.5 kg.\n`,
+      instruction: `${corpusFile("instruction.md")}\nRound every amount to 2 decimals.\n`,
+    });
+    const { status, findings } = await auditTaskById(paths, "t");
+    const step = findings.filter((f) => f.item === "weight-step");
+    expect(step.map((f) => [f.severity, f.file, f.match])).toEqual([
+      ["warning", "tasks/t/instruction.md", "2"],
+    ]);
+    expect(step[0]!.message).toContain("reciprocal");
+    expect(status).toBe("clean");
+    // Declared as an equivalent, the same 2 is an error next to the keyword.
+    writeAuditTask(paths, "u", {
+      audit: { ...audit, items: [{ ...audit.items[0], equivalents: [2] }] },
+      artefact: `${corpusFile("artefact.md")}\nRound weights up to the next 0.5 kg.\n`,
+      instruction: `${corpusFile("instruction.md")}\nRound every amount to 2 decimals.\n`,
+    });
+    expect((await auditTaskById(paths, "u")).status).toBe("findings");
+  });
+
   it("keeps fingerprints stable when lines are added above a finding", async () => {
     const paths = tempProject();
     writeAuditTask(paths, "t", { instruction: leakyInstruction });

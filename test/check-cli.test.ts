@@ -48,14 +48,16 @@ describe("kgate check", () => {
         "variant:perturbed": "pass",
         "variant:compressed": "pass",
         "dead-rules": "pass",
+        "artefact-numbers": "pass",
         "leak-audit": "pass",
       });
     }
-    // 17 checks per task: the 10 of before plus leftovers, generator, markers, contract, dead-rules and
-    // two oracle:variant trials.
+    // 18 checks per task: the 10 of before plus leftovers, generator, markers, contract, dead-rules,
+    // artefact-numbers and two oracle:variant trials.
     expect(report.summary).toEqual({
       tasks: ids.length,
-      passed: 17 * ids.length,
+      passed: 18 * ids.length,
+      warnings: 0,
       failed: 0,
       unavailable: 0,
       skipped: 0,
@@ -75,8 +77,38 @@ describe("kgate check", () => {
     );
     expect(result.stdout).toMatch(/^ {2}✓ variant:compressed +compressed: its answer passes$/m);
     expect(result.stdout).toMatch(/^ {2}- oracle +not run \(--no-sandbox\)$/m);
-    // 17 checks: oracle, noop and the two oracle:variant trials are not run without the sandbox.
-    expect(result.stdout).toMatch(/^1 task\(s\): 13 passed, 0 failed, 4 not available, 0 skipped$/m);
+    // 18 checks: oracle, noop and the two oracle:variant trials are not run without the sandbox; the
+    // audit's one warning (a bare 12 in input.csv, "gear,2,12") is named in its line and the summary.
+    expect(result.stdout).toMatch(
+      /^ {2}! leak-audit +no leak \(0 error\(s\), 1 warning\(s\), 0 suppressed\): gated-number at tasks\/markup\/environment\/input\.csv:4:8;/m,
+    );
+    expect(result.stdout).toMatch(
+      /^1 task\(s\): 13 passed, 1 warning\(s\) \(markup leak-audit\), 0 failed, 4 not available, 0 skipped$/m,
+    );
+  });
+
+  it("warns, naming its line, about a convention the artefact states but nothing marks or gates", () => {
+    const project = markupProject();
+    const artefact = path.join(project.paths.artefacts, "markup", "artefact.md");
+    const lines = readFileSync(artefact, "utf8").split("\n");
+    const at = lines.findIndex((l) => l.startsWith("- Convention 3:"));
+    // A fourth convention, outside any marked section, that the verifier's conventions (rate 0.12) do
+    // not hold: 7% is none of 0.12, 12, 1.12 or 0.88.
+    lines.splice(at + 1, 0, "- Convention 4: a handling fee of 7% on every line.");
+    writeFileSync(artefact, lines.join("\n"));
+    const line = at + 2;
+    const result = kgate(["--root", project.paths.root, "check", "markup", "--no-sandbox"]);
+    expect(result.code).toBe(0);
+    // "- Convention 4: a handling fee of " is 34 characters: 7% starts in column 35.
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `^ {2}! artefact-numbers +1 number\\(s\\) of the artefact in no convention section and held by no convention of markup\\.ts: artefacts/markup/artefact\\.md:${line}:35; a convention nothing gates`,
+        "m",
+      ),
+    );
+    // The audit's coverage names the same place: no gated item declares 7%.
+    expect(result.stdout).toContain(`coverage at artefacts/markup/artefact.md:${line}:35`);
+    expect(result.stdout).toMatch(/2 warning\(s\) \(markup artefact-numbers, markup leak-audit\), 0 failed/);
   });
 
   it("fails the leak-audit step, exit 1, when the instruction gives a gated constant away", () => {
@@ -129,6 +161,11 @@ describe("kgate check", () => {
       /attributed to default-convention .*\(must fail as perturbed-convention:perturbed\)$/,
     );
     expect(checks.find((c) => c.id === "variant:compressed")!.detail).toMatch(/\(must pass\)$/);
+    // The line names the first differing value, as kgate show does: bolt is 10 x 0.25 = 2.50 before
+    // markup; the artefact's 12% gives 2.8, the compressed variant's 13% gives 2.825.
+    expect(checks.find((c) => c.id === "variant:compressed")!.detail).toContain(
+      "its answer fails (output/result.csv: 3 of 3 value(s) differ, in 3 row(s); first: item=bolt value: expected 2.8, got 2.825;",
+    );
   });
 
   it("reports a task that does not load and skips what depends on it", () => {

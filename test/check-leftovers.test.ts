@@ -1,12 +1,12 @@
 // `kgate check` fails loudly on a curator's leftovers: TODO markers, a non-UTF-8 environment file,
 // a symlink or dotfile in environment/, an artefact without a canary, a keyedArrays pointer that
 // matches nothing. Each is a constructed bad task; the clean fixture passes.
-import { appendFileSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { conventionSections } from "../src/task/index.ts";
 import { kgate } from "./support/cli.ts";
-import { markupProject } from "./support/verify-fixture.ts";
+import { MARKUP_INPUT, markupProject } from "./support/verify-fixture.ts";
 
 interface CheckJson {
   tasks: Array<{ checks: Array<{ id: string; status: string; detail: string }> }>;
@@ -170,6 +170,20 @@ describe("the data generator", () => {
     expect(check(project.paths.root, "generator")).toMatchObject({
       status: "pass",
       detail: "tasks/markup/generate.py reproduces environment/ byte for byte (1 file(s))",
+    });
+  });
+
+  it("runs a generate.mjs with node, like generate.py", () => {
+    const project = markupProject();
+    const taskDir = path.join(project.paths.tasks, "markup");
+    rmSync(path.join(taskDir, "generate.py"));
+    writeFileSync(
+      path.join(taskDir, "generate.mjs"),
+      `import { writeFileSync } from "node:fs";\nwriteFileSync(process.argv[2] + "/input.csv", ${JSON.stringify(MARKUP_INPUT)});\n`,
+    );
+    expect(check(project.paths.root, "generator")).toMatchObject({
+      status: "pass",
+      detail: "tasks/markup/generate.mjs reproduces environment/ byte for byte (1 file(s))",
     });
   });
 

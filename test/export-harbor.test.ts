@@ -12,6 +12,7 @@ import { loadVerifier, renderAnswers, solveRaw } from "../src/verify/index.ts";
 import { kgate } from "./support/cli.ts";
 import {
   buildEnvironment,
+  documentedVariablesOracle,
   exec,
   grepFileSystem,
   runOracle,
@@ -187,7 +188,7 @@ describe("the exported folders run as Harbor runs them (real Docker)", () => {
       expect(runOracle(plusOracle, plus).code).toBe(0);
       const pass = runVerifier(plusOracle, plus);
       expect(pass.stdout).toContain(`kgate verdict for ${task.id} (+A): pass`);
-      expect(pass.reward).toBe("1");
+      expect([pass.reward, pass.rewardJson]).toEqual(["1", '{"reward":1}']);
 
       // Under -A the oracle stops (the specification is not present) and nothing passes.
       expect(runOracle(minusOracle, minus).code).not.toBe(0);
@@ -217,14 +218,15 @@ describe("the exported folders run as Harbor runs them (real Docker)", () => {
       const ignorant = runVerifier(agent, plus);
       expect(ignorant.stdout).toContain(`kgate verdict for ${task.id} (+A): fail`);
       expect(ignorant.reward).toBe("0");
-      expect(exec(agent, "test ! -e /logs/verifier/reward.json").code).toBe(0);
+      // The planted reward.json was removed and the verifier's own written in its place.
+      expect(ignorant.rewardJson).toBe('{"reward":0}');
       const verdict = JSON.parse(exec(agent, "cat /logs/verifier/verdict.json").stdout);
       expect(verdict.verdict.attribution).toBe("default-convention");
     },
     240_000,
   );
 
-  it("bom-costing variants: the compressed artefact passes like +A, the perturbed one fails like -A", () => {
+  it("bom-costing variants: the compressed artefact passes like +A, the perturbed one fails like -A, for an oracle that reads only the documented variables", () => {
     const task = tasks.find((t) => t.id === "bom-costing")!;
     const base = sandboxImage();
     for (const [variant, reward] of [
@@ -233,8 +235,10 @@ describe("the exported folders run as Harbor runs them (real Docker)", () => {
     ] as const) {
       const folder = folderOf(task, `variant-${variant}`);
       const container = startEnvironment(buildEnvironment(folder, base));
-      // The oracle reads the conventions from whichever document is placed, so it follows the variant.
-      expect(runOracle(container, folder).code).toBe(0);
+      // The oracle finds the placed document only through $KGATE_ARTEFACT_PATH (docs/verify.md), so it
+      // follows the variant; exported solve.sh must set it (it was unset: KeyError, reward 0).
+      const oracle = runOracle(container, documentedVariablesOracle(folder));
+      expect(oracle.code, exec(container, "cat /logs/agent/oracle.txt").stdout).toBe(0);
       expect(runVerifier(container, folder).reward).toBe(reward);
       const verdict = JSON.parse(exec(container, "cat /logs/verifier/verdict.json").stdout).verdict;
       expect(verdict.attribution).toBe(variant === "perturbed" ? "perturbed-convention:perturbed" : null);

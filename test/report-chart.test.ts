@@ -1,4 +1,4 @@
-// The Fig. 2 chart as a researcher reads it: dashed lines at the rule's thresholds (0.6, 0.4),
+// The Fig. 2 chart as a researcher reads it: each cell's rule threshold (0.6, 0.4) dashed over its own bars,
 // the n of every bar, a visible marker on a 0% bar, each task's decision above its group, one
 // legend row per cell naming its configuration, and warm colours for -A and control cells.
 import { mkdtempSync, rmSync } from "node:fs";
@@ -18,17 +18,35 @@ const paperRun = (): PaperRun => {
 };
 
 describe("SVG chart", () => {
-  it("draws the rule's thresholds as dashed lines at 0.6 and 0.4", () => {
+  it("draws each cell's threshold as a dashed line over its own bars only", () => {
     const svg = svgChart(paperRun().summary);
-    const lines = [
-      ...svg.matchAll(/<g class="threshold" data-threshold="([\d.]+)"><line [^>]*y1="([\d.]+)"/g),
+    const groups = [
+      ...svg.matchAll(/<g class="threshold" data-threshold="([\d.]+)" data-spec="([^"]+)">(.*?)<\/g>/gs),
     ];
-    // Plot top y = 40, 220 px for 100%: 0.6 at 40 + 0.4 x 220 = 128, 0.4 at 40 + 0.6 x 220 = 172.
-    expect(lines.map((m) => [m[1], m[2]])).toEqual([
-      ["0.6", "128"],
-      ["0.4", "172"],
+    // Only frontier+A (>= 0.6) and mid+A (<= 0.4) have thresholds strictly between 0 and 1.
+    expect(groups.map((m) => [m[1], m[2]])).toEqual([
+      ["0.6", "frontier+A"],
+      ["0.4", "mid+A"],
     ]);
-    expect(svg).toContain('stroke-dasharray="5 3"');
+    // Plot top y = 40, 220 px for 100%: 0.6 at 40 + 0.4 x 220 = 128, 0.4 at 40 + 0.6 x 220 = 172.
+    const bars = [
+      ...svg.matchAll(/<g class="bar" data-task="([^"]+)" data-cell="([^"]+)"[^>]*>.*?<rect x="([\d.]+)"/gs),
+    ];
+    for (const [, threshold, spec, body] of groups) {
+      const segments = [
+        ...body!.matchAll(/<line data-task="([^"]+)" x1="([\d.]+)" x2="([\d.]+)" y1="([\d.]+)"/g),
+      ];
+      // One segment per bar of that cell: 15 tasks + the aggregate group.
+      expect(segments).toHaveLength(16);
+      for (const [, task, x1, x2, y1] of segments) {
+        expect(y1).toBe(threshold === "0.6" ? "128" : "172");
+        // The segment spans its own bar (16 px wide) and 2 px either side, nothing more.
+        const own = bars.find((b) => b[1] === task && b[2] === spec);
+        expect(own, `${task} ${spec}`).toBeDefined();
+        expect([Number(x1), Number(x2)]).toEqual([Number(own![3]) - 2, Number(own![3]) + 18]);
+      }
+    }
+    expect(svg).toContain('stroke-dasharray="4 2"');
   });
 
   it("writes n under every bar and marks a 0% bar", () => {

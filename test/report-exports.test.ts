@@ -1,11 +1,15 @@
 // `kgate report` names what ran and counts tokens as the budget does: the configurations and
 // provenance in every format match the plan and the records; token totals (with cache reads and
-// writes) are the run's over resumed sessions; Table 1 as CSV and LaTeX carries the JSON's numbers.
+// writes) are the run's over resumed sessions; Table 1 as CSV and LaTeX carries the JSON's numbers
+// and decisions (borderline flag included), the CSV each column's configuration, formula-safe.
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { TrialRecord } from "../src/model/index.ts";
-import { RunSummary } from "../src/report/index.ts";
+import type { BatteryAnalysis } from "../src/monitor/battery.ts";
+import { batteryCsv } from "../src/monitor/battery-table.ts";
+import { leaderboardCsv } from "../src/monitor/leaderboard.ts";
+import { RunSummary, spreadsheetCell, table1Csv } from "../src/report/index.ts";
 import { parseCsv } from "../src/verify/index.ts";
 import { kgate } from "./support/cli.ts";
 import { type PaperRun, paperRun } from "./support/paper-run.ts";
@@ -140,14 +144,20 @@ describe("kgate report: configurations, provenance and tokens", () => {
     );
   });
 
-  it("writes Table 1 as CSV whose numbers are the JSON's", () => {
+  /** The decision as Table 1 must show it: with the borderline flag when a clause is met by one trial. */
+  const flagged = (task: RunSummary["tasks"][number]) =>
+    task.borderline.length > 0
+      ? `${task.decision} (borderline: ${task.borderline.join("; ")})`
+      : task.decision;
+
+  it("writes Table 1 as CSV whose numbers, decisions and configurations are the JSON's", () => {
     const result = kgate(["--root", paths.root, "report", "paper", "--format", "csv"]);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(readFileSync(path.join(made.runDir, "table1.csv"), "utf8"));
     const parsed = parseCsv(result.stdout);
     if (!parsed.ok) throw new Error(parsed.reason);
     const { header, records } = parsed.csv;
-    expect(header.slice(0, 7)).toEqual([
+    expect(header.slice(0, 10)).toEqual([
       "task",
       "gate",
       "frontier+A",
@@ -155,15 +165,18 @@ describe("kgate report: configurations, provenance and tokens", () => {
       "frontier+A runs",
       "frontier+A lo",
       "frontier+A hi",
+      "frontier+A model",
+      "frontier+A harness",
+      "frontier+A digest",
     ]);
     expect(records).toHaveLength(15 + 2);
     for (const row of records.slice(0, 15)) {
       const task = summary.tasks.find((t) => t.id === row[0])!;
-      expect(row.at(-2)).toBe(task.decision);
+      expect(row.at(-2)).toBe(flagged(task));
       expect(row.at(-1)).toBe(task.reasons.join("; "));
       summary.specs.forEach((spec, i) => {
         const cell = summary.cells.find((c) => c.task === task.id && c.spec === spec.name)!;
-        const at = 2 + i * 5;
+        const at = 2 + i * 8;
         expect(row.slice(at + 1, at + 5).map(Number)).toEqual([
           cell.counts.pass,
           cell.counts.runs,
@@ -171,6 +184,20 @@ describe("kgate report: configurations, provenance and tokens", () => {
           cell.interval.hi,
         ]);
       });
+    }
+    // t07: frontier+A PPPDD = 3/5 = 0.6 meets ">= 0.6" by one trial, so its decision is flagged.
+    const t07 = records.find((r) => r[0] === "t07")!;
+    expect(t07.at(-2)).toMatch(/^retain \(borderline: .*frontier\+A 3\/5/);
+    // Every row names the configuration of each column: mid+A is mid-model via scripted, digest-of-mid
+    // (mid's records carry no provenance, so no harness version).
+    const mid = header.indexOf("mid+A");
+    for (const row of records) {
+      expect(row.slice(mid + 5, mid + 8)).toEqual(["mid-model", "scripted", "digest-of-mid"]);
+      expect(row.slice(2 + 5, 2 + 8)).toEqual([
+        "frontier-model",
+        "scripted scripted 2.0",
+        "digest-of-frontier",
+      ]);
     }
     // The paper's aggregate: frontier+A 51/75 (68.0%).
     expect(records[15]!.slice(0, 5)).toEqual([
@@ -180,6 +207,33 @@ describe("kgate report: configurations, provenance and tokens", () => {
       "51",
       "75",
     ]);
+  });
+
+  it("writes a text cell that starts like a formula as text, numbers as numbers", () => {
+    // =, +, -, @ open a formula in a spreadsheet; the cell gets a leading apostrophe (then quoting).
+    expect(['=HYPERLINK("x")', "+1+2", "-cmd", "@SUM(A1)", "\tx"].map(spreadsheetCell)).toEqual([
+      `"'=HYPERLINK(""x"")"`,
+      "'+1+2",
+      "'-cmd",
+      "'@SUM(A1)",
+      "'\tx",
+    ]);
+    expect([-3.5, "-3.50", "+0.25", "1e-4", "plain", null].map(spreadsheetCell)).toEqual([
+      "-3.5",
+      "-3.50",
+      "+0.25",
+      "1e-4",
+      "plain",
+      "",
+    ]);
+    const hostile = {
+      ...summary,
+      configurations: summary.configurations.map((c) => ({ ...c, model: '=WEBSERVICE("http://x")' })),
+    };
+    const parsed = parseCsv(table1Csv(hostile));
+    if (!parsed.ok) throw new Error(parsed.reason);
+    const model = parsed.csv.header.indexOf("frontier+A model");
+    expect(parsed.csv.records[0]![model]).toBe(`'=WEBSERVICE("http://x")`);
   });
 
   it("writes Table 1 as LaTeX whose rows are the JSON's", () => {
@@ -194,7 +248,7 @@ describe("kgate report: configurations, provenance and tokens", () => {
     for (const row of rows) {
       const cells = row.replace(/ \\\\$/, "").split(" & ");
       const task = summary.tasks.find((t) => t.id === cells[0])!;
-      expect(cells.at(-1)).toBe(task.decision);
+      expect(cells.at(-1)).toBe(flagged(task).replaceAll("%", "\\%"));
       summary.specs.forEach((spec, i) => {
         const cell = summary.cells.find((c) => c.task === task.id && c.spec === spec.name)!;
         // "5/5 (100\%) [57, 100]": passes/runs first.
@@ -209,5 +263,27 @@ describe("kgate report: configurations, provenance and tokens", () => {
     const result = kgate(["--root", paths.root, "report", "paper", "--format", "docx"]);
     expect(result.code).toBe(2);
     expect(result.stderr).toBe('kgate: --format: expected one of md, json, csv, latex, got "docx"\n');
+  });
+});
+
+describe("the monitoring battery's CSV", () => {
+  it("writes a model name that starts like a formula as text, a negative delta as a number", () => {
+    const summary = { accuracy: 0.5, kcRate: 60, kiRate: 70, withdrawDelta: -10, nCorrect: 5, nIncorrect: 5 };
+    const analysis = { tracks: [{ model: "@SUM(1+1)", track: "T2", summary }] } as unknown as BatteryAnalysis;
+    // accuracy 0.5 at 4 places, rates at 2, delta -10 at 2 (a number: no apostrophe).
+    expect(batteryCsv(analysis).split("\n")[1]).toBe("'@SUM(1+1),T2,0.5000,60.00,70.00,-10.00,5,5");
+  });
+
+  it("writes a leaderboard model name that starts like a formula as text, a negative delta as a number", () => {
+    const row = {
+      model: "=1+1",
+      accuracyRank: 1,
+      metacognitionRank: 2,
+      meanDelta: -1.25,
+      meanAccuracy: 0.5,
+      profile: "unclassified" as const,
+    };
+    // delta -1.25 rounded to 1 decimal as Python prints it: -1.2 (half to even); accuracy 0.5 at 3: 0.5.
+    expect(leaderboardCsv([row]).split("\n")[1]).toBe("'=1+1,1,-1.2,2,0.5,Unclassified");
   });
 });

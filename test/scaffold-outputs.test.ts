@@ -62,6 +62,7 @@ describe("kgate new --output", () => {
         "variant:perturbed",
         "variant:compressed",
         "dead-rules",
+        "artefact-numbers",
         "leak-audit",
       ]);
       expect(result.code).toBe(0);

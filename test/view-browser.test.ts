@@ -1,9 +1,12 @@
 // `kgate view` in Debian's headless Chromium (playwright-core, no browser download): served on
-// 127.0.0.1, filter to failed -A trials, open one, see its diff, attribution, probe and trajectory,
-// the task's cells side by side, live refresh when a record is appended; and the --out folder
-// zipped, extracted elsewhere and opened from file:// with the run directory gone. No console error.
+// 127.0.0.1 at 1400 px, filter to failed -A trials, open one, see its diff side by side, attribution,
+// its outputs' text (escaped), probe and trajectory (a tool call and its result in one row, none
+// empty), the numbers of the trial table still in view, the task's cells side by side, live refresh
+// when a record is appended; the --out folder zipped, extracted elsewhere and opened from file://
+// with the run directory gone; two runs as a run x cell matrix, a pass where the cell must fail
+// marked apart from ordinary fails. No console error.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, renameSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -11,7 +14,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { type OpenedPage, openInChromium } from "./support/chromium.ts";
 import { KGATE_BIN, kgate } from "./support/cli.ts";
 import { tempProject } from "./support/project.ts";
-import { SHOWN_DIFF, SHOWN_TRIAL, viewRun } from "./support/view-run.ts";
+import { DIFF_ROWS, SHOWN_OUTPUT, SHOWN_TRIAL, viewRun } from "./support/view-run.ts";
 
 const children: ChildProcess[] = [];
 afterAll(() => {
@@ -51,19 +54,49 @@ async function openFailedMinusA(page: OpenedPage["page"]): Promise<void> {
   expect(await page.locator("#trials tbody tr").count()).toBe(5);
   await page.locator(`#trials tr[data-trial="${SHOWN_TRIAL}"]`).click();
   await page.waitForSelector("#diff");
-  expect(await page.textContent("#diff")).toBe(SHOWN_DIFF);
+  // The diff side by side: each expected row beside the actual row it became, after the file's name.
+  const rows = await page.$$eval("#diff tbody tr", (trs) =>
+    trs.map((tr) => [tr.className, ...[...tr.querySelectorAll("td")].map((td) => td.textContent)]),
+  );
+  expect(rows.filter((r) => r[0] === "file")).toEqual([["file", "output/assembly_costs.csv"]]);
+  expect(rows.filter((r) => r[0] === "pair")).toEqual(DIFF_ROWS.map(([e, a]) => ["pair", e, a]));
   expect(await page.textContent("#attribution")).toBe("default-convention");
   expect(await page.textContent("#verdict-status")).toBe("fail (reward 0, score 0.00)");
   expect(await page.textContent("#probes")).toContain("10% flat");
-  const events = await page.$$eval("#events li.event", (lis) => lis.map((li) => li.className));
+  // The collected output's text as text: its <script> line is shown, never run or parsed.
+  expect(await page.textContent('#outputs li[data-path="output/assembly_costs.csv"] pre')).toBe(SHOWN_OUTPUT);
+  expect(await page.locator("#outputs script").count()).toBe(0);
+  expect(await page.textContent('#outputs li[data-path="output/notes.txt"]')).toContain(
+    "missing (the file was not written)",
+  );
+  // A tool call and its result in one row; a call without input and with an empty result says so.
+  const events = await page.$$eval("#events li.event", (lis) =>
+    lis.map((li) => [
+      li.className,
+      li.querySelector(".event-head")!.firstChild!.textContent,
+      li.querySelectorAll("pre").length,
+    ]),
+  );
   expect(events).toEqual([
-    "event model",
-    "event tool-call",
-    "event tool-result",
-    "event note",
-    "event error error",
+    ["event model", "model · turn 1", 1],
+    ["event tool-call", "tool · bash · turn 1", 2],
+    ["event tool-call", "tool · finish · turn 2 · no input · empty output", 0],
+    ["event note", "note · probe", 1],
+    ["event error error", "error · tool-timeout", 1],
   ]);
   expect(await page.textContent("#events")).toContain('"command": "cat bom.csv"');
+  // With the trial open at 1400 px, the table's numbers and stop column are in view (no sideways scroll).
+  const fit = await page.evaluate(() => {
+    const list = document.querySelector(".list")!;
+    const stop = [...document.querySelectorAll("#trials thead th")].at(-1)!.getBoundingClientRect();
+    return {
+      right: stop.right,
+      edge: list.getBoundingClientRect().right,
+      scroll: list.scrollWidth - list.clientWidth,
+    };
+  });
+  expect(fit.right).toBeLessThanOrEqual(fit.edge);
+  expect(fit.scroll).toBe(0);
 }
 
 describe("kgate view", () => {
@@ -75,9 +108,10 @@ describe("kgate view", () => {
     const opened = await openInChromium(url);
     try {
       const { page } = opened;
+      await page.setViewportSize({ width: 1400, height: 900 });
       await openFailedMinusA(page);
-      // t02's four cells side by side, each with its five trials.
-      expect(await page.locator("#side-by-side .column").count()).toBe(4);
+      // t02's four cells side by side (one run: one row), each with its five trials.
+      expect(await page.locator("#side-by-side td.column").count()).toBe(4);
       expect(await page.locator('#side-by-side .column[data-cell="frontier-A"] .chip').count()).toBe(5);
       // The runs compared: frontier+A passes 51 of 75 (the paper's row).
       expect(await page.textContent('#runs-compared tr[data-spec="frontier+A"] td.tally')).toContain("51/75");
@@ -121,8 +155,53 @@ describe("kgate view", () => {
     expect(existsSync(made.runDir)).toBe(false);
     const opened = await openInChromium(pathToFileURL(path.join(elsewhere, "index.html")).href);
     try {
+      await opened.page.setViewportSize({ width: 1400, height: 900 });
       await openFailedMinusA(opened.page);
       expect(await opened.page.textContent("#status")).toContain("300 trial records · exported");
+      expect(opened.problems).toEqual([]);
+    } finally {
+      await opened.close();
+    }
+  });
+
+  it("shows two runs of a task as a run x cell matrix, a pass in a must-fail cell apart from fails", async () => {
+    const paths = tempProject();
+    const made = viewRun(paths);
+    made.append();
+    // A second run: the same records under another run id.
+    const second = `${made.runDir}-2`;
+    cpSync(made.runDir, second, { recursive: true });
+    const plan = path.join(second, "plan.json");
+    writeFileSync(plan, readFileSync(plan, "utf8").replace('"runId": "paper"', '"runId": "paper-2"'));
+    const site = path.join(paths.root, "site");
+    expect(kgate(["--root", paths.root, "view", "paper", "paper-2", "--out", site]).code).toBe(0);
+    const opened = await openInChromium(pathToFileURL(path.join(site, "index.html")).href);
+    try {
+      const { page } = opened;
+      await page.waitForSelector("#trials tbody tr");
+      await page.selectOption("#filter-task", "t03");
+      // Rows: the two runs; columns: t03's four cells.
+      const matrix = await page.$$eval("#side-by-side table.matrix tbody tr", (trs) =>
+        trs.map((tr) => [
+          tr.getAttribute("data-run"),
+          [...tr.querySelectorAll("td.column")].map((td) => td.getAttribute("data-cell")),
+        ]),
+      );
+      const cells = ["frontier+A", "frontier-A", "mid+A", "control"];
+      expect(matrix).toEqual([
+        ["paper", cells],
+        ["paper-2", cells],
+      ]);
+      // t03's control trial #0 passed (the paper-shaped run's one control pass): it must have failed.
+      const chip = page.locator('#side-by-side td[data-run="paper"][data-cell="control"] .chip').first();
+      expect(await chip.textContent()).toBe("#0 ⚠ pass (must fail)");
+      const fail = page.locator('#side-by-side td[data-run="paper"][data-cell="control"] .chip.fail').first();
+      const style = (l: typeof chip) =>
+        l.evaluate((e) => [getComputedStyle(e).backgroundColor, getComputedStyle(e).color].join(" "));
+      expect(await style(chip)).not.toBe(await style(fail));
+      expect(await page.locator("#trials td.outcome.unwanted").first().textContent()).toBe(
+        "⚠ pass (must fail)",
+      );
       expect(opened.problems).toEqual([]);
     } finally {
       await opened.close();

@@ -2,13 +2,14 @@
 // that are not JSON or not events, a trajectory path pointing out of the run; the local server
 // answers fixed routes for its own host name only; the committed browser bundle is what its
 // sources build to; `kgate view` errors exit 2 naming what is wrong.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildViewBundle } from "../scripts/build-view.mjs";
 import { readRecords, runDir, summariseRun } from "../src/calibrate/index.ts";
 import type { Verdict } from "../src/verify/index.ts";
+import { diffRows } from "../src/view/diff-rows.ts";
 import {
   buildViewData,
   EVENT_TEXT_CAP,
@@ -18,10 +19,11 @@ import {
   TRAJECTORY_BYTE_CAP,
   ViewIndex,
 } from "../src/view/index.ts";
+import { OUTPUT_TEXT_CAP, shownOutput } from "../src/view/outputs.ts";
 import { kgate } from "./support/cli.ts";
 import { tempProject } from "./support/project.ts";
 import { makeRecord } from "./support/records.ts";
-import { SHOWN_TRIAL, viewRun } from "./support/view-run.ts";
+import { SHOWN_DIFF, SHOWN_TRIAL, viewRun } from "./support/view-run.ts";
 
 describe("trajectory for the viewer", () => {
   it("keeps the good events of a hostile file and says what it left out", () => {
@@ -79,6 +81,62 @@ describe("trajectory for the viewer", () => {
     expect(detail.problems).toEqual([
       'trajectory path "../../outside.jsonl" points outside the run directory: not read',
     ]);
+  });
+});
+
+describe("the diff and the outputs for the viewer", () => {
+  it("pairs each expected line of the verifier's diff with its actual line; other text stays text", () => {
+    expect(diffRows(SHOWN_DIFF)).toEqual([
+      { kind: "file", text: "output/assembly_costs.csv" },
+      { kind: "hunk", text: "@@ -1,3 +1,3 @@" },
+      { kind: "pair", expected: "A-100,38.5000", actual: "A-100,12.4000" },
+      { kind: "pair", expected: "A-200,12.0000", actual: "A-200,11.0000" },
+      { kind: "pair", expected: "A-300,7.2500", actual: "A-300,7.0000" },
+    ]);
+    // Two expected lines, one actual: the second pair has no actual side.
+    expect(
+      diffRows(
+        "--- expected/x\n+++ actual/x\n@@ -1,2 +1 @@\n-a\n-b\n+c\n... 3 more differing row(s) not shown\n",
+      ),
+    ).toEqual([
+      { kind: "file", text: "x" },
+      { kind: "hunk", text: "@@ -1,2 +1 @@" },
+      { kind: "pair", expected: "a", actual: "c" },
+      { kind: "pair", expected: "b", actual: null },
+      { kind: "note", text: "... 3 more differing row(s) not shown" },
+    ]);
+    expect(diffRows("total_cost: expected 1234.56, got 1000")).toBeNull();
+  });
+
+  it("reads a kept output capped, names a binary one, and follows no link", () => {
+    const run = tempProject().root;
+    const kept = path.join(run, "trials", "t.0", "outputs");
+    mkdirSync(kept, { recursive: true });
+    writeFileSync(path.join(kept, "big.txt"), "x".repeat(OUTPUT_TEXT_CAP + 10));
+    writeFileSync(path.join(kept, "blob.bin"), Buffer.from([1, 0, 2]));
+    writeFileSync(path.join(run, "secret.txt"), "secret\n");
+    symlinkSync(path.join(run, "secret.txt"), path.join(kept, "link.txt"));
+    const shown = (p: string) => shownOutput(run, "t.0", { path: p, status: "collected" });
+    const big = shown("big.txt");
+    expect(big.text).toHaveLength(OUTPUT_TEXT_CAP);
+    expect(big.note).toBe(`only the first ${OUTPUT_TEXT_CAP} of ${OUTPUT_TEXT_CAP + 10} bytes are shown`);
+    expect(shown("blob.bin")).toMatchObject({ text: null, note: "binary, 3 bytes: not shown" });
+    expect(shown("link.txt")).toMatchObject({
+      text: null,
+      note: "not a regular file in the run directory: not read",
+    });
+    // A folder on the way that is a link out of the run directory is not followed either.
+    const outside = tempProject().root;
+    writeFileSync(path.join(outside, "elsewhere.txt"), "elsewhere\n");
+    symlinkSync(outside, path.join(kept, "dir"));
+    expect(shown("dir/elsewhere.txt")).toMatchObject({
+      text: null,
+      note: "its path passes through a link: not read",
+    });
+    expect(shown("../../../../secret.txt")).toMatchObject({
+      text: null,
+      note: "its path leaves the run directory: not read",
+    });
   });
 });
 

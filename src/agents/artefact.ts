@@ -45,10 +45,10 @@ export function skillName(artefactPath: string): string {
   return slug || "reference";
 }
 
-/** SKILL.md: front matter with the one-line description, then the artefact verbatim. */
-export function skillFile(artefact: PlacedArtefact): string {
+/** SKILL.md: front matter with the name and one-line description, then the artefact verbatim. */
+export function skillFile(artefact: PlacedArtefact, name = skillName(artefact.path)): string {
   const description = artefact.description.replace(/\s+/g, " ").trim().slice(0, 1024);
-  return `---\nname: ${skillName(artefact.path)}\ndescription: ${JSON.stringify(description)}\n---\n\n${artefact.text}`;
+  return `---\nname: ${name}\ndescription: ${JSON.stringify(description)}\n---\n\n${artefact.text}`;
 }
 
 /** Did the agent open the placed artefact (at its path or in its skill folder)? null under -A. */

@@ -6,11 +6,12 @@ import { textLocator } from "./document.ts";
 import { type Finding, fingerprint } from "./findings.ts";
 import type { AuditInput } from "./input.ts";
 import { normalise } from "./normalise.ts";
-import { type NumberLiteral, scanNumbers } from "./numbers.ts";
+import { scanNumbers } from "./numbers.ts";
 import { type ScanJob, scanFiles } from "./parallel.ts";
 import { artefactProse, compileRules, type RuleSet } from "./rules.ts";
 import type { ScanTarget } from "./scan-file.ts";
 import { AuditFile } from "./schema.ts";
+import { isTrivialNumber } from "./stated-numbers.ts";
 
 export interface Counts {
   error: number;
@@ -52,11 +53,6 @@ export function invalidAudit(id: string, problems: Problem[]): TaskAudit {
   };
 }
 
-function isTrivial(lit: NumberLiteral): boolean {
-  const v = lit.value;
-  return (Number.isInteger(v) && v >= 0 && v <= 10) || v === 100 || v === 1000;
-}
-
 /** Numbers in the artefact that no item declares and ignoreNumbers does not list: one warning per value. */
 function coverageFindings(input: AuditInput, audit: AuditFile, rules: RuleSet): Finding[] {
   const prose = artefactProse(input.artefact.text);
@@ -65,7 +61,7 @@ function coverageFindings(input: AuditInput, audit: AuditFile, rules: RuleSet): 
   const seen = new Set<number>();
   const out: Finding[] = [];
   scanNumbers(view.text, (lit) => {
-    if (isTrivial(lit) || rules.forms.covers(lit)) return;
+    if (isTrivialNumber(lit) || rules.forms.covers(lit)) return;
     if (
       audit.ignoreNumbers.some(
         (n) => Math.abs(n.value - lit.value) <= Math.max(lit.halfUnit, 1e-9 * Math.abs(lit.value)),

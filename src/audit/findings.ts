@@ -165,9 +165,19 @@ export function findingsFromHits(task: string, doc: AuditDocument, rules: RuleSe
       (!hit.explicit || item.unitsNeedContext === true) &&
       operatorNear(hit.view.text, hit.vStart, hit.vEnd);
     const unitCounts = hit.explicit && !item.unitsNeedContext;
-    const full = isNumber
-      ? unitCounts || operator || hit.distinctive || keyword !== undefined
-      : item.context.length === 0 || keyword !== undefined;
+    // A whole number that only equals the reciprocal of a gated value below 1 (a rounding step 0.05
+    // -> 20, a cushion 1/12 -> 12) reads as an ordinary count ("20 pallets", "2 decimals", "12
+    // months"): at most a warning, whatever sits near it; declared in `equivalents` it is an error.
+    const reciprocalCount =
+      isNumber &&
+      hit.form === "reciprocal" &&
+      !hit.explicit &&
+      Number.isInteger(Number(hit.value.slice(hit.value.indexOf(":") + 1)));
+    const full = reciprocalCount
+      ? false
+      : isNumber
+        ? unitCounts || operator || hit.distinctive || keyword !== undefined
+        : item.context.length === 0 || keyword !== undefined;
     const location = doc.locate(hit.start, hit.end);
     if (!full && isNumber) {
       const countKey = `${hit.item}\0${hit.value}\0${location.part ?? ""}`;
@@ -184,7 +194,9 @@ export function findingsFromHits(task: string, doc: AuditDocument, rules: RuleSe
         file: doc.file,
         location,
         via: hit.view.via,
-        message: `a bare number equal to ${FORM_LABEL[hit.form!]} of gated number "${item.id}", with no context keyword nearby${item.context.length ? ` (it is an error next to: ${item.context.join(", ")})` : " (declare context keywords to tell)"}`,
+        message: reciprocalCount
+          ? `a whole number equal to the reciprocal of gated number "${item.id}": a count like this is never an error by itself (list it in the item's equivalents to make it one)`
+          : `a bare number equal to ${FORM_LABEL[hit.form!]} of gated number "${item.id}", with no context keyword nearby${item.context.length ? ` (it is an error next to: ${item.context.join(", ")})` : " (declare context keywords to tell)"}`,
         match: hit.matched,
         count: 1,
         fingerprint: fingerprint([item.rule, item.id, doc.file, hit.value, location.part ?? "", "bare"]),

@@ -29,7 +29,9 @@ export function formsOf(n: GatedNumber): Form[] {
     forms.push({ value: n.value * 100, item: n.item, kind: "percent" });
     forms.push({ value: 1 + n.value, item: n.item, kind: "multiplier" });
     forms.push({ value: 1 - n.value, item: n.item, kind: "complement" });
-  } else if (n.value !== 0) {
+  } else if (n.value !== 0 && !n.equivalents.some((e) => Math.abs(e - 1 / n.value) <= tolerance(e))) {
+    // A declared equivalent equal to the reciprocal takes its place (a whole-number reciprocal is at
+    // most a warning; declared, it is judged like the value).
     forms.push({ value: 1 / n.value, item: n.item, kind: "reciprocal" });
   }
   for (const e of n.equivalents) forms.push({ value: e, item: n.item, kind: "equivalent" });

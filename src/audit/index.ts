@@ -17,6 +17,7 @@ export { type AuditReport, buildReport, exitCodeOf, RULES, redactReport } from "
 export type { RuleId } from "./rules.ts";
 export { AllowlistEntry, AuditFile, type AuditFileInput, AuditItem } from "./schema.ts";
 export { GitError, stagedTasks } from "./staged.ts";
+export { type StatedNumber, statedNumbers } from "./stated-numbers.ts";
 
 /** Audits a task the task loader has loaded: status `clean`, `findings` (an error) or `invalid`. */
 export async function auditTask(paths: ProjectPaths, task: LoadedTask): Promise<TaskAudit> {

@@ -1,6 +1,7 @@
 // Spelled-out numbers ("twelve percent", "two hundred thirty-five", "one point one two", "seven and
-// a half percent", "a quarter", "three quarters", "one and a half times") read from the word stream
-// and reported as number literals.
+// a half percent", "a quarter", "three quarters", "one and a half times", and amounts with a
+// currency: "thirty-eight euros fifty" is 38.50) read from the word stream and reported as number
+// literals.
 import { applyUnit, type NumberLiteral, unitAfter } from "./numbers.ts";
 import { forEachWord, WordTable, wordHash } from "./words.ts";
 
@@ -66,6 +67,13 @@ const ARTICLE_BEFORE = /(?<![\p{L}\p{N}])an?[\s-]+$/iu;
 /** "one and a half times": a multiplier written in words. */
 const TIMES_AFTER = /^[\s-]+times(?![\p{L}\p{N}])/iu;
 
+/**
+ * "thirty-eight euros fifty", "twelve dollars and five cents": a currency word between the whole
+ * amount and its hundredths (which must then be below one hundred).
+ */
+const CURRENCY_GAP =
+  /^[\s-]+(?:euros?|dollars?|pounds?|francs?|pesos?|rupees?|yen|yuan|kronor|kroner|krona|zlotys?|rand|reais)(?:[\s-]+and)?[\s-]+$/i;
+
 /** Words of one spelled-out number are separated by spaces or hyphens, and maybe "and". */
 const GAP = /^[\s-]+(?:and[\s-]+)?$/i;
 function isGap(text: string, from: number, to: number): boolean {
@@ -96,6 +104,8 @@ export class NumberWordReader {
   /** The fraction word's part of the value ("and a half": 0.5). */
   private fraction = 0;
   private inDecimals = false;
+  /** The whole amount before a currency word, while its hundredths are read ("euros fifty"). */
+  private whole: number | null = null;
   private count = 0;
   private start = -1;
   private end = -1;
@@ -125,7 +135,21 @@ export class NumberWordReader {
       this.fractionWord(entry.value, start, end);
       return;
     }
-    if (this.count > 0 && !isGap(this.text, this.lastWordEnd, start)) this.flush();
+    if (this.count > 0 && !isGap(this.text, this.lastWordEnd, start)) {
+      const currency =
+        this.whole === null &&
+        !this.inDecimals &&
+        this.fraction === 0 &&
+        (entry.kind === "small" || entry.kind === "tens") &&
+        CURRENCY_GAP.test(this.text.slice(this.lastWordEnd, start));
+      if (!currency) this.flush();
+      else {
+        this.whole = this.total + this.current;
+        this.total = this.current = 0;
+        this.lastKind = null;
+      }
+    }
+    if (this.whole !== null && entry.kind !== "small" && entry.kind !== "tens") this.flush();
     if (this.count === 0 && (entry.kind === "point" || entry.kind === "hundred" || entry.kind === "scale")) {
       return;
     }
@@ -200,7 +224,12 @@ export class NumberWordReader {
 
   private flush(): void {
     const integer = this.total + this.current;
-    const value = this.decimals ? Number(`${integer}.${this.decimals}`) : integer + this.fraction;
+    const value =
+      this.whole !== null
+        ? Math.round((this.whole + integer / 100) * 100) / 100
+        : this.decimals
+          ? Number(`${integer}.${this.decimals}`)
+          : integer + this.fraction;
     const lit = this.lit;
     lit.value = value;
     lit.start = this.start;
@@ -215,6 +244,7 @@ export class NumberWordReader {
     this.total = this.current = this.count = this.fraction = 0;
     this.decimals = "";
     this.inDecimals = false;
+    this.whole = null;
     this.lastKind = null;
     this.onNumber(lit);
   }

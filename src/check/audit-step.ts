@@ -1,7 +1,16 @@
-// The leak-audit step of `kgate check`: the task's audit must report no error-level finding.
-import { auditTask } from "../audit/index.ts";
+// The leak-audit step of `kgate check`: the task's audit must report no error-level finding; its
+// warnings (an artefact number no gated item declares, a bare look-alike) make the step a warning
+// that names each by rule and place.
+import { auditTask, type Finding } from "../audit/index.ts";
 import { formatProblem } from "../task/index.ts";
 import type { CheckStep } from "./types.ts";
+
+const SHOWN = 5;
+
+function place(f: Finding): string {
+  const at = f.location.line === undefined ? "" : `:${f.location.line}:${f.location.column ?? 1}`;
+  return `${f.rule} at ${f.file}${at}`;
+}
 
 export const auditStep: CheckStep = {
   id: "leak-audit",
@@ -23,6 +32,16 @@ export const auditStep: CheckStep = {
         {
           status: "fail",
           detail: `leaks found (${tally}); run \`kgate audit ${audit.id}\` for the findings`,
+        },
+      ];
+    }
+    const warnings = audit.findings.filter((f) => f.severity === "warning" && !f.suppressed);
+    if (warnings.length > 0) {
+      const more = warnings.length > SHOWN ? ` and ${warnings.length - SHOWN} more` : "";
+      return [
+        {
+          status: "warning",
+          detail: `no leak (${tally}): ${warnings.slice(0, SHOWN).map(place).join(", ")}${more}; \`kgate audit ${audit.id}\` explains each`,
         },
       ];
     }

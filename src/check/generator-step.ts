@@ -1,5 +1,5 @@
 // The data-generator check: a task's environment/ is reproducible. The generator lives beside it as
-// tasks/<id>/generate.py (run with python3) or generate.ts (run with node and tsx), takes the folder
+// tasks/<id>/generate.py (run with python3), generate.ts (node with tsx) or generate.mjs (node), takes the folder
 // to write into as its one argument, and must write every environment file byte for byte.
 import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -24,6 +24,8 @@ function generatorOf(taskDir: string): { file: string; command: string; args: st
     const tsx = import.meta.resolve("tsx/esm");
     return { file: typescript, command: process.execPath, args: ["--import", tsx, typescript] };
   }
+  const module = path.join(taskDir, "generate.mjs");
+  if (existsSync(module)) return { file: module, command: process.execPath, args: [module] };
   return undefined;
 }
 
@@ -51,7 +53,7 @@ export const generatorStep: CheckStep = {
       return [
         {
           status: "unavailable",
-          detail: `no data generator (tasks/${task.id}/generate.py or generate.ts, run with the output folder as argument)`,
+          detail: `no data generator (tasks/${task.id}/generate.py, generate.ts or generate.mjs, run with the output folder as argument)`,
         },
       ];
     }

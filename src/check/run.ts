@@ -7,6 +7,7 @@ import { generatorStep } from "./generator-step.ts";
 import { leftoverStep } from "./leftover-steps.ts";
 import { markerStep } from "./marker-step.ts";
 import { noopStep, oracleStep } from "./sandbox-steps.ts";
+import { statedNumberStep } from "./stated-number-step.ts";
 import { digestStep, schemaStep } from "./static-steps.ts";
 import type { CheckContext, CheckResult, CheckStep, SandboxSession } from "./types.ts";
 import { oracleVariantStep } from "./variant-steps.ts";
@@ -28,6 +29,7 @@ export const STEPS: readonly CheckStep[] = [
   defaultStep,
   variantStep,
   deadRuleStep,
+  statedNumberStep,
   auditStep,
 ];
 
@@ -82,6 +84,8 @@ export async function checkTask(
 export interface CheckSummary {
   tasks: number;
   passed: number;
+  /** Checks that passed with something named to look at (they do not fail the task). */
+  warnings: number;
   failed: number;
   unavailable: number;
   skipped: number;
@@ -93,6 +97,7 @@ export function summarise(results: readonly TaskCheck[]): CheckSummary {
   return {
     tasks: results.length,
     passed: count("pass"),
+    warnings: count("warning"),
     failed: count("fail"),
     unavailable: count("unavailable"),
     skipped: count("skipped"),

@@ -13,6 +13,7 @@ import {
   trialsFileOf,
 } from "../trial/index.ts";
 import type { CheckContext, CheckStep, SandboxCheckAgent, SandboxSession, StepOutcome } from "./types.ts";
+import { failureText } from "./verdict-text.ts";
 
 const AGENTS: Record<SandboxCheckAgent, Agent> = { oracle: oracleAgent(), noop: noopAgent() };
 
@@ -84,7 +85,7 @@ function judged(context: CheckContext, record: TrialRecord | string, expect: "pa
     ];
   }
   const { verdict } = record;
-  const why = verdict.reason ? `: ${verdict.reason}` : "";
+  const why = verdict.status === "pass" ? "" : `: ${failureText(verdict)}`;
   const agentError = record.error ? ` (${record.error.kind}: ${record.error.message})` : "";
   if (verdict.status === expect) {
     const attributed = verdict.attribution ? `, attributed to ${verdict.attribution}` : "";

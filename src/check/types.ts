@@ -5,10 +5,11 @@ import type { LoadedTask } from "../task/index.ts";
 import type { LoadedVerifier } from "../verify/index.ts";
 
 /**
- * `pass` / `fail`: the check ran; `unavailable`: the machinery it needs has not landed or is off;
- * `skipped`: a prerequisite failed (e.g. the task does not load), so it could not run.
+ * `pass` / `fail`: the check ran; `warning`: it ran and found something the curator should look at
+ * (named in its detail), which does not fail the task; `unavailable`: the machinery it needs has not
+ * landed or is off; `skipped`: a prerequisite failed (e.g. the task does not load), so it could not run.
  */
-export type CheckStatus = "pass" | "fail" | "unavailable" | "skipped";
+export type CheckStatus = "pass" | "warning" | "fail" | "unavailable" | "skipped";
 
 export interface CheckResult {
   /** Stable id: `schema`, `digests`, `verifier`, `deterministic`, `oracle`, `noop`, `default`, `variant:<name>`, `leak-audit`. */

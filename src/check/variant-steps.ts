@@ -4,6 +4,7 @@
 import { outcomeOf } from "../model/index.ts";
 import { recordPlace, seconds } from "./sandbox-steps.ts";
 import type { CheckStep, StepOutcome } from "./types.ts";
+import { failureText } from "./verdict-text.ts";
 import { failsAs } from "./verifier-steps.ts";
 
 export const oracleVariantStep: CheckStep = {
@@ -56,7 +57,7 @@ export const oracleVariantStep: CheckStep = {
         continue;
       }
       const must = variant.kind === "compressed" ? "must pass" : perturbed.expected;
-      const why = verdict.reason ? ` (${verdict.reason})` : "";
+      const why = verdict.status === "pass" ? "" : ` (${failureText(verdict)})`;
       const agentError = record.error ? `; ${record.error.kind}: ${record.error.message}` : "";
       results.push({
         id,

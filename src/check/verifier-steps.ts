@@ -14,6 +14,7 @@ import {
   verifyWith,
 } from "../verify/index.ts";
 import type { CheckStep, StepOutcome } from "./types.ts";
+import { failureText } from "./verdict-text.ts";
 
 export const verifierStep: CheckStep = {
   id: "verifier",
@@ -67,7 +68,7 @@ function describe(verdict: Verdict): string {
   if (verdict.status === "pass") return "passes";
   const agreement = verdict.attribution ? verdict.agreement?.[verdict.attribution] : undefined;
   const share = agreement === undefined ? "" : ` (agreement ${agreement.toFixed(2)})`;
-  return `fails (${verdict.reason ?? "no reason"}), attributed to ${verdict.attribution}${share}`;
+  return `fails (${failureText(verdict)}), attributed to ${verdict.attribution}${share}`;
 }
 
 export const deterministicStep: CheckStep = {

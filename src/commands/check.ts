@@ -22,6 +22,7 @@ export interface CheckCommandOptions {
 
 const MARK: Record<CheckResult["status"], string> = {
   pass: pc.green("✓"),
+  warning: pc.yellow("!"),
   fail: pc.red("✗"),
   unavailable: pc.yellow("-"),
   skipped: pc.dim("·"),
@@ -31,7 +32,12 @@ function printTask(ctx: CommandContext, result: TaskCheck): void {
   ctx.stdout.write(`${result.ok ? pc.green(result.id) : pc.red(result.id)}\n`);
   const width = Math.max(...result.checks.map((c) => c.id.length));
   for (const check of result.checks) {
-    const detail = check.status === "fail" ? check.detail : pc.dim(check.detail);
+    const detail =
+      check.status === "fail"
+        ? check.detail
+        : check.status === "warning"
+          ? pc.yellow(check.detail)
+          : pc.dim(check.detail);
     ctx.stdout.write(`  ${MARK[check.status]} ${check.id.padEnd(width)}  ${detail}\n`);
   }
 }
@@ -74,8 +80,15 @@ export async function run(
     ctx.stdout.write(`no tasks in ${ctx.paths.tasks} (create one with: kgate new <id>)\n`);
   } else {
     const failed = summary.failed > 0 ? pc.red(`${summary.failed} failed`) : `${summary.failed} failed`;
+    const named = results.flatMap((r) =>
+      r.checks.filter((c) => c.status === "warning").map((c) => `${r.id} ${c.id}`),
+    );
+    const warnings =
+      summary.warnings > 0
+        ? pc.yellow(`${summary.warnings} warning(s) (${named.join(", ")})`)
+        : "0 warning(s)";
     ctx.stdout.write(
-      `${summary.tasks} task(s): ${summary.passed} passed, ${failed}, ${summary.unavailable} not available, ${summary.skipped} skipped\n`,
+      `${summary.tasks} task(s): ${summary.passed} passed, ${warnings}, ${failed}, ${summary.unavailable} not available, ${summary.skipped} skipped\n`,
     );
   }
   const internal = session?.internal() ?? [];

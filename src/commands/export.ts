@@ -14,6 +14,8 @@ export interface ExportCommandOptions {
   condition?: string[];
   force?: boolean;
   json?: boolean;
+  /** benchflow only: Harbor's split layout (task.toml, instruction.md, solution/, tests/) plus the skill. */
+  split?: boolean;
 }
 
 function parseConditions(values: string[] | undefined): Condition[] | undefined {
@@ -63,4 +65,4 @@ export const harbor = (ctx: CommandContext, tasks: string[], options: ExportComm
   runExport("harbor", ctx, tasks, options);
 
 export const benchflow = (ctx: CommandContext, tasks: string[], options: ExportCommandOptions) =>
-  runExport("benchflow", ctx, tasks, options);
+  runExport(options.split ? "benchflow-split" : "benchflow", ctx, tasks, options);

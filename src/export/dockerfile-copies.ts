@@ -19,6 +19,15 @@ function instructions(text: string): string[][] {
     .map((line) => line.split(/\s+/));
 }
 
+/** The image's final WORKDIR ("/" when the Dockerfile sets none). */
+export function finalWorkdir(dockerfile: string): string {
+  let workdir = "/";
+  for (const [keyword = "", ...args] of instructions(dockerfile)) {
+    if (keyword.toUpperCase() === "WORKDIR" && args[0]) workdir = path.posix.resolve(workdir, args[0]);
+  }
+  return workdir;
+}
+
 /** Each context file that a COPY/ADD puts under the final WORKDIR, with its path there. */
 export function workdirCopies(dockerfile: string, contextFiles: readonly string[]): WorkdirCopy[] {
   let workdir = "/";

@@ -1,26 +1,47 @@
-// `kgate import harbor <dir>`: a Harbor task folder as a kgate task skeleton. The instruction
-// (bytes unchanged), the files the Dockerfile copies into its WORKDIR (at their paths there), the
-// solution and task.toml's limits become the kgate task; the Dockerfile, other context files, tests/
-// and task.toml are kept under tasks/<id>/harbor/ (outside environment/, so never in a sandbox);
-// the verifier is a stub that says what is left to write.
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+// `kgate import harbor <dir>`: a Harbor (or BenchFlow) task folder as a kgate task skeleton. The
+// folder is read defensively (import-source.ts: no special file, link or oversized file is opened);
+// the instruction (bytes unchanged), the files the Dockerfile copies into its WORKDIR (at their paths
+// there), the solution and the config's limits become the kgate task; the task's skills are proposed
+// as its artefact; the output paths its instruction names become the output contract; the
+// Dockerfile, other context files and the tests are kept under tasks/<id>/harbor/ (never in a
+// sandbox); the verifier is a stub naming what is left to write. Everything is written into a
+// staging folder and moved into place once complete (import-stage.ts).
+import { lstatSync } from "node:fs";
 import path from "node:path";
 import { type ProjectPaths, relativeToProject } from "../project.ts";
-import { listFiles, Slug, scaffoldTask, TaskSpec, verifyImportFrom } from "../task/index.ts";
-import { workdirCopies } from "./dockerfile-copies.ts";
-import { HarborTaskError, type HarborTaskToml, harborNetwork, readHarborToml } from "./harbor-toml.ts";
+import {
+  diskMbOf,
+  type ScaffoldFile,
+  Slug,
+  scaffoldPlan,
+  TaskSpec,
+  verifyImportFrom,
+} from "../task/index.ts";
+import { finalWorkdir, workdirCopies } from "./dockerfile-copies.ts";
+import { HarborTaskError, type HarborTaskToml, harborNetwork } from "./harbor-toml.ts";
+import { readLayout } from "./import-layout.ts";
+import { outputsOf } from "./import-outputs.ts";
+import { artefactCandidate, isSkillFile, skillFiles } from "./import-skills.ts";
+import { readSourceFile, type SourceFile, scanSource } from "./import-source.ts";
+import { type StagedFile, writeStaged } from "./import-stage.ts";
+import { auditStub, stubVerifier, variantStub } from "./import-stubs.ts";
 
 /** Files of Harbor's environment/ that build the image rather than hold data. */
 const BUILD_FILES = new Set(["Dockerfile", "docker-compose.yaml", "docker-compose.yml", ".dockerignore"]);
-/** Harbor's TaskPaths.is_valid: what a task folder must hold. */
-const REQUIRED = ["task.toml", "instruction.md", "environment", "tests/test.sh"];
+const KGATE_WORKDIR = "/home/agent/work";
 
 export interface ImportResult {
   id: string;
   taskDir: string;
+  /** harbor (task.toml + instruction.md) or benchflow (task.md). */
+  layout: "harbor" | "benchflow";
   /** Environment files that became the kgate task's data: context path -> work-directory path. */
   environment: Array<{ from: string; to: string }>;
-  /** Build files and tests kept for reference under tasks/<id>/harbor/. */
+  /** The artefact candidate made of the task's skills (null: none, the template stays). */
+  artefact: { path: string; skills: string[] } | null;
+  /** Outputs declared from the instruction's paths (work-directory paths). */
+  outputs: string[];
+  /** Build files, tests and other files kept for reference under tasks/<id>/harbor/. */
   kept: string[];
   warnings: string[];
 }
@@ -32,34 +53,6 @@ function importTaskId(dir: string): string {
     .replace(/[^a-z0-9]+/g, "-")
     .replace(/^-+|-+$/g, "")
     .slice(0, 63);
-}
-
-/** The first symbolic link under `dir` (a third party's folder: links could pull host files in). */
-function firstLink(dir: string): string | null {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const abs = path.join(dir, entry.name);
-    if (entry.isSymbolicLink()) return abs;
-    const inner = entry.isDirectory() ? firstLink(abs) : null;
-    if (inner) return inner;
-  }
-  return null;
-}
-
-function stubVerifier(id: string, verifyImport: string): string {
-  return `// Verifier stub for ${id}, imported from a Harbor task: Harbor judged it with
-// tasks/${id}/harbor/tests/test.sh inside the agent's container. A kgate verifier is a pure function
-// of the environment data and a set of conventions, run on the host: write the reference solver,
-// declare the outputs in tasks/${id}/task.json, and replace this stub. Until then every trial is
-// unverified with this message.
-import { defineVerifier } from "${verifyImport}";
-
-export default defineVerifier<Record<string, never>>({
-  conventions: { artefact: {}, default: {}, variants: { perturbed: {} } },
-  solve() {
-    throw new Error("verifiers/${id}.ts is a stub imported from Harbor: port tasks/${id}/harbor/tests/test.sh");
-  },
-});
-`;
 }
 
 function specFrom(spec: TaskSpec, config: HarborTaskToml, id: string): TaskSpec {
@@ -79,59 +72,144 @@ function specFrom(spec: TaskSpec, config: HarborTaskToml, id: string): TaskSpec 
   };
 }
 
+const shown = (items: readonly string[], n = 5) =>
+  `${items.slice(0, n).join(", ")}${items.length > n ? `, ... (${items.length} in all)` : ""}`;
+
 export function importHarborTask(paths: ProjectPaths, dir: string, idOption?: string): ImportResult {
   const source = path.resolve(dir);
-  const missing = REQUIRED.filter((f) => !existsSync(path.join(source, f)));
-  if (missing.length > 0) {
-    throw new HarborTaskError(`${source} is not a Harbor task folder: missing ${missing.join(", ")}`);
-  }
-  const link = firstLink(source);
-  if (link) throw new HarborTaskError(`${link} is a symbolic link; a task folder to import must hold none`);
-  const tomlFile = path.join(source, "task.toml");
-  const config = readHarborToml(tomlFile, readFileSync(tomlFile, "utf8"));
+  const top = lstatSync(source, { throwIfNoEntry: false });
+  if (!top?.isDirectory()) throw new HarborTaskError(`${source} is not a folder`);
+  const files = scanSource(source);
+  const layout = readLayout(source, files);
   const id = idOption ?? importTaskId(source);
   const slug = Slug.safeParse(id);
   if (!slug.success)
     throw new HarborTaskError(`invalid task id "${id}": ${slug.error.issues[0]?.message} (use --id)`);
+  const plan = scaffoldPlan(paths, { id, gate: "convention" });
+  const planned = (role: ScaffoldFile["role"]) => plan.files.find((f) => f.role === role)!;
+  const taskDir = path.dirname(planned("task").file);
+  const warnings = [...layout.warnings];
 
-  const envDir = path.join(source, "environment");
-  const sourceFiles = listFiles(envDir);
-  const dockerfile = path.join(envDir, "Dockerfile");
-  const data = existsSync(dockerfile) ? workdirCopies(readFileSync(dockerfile, "utf8"), sourceFiles) : [];
+  // The build context: data copied into WORKDIR, the skills (knowledge), the rest kept aside.
+  const context = files.filter((f) => f.path.startsWith("environment/"));
+  const contextPath = (f: SourceFile) => f.path.slice("environment/".length);
+  const contextFiles = context.map(contextPath);
+  const dockerfileText = contextFiles.includes("Dockerfile")
+    ? readSourceFile(path.join(source, "environment", "Dockerfile")).toString("utf8")
+    : "";
+  const workdir = finalWorkdir(dockerfileText);
+  const candidates = contextFiles.filter((f) => !isSkillFile(f) && !BUILD_FILES.has(f));
+  const data = dockerfileText ? workdirCopies(dockerfileText, candidates) : [];
   const copied = new Set(data.map((d) => d.from));
-  const keptContext = sourceFiles.filter((f) => !copied.has(f));
-  const warnings: string[] = [];
-  const unplaced = keptContext.filter((f) => !BUILD_FILES.has(f));
+  const unplaced = candidates.filter((f) => !copied.has(f));
   if (unplaced.length > 0) {
     warnings.push(
-      `${unplaced.length} file(s) of environment/ are not copied into the Dockerfile's WORKDIR by a plain COPY (kept under harbor/environment/): ${unplaced.slice(0, 5).join(", ")}${unplaced.length > 5 ? ", ..." : ""}`,
+      `${unplaced.length} file(s) of environment/ are not copied into the Dockerfile's WORKDIR by a plain COPY (kept under harbor/environment/): ${shown(unplaced)}`,
     );
   }
-  if (sourceFiles.some((f) => BUILD_FILES.has(f))) {
+  if (contextFiles.some((f) => BUILD_FILES.has(f))) {
     warnings.push(
       "the Dockerfile is kept under harbor/environment/; kgate's sandbox image does not build it",
     );
   }
-  if (!existsSync(path.join(source, "solution", "solve.sh"))) {
-    warnings.push(`no solution/solve.sh: the oracle will fail until tasks/${id}/solution/solve.sh exists`);
+
+  const skills = skillFiles(contextFiles).map((file) => ({
+    file,
+    text: readSourceFile(path.join(source, "environment", file)).toString("utf8"),
+  }));
+  const candidate = artefactCandidate(skills, plan.canary);
+  if (candidate) {
+    const others = contextFiles.filter((f) => isSkillFile(f) && !skills.some((s) => s.file === f));
+    warnings.push(
+      `the task's ${skills.length} skill(s) (${shown(candidate.skills)}) are its knowledge, not data: proposed as the artefact candidate artefacts/${id}/artefact.md (placed at ${candidate.path}); condense it into the conventions the task gates (the curator's step)${others.length > 0 ? `; other skill files kept under harbor/environment/: ${shown(others)}` : ""}`,
+    );
   }
 
-  scaffoldTask(paths, { id, gate: "convention" });
-  const taskDir = path.join(paths.tasks, id);
-  writeFileSync(path.join(taskDir, "instruction.md"), readFileSync(path.join(source, "instruction.md")));
-  rmSync(path.join(taskDir, "environment"), { recursive: true, force: true });
-  for (const { from, to } of data) cpSync(path.join(envDir, from), path.join(taskDir, "environment", to));
-  rmSync(path.join(taskDir, "solution"), { recursive: true, force: true });
-  if (existsSync(path.join(source, "solution"))) {
-    cpSync(path.join(source, "solution"), path.join(taskDir, "solution"), { recursive: true });
+  // Task size limits, as a loaded task has them: each file (scanSource) and the whole environment.
+  const sizes = new Map(context.map((f) => [contextPath(f), f.size]));
+  const spec0 = specFrom(TaskSpec.parse(plan.spec), layout.config, id);
+  const dataBytes = data.reduce((sum, d) => sum + (sizes.get(d.from) ?? 0), 0);
+  const diskMb = diskMbOf(spec0.limits);
+  if (dataBytes > diskMb * 1024 * 1024) {
+    throw new HarborTaskError(
+      `${source}/environment: the data copied into WORKDIR is ${dataBytes} bytes, over the task's disk of ${diskMb} MiB (limits.diskMb, half of memoryMb unless set)`,
+    );
   }
-  const kept = ["task.toml", "tests", ...keptContext.map((f) => `environment/${f}`)];
-  for (const f of kept) cpSync(path.join(source, f), path.join(taskDir, "harbor", f), { recursive: true });
 
-  const specFile = path.join(taskDir, "task.json");
-  const spec = TaskSpec.parse(JSON.parse(readFileSync(specFile, "utf8")));
-  writeFileSync(specFile, `${JSON.stringify(specFrom(spec, config, id), null, 2)}\n`);
-  writeFileSync(path.join(paths.verifiers, `${id}.ts`), stubVerifier(id, verifyImportFrom(paths.verifiers)));
-  if (statSync(path.join(source, "instruction.md")).size === 0) warnings.push("instruction.md is empty");
-  return { id, taskDir: relativeToProject(paths, taskDir), environment: data, kept, warnings };
+  // Outputs: the absolute paths the instruction names that are not data files.
+  const instructionText = layout.instruction.toString("utf8");
+  const inputs = new Set(data.map((d) => path.posix.join(workdir, d.to)));
+  const mapping = outputsOf(instructionText, workdir, inputs);
+  if (mapping.absolutePaths.length > 0) {
+    const declared = mapping.mapped.map((m) => `${m.relative} (from ${m.absolute})`);
+    warnings.push(
+      `instruction.md names absolute paths (${shown(mapping.absolutePaths)}); kgate's agent works in ${KGATE_WORKDIR}, the image's WORKDIR was ${workdir}${declared.length > 0 ? `; outputs declared relative to it: ${shown(declared)}` : ""}; the instruction is kept byte for byte: rewrite its paths relative to the working directory (the curator's step)`,
+    );
+  }
+  if (mapping.outputs.length === 0) {
+    warnings.push(
+      `no output path found in the instruction: tasks/${id}/task.json keeps kgate new's template output (${plan.spec.outputs.map((o) => o.path).join(", ")}); declare the task's outputs (the curator's step)`,
+    );
+  }
+  if (!layout.solution || !files.some((f) => f.path === `${layout.solution}/solve.sh`)) {
+    warnings.push(
+      `no ${layout.solution ?? "solution"}/solve.sh: the oracle will fail until tasks/${id}/solution/solve.sh exists`,
+    );
+  }
+  if (layout.instruction.length === 0) warnings.push("instruction.md is empty");
+
+  const spec = TaskSpec.parse({
+    ...spec0,
+    ...(candidate
+      ? { artefact: { ...spec0.artefact, path: candidate.path, description: candidate.description } }
+      : {}),
+    ...(mapping.outputs.length > 0 ? { outputs: mapping.outputs } : {}),
+  });
+  const solutionFiles = layout.solution ? files.filter((f) => f.path.startsWith(`${layout.solution}/`)) : [];
+  const keptContext = contextFiles.filter((f) => !copied.has(f));
+  const keptFiles = files.filter(
+    (f) =>
+      layout.kept.some((k) => f.path === k || f.path.startsWith(`${k}/`)) ||
+      (f.path.startsWith("environment/") && keptContext.includes(contextPath(f))),
+  );
+  const read = (rel: string) => readSourceFile(path.join(source, rel));
+  const staged: StagedFile[] = [
+    { file: planned("task").file, bytes: `${JSON.stringify(spec, null, 2)}\n` },
+    { file: planned("instruction").file, bytes: layout.instruction },
+    ...data.map((d) => ({
+      file: path.join(taskDir, "environment", ...d.to.split("/")),
+      bytes: read(`environment/${d.from}`),
+    })),
+    ...solutionFiles.map((f) => ({
+      file: path.join(taskDir, "solution", ...f.path.slice(layout.solution!.length + 1).split("/")),
+      bytes: read(f.path),
+      mode: f.mode & 0o111 ? 0o755 : 0o644,
+    })),
+    ...keptFiles.map((f) => ({
+      file: path.join(taskDir, "harbor", ...f.path.split("/")),
+      bytes: read(f.path),
+    })),
+    { file: planned("artefact").file, bytes: candidate ? candidate.text : planned("artefact").content },
+    { file: planned("perturbed").file, bytes: variantStub("perturbed", plan.canary) },
+    { file: planned("compressed").file, bytes: variantStub("compressed", plan.canary) },
+    {
+      file: planned("verifier").file,
+      bytes: stubVerifier(id, verifyImportFrom(paths.verifiers), Object.keys(spec.artefact.variants)),
+    },
+    { file: planned("audit").file, bytes: auditStub(JSON.parse(planned("audit").content).$schema) },
+  ];
+  writeStaged(paths, id, staged);
+  return {
+    id,
+    taskDir: relativeToProject(paths, taskDir),
+    layout: layout.kind,
+    environment: data,
+    artefact: candidate ? { path: candidate.path, skills: candidate.skills } : null,
+    outputs: mapping.outputs.map((o) => String(o.path)),
+    kept: [
+      ...layout.kept.filter((k) => files.some((f) => f.path === k || f.path.startsWith(`${k}/`))),
+      ...keptContext.map((f) => `environment/${f}`),
+    ],
+    warnings,
+  };
 }

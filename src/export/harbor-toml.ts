@@ -1,5 +1,6 @@
 // Reads a Harbor task.toml for `kgate import harbor`: TOML syntax errors with line and column, and
-// the fields kgate takes over (title, timeouts, resources, network) checked with path-precise errors.
+// the fields kgate takes over (title, timeouts, resources, network) checked with path-precise errors
+// (the same check reads a BenchFlow task.md's front matter, task-md.ts).
 import { parse, TomlError } from "smol-toml";
 import { z } from "zod";
 import { fieldPath } from "../common/index.ts";
@@ -35,6 +36,11 @@ export function readHarborToml(file: string, text: string): HarborTaskToml {
     }
     throw err;
   }
+  return harborConfig(file, data);
+}
+
+/** The fields kgate takes over, checked: an error names the file and each field. */
+export function harborConfig(file: string, data: unknown): HarborTaskToml {
   const result = HarborTaskToml.safeParse(data);
   if (!result.success) {
     const lines = result.error.issues.map(

@@ -4,7 +4,15 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { type Condition, variantOf } from "../task/index.ts";
 
-export type ExportLayout = "harbor" | "benchflow";
+/**
+ * harbor: Harbor's split layout (task.toml, instruction.md, solution/, tests/); benchflow: BenchFlow's
+ * native one (task.md, oracle/, verifier/ with verifier.md and rubrics/); benchflow-split: BenchFlow's
+ * skills in Harbor's split layout (`kgate export benchflow --split`, what BenchFlow calls legacy).
+ */
+export type ExportLayout = "harbor" | "benchflow" | "benchflow-split";
+
+/** Whether a layout offers the artefact as a skill (BenchFlow's, native or split). */
+export const withSkills = (layout: ExportLayout): boolean => layout !== "harbor";
 
 export interface ExportFile {
   /** POSIX path relative to the task folder. */
@@ -16,7 +24,7 @@ export interface ExportFile {
 /** Folder name of a task under a condition: bom-costing-plus-a, ...-without-skill, ... */
 export function exportName(task: string, condition: Condition, layout: ExportLayout): string {
   const variant = variantOf(condition);
-  if (layout === "benchflow") {
+  if (withSkills(layout)) {
     if (condition === "-A") return `${task}-without-skill`;
     return variant === undefined ? `${task}-with-skill` : `${task}-with-skill-variant-${variant}`;
   }

@@ -2,7 +2,7 @@
 // and the environment data the bundled verifier solves from. Read back by the verifier and by tests.
 import { z } from "zod";
 
-const EXPORT_LAYOUTS = ["harbor", "benchflow"] as const;
+const EXPORT_LAYOUTS = ["harbor", "benchflow", "benchflow-split"] as const;
 
 export const ExportManifestSchema = z.object({
   layout: z.enum(EXPORT_LAYOUTS),

@@ -1,13 +1,16 @@
-// The files of one exported task folder (Harbor's task layout; BenchFlow's adds the skill):
-// instruction.md byte-identical, task.toml, environment/ (Dockerfile + the condition's file set),
-// solution/ (the oracle) and tests/ (test.sh, the verifier bundle, the data it solves from).
+// The files of one exported task folder. Harbor's layout: instruction.md byte-identical, task.toml,
+// environment/ (Dockerfile + the condition's file set), solution/ (the oracle) and tests/ (test.sh,
+// the verifier bundle, the data it solves from). BenchFlow's native layout: task.md (config and
+// instruction), the same environment/ plus the skill, oracle/ and verifier/ (plus verifier.md and
+// rubrics/verifier.md); its split layout is Harbor's plus the skill.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { type Condition, conditionFileSet, type LoadedTask, listFiles } from "../task/index.ts";
 import type { VerifierBundle } from "./bundle.ts";
 import { dockerfile, SKILLS_CONTEXT, WORKDIR_CONTEXT } from "./dockerfile.ts";
-import type { ExportFile, ExportLayout } from "./layout.ts";
+import { type ExportFile, type ExportLayout, withSkills } from "./layout.ts";
 import type { ExportManifest } from "./manifest.ts";
+import { rubricMd, taskMd, verifierMd } from "./native.ts";
 import { SOLUTION_FILES, solveScript, testScript } from "./scripts.ts";
 import { skillFolder } from "./skill.ts";
 import { taskToml } from "./task-toml.ts";
@@ -41,7 +44,7 @@ function manifestOf(input: ExportInput): ExportManifest {
 
 function environmentFiles(input: ExportInput): ExportFile[] {
   const { task, condition } = input;
-  const skill = input.layout === "benchflow" ? skillFolder(task, condition) : null;
+  const skill = withSkills(input.layout) ? skillFolder(task, condition) : null;
   const files: ExportFile[] = [
     {
       path: "environment/Dockerfile",
@@ -56,35 +59,50 @@ function environmentFiles(input: ExportInput): ExportFile[] {
   return files;
 }
 
-function solutionFiles(task: LoadedTask): ExportFile[] {
+function solutionFiles(task: LoadedTask, dir: string): ExportFile[] {
+  const solve = solveScript(task.id, task.spec.solution.command, task.spec.artefact.path);
   return [
-    { path: "solution/solve.sh", bytes: solveScript(task.id, task.spec.solution.command), executable: true },
+    { path: `${dir}/solve.sh`, bytes: solve, executable: true },
     ...listFiles(task.solutionDir).map((file) => ({
-      path: `solution/${SOLUTION_FILES}/${file}`,
+      path: `${dir}/${SOLUTION_FILES}/${file}`,
       bytes: readFileSync(path.join(task.solutionDir, file)),
     })),
   ];
 }
 
-function testFiles(input: ExportInput, manifest: ExportManifest): ExportFile[] {
+function testFiles(input: ExportInput, manifest: ExportManifest, dir: string): ExportFile[] {
   const { task } = input;
   return [
-    { path: "tests/test.sh", bytes: testScript(task.id), executable: true },
-    { path: "tests/verify.mjs", bytes: input.bundle.verify },
-    { path: "tests/verifier.mjs", bytes: input.bundle.verifier },
-    { path: "tests/task.json", bytes: readFileSync(path.join(task.dir, "task.json")) },
-    { path: "tests/manifest.json", bytes: `${JSON.stringify(manifest, null, 2)}\n` },
-    ...task.environment.map((f) => ({ path: `tests/environment/${f.path}`, bytes: readFileSync(f.absPath) })),
+    { path: `${dir}/test.sh`, bytes: testScript(task.id), executable: true },
+    { path: `${dir}/verify.mjs`, bytes: input.bundle.verify },
+    { path: `${dir}/verifier.mjs`, bytes: input.bundle.verifier },
+    { path: `${dir}/task.json`, bytes: readFileSync(path.join(task.dir, "task.json")) },
+    { path: `${dir}/manifest.json`, bytes: `${JSON.stringify(manifest, null, 2)}\n` },
+    ...task.environment.map((f) => ({
+      path: `${dir}/environment/${f.path}`,
+      bytes: readFileSync(f.absPath),
+    })),
   ];
 }
 
 export function exportFiles(input: ExportInput): ExportFile[] {
   const manifest = manifestOf(input);
+  const { task } = input;
+  if (input.layout === "benchflow") {
+    return [
+      { path: "task.md", bytes: taskMd(task, manifest, input.name) },
+      ...environmentFiles(input),
+      ...solutionFiles(task, "oracle"),
+      ...testFiles(input, manifest, "verifier"),
+      { path: "verifier/verifier.md", bytes: verifierMd(task) },
+      { path: "verifier/rubrics/verifier.md", bytes: rubricMd(task) },
+    ];
+  }
   return [
-    { path: "instruction.md", bytes: input.task.instruction },
-    { path: "task.toml", bytes: taskToml(input.task, manifest, input.name) },
+    { path: "instruction.md", bytes: task.instruction },
+    { path: "task.toml", bytes: taskToml(task, manifest, input.name) },
     ...environmentFiles(input),
-    ...solutionFiles(input.task),
-    ...testFiles(input, manifest),
+    ...solutionFiles(task, "solution"),
+    ...testFiles(input, manifest, "tests"),
   ];
 }

@@ -7,14 +7,15 @@ import type { ExportManifest } from "./manifest.ts";
 /** Harbor's TaskConfig schema version this export follows (see docs/export.md for the source). */
 const HARBOR_SCHEMA_VERSION = "1.1";
 /** The verifier (node on a few MB of CSV/JSON) needs seconds; this leaves room on a loaded machine. */
-const VERIFIER_TIMEOUT_SEC = 300;
+export const VERIFIER_TIMEOUT_SEC = 300;
 /** Harbor's default storage, stated so the file says every resource it asks for. */
 const STORAGE_MB = 10240;
 const BUILD_TIMEOUT_SEC = 900;
 
-export function taskToml(task: LoadedTask, manifest: ExportManifest, name: string): string {
+/** The task config both layouts carry (Harbor's TaskConfig fields; BenchFlow names `environment` `sandbox`). */
+export function taskConfig(task: LoadedTask, manifest: ExportManifest, name: string) {
   const spec = task.spec;
-  const config = {
+  return {
     schema_version: HARBOR_SCHEMA_VERSION,
     task: {
       name: `kgate/${name}`,
@@ -45,5 +46,9 @@ export function taskToml(task: LoadedTask, manifest: ExportManifest, name: strin
       network_mode: spec.network ? "public" : "no-network",
     },
   };
+}
+
+export function taskToml(task: LoadedTask, manifest: ExportManifest, name: string): string {
+  const config = taskConfig(task, manifest, name);
   return `# Exported by kgate ${manifest.kgateVersion} from task ${task.id} under ${manifest.condition}.\n${stringify(config)}\n`;
 }

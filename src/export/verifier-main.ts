@@ -1,7 +1,8 @@
 // The program an exported task's tests/test.sh runs inside the container after the agent phase
 // (bundled by esbuild into tests/verify.mjs; never imported by kgate itself): reads the declared
 // outputs from the work directory, defensively (no symbolic links, regular files, size caps), and
-// writes kgate's verdict and the Harbor reward (1 or 0) to the verifier log folder.
+// writes kgate's verdict and the reward (1 or 0; reward.txt and reward.json, as Harbor and BenchFlow
+// read them) to the verifier log folder.
 import { createHash } from "node:crypto";
 import { closeSync, fstatSync, lstatSync, openSync, readFileSync, readSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -135,7 +136,9 @@ export async function main(argv: string[]): Promise<number> {
     verdict: { ...verdict, reason: clipText(verdict.reason), diff: clipText(verdict.diff) },
   };
   writeFileSync(path.join(logDir, "verdict.json"), `${JSON.stringify(record, null, 2)}\n`);
-  writeFileSync(path.join(logDir, "reward.txt"), `${verdict.status === "pass" ? 1 : 0}\n`);
+  const reward = verdict.status === "pass" ? 1 : 0;
+  writeFileSync(path.join(logDir, "reward.json"), `${JSON.stringify({ reward })}\n`);
+  writeFileSync(path.join(logDir, "reward.txt"), `${reward}\n`);
   process.stdout.write(
     `kgate verdict for ${manifest.task} (${manifest.condition}): ${verdict.status}, reward ${verdict.reward}${verdict.reason ? `: ${clipText(verdict.reason)}` : ""}\n`,
   );

@@ -1,7 +1,7 @@
 // The tables of `kgate monitor analyse`: the exact CSV of the battery's per-track results, and a
 // Markdown or HTML table with the per-model means, profiles, T6 choice mix, the leaderboard and the
 // cross-model figures.
-import { escapeXml as esc, markdownTable } from "../report/index.ts";
+import { escapeXml as esc, markdownTable, spreadsheetCell } from "../report/index.ts";
 import type { BatteryAnalysis } from "./battery.ts";
 import { toFixedHalfEven } from "./fixed.ts";
 import { htmlTable, type Table } from "./html-table.ts";
@@ -18,16 +18,14 @@ export const CSV_COLUMNS = [
   "n_incorrect",
 ] as const;
 
-const csvCell = (text: string) => (/[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
-
 /** One row per model x track; rates in percent (0.00 for an empty group, as published), delta empty when undefined. */
 export function batteryCsv(analysis: BatteryAnalysis): string {
   const lines = [CSV_COLUMNS.join(",")];
   for (const { model, track, summary: s } of analysis.tracks) {
     lines.push(
       [
-        csvCell(model),
-        track,
+        spreadsheetCell(model),
+        spreadsheetCell(track),
         toFixedHalfEven(s.accuracy ?? 0, 4),
         toFixedHalfEven(s.kcRate ?? 0, 2),
         toFixedHalfEven(s.kiRate ?? 0, 2),

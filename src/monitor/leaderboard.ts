@@ -1,5 +1,6 @@
 // The battery's "probe-adjusted" leaderboard: per model the mean accuracy and mean withdraw delta over
 // T1-T5, ranked both ways, with the profile; and its exact CSV (outputs/probe_adjusted_leaderboard.csv).
+import { spreadsheetCell } from "../report/index.ts";
 import { roundedRepr } from "./fixed.ts";
 import type { Profile } from "./metrics.ts";
 
@@ -66,8 +67,6 @@ export const LEADERBOARD_COLUMNS = [
 
 const PUBLISHED_PROFILE: Record<Profile, string> = { A: "A", B: "B", C: "C", unclassified: "Unclassified" };
 
-const csvCell = (text: string) => (/[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
-
 /**
  * The leaderboard as the battery writes it: the delta rounded to 1 decimal and the accuracy to 3,
  * printed as Python prints a rounded float (9.5, -1.0, 0.93), "Unclassified" capitalised.
@@ -77,7 +76,7 @@ export function leaderboardCsv(rows: readonly LeaderboardRow[]): string {
     LEADERBOARD_COLUMNS.join(","),
     ...rows.map((r) =>
       [
-        csvCell(r.model),
+        spreadsheetCell(r.model),
         String(r.accuracyRank),
         roundedRepr(r.meanDelta, 1),
         String(r.metacognitionRank),

@@ -1,5 +1,6 @@
 // The report concern's public face: the summary schema and the Markdown, SVG and HTML writers.
 // Reports are made from a run's files alone (plan and records), never by running a trial.
+export * from "./csv.ts";
 export * from "./format.ts";
 export * from "./html.ts";
 export * from "./markdown.ts";

@@ -1,6 +1,6 @@
 // The chart like the paper's Fig. 2: pass rate per task per cell as grouped bars with Wilson 95%
-// whiskers, plus a final group with the aggregate over all tasks; dashed lines at the rule's
-// thresholds, n under every bar, a marker on a 0% bar, each task's decision above its group, and
+// whiskers, plus a final group with the aggregate over all tasks; each cell's rule threshold as a
+// dashed line over its own bars, n under every bar, a marker on a 0% bar, each task's decision above its group, and
 // one legend row per cell naming its configuration. A small SVG writer, no library.
 import type { Interval } from "../common/index.ts";
 import { percent } from "./format.ts";
@@ -148,10 +148,39 @@ function bar(b: Bar, x: number, colour: string): string {
   return parts.join("");
 }
 
-/** The distinct thresholds of the rule strictly between 0 and 1 (0.6 and 0.4 in the paper's rule). */
-function thresholds(s: RunSummary): number[] {
-  const values = s.specs.flatMap((x) => (x.require ? [x.require.threshold] : []));
-  return [...new Set(values)].filter((t) => t > 0 && t < 1).sort((a, b) => b - a);
+/** A cell's rule threshold when it is strictly between 0 and 1 (0.6 and 0.4 in the paper's rule). */
+function thresholdOf(spec: Spec | undefined): number | null {
+  const t = spec?.require?.threshold;
+  return t !== undefined && t > 0 && t < 1 ? t : null;
+}
+
+/**
+ * Each cell's threshold drawn over its own bars only (a dashed segment a little wider than the bar),
+ * grouped per cell spec; its value written once at the plot's right edge.
+ */
+function thresholdMarks(s: RunSummary, placed: Array<{ bar: Bar; x: number }>, right: number): string[] {
+  const out: string[] = [];
+  const labelled = new Set<number>();
+  for (const spec of s.specs) {
+    const t = thresholdOf(spec);
+    if (t === null) continue;
+    const ty = fmt(y(t));
+    const segments = placed
+      .filter((p) => p.bar.spec === spec.name)
+      .map(
+        (p) =>
+          `<line data-task="${escapeXml(p.bar.task)}" x1="${fmt(p.x - 2)}" x2="${fmt(p.x + BAR + 2)}" y1="${ty}" y2="${ty}" stroke="#222" stroke-width="1.4" stroke-dasharray="4 2"/>`,
+      );
+    if (segments.length === 0) continue;
+    const label = labelled.has(t)
+      ? ""
+      : `<text x="${fmt(right + 4)}" y="${ty}" dy="3" font-size="10" fill="#222">${t}</text>`;
+    labelled.add(t);
+    out.push(
+      `<g class="threshold" data-threshold="${t}" data-spec="${escapeXml(spec.name)}">${segments.join("")}${label}</g>`,
+    );
+  }
+  return out;
 }
 
 /** The chart as a standalone SVG document (also inlined in the HTML page). */
@@ -186,21 +215,16 @@ export function svgChart(s: RunSummary): string {
       `<text x="${LEFT - 6}" y="${ty}" dy="3" font-size="10" text-anchor="end" fill="#444">${tick}%</text>`,
     );
   }
-  for (const t of thresholds(s)) {
-    const ty = fmt(y(t));
-    out.push(
-      `<g class="threshold" data-threshold="${t}"><line x1="${LEFT}" x2="${fmt(LEFT + plotWidth)}" y1="${ty}" y2="${ty}" stroke="#222" stroke-width="1" stroke-dasharray="5 3"/>` +
-        `<text x="${fmt(LEFT + plotWidth + 4)}" y="${ty}" dy="3" font-size="10" fill="#222">${t}</text></g>`,
-    );
-  }
   out.push(
     `<text transform="translate(14 ${fmt(TOP + PLOT / 2)}) rotate(-90)" font-size="11" text-anchor="middle" fill="#222">pass rate</text>`,
     `<text x="${LEFT - 6}" y="${fmt(y(0) + 11)}" font-size="8" text-anchor="end" fill="#444">n</text>`,
   );
   let x = LEFT + GAP / 2;
+  const placed: Array<{ bar: Bar; x: number }> = [];
   all.forEach((g, i) => {
     g.bars.forEach((b, j) => {
       out.push(bar(b, x + j * BAR, colourOf(b.spec)));
+      placed.push({ bar: b, x: x + j * BAR });
     });
     const mid = x + (g.bars.length * BAR) / 2;
     if (g.decision) {
@@ -213,6 +237,7 @@ export function svgChart(s: RunSummary): string {
     );
     x += widths[i]!;
   });
+  out.push(...thresholdMarks(s, placed, LEFT + plotWidth));
   legend.forEach((l, i) => {
     const ly = legendTop + i * LEGEND_ROW;
     out.push(

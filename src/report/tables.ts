@@ -1,10 +1,11 @@
 // Table 1 for papers and spreadsheets: CSV (one row per task, then the aggregate rows; per column
-// the worded cell and its numbers) and a LaTeX booktabs table whose caption names the
-// configurations. Both carry exactly the numbers of the summary JSON.
+// the worded cell, its numbers and the configuration that ran it) and a LaTeX booktabs table whose
+// caption names the configurations. Both carry exactly the numbers of the summary JSON, and the
+// decision with its borderline flag.
 
-import { csvField } from "../verify/index.ts";
-import { cellText, tallyText } from "./format.ts";
-import type { CellSummary, RunSummary } from "./model.ts";
+import { spreadsheetCell } from "./csv.ts";
+import { cellText, decisionText, tallyText } from "./format.ts";
+import type { CellSummary, Configuration, RunSummary } from "./model.ts";
 import { configurationText } from "./provenance.ts";
 
 interface Column {
@@ -46,7 +47,7 @@ export function table1Rows(s: RunSummary): Table1Row[] {
     task: t.id,
     gate: t.gate,
     columns: specs.map((spec) => column(s.cells.filter((c) => c.task === t.id && c.spec === spec))),
-    decision: t.decision,
+    decision: decisionText(t),
     reasons: t.reasons.join("; "),
   }));
   const d = s.totals.decisions;
@@ -75,22 +76,50 @@ export function table1Rows(s: RunSummary): Table1Row[] {
   return rows;
 }
 
-const field = (value: string | number | null): string => csvField(value === null ? "" : String(value));
+/** The configuration behind a column, as three cells: model, harness (with its versions), digest. */
+function configurationCells(c: Configuration | undefined): Array<string | null> {
+  if (!c) return [null, null, null];
+  const versions = c.harnessVersions.length > 0 ? ` ${c.harnessVersions.join("/")}` : "";
+  return [c.model ?? "no model", `${c.harness}${versions}`, c.digest];
+}
 
-/** Table 1 as CSV: per cell spec its text, passes, runs and Wilson bounds (0..1). */
+/**
+ * Table 1 as CSV: per cell spec its text, passes, runs, Wilson bounds (0..1) and the configuration
+ * that ran it (model, harness, digest: repeated on every row, so a pasted excerpt still says what
+ * was run).
+ */
 export function table1Csv(s: RunSummary): string {
   const specs = s.specs.map((x) => x.name);
   const head = [
     "task",
     "gate",
-    ...specs.flatMap((spec) => [spec, `${spec} passes`, `${spec} runs`, `${spec} lo`, `${spec} hi`]),
+    ...specs.flatMap((spec) => [
+      spec,
+      `${spec} passes`,
+      `${spec} runs`,
+      `${spec} lo`,
+      `${spec} hi`,
+      `${spec} model`,
+      `${spec} harness`,
+      `${spec} digest`,
+    ]),
     "decision",
     "reasons",
   ];
-  const lines = [head.map(csvField).join(",")];
+  const configurations = specs.map((spec) =>
+    configurationCells(s.configurations.find((c) => c.label === spec)),
+  );
+  const lines = [head.map(spreadsheetCell).join(",")];
   for (const row of table1Rows(s)) {
-    const columns = row.columns.flatMap((c) => [c.text, c.passes, c.runs, c.lo, c.hi]);
-    lines.push([row.task, row.gate, ...columns, row.decision, row.reasons].map(field).join(","));
+    const columns = row.columns.flatMap((c, i) => [
+      c.text,
+      c.passes,
+      c.runs,
+      c.lo,
+      c.hi,
+      ...configurations[i]!,
+    ]);
+    lines.push([row.task, row.gate, ...columns, row.decision, row.reasons].map(spreadsheetCell).join(","));
   }
   return `${lines.join("\r\n")}\r\n`;
 }

@@ -2,6 +2,7 @@
 export * from "./canary.ts";
 export * from "./convention-markers.ts";
 export * from "./digest.ts";
+export { DEFAULT_ENVIRONMENT_FILE_MB } from "./environment-files.ts";
 export * from "./fileset.ts";
 export * from "./inline.ts";
 export * from "./items.ts";

@@ -62,7 +62,36 @@ export interface ScaffoldResult {
   canary: string;
 }
 
-export function scaffoldTask(paths: ProjectPaths, options: ScaffoldOptions): ScaffoldResult {
+/** What a scaffolded file is, so that `kgate import` can replace some of them. */
+export type ScaffoldRole =
+  | "task"
+  | "instruction"
+  | "environment"
+  | "generator"
+  | "solution"
+  | "artefact"
+  | "perturbed"
+  | "compressed"
+  | "verifier"
+  | "audit";
+
+export interface ScaffoldFile {
+  role: ScaffoldRole;
+  /** Absolute path in the project. */
+  file: string;
+  content: string;
+  mode?: number;
+}
+
+export interface ScaffoldPlan {
+  files: ScaffoldFile[];
+  canary: string;
+  /** Spec of task.json (also in files, serialised). */
+  spec: TaskSpecInput;
+}
+
+/** The files of a new task and their contents, written nowhere; throws when the id is taken or invalid. */
+export function scaffoldPlan(paths: ProjectPaths, options: ScaffoldOptions): ScaffoldPlan {
   const id = Slug.safeParse(options.id);
   if (!id.success) throw new Error(`invalid task id "${options.id}": ${id.error.issues[0]?.message}`);
   const taskDir = path.join(paths.tasks, options.id);
@@ -96,24 +125,65 @@ export function scaffoldTask(paths: ProjectPaths, options: ScaffoldOptions): Sca
     limits: { timeoutSec: 900, maxTurns: 50, maxTokens: 500000, cpus: 1, memoryMb: 1024, pids: 256 },
   };
 
-  const files: Array<[string, string, number?]> = [
-    [path.join(taskDir, "task.json"), `${JSON.stringify(spec, null, 2)}\n`],
-    [path.join(taskDir, "instruction.md"), instructionTemplate(options.gate, output)],
-    [path.join(taskDir, "environment", "input.csv"), "item,quantity\nwidget,3\ngadget,5\n"],
-    [path.join(taskDir, "generate.py"), generatorTemplate(options.id), 0o755],
-    [path.join(taskDir, "solution", "solve.sh"), solutionTemplate(spec.artefact.path, output), 0o755],
-    [path.join(artefactDir, "artefact.md"), artefactTemplate(options.id, canary, options.gate)],
-    [
-      path.join(artefactDir, "variants", "perturbed.md"),
-      artefactTemplate(options.id, canary, options.gate, true),
-    ],
-    [path.join(artefactDir, "variants", "compressed.md"), compressedTemplate(options.id, canary)],
-    [verifier, verifierTemplate(options.id, verifyImportFrom(paths.verifiers), output)],
-    [audit, auditTemplate(schemaRefFrom(paths.audits, "audit.schema.json"))],
+  const files: ScaffoldFile[] = [
+    { role: "task", file: path.join(taskDir, "task.json"), content: `${JSON.stringify(spec, null, 2)}\n` },
+    {
+      role: "instruction",
+      file: path.join(taskDir, "instruction.md"),
+      content: instructionTemplate(options.gate, output),
+    },
+    {
+      role: "environment",
+      file: path.join(taskDir, "environment", "input.csv"),
+      content: "item,quantity\nwidget,3\ngadget,5\n",
+    },
+    {
+      role: "generator",
+      file: path.join(taskDir, "generate.py"),
+      content: generatorTemplate(options.id),
+      mode: 0o755,
+    },
+    {
+      role: "solution",
+      file: path.join(taskDir, "solution", "solve.sh"),
+      content: solutionTemplate(spec.artefact.path, output),
+      mode: 0o755,
+    },
+    {
+      role: "artefact",
+      file: path.join(artefactDir, "artefact.md"),
+      content: artefactTemplate(options.id, canary, options.gate),
+    },
+    {
+      role: "perturbed",
+      file: path.join(artefactDir, "variants", "perturbed.md"),
+      content: artefactTemplate(options.id, canary, options.gate, true),
+    },
+    {
+      role: "compressed",
+      file: path.join(artefactDir, "variants", "compressed.md"),
+      content: compressedTemplate(options.id, canary),
+    },
+    {
+      role: "verifier",
+      file: verifier,
+      content: verifierTemplate(options.id, verifyImportFrom(paths.verifiers), output),
+    },
+    { role: "audit", file: audit, content: auditTemplate(schemaRefFrom(paths.audits, "audit.schema.json")) },
   ];
-  for (const [file, content, mode] of files) {
+  return { files, canary, spec };
+}
+
+/** Writes each file of a plan (never over an existing one). */
+export function writeScaffoldFiles(files: readonly Pick<ScaffoldFile, "file" | "content" | "mode">[]): void {
+  for (const { file, content, mode } of files) {
     mkdirSync(path.dirname(file), { recursive: true });
     writeFileSync(file, content, { flag: "wx", mode });
   }
-  return { created: files.map(([file]) => relativeToProject(paths, file)), canary };
+}
+
+export function scaffoldTask(paths: ProjectPaths, options: ScaffoldOptions): ScaffoldResult {
+  const plan = scaffoldPlan(paths, options);
+  writeScaffoldFiles(plan.files);
+  return { created: plan.files.map(({ file }) => relativeToProject(paths, file)), canary: plan.canary };
 }

@@ -4,6 +4,7 @@
 import path from "node:path";
 import type { TrialRecord } from "../model/index.ts";
 import { budgetTokens, KGATE_VERSION, mustFail, type RunSummary, type TrialRow } from "../report/index.ts";
+import { diffRows } from "./diff-rows.ts";
 import {
   type TrialDetail,
   VIEW_DATA_VERSION,
@@ -11,6 +12,7 @@ import {
   type ViewRun,
   type ViewTrial,
 } from "./model.ts";
+import { shownOutput } from "./outputs.ts";
 import { capText, readTrajectoryForView } from "./trajectory.ts";
 
 /** A trial row as the viewer needs it: the summary's row, and whether its cell must fail. */
@@ -94,6 +96,7 @@ function viewRun(s: RunSummary): ViewRun {
 
 function detailOf(key: string, record: TrialRecord | undefined, run: RunInput, trialId: string): TrialDetail {
   const v = record?.verdict;
+  const diff = v?.diff === undefined ? null : capText(v.diff, 64 * 1024);
   const detail: TrialDetail = {
     key,
     trialId,
@@ -104,7 +107,8 @@ function detailOf(key: string, record: TrialRecord | undefined, run: RunInput, t
       attribution: v?.attribution ?? null,
       agreement: v?.agreement ?? {},
       reason: v?.reason === undefined ? null : capText(v.reason),
-      diff: v?.diff === undefined ? null : capText(v.diff, 64 * 1024),
+      diff,
+      diffRows: diff === null ? null : diffRows(diff),
       criteria: (v?.criteria ?? []).map((c) => ({
         name: c.name,
         passed: c.passed,
@@ -115,11 +119,7 @@ function detailOf(key: string, record: TrialRecord | undefined, run: RunInput, t
     error: record?.error
       ? `${record.error.owner}: ${record.error.kind}: ${capText(record.error.message)}`
       : null,
-    outputs: (record?.outputs ?? []).map((o) => ({
-      path: o.path,
-      status: o.status,
-      reason: o.reason ?? null,
-    })),
+    outputs: (record?.outputs ?? []).map((o) => shownOutput(run.dir, trialId, o)),
     events: [],
     probes: [],
     problems: record ? [] : [`${run.shown}/trials.jsonl: the record of ${trialId} is no longer there`],

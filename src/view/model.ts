@@ -4,7 +4,7 @@
 // exactly these shapes from data/runs.js and data/trial/<key>.js.
 import { z } from "zod";
 
-export const VIEW_DATA_VERSION = 1;
+export const VIEW_DATA_VERSION = 2;
 
 export const ViewTrial = z.object({
   /** File-name-safe key of the trial's detail file: `<run index>-<row index>`. */
@@ -78,9 +78,21 @@ export const ViewEvent = z.object({
   turn: z.number().nullable(),
   /** Tool name, note kind or error kind. */
   name: z.string().nullable(),
+  /** What the event says: a model's text, a tool call's input ("" when it has none), an output. */
   text: z.string(),
   isError: z.boolean(),
+  /** A tool call's result, shown with the call (one row per call): its output and error flag. */
+  result: z.object({ text: z.string(), isError: z.boolean() }).nullable(),
 });
+
+/** One row of the diff shown side by side (see diff-rows.ts). */
+export const DiffRow = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("file"), text: z.string() }),
+  z.object({ kind: z.literal("hunk"), text: z.string() }),
+  z.object({ kind: z.literal("same"), text: z.string() }),
+  z.object({ kind: z.literal("note"), text: z.string() }),
+  z.object({ kind: z.literal("pair"), expected: z.string().nullable(), actual: z.string().nullable() }),
+]);
 
 export const ViewProbe = z.object({ question: z.string(), answer: z.string() });
 
@@ -95,6 +107,8 @@ export const TrialDetail = z.object({
     agreement: z.record(z.string(), z.number()),
     reason: z.string().nullable(),
     diff: z.string().nullable(),
+    /** The diff as line pairs, when it is the verifier's unified diff; null: show `diff` as it is. */
+    diffRows: z.array(DiffRow).nullable(),
     criteria: z.array(
       z.object({
         name: z.string(),
@@ -106,7 +120,17 @@ export const TrialDetail = z.object({
     ),
   }),
   error: z.string().nullable(),
-  outputs: z.array(z.object({ path: z.string(), status: z.string(), reason: z.string().nullable() })),
+  outputs: z.array(
+    z.object({
+      path: z.string(),
+      status: z.string(),
+      reason: z.string().nullable(),
+      /** The collected file's text, capped (null when it was not collected or is not kept). */
+      text: z.string().nullable(),
+      /** Why no text is shown, or that it is cut. */
+      note: z.string().nullable(),
+    }),
+  ),
   events: z.array(ViewEvent),
   probes: z.array(ViewProbe),
   /** Why the trajectory is shown in part or not at all (missing, cut at the size cap, bad lines). */
@@ -120,3 +144,4 @@ export type ViewIndex = z.infer<typeof ViewIndex>;
 export type ViewEvent = z.infer<typeof ViewEvent>;
 export type ViewProbe = z.infer<typeof ViewProbe>;
 export type TrialDetail = z.infer<typeof TrialDetail>;
+export type DiffRow = z.infer<typeof DiffRow>;

@@ -1,6 +1,7 @@
 // A trajectory file read for display: attacker-controlled (written while the agent ran), so it is
 // read up to a byte cap, parsed line by line, every field checked and every text cut to a size;
-// a bad line becomes a worded problem, never an exception.
+// a bad line becomes a worded problem, never an exception. A tool call and its result become one
+// event (the call's input with its output), so no call stands alone as an empty row.
 import { closeSync, openSync, readSync } from "node:fs";
 import type { ViewEvent, ViewProbe } from "./model.ts";
 
@@ -56,8 +57,14 @@ function textOf(e: Record<string, unknown>): string {
   switch (e.type) {
     case "model":
       return shown(e.text);
-    case "tool-call":
-      return shown(e.input);
+    case "tool-call": {
+      const input = e.input;
+      const empty =
+        input === undefined ||
+        input === null ||
+        (typeof input === "object" && !Array.isArray(input) && Object.keys(input).length === 0);
+      return empty ? "" : shown(input);
+    }
     case "tool-result":
       return shown(e.output);
     case "error":
@@ -77,7 +84,36 @@ function eventOf(e: Record<string, unknown>): ViewEvent {
     name: str(e.name) ?? str(e.kind),
     text: capText(textOf(e)),
     isError: e.isError === true || e.type === "error",
+    result: null,
   };
+}
+
+/**
+ * Each tool result joined to its call: the call with the same id, or else the earliest call of
+ * the same tool and turn still without a result. A result without a call stays an event of its own.
+ */
+function joinResults(events: ViewEvent[], ids: ReadonlyMap<ViewEvent, string | null>): ViewEvent[] {
+  const open: ViewEvent[] = [];
+  const out: ViewEvent[] = [];
+  for (const e of events) {
+    if (e.type === "tool-call") {
+      open.push(e);
+      out.push(e);
+      continue;
+    }
+    if (e.type === "tool-result") {
+      const id = ids.get(e);
+      const at = open.findIndex((c) =>
+        id && ids.get(c) ? ids.get(c) === id : c.name === e.name && c.turn === e.turn,
+      );
+      if (at >= 0) {
+        open.splice(at, 1)[0]!.result = { text: e.text, isError: e.isError };
+        continue;
+      }
+    }
+    out.push(e);
+  }
+  return out;
 }
 
 /** Reads a trajectory for the viewer; `shownAs` names the file in problems. */
@@ -98,6 +134,7 @@ export function readTrajectoryForView(file: string, shownAs: string): ReadTrajec
     out.problems.push(`${shownAs}: only the first ${TRAJECTORY_BYTE_CAP} bytes are shown`);
   }
   let full = false;
+  const ids = new Map<ViewEvent, string | null>();
   lines.forEach((line, i) => {
     if (!line.trim() || full) return;
     if (out.events.length >= EVENT_CAP) {
@@ -120,7 +157,10 @@ export function readTrajectoryForView(file: string, shownAs: string): ReadTrajec
     if (e.type === "note" && e.kind === "probe") {
       out.probes.push({ question: capText(shown(e.question)), answer: capText(shown(e.answer)) });
     }
-    out.events.push(eventOf(e));
+    const event = eventOf(e);
+    ids.set(event, str(e.id));
+    out.events.push(event);
   });
+  out.events = joinResults(out.events, ids);
   return out;
 }

@@ -1,15 +1,19 @@
 // Test support: runs an exported task folder the way Harbor's docker environment does, with the
 // docker CLI: build environment/ (BASE = the local sandbox image), start the container without
 // network, run /solution/solve.sh (oracle) or write given outputs, upload tests/ only then, run
-// /tests/test.sh and read /logs/verifier/reward.txt. Removes every container and image it made.
+// /tests/test.sh and read /logs/verifier/reward.txt (BenchFlow's native layout: oracle/ to /oracle,
+// verifier/ to /verifier). Removes every container and image it made.
 import { spawnSync } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll } from "vitest";
 
-const made = { containers: [] as string[], images: [] as string[] };
+const made = { containers: [] as string[], images: [] as string[], folders: [] as string[] };
 afterAll(() => {
   for (const id of made.containers.splice(0)) docker(["rm", "-f", id], { check: false });
   for (const tag of made.images.splice(0)) docker(["rmi", tag], { check: false });
+  for (const dir of made.folders.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 export interface DockerResult {
@@ -70,19 +74,47 @@ export function exec(container: string, script: string, input?: string): DockerR
   return docker(["exec", "-i", container, "bash", "-c", script], { input, check: false });
 }
 
-/** Harbor's oracle agent: upload solution/ to /solution, chmod +x and run solve.sh in WORKDIR. */
-export function runOracle(container: string, folder: string): DockerResult {
-  docker(["cp", path.join(folder, "solution"), `${container}:/solution`]);
-  return exec(container, "chmod +x /solution/solve.sh && /solution/solve.sh > /logs/agent/oracle.txt 2>&1");
+/**
+ * Harbor's oracle agent: upload solution/ to /solution, chmod +x and run solve.sh in WORKDIR
+ * (`dir` "oracle": BenchFlow's native oracle/ to /oracle).
+ */
+export function runOracle(container: string, folder: string, dir = "solution"): DockerResult {
+  docker(["cp", path.join(folder, dir), `${container}:/${dir}`]);
+  return exec(container, `chmod +x /${dir}/solve.sh && /${dir}/solve.sh > /logs/agent/oracle.txt 2>&1`);
 }
 
-/** Harbor's verifier: upload tests/ to /tests after the agent phase, run test.sh, read the reward. */
-export function runVerifier(container: string, folder: string): { reward: string; stdout: string } {
-  docker(["cp", path.join(folder, "tests"), `${container}:/tests`]);
-  exec(container, "chmod +x /tests/test.sh; /tests/test.sh > /logs/verifier/test-stdout.txt 2>&1");
+/**
+ * Harbor's verifier: upload tests/ to /tests after the agent phase, run test.sh, read the reward
+ * files (`dir` "verifier": BenchFlow's native verifier/ to /verifier).
+ */
+export function runVerifier(
+  container: string,
+  folder: string,
+  dir = "tests",
+): { reward: string; rewardJson: string; stdout: string } {
+  docker(["cp", path.join(folder, dir), `${container}:/${dir}`]);
+  exec(container, `chmod +x /${dir}/test.sh; /${dir}/test.sh > /logs/verifier/test-stdout.txt 2>&1`);
   const reward = exec(container, "cat /logs/verifier/reward.txt").stdout.trim();
+  const rewardJson = exec(container, "cat /logs/verifier/reward.json").stdout.trim();
   const stdout = exec(container, "cat /logs/verifier/test-stdout.txt").stdout;
-  return { reward, stdout };
+  return { reward, rewardJson, stdout };
+}
+
+/**
+ * A copy of an exported bom-costing folder whose oracle reads only what the docs promise it: the
+ * specification at $KGATE_ARTEFACT_PATH (no default path), its own files in $KGATE_SOLUTION_DIR, the
+ * data in the working directory. An export that does not set the variable fails it (KeyError).
+ */
+export function documentedVariablesOracle(folder: string, dir = "solution"): string {
+  const copy = path.join(mkdtempSync(path.join(tmpdir(), "kgate-env-oracle-")), path.basename(folder));
+  made.folders.push(path.dirname(copy));
+  cpSync(folder, copy, { recursive: true });
+  const solve = path.join(copy, dir, "kgate", "solve.py");
+  const source = readFileSync(solve, "utf8");
+  const spec = /^SPEC = .*$/m;
+  if (!spec.test(source)) throw new Error(`${solve}: no SPEC line to replace`);
+  writeFileSync(solve, source.replace(spec, 'SPEC = os.environ["KGATE_ARTEFACT_PATH"]'));
+  return copy;
 }
 
 /** Files of the container's file system (outside /proc, /sys, /dev), read as root, holding `needle`. */

@@ -4,6 +4,7 @@
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import type { TrialDetail, ViewIndex } from "../model.ts";
+import { Detail } from "./detail.ts";
 import {
   applyFilters,
   type FilterName,
@@ -13,7 +14,8 @@ import {
   sortTrials,
 } from "./filter.ts";
 import { listenForIndex, loadTrial, reloadIndex } from "./load.ts";
-import { Detail, FilterBar, html, RunsCompared, SideBySide, TrialTable } from "./views.ts";
+import { SideBySide } from "./side-by-side.ts";
+import { FilterBar, html, RunsCompared, TrialTable } from "./views.ts";
 
 const REFRESH_MS = 3000;
 
@@ -57,7 +59,7 @@ function App(props: { first: ViewIndex }) {
     <h2>Trials</h2>
     <${FilterBar} trials=${index.trials} filters=${filters} onChange=${onFilter} showRetried=${showRetried} onShowRetried=${setShowRetried}/>
     <div class="split">
-      <div class="list"><${TrialTable} trials=${shown} sort=${sort} onSort=${onSort} selected=${selected} onSelect=${setSelected}/></div>
+      <div class="list"><${TrialTable} trials=${shown} runs=${index.runs.length} sort=${sort} onSort=${onSort} selected=${selected} onSelect=${setSelected}/></div>
       ${trial ? html`<${Detail} trial=${trial} detail=${detail} failed=${failed}/>` : null}
     </div>
     ${task ? html`<${SideBySide} index=${index} task=${task} trials=${index.trials} onSelect=${setSelected}/>` : null}`;
