@@ -319,8 +319,8 @@ describe("egressProblem on harness traffic", () => {
     );
     expect(
       egressProblem("openai-responses", { ...turn, input: [{ type: "input_file", file_url: "https://x" }] }),
-    ).toBe('input[0]: item type "input_file"');
-    // A tool_result nested in a tool_result is not a real shape: refused, and recursion stops there.
+    ).toBe("input[0].file_url: a URL that is not a data: URL");
+    // A tool_result's document whose content holds a URL image (round 2's A2): found where it sits.
     const nested = {
       model: "m",
       max_tokens: 5,
@@ -328,13 +328,22 @@ describe("egressProblem on harness traffic", () => {
         {
           role: "user",
           content: [
-            { type: "tool_result", tool_use_id: "t", content: [{ type: "tool_result", content: [] }] },
+            {
+              type: "tool_result",
+              tool_use_id: "t",
+              content: [
+                {
+                  type: "document",
+                  source: { type: "content", content: [{ type: "image", source: { type: "url", url: "http://x" } }] },
+                },
+              ],
+            },
           ],
         },
       ],
     };
     expect(egressProblem("anthropic", nested)).toBe(
-      'messages[0].content[0].content[0]: content block type "tool_result"',
+      'messages[0].content[0].content[0].source.content[0].source: type "url"',
     );
   });
 });
@@ -410,10 +419,15 @@ describe("relay floods", () => {
     expect(status).toBe(200);
     const context = trajectory.events.filter((e) => e.kind === "harness-context");
     expect(context).toHaveLength(1);
-    expect(context[0]).toMatchObject({ texts: 100_000, truncated: true });
+    // 10,000 distinct texts are remembered (as hashes) per session: the other 90,000 are neither
+    // remembered nor narrated, and reaching the cap is one note.
+    expect(context[0]).toMatchObject({ texts: 10_000, truncated: true });
+    expect(trajectory.events.filter((e) => e.kind === "relay-memory-cap")).toEqual([
+      expect.objectContaining({ what: "seen-texts", cap: 10_000 }),
+    ]);
     // 64 KiB of text at most in the event (plus the separators' slack of capText: none).
     expect(Buffer.byteLength(String(context[0]!.text))).toBeLessThanOrEqual(64 * 1024);
-    // The whole trajectory of the call: the context note and the model turn.
+    // The whole trajectory of the call: the cap note, the context note and the model turn.
     expect(trajectory.events.length).toBeLessThanOrEqual(3);
   });
 });

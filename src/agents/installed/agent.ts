@@ -79,6 +79,10 @@ export class InstalledAgent implements Agent {
       log: this.options.log,
       maxBodyBytes: this.config.relay.maxBodyBytes,
       maxConnections: this.config.relay.maxConnections,
+      upstreamTimeoutMs: this.config.relay.upstreamTimeoutSec * 1000,
+      anthropicBetas: this.config.anthropicBetas,
+      openaiOrganization: this.config.openaiOrganization,
+      openaiProject: this.config.openaiProject,
     });
     return { image };
   }
@@ -108,6 +112,7 @@ export class InstalledAgent implements Agent {
       maxOutputTokens: c.maxOutputTokens,
       ...(c.outputTokenBudget === undefined ? {} : { outputTokenBudget: c.outputTokenBudget }),
       maxInFlight: c.relay.maxInFlight,
+      maxRejectedCalls: c.relay.maxRejectedCalls,
     });
     const onAbort = () => session.close();
     ctx.signal.addEventListener("abort", onAbort, { once: true });
@@ -206,6 +211,7 @@ export class InstalledAgent implements Agent {
       stderr: exec?.stderr.slice(-4000) ?? null,
       ...report.facts,
     });
+    session.flush();
     const broken = channelEnd?.reason === "violation" ? describeEnd(channelEnd) : null;
     const { stopReason, error } = this.outcome(ctx.signal, exec, thrown, session, report.stopReason, broken);
     if (error) ctx.trajectory.append({ type: "error", ...error });
@@ -242,7 +248,7 @@ export class InstalledAgent implements Agent {
     // only processes in the sandbox write to the forwarder's stdout: a broken frame is the agent's doing
     if (brokenChannel) return { stopReason: "error", error: trialError("agent-exit", brokenChannel) };
     if (session.infraFailure) return { stopReason: "error", error: session.infraFailure };
-    if (session.agentFailure) return { stopReason: "error", error: session.agentFailure };
+    if (session.rejection) return { stopReason: "error", error: session.rejection };
     const tail = exec.stderr.trim().split("\n").slice(-3).join(" | ");
     // After a model call the agent was at work: its commands may have killed the harness (its own
     // failure); a harness that dies before any call failed to start (infrastructure, retried).
