@@ -83,6 +83,56 @@ describe("the relay channel's host half, fed hostile frames", () => {
     });
   });
 
+  it("frames dribbled one byte per chunk arrive whole and in order (round 2, B1)", async () => {
+    const input = new PassThrough();
+    const received: Buffer[] = [];
+    let closed = 0;
+    const sink = () =>
+      new Duplex({
+        read() {},
+        write(chunk: Buffer, _enc, done) {
+          received.push(Buffer.from(chunk));
+          done();
+        },
+        destroy(_err, done) {
+          closed += 1;
+          done(null);
+        },
+      });
+    const channel = new RelayChannel(input, new PassThrough(), sink);
+    // a 64 KiB frame, a 1-byte one, an empty one and a 1,000-byte one, then the stream's close
+    const payloads = [
+      Buffer.alloc(64 * 1024, 0x61),
+      Buffer.from("b"),
+      Buffer.alloc(0),
+      Buffer.alloc(1000, 0x63),
+    ];
+    const bytes = Buffer.concat([
+      ready,
+      frame(FRAME.open, 1),
+      ...payloads.map((p) => frame(FRAME.data, 1, p)),
+      frame(FRAME.close, 1),
+    ]);
+    for (let at = 0; at < bytes.length; at++) input.write(bytes.subarray(at, at + 1));
+    await new Promise((r) => setImmediate(r));
+    expect(await channel.ready).toBe(4100);
+    expect(channel.endedWith).toBeNull();
+    // the empty payload writes nothing: the stream sees 65,536 + 1 + 1,000 bytes, in order
+    expect(Buffer.concat(received).equals(Buffer.concat(payloads))).toBe(true);
+    expect(closed).toBe(1);
+    expect(channel.openStreams).toBe(0);
+    // a header split over chunks is still read whole: a huge length refused from it
+    const huge = Buffer.alloc(FRAME_HEADER);
+    huge.writeUInt8(FRAME.data, 0);
+    huge.writeUInt32BE(1, 1);
+    huge.writeUInt32BE(0x00100000, 5);
+    for (const byte of huge) input.write(Buffer.from([byte]));
+    expect(await channel.ended).toEqual({
+      reason: "violation",
+      message: "a frame of 1048576 bytes (at most 65536)",
+    });
+  });
+
   it("data for a stream never opened, an unknown type, or an id reused: each a violation", async () => {
     const cases: Array<[Buffer, string]> = [
       [frame(FRAME.data, 7, Buffer.from("x")), "frame for stream 7, never opened"],
