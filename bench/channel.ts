@@ -12,7 +12,7 @@ const big = frame(FRAME.data, 1, Buffer.alloc(64 * 1024, 0x61));
 
 /** The parsing loop before issue 29: the whole pending buffer copied on every chunk. */
 function quadraticReassembly(): (chunk: Buffer) => void {
-  let pending = Buffer.alloc(0);
+  let pending: Buffer = Buffer.alloc(0);
   return (chunk) => {
     pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
     while (pending.length >= FRAME_HEADER) {

@@ -334,7 +334,10 @@ describe("egressProblem on harness traffic", () => {
               content: [
                 {
                   type: "document",
-                  source: { type: "content", content: [{ type: "image", source: { type: "url", url: "http://x" } }] },
+                  source: {
+                    type: "content",
+                    content: [{ type: "image", source: { type: "url", url: "http://x" } }],
+                  },
                 },
               ],
             },

@@ -114,7 +114,9 @@ export function sendRaw(
           authorization: `Bearer ${token}`,
           "content-type": "application/json",
           // declared, so that a GET's body is framed too (Node sends a GET's body unframed otherwise)
-          ...(typeof call.body === "string" ? { "content-length": String(Buffer.byteLength(call.body)) } : {}),
+          ...(typeof call.body === "string"
+            ? { "content-length": String(Buffer.byteLength(call.body)) }
+            : {}),
           ...call.headers,
         },
       },

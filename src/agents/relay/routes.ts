@@ -139,3 +139,14 @@ export function upstreamHeaders(req: IncomingMessage, policy: HeaderPolicy): Hea
   }
   return headers;
 }
+
+/** A refusal's body, in the provider's own error format (so that the harness's SDK reads it). */
+export function refusalBody(provider: ProviderName, status: number, message: string): string {
+  if (provider === "anthropic") {
+    return JSON.stringify({
+      type: "error",
+      error: { type: status === 401 ? "authentication_error" : "invalid_request_error", message },
+    });
+  }
+  return JSON.stringify({ error: { message, type: "invalid_request_error", code: null } });
+}

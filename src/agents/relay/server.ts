@@ -12,10 +12,9 @@ import { ownedTempDir } from "../../sandbox/folders.ts";
 import { type ProviderName, RELAY_DEFAULTS, type RetryPolicy } from "../config.ts";
 import { classifyStatus, errorMessage, ModelCallError } from "../errors.ts";
 import { retryLine, retryNote } from "../retry.ts";
-import { readBody } from "./body.ts";
-import { egressProblem } from "./guard.ts";
+import { checkedBody, readBody } from "./body.ts";
 import { requestedMaxTokens, rewriteModelCall } from "./rewrite.ts";
-import { type HeaderPolicy, type Route, routeOf, upstreamHeaders } from "./routes.ts";
+import { type HeaderPolicy, refusalBody, routeOf, upstreamHeaders } from "./routes.ts";
 import {
   DEFAULT_MAX_IN_FLIGHT,
   inputTokenBound,
@@ -61,19 +60,7 @@ export const DEFAULT_UPSTREAM_TIMEOUT_MS = RELAY_DEFAULTS.upstreamTimeoutSec * 1
 export const RELAY_SOCKET_NAME = "relay.sock";
 export const RELAY_PORT = 4100;
 
-function errorJson(provider: ProviderName, status: number, message: string): string {
-  if (provider === "anthropic") {
-    return JSON.stringify({
-      type: "error",
-      error: { type: status === 401 ? "authentication_error" : "invalid_request_error", message },
-    });
-  }
-  return JSON.stringify({ error: { message, type: "invalid_request_error", code: null } });
-}
-
 type Note = Omit<TrajectoryEvent, "at">;
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === "object" && !Array.isArray(v);
 
 export class Relay {
   private readonly sessions = new Map<string, RelaySession>();
@@ -98,7 +85,7 @@ export class Relay {
       void relay.handle(req, res).catch((err) => {
         if (!res.headersSent) {
           res.writeHead(500, { "content-type": "application/json" });
-          res.end(errorJson(options.provider, 500, `kgate relay: ${errorMessage(err)}`));
+          res.end(refusalBody(options.provider, 500, `kgate relay: ${errorMessage(err)}`));
         } else res.destroy();
       });
     });
@@ -130,7 +117,7 @@ export class Relay {
 
   private refuse(res: ServerResponse, status: number, message: string): void {
     res.writeHead(status, { "content-type": "application/json" });
-    res.end(errorJson(this.options.provider, status, `kgate relay: ${message}`));
+    res.end(refusalBody(this.options.provider, status, `kgate relay: ${message}`));
   }
 
   /** A refusal counted in the session's notes (one event per kind and minute), then answered. */
@@ -216,7 +203,7 @@ export class Relay {
       res.setHeader("connection", "close");
       return this.limitRefusal(res, session, "body-size", 413, `request body over ${maxBody} bytes`);
     }
-    const checked = this.checkBody(route, url, body);
+    const checked = checkedBody(route, url, body);
     if ("problem" in checked) {
       return this.refuseCounted(res, session, {
         status: 400,
@@ -243,33 +230,6 @@ export class Relay {
       });
     }
     await this.modelCall(req, res, url, session, { api: route.api, json, bytes: body.length });
-  }
-
-  /** The body as the route takes it: none (models), or a JSON object that references nothing outside. */
-  private checkBody(
-    route: Route,
-    url: URL,
-    body: Buffer,
-  ): { json: Record<string, unknown> | null } | { problem: string; message: string } {
-    const refused = (problem: string, message = problem) => ({ problem, message });
-    if (route.body === null) {
-      return body.length === 0 ? { json: null } : refused(`a body on ${route.method} ${url.pathname}`);
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(body.toString("utf8"));
-    } catch {
-      return refused("request body is not JSON");
-    }
-    if (!isObject(json)) return refused("request body is not a JSON object");
-    const egress = egressProblem(route.body, json);
-    if (egress) {
-      return refused(
-        egress,
-        `${egress} refused: only fields that cannot make the provider fetch are forwarded`,
-      );
-    }
-    return { json };
   }
 
   private async modelCall(
