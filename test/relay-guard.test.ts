@@ -289,6 +289,24 @@ describe("the budget through n and every cap field (items C1, C2)", () => {
     expect(capped.max_tokens).toBe(1000);
     expect(capped.max_completion_tokens).toBeUndefined();
   });
+
+  it("best_of, and n on Responses (which has no such field), are refused: no second way to ask for many choices", async () => {
+    const chat = await relayFor("openai-compatible");
+    const messages = [{ role: "user", content: "x" }];
+    const bestOf = await forwardedBy(() =>
+      chat.send({ path: "/v1/chat/completions", body: { model: "m", best_of: 5, max_tokens: 10, messages } }),
+    );
+    expect(bestOf.result.status).toBe(400);
+    expect(bestOf.result.body).toContain('request field \\"best_of\\"');
+    expect(bestOf.forwarded).toEqual([]);
+    const responses = await relayFor("openai");
+    const n = await forwardedBy(() =>
+      responses.send({ path: "/v1/responses", body: { model: "m", n: 3, input: "x" } }),
+    );
+    expect(n.result.status).toBe(400);
+    expect(n.result.body).toContain('request field \\"n\\"');
+    expect(n.forwarded).toEqual([]);
+  });
 });
 
 describe("headers the configuration allows", () => {

@@ -6,7 +6,7 @@
 // Counts and caps are asserted here; the memory figure is `npm run bench relay-memory`.
 import { randomBytes } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import { NARRATION_BYTES } from "../src/agents/relay/narration.ts";
+import { MAX_SEEN, NARRATION_BYTES, Narrator } from "../src/agents/relay/narration.ts";
 import { Relay } from "../src/agents/relay/server.ts";
 import type { RelaySession } from "../src/agents/relay/session.ts";
 import { TrajectoryRecorder } from "../src/agents/trajectory.ts";
@@ -122,6 +122,31 @@ describe("the narration of a session", () => {
     } finally {
       await upstream.close();
     }
+  });
+});
+
+describe("what a session remembers of the texts it saw", () => {
+  it(`stops at ${MAX_SEEN.toLocaleString("en")} distinct texts and tool-result ids, with one note each`, () => {
+    const trajectory = new TrajectoryRecorder();
+    const narrator = new Narrator(trajectory);
+    // 10,050 distinct one-line texts and 10,050 distinct result ids, 50 per call over 201 calls
+    for (let call = 0; call < 201; call++) {
+      const texts = Array.from({ length: 50 }, (_, i) => `text ${call}-${i}`);
+      const results = Array.from({ length: 50 }, (_, i) => ({
+        id: `r${call}-${i}`,
+        output: "o",
+        isError: false,
+      }));
+      narrator.request(call + 1, "", texts, results);
+    }
+    // 10,000 remembered of each, the other 50 neither remembered nor narrated
+    expect(narrator.seen).toEqual({ texts: MAX_SEEN, results: MAX_SEEN });
+    const caps = trajectory.events.filter((e) => e.kind === "relay-memory-cap");
+    expect(caps.map((e) => [e.what, e.cap])).toEqual([
+      ["seen-texts", MAX_SEEN],
+      ["seen-results", MAX_SEEN],
+    ]);
+    expect(trajectory.events.filter((e) => e.type === "tool-result")).toHaveLength(MAX_SEEN);
   });
 });
 
