@@ -59,8 +59,23 @@ const statusOf = (p: Promise<unknown>) =>
 describe("relay limits that hold under concurrency", () => {
   it("reserves max_tokens before forwarding: 20 concurrent calls cannot spend past the budget", async () => {
     // The scripted model spends its whole allowance: output = the max_tokens it was sent, input 10.
+    // It answers only once every one of the 20 calls has reached it or ended (refused by the relay),
+    // so that no reply frees a reservation while calls are still arriving (a fixed delay did not
+    // hold under load: a late call was then admitted on the budget a finished one had released).
+    const CALLS = 20;
+    let ended = 0;
+    let release = () => {};
+    const held = new Promise<void>((done) => {
+      release = done;
+    });
+    const settle = () => {
+      if (ended + (server?.requests.length ?? 0) >= CALLS) release();
+    };
     const { session, base } = await setup(
-      (req) => ({ text: "burn", delayMs: 300, usage: { input: 10, output: Number(req.body.max_tokens) } }),
+      (req) => {
+        queueMicrotask(settle);
+        return { text: "burn", hold: held, usage: { input: 10, output: Number(req.body.max_tokens) } };
+      },
       "anthropic",
       { tokenBudget: 1200, maxOutputTokens: 500 },
     );
@@ -73,7 +88,15 @@ describe("relay limits that hold under concurrency", () => {
           messages: [{ role: "user", content: "burn" }],
         }),
       );
-    const statuses = await Promise.all(Array.from({ length: 20 }, one));
+    const statuses = await Promise.all(
+      Array.from({ length: CALLS }, () =>
+        one().then((status) => {
+          ended += 1;
+          settle();
+          return status;
+        }),
+      ),
+    );
     // At most 4 in flight. The SDK's body {"model":"claude-opus-big","max_tokens":4000,"messages":
     // [{"role":"user","content":"burn"}]} is 91 bytes: its input bound is ceil(91 / 2) = 46 tokens.
     // Each call reserves 46 + min(4000 asked, 500 cap, budget left after reservations and its 46):
