@@ -277,6 +277,49 @@ describe("an installed harness through the relay: failures and limits (Docker, s
     }
   });
 
+  it("a planted provider 400 and then its harness killed is the agent's (agent-exit), not the provider's (round 2, R1)", async () => {
+    // The agent's bash sends one request the provider rejects, with the harness's own token, then
+    // kills its harness (the shell's parent): before issue 29 the record said provider-rejected
+    // (infra, not counted), laundering the agent's own failure.
+    const poison = [
+      `node -e 'fetch("http://127.0.0.1:4100/v1/messages",{method:"POST",headers:{"x-api-key":process.env.ANTHROPIC_API_KEY,"content-type":"application/json"},body:JSON.stringify({model:"x",max_tokens:5,temperature:5,messages:[{role:"user",content:"x"}],tools:[{name:"t",input_schema:{type:"object"}}]})}).then(r=>console.log("poison",r.status))'`,
+      "kill -9 $(ps -o ppid= -p $$ 2>/dev/null || awk '{print $4}' /proc/$$/stat)",
+    ].join("; ");
+    const agent = await installedAgent(
+      (req, index) =>
+        req.body.temperature === 5
+          ? { status: 400, message: "temperature: range: 0..1" }
+          : index === 0
+            ? { toolCalls: [{ name: "bash", input: { command: poison } }] }
+            : { text: "done" },
+      standin,
+    );
+    const record = await oneEngineTrial(agent, "installed-launder");
+    expect(server!.requests.filter((r) => r.body.temperature === 5)).toHaveLength(1);
+    expect(record.error).toMatchObject({ kind: "agent-exit", owner: "agent" });
+    expect(record.error?.message).toContain("was killed");
+    expect(outcomeOf(record)).toBe("fail");
+  });
+
+  it("after the agent acted, a 400 on its conversation ends the harness as the agent's; a 500 stays the provider's", async () => {
+    const act = { toolCalls: [{ name: "bash", input: { command: "echo acted" } }] };
+    const refused = await installedAgent(
+      [act, { status: 400, message: "messages.2: image too large" }],
+      standin,
+    );
+    const rejected = await runInOwnContainer(refused, "rejected");
+    // the stand-in exits 1 on its own after the refusal: the request's content was the agent's doing
+    expect(rejected.error).toMatchObject({ kind: "agent-exit", owner: "agent" });
+    expect(rejected.error?.message).toContain(
+      "the provider had refused a request of the agent's conversation",
+    );
+    expect(rejected.error?.message).toContain("image too large");
+    const down = await installedAgent([act, { status: 500, message: "upstream down" }], standin);
+    const outage = await runInOwnContainer(down, "outage-after-acting");
+    // the relay's own upstream failure (a 500 past 2 retries) is infrastructure, turns or not
+    expect(outage.error).toMatchObject({ kind: "provider-outage", owner: "provider" });
+  });
+
   it("stops on the token budget: the relay refuses the next call", async () => {
     const busy = {
       toolCalls: [{ name: "bash", input: { command: "echo busy" } }],
@@ -327,6 +370,27 @@ describe("an installed harness through the relay: failures and limits (Docker, s
     expect(outcomeOf(record!)).toBe("infra");
   });
 });
+
+/** One trial of `agent` through the real engine (record and trajectory on disk), then disposed. */
+async function oneEngineTrial(agent: InstalledAgent, runId: string) {
+  const task = scaffoldedTask();
+  const paths = projectPaths(path.dirname(path.dirname(task.dir)));
+  try {
+    const [record] = await engineTrials({
+      paths,
+      task,
+      condition: "-A",
+      agent,
+      runId,
+      runDir: path.join(paths.runs, runId),
+      n: 1,
+      retries: 0,
+    });
+    return record!;
+  } finally {
+    await agent.dispose();
+  }
+}
 
 /** Prepares the agent, runs it once under -A in a container made for it, and cleans up. */
 async function runInOwnContainer(agent: InstalledAgent, name: string) {

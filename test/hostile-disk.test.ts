@@ -144,6 +144,87 @@ describe("limits.diskMb", () => {
     expect(await docker.listContainers([`${LABEL_RUN}=${runId}`])).toEqual([]);
   }, 120_000);
 
+  it("judges inodes and the other writable places too: /home/agent out of files, /tmp and /dev/shm out of blocks (round 2)", async () => {
+    const box = await DockerSandbox.create({
+      image: sandboxImage(),
+      limits: { cpus: 1, memoryMb: 256, pids: 64, diskMb: 16 },
+      labels: { [LABEL]: "1", [LABEL_RUN]: `test-disk-inodes-${process.pid}` },
+      docker,
+    });
+    try {
+      // Empty files take no blocks: 20,000 of them in the 16 MiB home. Its tmpfs holds 16 * 1024 =
+      // 16,384 inodes (one per KiB), some already taken by the seed: ENOSPC before 20,000. (Before
+      // issue 29 the home had tmpfs's default of half the host's memory pages: all 20,000 made.)
+      const files = await box.exec([
+        "python3",
+        "-c",
+        "import os\nmade=0\ntry:\n  for i in range(20000): open('/home/agent/work/f%d' % i, 'w').close(); made += 1\nexcept OSError as e: print(e.strerror)\nprint(made)",
+      ]);
+      const [error, made] = files.stdout.trim().split("\n");
+      expect(error).toBe("No space left on device");
+      expect(Number(made)).toBeLessThan(16_384);
+      expect(await box.fullFolder()).toBe("/home/agent (16384 of 16384 inodes used)");
+      await box.exec(["bash", "-c", "rm -f /home/agent/work/f*"]);
+      expect(await box.fullFolder()).toBeNull();
+      // /tmp: 256 / 2 = 128 MiB = 131,072 KiB; /dev/shm: 64 MiB = 65,536 KiB (not judged before)
+      for (const [place, kib] of [
+        ["/tmp", 131_072],
+        ["/dev/shm", 65_536],
+      ] as const) {
+        const dd = await box.exec(["bash", "-c", `dd if=/dev/zero of=${place}/big bs=1M count=200`]);
+        expect(dd.stderr).toContain("No space left on device");
+        expect(await box.fullFolder()).toBe(`${place} (${kib} of ${kib} KiB used)`);
+        await box.exec(["rm", "-f", `${place}/big`]);
+      }
+      // every place the agent can write to has an inode cap: one per KiB of its size
+      const inodes = await box.exec([
+        "bash",
+        "-c",
+        "df --output=target,itotal /home/agent /tmp /dev/shm | tail -3",
+      ]);
+      expect(
+        inodes.stdout
+          .trim()
+          .split("\n")
+          .map((l) => l.trim().split(/\s+/)),
+      ).toEqual([
+        ["/home/agent", "16384"],
+        ["/tmp", "131072"],
+        ["/dev/shm", "65536"],
+      ]);
+    } finally {
+      await box.remove();
+    }
+  }, 120_000);
+
+  it("a trial that fills /dev/shm fails as disk-full naming it (before: solution-failed)", async () => {
+    const demo = demoTask({
+      id: "shm-filler",
+      spec: (s) => {
+        s.limits = { ...s.limits, memoryMb: 256, diskMb: 16, timeoutSec: 60 };
+      },
+    });
+    const solve = path.join(demo.task.dir, "solution", "solve.sh");
+    // 80 MiB into the 64 MiB /dev/shm (dd's exit code, 1, is the script's)
+    appendFileSync(solve, "\ndd if=/dev/zero of=/dev/shm/fill.bin bs=1M count=80\n");
+    const runId = `test-disk-shm-${process.pid}`;
+    const record = await runTrial({
+      ...demo,
+      agent: oracleAgent(),
+      condition: "+A",
+      runId,
+      runDir: path.join(demo.paths.runs, runId),
+      index: 0,
+      ...sandboxTarget(),
+    });
+    expect(record.error).toMatchObject({ kind: "disk-full", owner: "agent" });
+    // 64 MiB = 65,536 KiB of /dev/shm used, all of it
+    expect(record.error?.message).toMatch(
+      /^\/dev\/shm \(65536 of 65536 KiB used\) is full; the agent phase ended with solution-failed/,
+    );
+    expect(record.verdict.status).toBe("pass");
+  }, 120_000);
+
   it("the volumes of a SIGKILLed run are swept by the next kgate command", async () => {
     const demo = demoTask({ solution: "sleep 120\n" });
     const runId = `test-disk-sigkill-${process.pid}`;

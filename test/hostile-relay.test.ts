@@ -59,8 +59,23 @@ const statusOf = (p: Promise<unknown>) =>
 describe("relay limits that hold under concurrency", () => {
   it("reserves max_tokens before forwarding: 20 concurrent calls cannot spend past the budget", async () => {
     // The scripted model spends its whole allowance: output = the max_tokens it was sent, input 10.
+    // It answers only once every one of the 20 calls has reached it or ended (refused by the relay),
+    // so that no reply frees a reservation while calls are still arriving (a fixed delay did not
+    // hold under load: a late call was then admitted on the budget a finished one had released).
+    const CALLS = 20;
+    let ended = 0;
+    let release = () => {};
+    const held = new Promise<void>((done) => {
+      release = done;
+    });
+    const settle = () => {
+      if (ended + (server?.requests.length ?? 0) >= CALLS) release();
+    };
     const { session, base } = await setup(
-      (req) => ({ text: "burn", delayMs: 300, usage: { input: 10, output: Number(req.body.max_tokens) } }),
+      (req) => {
+        queueMicrotask(settle);
+        return { text: "burn", hold: held, usage: { input: 10, output: Number(req.body.max_tokens) } };
+      },
       "anthropic",
       { tokenBudget: 1200, maxOutputTokens: 500 },
     );
@@ -73,7 +88,15 @@ describe("relay limits that hold under concurrency", () => {
           messages: [{ role: "user", content: "burn" }],
         }),
       );
-    const statuses = await Promise.all(Array.from({ length: 20 }, one));
+    const statuses = await Promise.all(
+      Array.from({ length: CALLS }, () =>
+        one().then((status) => {
+          ended += 1;
+          settle();
+          return status;
+        }),
+      ),
+    );
     // At most 4 in flight. The SDK's body {"model":"claude-opus-big","max_tokens":4000,"messages":
     // [{"role":"user","content":"burn"}]} is 91 bytes: its input bound is ceil(91 / 2) = 46 tokens.
     // Each call reserves 46 + min(4000 asked, 500 cap, budget left after reservations and its 46):
@@ -319,8 +342,8 @@ describe("egressProblem on harness traffic", () => {
     );
     expect(
       egressProblem("openai-responses", { ...turn, input: [{ type: "input_file", file_url: "https://x" }] }),
-    ).toBe('input[0]: item type "input_file"');
-    // A tool_result nested in a tool_result is not a real shape: refused, and recursion stops there.
+    ).toBe("input[0].file_url: a URL that is not a data: URL");
+    // A tool_result's document whose content holds a URL image (round 2's A2): found where it sits.
     const nested = {
       model: "m",
       max_tokens: 5,
@@ -328,13 +351,25 @@ describe("egressProblem on harness traffic", () => {
         {
           role: "user",
           content: [
-            { type: "tool_result", tool_use_id: "t", content: [{ type: "tool_result", content: [] }] },
+            {
+              type: "tool_result",
+              tool_use_id: "t",
+              content: [
+                {
+                  type: "document",
+                  source: {
+                    type: "content",
+                    content: [{ type: "image", source: { type: "url", url: "http://x" } }],
+                  },
+                },
+              ],
+            },
           ],
         },
       ],
     };
     expect(egressProblem("anthropic", nested)).toBe(
-      'messages[0].content[0].content[0]: content block type "tool_result"',
+      'messages[0].content[0].content[0].source.content[0].source: type "url"',
     );
   });
 });
@@ -410,10 +445,15 @@ describe("relay floods", () => {
     expect(status).toBe(200);
     const context = trajectory.events.filter((e) => e.kind === "harness-context");
     expect(context).toHaveLength(1);
-    expect(context[0]).toMatchObject({ texts: 100_000, truncated: true });
+    // 10,000 distinct texts are remembered (as hashes) per session: the other 90,000 are neither
+    // remembered nor narrated, and reaching the cap is one note.
+    expect(context[0]).toMatchObject({ texts: 10_000, truncated: true });
+    expect(trajectory.events.filter((e) => e.kind === "relay-memory-cap")).toEqual([
+      expect.objectContaining({ what: "seen-texts", cap: 10_000 }),
+    ]);
     // 64 KiB of text at most in the event (plus the separators' slack of capText: none).
     expect(Buffer.byteLength(String(context[0]!.text))).toBeLessThanOrEqual(64 * 1024);
-    // The whole trajectory of the call: the context note and the model turn.
+    // The whole trajectory of the call: the cap note, the context note and the model turn.
     expect(trajectory.events.length).toBeLessThanOrEqual(3);
   });
 });

@@ -1,5 +1,6 @@
 // The relay's caps from kgate.config.json `relay` (red-team items 2 and 8): validated with errors
-// naming the file and the field, defaulting to 8 MiB bodies, 4 requests in flight and 64 connections,
+// naming the file and the field, defaulting to 8 MiB bodies, 4 requests in flight, 64 connections, 32
+// calls the provider refuses and 600 s of upstream silence,
 // and enforced end to end: a harness in a real container (the stand-in CLI) through the relay.
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -41,9 +42,20 @@ describe("kgate.config.json relay", () => {
       maxBodyBytes: 8_388_608,
       maxInFlight: 4,
       maxConnections: 64,
+      maxRejectedCalls: 32,
+      upstreamTimeoutSec: 600,
     });
-    const set = parseConfigText(FILE, configText({ maxBodyBytes: 4096, maxInFlight: 2 }));
-    expect(set.agents[0]?.relay).toEqual({ maxBodyBytes: 4096, maxInFlight: 2, maxConnections: 64 });
+    const set = parseConfigText(
+      FILE,
+      configText({ maxBodyBytes: 4096, maxInFlight: 2, upstreamTimeoutSec: 30 }),
+    );
+    expect(set.agents[0]?.relay).toEqual({
+      maxBodyBytes: 4096,
+      maxInFlight: 2,
+      maxConnections: 64,
+      maxRejectedCalls: 32,
+      upstreamTimeoutSec: 30,
+    });
     // The caps bound a harness, they do not define the configuration: the digest stays.
     expect(set.agents[0]?.digest).toBe(defaults.agents[0]?.digest);
   });
@@ -52,6 +64,8 @@ describe("kgate.config.json relay", () => {
     [{ maxInFlight: 0 }, "relay.maxInFlight"],
     [{ maxBodyBytes: "8m" }, "relay.maxBodyBytes"],
     [{ maxConnections: 1.5 }, "relay.maxConnections"],
+    [{ maxRejectedCalls: 0 }, "relay.maxRejectedCalls"],
+    [{ upstreamTimeoutSec: 7200 }, "relay.upstreamTimeoutSec"],
     [{ maxBody: 10 }, "relay"],
   ])("refuses %j, naming the file and the field %s", (relay, field) => {
     const result = parseConfigText(FILE, configText(relay));

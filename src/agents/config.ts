@@ -98,6 +98,17 @@ export const AgentConfig = z
     retry: RetryPolicy.prefault({}),
     /** Built-in harness only. */
     tools: BuiltinTools.prefault({}),
+    /**
+     * Anthropic betas the relay passes on in `anthropic-beta` (the others a harness asks for are
+     * dropped); none unless listed. A beta changes what the API does, so the list is digested.
+     */
+    anthropicBetas: z
+      .array(z.string().regex(/^[a-z0-9][a-z0-9.-]*$/, "a beta name such as context-management-2025-06-27"))
+      .optional(),
+    /** Sent by the relay as `OpenAI-Organization` (a harness's own is dropped); not digested. */
+    openaiOrganization: z.string().min(1).optional(),
+    /** Sent by the relay as `OpenAI-Project` (a harness's own is dropped); not digested. */
+    openaiProject: z.string().min(1).optional(),
   })
   .strict()
   .superRefine((c, ctx) => {
@@ -128,6 +139,18 @@ export const AgentConfig = z
         message: `harness ${c.harness} supports the system prompt modes ${allowed.join(", ")}`,
       });
     }
+    if (c.anthropicBetas !== undefined && c.provider !== "anthropic") {
+      ctx.addIssue({ code: "custom", path: ["anthropicBetas"], message: "only for provider anthropic" });
+    }
+    for (const field of ["openaiOrganization", "openaiProject"] as const) {
+      if (c[field] !== undefined && c.provider === "anthropic") {
+        ctx.addIssue({
+          code: "custom",
+          path: [field],
+          message: "only for providers openai and openai-compatible",
+        });
+      }
+    }
     if (c.harness === "codex" && c.provider === "anthropic") {
       ctx.addIssue({
         code: "custom",
@@ -146,13 +169,23 @@ export const AgentConfig = z
     }
   });
 
-/** The relay's caps unless kgate.config.json `relay` sets them: 8 MiB bodies, 4 requests, 64 connections. */
-export const RELAY_DEFAULTS = { maxBodyBytes: 8 * 1024 * 1024, maxInFlight: 4, maxConnections: 64 } as const;
+/**
+ * The relay's caps unless kgate.config.json `relay` sets them: 8 MiB bodies, 4 requests, 64
+ * connections, 32 calls the provider refuses per trial, 600 s of upstream silence per call.
+ */
+export const RELAY_DEFAULTS = {
+  maxBodyBytes: 8 * 1024 * 1024,
+  maxInFlight: 4,
+  maxConnections: 64,
+  maxRejectedCalls: 32,
+  upstreamTimeoutSec: 600,
+} as const;
 
 /**
  * The model relay's caps (kgate.config.json `relay`), against a hostile harness: the largest request
- * body (refused before parsing), a trial's requests in flight, and the relay socket's connections
- * (one relay per agent configuration, shared by its trials).
+ * body (refused before parsing), a trial's requests in flight, the relay socket's connections (one
+ * relay per agent configuration, shared by its trials), the model calls of a trial the provider may
+ * refuse (4xx) before the relay forwards no more, and how long an upstream call may send nothing.
  */
 export const RelaySettings = z
   .object({
@@ -164,6 +197,8 @@ export const RelaySettings = z
       .default(RELAY_DEFAULTS.maxBodyBytes),
     maxInFlight: z.number().int().min(1).max(64).default(RELAY_DEFAULTS.maxInFlight),
     maxConnections: z.number().int().min(1).max(4096).default(RELAY_DEFAULTS.maxConnections),
+    maxRejectedCalls: z.number().int().min(1).max(10_000).default(RELAY_DEFAULTS.maxRejectedCalls),
+    upstreamTimeoutSec: z.number().int().min(1).max(3600).default(RELAY_DEFAULTS.upstreamTimeoutSec),
   })
   .strict();
 

@@ -55,7 +55,8 @@ export function resolveAgentConfig(
 ): ResolvedAgentConfig {
   const baseUrl = (config.baseUrl ?? DEFAULT_BASE_URLS[config.provider] ?? "").replace(/\/+$/, "");
   const apiKeyEnv = config.apiKeyEnv === undefined ? DEFAULT_KEY_ENVS[config.provider] : config.apiKeyEnv;
-  const { description: _cosmetic, ...defining } = config;
+  // the organisation and project name who pays, not what the agent is
+  const { description: _cosmetic, openaiOrganization: _org, openaiProject: _project, ...defining } = config;
   const revision = harnessRevision(config.harness);
   const digest = sha256(canonicalJson({ ...defining, baseUrl, apiKeyEnv, harnessRevision: revision }));
   return { ...config, name, baseUrl, apiKeyEnv, harnessRevision: revision, digest, relay };

@@ -6,7 +6,7 @@ import type { SandboxRequirements } from "../model/index.ts";
 import { diskMbOf, type Limits } from "../task/index.ts";
 import { type PackFile, packFiles, readSingleEntry } from "./archive.ts";
 import { CappedSink } from "./capture.ts";
-import { imageSeed, tmpfsVolumeOptions, volumeName } from "./disk.ts";
+import { containerTmpfs, imageSeed, tmpfsVolumeOptions, volumeName, writablePlaces } from "./disk.ts";
 import { DockerClient, isDirectoryMode, isSymlinkMode, type PathStat } from "./docker.ts";
 import { collectOutputs } from "./outputs.ts";
 import { ownerLabel } from "./owner.ts";
@@ -143,7 +143,7 @@ export class DockerSandbox implements TrialSandbox {
       pids: options.limits.pids,
       readOnlyRoot: true,
       mounts,
-      tmpfs: { "/tmp": `rw,nosuid,nodev,size=${Math.max(16, Math.floor(memoryMb / 2))}m,mode=1777` },
+      tmpfs: containerTmpfs(memoryMb),
     });
   }
 
@@ -291,19 +291,30 @@ export class DockerSandbox implements TrialSandbox {
     await this.docker.putArchive(this.id, dir, packFiles(files, { uid: SANDBOX_UID, gid: SANDBOX_GID }));
   }
 
-  /** The first writable folder with under 1% of its blocks free (statfs as the sandbox user), or null. */
+  /**
+   * The first place the agent can write to (the volumes, /tmp, /dev/shm) with under 1% of its blocks
+   * or of its inodes free (statfs as the sandbox user), described with its use; or null.
+   */
   async fullFolder(): Promise<string | null> {
-    for (const root of this.writableRoots) {
-      const r = await this.exec(["stat", "-f", "-c", "%a %b %S", root], {
-        timeoutSec: 10,
-        maxOutputBytes: 256,
-      });
-      // The container's answer is the agent's: only three plain numbers count.
-      const m = /^(\d{1,15}) (\d{1,15}) (\d{1,9})\n?$/.exec(r.stdout);
-      if (r.exitCode !== 0 || !m) continue;
-      const [free, total, block] = [Number(m[1]), Number(m[2]), Number(m[3])];
+    const places = writablePlaces(this.writableRoots);
+    const r = await this.exec(["stat", "-f", "-c", "%n %a %b %S %d %c", ...places], {
+      timeoutSec: 10,
+      maxOutputBytes: 4096,
+    });
+    // The container's answer is the agent's: only a place asked about, followed by five plain numbers.
+    const numbers = new Map<string, number[]>();
+    for (const line of r.stdout.split("\n")) {
+      const m = /^(\S+) (\d{1,15}) (\d{1,15}) (\d{1,9}) (\d{1,15}) (\d{1,15})$/.exec(line);
+      if (m && places.includes(m[1]!) && !numbers.has(m[1]!)) numbers.set(m[1]!, m.slice(2).map(Number));
+    }
+    for (const place of places) {
+      const n = numbers.get(place);
+      if (!n) continue;
+      const [free, total, block, freeInodes, inodes] = n as [number, number, number, number, number];
       const kib = (blocks: number) => Math.round((blocks * block) / 1024);
-      if (total > 0 && free * 100 < total) return `${root} (${kib(total - free)} of ${kib(total)} KiB used)`;
+      if (total > 0 && free * 100 < total) return `${place} (${kib(total - free)} of ${kib(total)} KiB used)`;
+      if (inodes > 0 && freeInodes * 100 < inodes)
+        return `${place} (${inodes - freeInodes} of ${inodes} inodes used)`;
     }
     return null;
   }

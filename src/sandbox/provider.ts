@@ -46,8 +46,9 @@ export interface TrialSandbox extends Sandbox {
   /** Copies files (with parent folders) into a folder of the sandbox, owned by the sandbox user. */
   putFiles(dir: string, files: readonly PackFile[]): Promise<void>;
   /**
-   * The first writable folder that is full (under 1% of it free), described with its use, or null;
-   * asked after the agent phase, while the agent's processes still run.
+   * The first place the agent can write to (its writable folders, /tmp, /dev/shm) that is full
+   * (under 1% of its blocks or of its inodes free), described with its use, or null; asked after
+   * the agent phase, while the agent's processes still run.
    */
   fullFolder?(): Promise<string | null>;
   /** Ends every process in the sandbox; its files stay readable until remove(). */

@@ -1,6 +1,7 @@
 // A full disk is the agent's failure: when the agent phase ends in an error a full disk can cause
-// (the harness or the solution died) while one of the sandbox's writable folders is full, the
-// trial's error is `disk-full`, whatever the harness made of it.
+// (the harness or the solution died) while one of the places the agent can write to is full (a
+// capped volume, /tmp or /dev/shm; of blocks or of inodes), the trial's error is `disk-full`,
+// whatever the harness made of it.
 import { type FailureKind, type TrialError, trialError } from "../model/index.ts";
 import type { TrialSandbox } from "../sandbox/index.ts";
 

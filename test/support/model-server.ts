@@ -27,6 +27,8 @@ export interface ScriptedReply {
   truncated?: boolean;
   /** Wait this long before answering (for timeouts). */
   delayMs?: number;
+  /** Answer only once this settles (a test holds replies until its other calls have ended). */
+  hold?: Promise<void>;
 }
 
 export interface ScriptedFailure {
@@ -193,9 +195,10 @@ export async function startModelServer(
         step.headers,
       );
     }
-    if (step.delayMs) {
+    if (step.delayMs || step.hold) {
       const closed = await new Promise<boolean>((done) => {
-        const timer = setTimeout(() => done(false), step.delayMs);
+        const timer = step.delayMs ? setTimeout(() => done(false), step.delayMs) : undefined;
+        step.hold?.then(() => done(false));
         res.on("close", () => {
           clearTimeout(timer);
           done(true);

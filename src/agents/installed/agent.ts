@@ -30,6 +30,7 @@ import {
 import { harnessFollowUp } from "./follow-up.ts";
 import { ForwarderStartError, type RelayForwarder, startForwarder } from "./forwarder.ts";
 import type { HarnessAdapter } from "./harness-adapter.ts";
+import { harnessDeathError } from "./outcome.ts";
 
 export const AGENT_HOME = "/home/agent";
 /** Bytes of the harness's stdout kept (its tail: the final report is at the end). */
@@ -79,6 +80,10 @@ export class InstalledAgent implements Agent {
       log: this.options.log,
       maxBodyBytes: this.config.relay.maxBodyBytes,
       maxConnections: this.config.relay.maxConnections,
+      upstreamTimeoutMs: this.config.relay.upstreamTimeoutSec * 1000,
+      anthropicBetas: this.config.anthropicBetas,
+      openaiOrganization: this.config.openaiOrganization,
+      openaiProject: this.config.openaiProject,
     });
     return { image };
   }
@@ -108,6 +113,7 @@ export class InstalledAgent implements Agent {
       maxOutputTokens: c.maxOutputTokens,
       ...(c.outputTokenBudget === undefined ? {} : { outputTokenBudget: c.outputTokenBudget }),
       maxInFlight: c.relay.maxInFlight,
+      maxRejectedCalls: c.relay.maxRejectedCalls,
     });
     const onAbort = () => session.close();
     ctx.signal.addEventListener("abort", onAbort, { once: true });
@@ -206,6 +212,7 @@ export class InstalledAgent implements Agent {
       stderr: exec?.stderr.slice(-4000) ?? null,
       ...report.facts,
     });
+    session.flush();
     const broken = channelEnd?.reason === "violation" ? describeEnd(channelEnd) : null;
     const { stopReason, error } = this.outcome(ctx.signal, exec, thrown, session, report.stopReason, broken);
     if (error) ctx.trajectory.append({ type: "error", ...error });
@@ -239,18 +246,16 @@ export class InstalledAgent implements Agent {
     if (session.limitHit) return { stopReason: session.limitHit };
     if (reported) return { stopReason: reported };
     if (exec.exitCode === 0) return { stopReason: "finish" };
-    // only processes in the sandbox write to the forwarder's stdout: a broken frame is the agent's doing
-    if (brokenChannel) return { stopReason: "error", error: trialError("agent-exit", brokenChannel) };
-    if (session.infraFailure) return { stopReason: "error", error: session.infraFailure };
-    if (session.agentFailure) return { stopReason: "error", error: session.agentFailure };
-    const tail = exec.stderr.trim().split("\n").slice(-3).join(" | ");
-    // After a model call the agent was at work: its commands may have killed the harness (its own
-    // failure); a harness that dies before any call failed to start (infrastructure, retried).
-    const kind = session.turns > 0 ? "agent-exit" : "harness-start";
-    return {
-      stopReason: "error",
-      error: trialError(kind, `${this.harness} exited with ${exec.exitCode}: ${tail}`),
-    };
+    const error = harnessDeathError({
+      harness: this.harness,
+      exitCode: exec.exitCode,
+      stderr: exec.stderr,
+      turns: session.turns,
+      brokenChannel,
+      infraFailure: session.infraFailure,
+      rejection: session.rejection,
+    });
+    return { stopReason: "error", error };
   }
 }
 

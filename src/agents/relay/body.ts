@@ -1,6 +1,9 @@
-// A request body as the relay reads it: whole, up to a cap; past the cap, what is left is read and
-// thrown away (bounded) so that the client gets the refusal instead of a reset connection.
+// A request body as the relay reads it: whole, up to a cap (past the cap, what is left is read and
+// thrown away, bounded, so that the client gets the refusal instead of a reset connection); then
+// checked as its route takes it: none, or a JSON object that references nothing outside itself.
 import type { IncomingMessage } from "node:http";
+import { egressProblem } from "./guard.ts";
+import type { Route } from "./routes.ts";
 
 /** The body, or null when it is over `maxBytes` (declared or as it arrives). */
 export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | null> {
@@ -44,4 +47,34 @@ function discardRest<T>(req: IncomingMessage, value: T): Promise<T> {
     req.once("close", done);
     req.resume();
   });
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** The body as the route takes it (no body on GET), or the problem and the refusal's message. */
+export function checkedBody(
+  route: Route,
+  url: URL,
+  body: Buffer,
+): { json: Record<string, unknown> | null } | { problem: string; message: string } {
+  const refused = (problem: string, message = problem) => ({ problem, message });
+  if (route.body === null) {
+    return body.length === 0 ? { json: null } : refused(`a body on ${route.method} ${url.pathname}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(body.toString("utf8"));
+  } catch {
+    return refused("request body is not JSON");
+  }
+  if (!isObject(json)) return refused("request body is not a JSON object");
+  const egress = egressProblem(route.body, json);
+  if (egress) {
+    return refused(
+      egress,
+      `${egress} refused: only fields that cannot make the provider fetch are forwarded`,
+    );
+  }
+  return { json };
 }

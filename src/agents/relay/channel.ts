@@ -42,7 +42,10 @@ export class RelayChannel {
   private readonly streams = new Map<number, Duplex>();
   private lastOpened = 0;
   private isReady = false;
-  private pending: Buffer = Buffer.alloc(0);
+  /** What arrived and is not parsed yet, as the chunks it came in (never re-copied per chunk). */
+  private readonly pending = new ChunkQueue();
+  /** The header of the frame whose payload is awaited. */
+  private header: { type: number; id: number; length: number } | null = null;
   private blocked = new Set<Duplex>();
   private finish!: (end: ChannelEnd) => void;
   private resolveReady!: (port: number) => void;
@@ -98,20 +101,25 @@ export class RelayChannel {
   }
 
   private onData(chunk: Buffer): void {
-    this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
+    this.pending.push(chunk);
     // a blocked stream stops the parsing too: what waits is at most one chunk of the exec stream
-    while (!this.end && this.blocked.size === 0 && this.pending.length >= FRAME_HEADER) {
-      const type = this.pending.readUInt8(0);
-      const id = this.pending.readUInt32BE(1);
-      const length = this.pending.readUInt32BE(5);
-      let problem: string | null = null;
-      if (length > this.maxFrame) problem = `a frame of ${length} bytes (at most ${this.maxFrame})`;
-      else if (this.pending.length < FRAME_HEADER + length) return;
-      else {
-        const payload = this.pending.subarray(FRAME_HEADER, FRAME_HEADER + length);
-        this.pending = this.pending.subarray(FRAME_HEADER + length);
-        problem = this.onFrame(type, id, payload);
+    while (!this.end && this.blocked.size === 0) {
+      if (!this.header) {
+        if (this.pending.length < FRAME_HEADER) return;
+        const h = this.pending.take(FRAME_HEADER);
+        this.header = { type: h.readUInt8(0), id: h.readUInt32BE(1), length: h.readUInt32BE(5) };
+        if (this.header.length > this.maxFrame) {
+          this.close({
+            reason: "violation",
+            message: `a frame of ${this.header.length} bytes (at most ${this.maxFrame})`,
+          });
+          return;
+        }
       }
+      const { type, id, length } = this.header;
+      if (this.pending.length < length) return;
+      this.header = null;
+      const problem = this.onFrame(type, id, this.pending.take(length));
       if (problem) this.close({ reason: "violation", message: problem });
     }
   }
@@ -191,4 +199,54 @@ export function describeEnd(end: ChannelEnd): string {
   if (end.reason === "ended") return "the relay forwarder in the sandbox went away";
   if (end.reason === "violation") return `the relay channel broke its protocol: ${end.message}`;
   return `the relay channel failed: ${end.message}`;
+}
+
+/**
+ * Bytes as a list of the chunks they arrived in: push is O(1), take(n) copies only the n bytes it
+ * returns (none when they lie in one chunk), so a frame dribbled in 1-byte chunks costs linear time,
+ * where re-concatenating the pending buffer on every chunk cost quadratic time (issue 29, item 7).
+ */
+class ChunkQueue {
+  private chunks: Buffer[] = [];
+  /** Bytes of chunks[0] already taken. */
+  private offset = 0;
+  length = 0;
+
+  push(chunk: Buffer): void {
+    if (chunk.length === 0) return;
+    this.chunks.push(chunk);
+    this.length += chunk.length;
+  }
+
+  /** The first n bytes (n <= length), removed. */
+  take(n: number): Buffer {
+    const first = this.chunks[0];
+    if (first && first.length - this.offset >= n) {
+      const out = first.subarray(this.offset, this.offset + n);
+      this.offset += n;
+      if (this.offset === first.length) {
+        this.chunks.shift();
+        this.offset = 0;
+      }
+      this.length -= n;
+      return out;
+    }
+    const out = Buffer.allocUnsafe(n);
+    let copied = 0;
+    let used = 0;
+    while (copied < n) {
+      const chunk = this.chunks[used]!;
+      const part = Math.min(chunk.length - this.offset, n - copied);
+      chunk.copy(out, copied, this.offset, this.offset + part);
+      copied += part;
+      if (this.offset + part === chunk.length) {
+        used += 1;
+        this.offset = 0;
+      } else this.offset += part;
+    }
+    // the chunks used up go; `offset` already points into the next one
+    this.chunks.splice(0, used);
+    this.length -= n;
+    return out;
+  }
 }

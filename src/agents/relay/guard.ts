@@ -1,191 +1,86 @@
-// What the relay lets through to the provider: an allowlist of request fields, tool types and content
-// blocks that cannot make the provider fetch anything on the agent's behalf (no MCP connectors, URL
-// sources, hosted web or code tools), and the rewrite that forces the configured model and caps the
-// output tokens. A request is judged as sent; anything not on the list is refused by name.
+// The relay's egress rule: everything a request can reference is inline, or it is refused. One walk
+// of the whole request body (allowlist.ts says what may be where) refuses a top-level field not on
+// the format's list, any object whose `type` is not on it (a new nesting is refused by default),
+// any URL that is not a data: URL, and any key naming stored state (an uploaded file, a container, an
+// earlier response), wherever it sits; the problem names its JSON path. The walk is iterative and
+// bounded in depth, so no body can exhaust the stack.
+import { FIELDS, OPAQUE, REFERENCE_KEYS, typeAllowed, URL_KEYS } from "./allowlist.ts";
 import type { WireApi } from "./wire.ts";
 
 type Json = Record<string, unknown>;
 
-const COMMON = ["model", "stream", "temperature", "top_p", "metadata", "tools", "tool_choice", "user"];
-const FIELDS: Record<WireApi, ReadonlySet<string>> = {
-  anthropic: new Set([
-    ...COMMON,
-    "messages",
-    "system",
-    "max_tokens",
-    "stop_sequences",
-    "top_k",
-    "thinking",
-    "service_tier",
-    "context_management",
-    "output_config",
-  ]),
-  "openai-chat": new Set([
-    ...COMMON,
-    "messages",
-    "max_tokens",
-    "max_completion_tokens",
-    "stream_options",
-    "stop",
-    "seed",
-    "response_format",
-    "parallel_tool_calls",
-    "reasoning_effort",
-    "frequency_penalty",
-    "presence_penalty",
-    "n",
-    "store",
-    "prompt_cache_key",
-  ]),
-  "openai-responses": new Set([
-    ...COMMON,
-    "input",
-    "instructions",
-    "max_output_tokens",
-    "reasoning",
-    "store",
-    "previous_response_id",
-    "parallel_tool_calls",
-    "text",
-    "truncation",
-    "include",
-    "client_metadata",
-    "prompt_cache_key",
-  ]),
-};
+/** Deepest nesting a request may have (real ones: about 10; JSON schemas inside tools: a few more). */
+export const MAX_DEPTH = 100;
 
-/** The field that holds the output-token cap in each wire format. */
-const MAX_TOKENS_FIELD: Record<WireApi, string> = {
-  anthropic: "max_tokens",
-  "openai-chat": "max_completion_tokens",
-  "openai-responses": "max_output_tokens",
-};
-
-/** Client-side tools: the harness runs them in the sandbox; the provider only names them. */
-const CLIENT_TOOL = /^(custom|function|local_shell|bash_\d+|text_editor_\d+|memory_\d+)$/;
-const ANTHROPIC_BLOCKS = new Set(["text", "tool_use", "tool_result", "thinking", "redacted_thinking"]);
-const OPENAI_PARTS = new Set(["text", "input_text", "output_text", "refusal"]);
-/** Responses input items: messages, reasoning, and the calls and outputs of client-side tools. */
-const RESPONSES_ITEMS = new Set([
-  "message",
-  "reasoning",
-  "function_call",
-  "function_call_output",
-  "custom_tool_call",
-  "custom_tool_call_output",
-  "local_shell_call",
-  "local_shell_call_output",
-]);
-
-const obj = (v: unknown): Json => (v && typeof v === "object" && !Array.isArray(v) ? (v as Json) : {});
-const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-
-/** An inline image or document is fine; a URL or an uploaded file id makes the provider fetch. */
-function inlineSource(source: unknown): boolean {
-  const type = obj(source).type;
-  return type === "base64" || type === "text" || type === "content";
+interface Place {
+  value: unknown;
+  path: string;
+  depth: number;
+  /** The nearest object key above this value (array indices skipped), for OPAQUE's `under`. */
+  under: string | null;
+  /** Inside an opaque subtree: only the depth is checked. */
+  opaque: boolean;
 }
 
-function anthropicBlock(block: unknown, where: string, nested: boolean): string | null {
-  if (typeof block === "string") return null;
-  const b = obj(block);
-  const type = String(b.type);
-  if (type === "image" || type === "document") {
-    return inlineSource(b.source)
-      ? null
-      : `${where}: a ${type} block with a ${String(obj(b.source).type)} source`;
-  }
-  if (!ANTHROPIC_BLOCKS.has(type) || (nested && type === "tool_result")) {
-    return `${where}: content block type "${type}"`;
-  }
-  if (type === "tool_result") return anthropicContent(b.content, `${where}.content`, true);
-  return null;
-}
+const isObject = (v: unknown): v is Json => v !== null && typeof v === "object" && !Array.isArray(v);
 
-function anthropicContent(content: unknown, where: string, nested = false): string | null {
-  if (typeof content === "string") return null;
-  for (const [i, block] of arr(content).entries()) {
-    const bad = anthropicBlock(block, `${where}[${i}]`, nested);
-    if (bad) return bad;
-  }
-  return null;
-}
-
-function openaiPart(part: unknown, where: string): string | null {
-  if (typeof part === "string") return null;
-  const p = obj(part);
-  const type = String(p.type);
-  if (type === "image_url" || type === "input_image") {
-    const url = typeof p.image_url === "string" ? p.image_url : obj(p.image_url).url;
-    return typeof url === "string" && url.startsWith("data:")
-      ? null
-      : `${where}: an image that is not a data: URL`;
-  }
-  return OPENAI_PARTS.has(type) ? null : `${where}: content part type "${type}"`;
-}
-
-function openaiContent(content: unknown, where: string): string | null {
-  if (typeof content === "string") return null;
-  for (const [i, part] of arr(content).entries()) {
-    const bad = openaiPart(part, `${where}[${i}]`);
-    if (bad) return bad;
-  }
-  return null;
-}
-
-function messagesProblem(api: WireApi, body: Json): string | null {
-  if (api === "openai-responses") {
-    if (typeof body.input === "string") return null;
-    for (const [i, item] of arr(body.input).entries()) {
-      const it = obj(item);
-      const type = typeof it.type === "string" ? it.type : "message";
-      if (!RESPONSES_ITEMS.has(type)) return `input[${i}]: item type "${type}"`;
-      if (type === "message") {
-        const bad = openaiContent(it.content, `input[${i}].content`);
-        if (bad) return bad;
-      }
-    }
-    return null;
-  }
-  const check = api === "anthropic" ? anthropicContent : openaiContent;
-  for (const [i, m] of arr(body.messages).entries()) {
-    const bad = check(obj(m).content, `messages[${i}].content`, false);
-    if (bad) return bad;
-  }
-  return api === "anthropic" ? anthropicContent(body.system, "system") : null;
-}
-
-/** Why the provider could fetch something for this request (field, tool or block named), or null. */
+/** Why the provider could fetch or resolve something for this request (a JSON path named), or null. */
 export function egressProblem(api: WireApi, body: Json): string | null {
   for (const key of Object.keys(body)) {
     if (!FIELDS[api].has(key)) return `request field "${key}"`;
   }
-  return toolsProblem(body.tools, "tools") ?? messagesProblem(api, body);
-}
-
-/** A hosted tool among `tools` (a top-level namespace, as Codex sends, holds tools of its own). */
-function toolsProblem(tools: unknown, where: string): string | null {
-  for (const [i, tool] of arr(tools).entries()) {
-    const type = obj(tool).type;
-    if (type === "namespace" && where === "tools") {
-      const bad = toolsProblem(obj(tool).tools, `${where}[${i}].tools`);
-      if (bad) return bad;
-    } else if (type !== undefined && !(typeof type === "string" && CLIENT_TOOL.test(type))) {
-      return `${where}[${i}]: hosted tool type "${String(type)}"`;
+  const stack: Place[] = [{ value: body, path: "", depth: 0, under: null, opaque: false }];
+  for (let place = stack.pop(); place; place = stack.pop()) {
+    const { value, path, depth } = place;
+    if (value === null || typeof value !== "object") continue;
+    if (depth > MAX_DEPTH) return `${path}: nested deeper than ${MAX_DEPTH} levels`;
+    if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--)
+        stack.push({ ...place, value: value[i], path: `${path}[${i}]`, depth: depth + 1 });
+      continue;
+    }
+    const problem = place.opaque ? null : objectProblem(api, value as Json, path);
+    if (problem) return problem;
+    const entries = Object.entries(value as Json);
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, child] = entries[i]!;
+      stack.push({
+        value: child,
+        path: path ? `${path}.${key}` : key,
+        depth: depth + 1,
+        under: key,
+        opaque: place.opaque || isOpaque(api, value as Json, key, place.under),
+      });
     }
   }
   return null;
 }
 
-/** The output-token cap the request asked for (null when it named none). */
-export function requestedMaxTokens(api: WireApi, body: Json): number | null {
-  const asked = body[MAX_TOKENS_FIELD[api]] ?? (api === "openai-chat" ? body.max_tokens : undefined);
-  return typeof asked === "number" && Number.isFinite(asked) ? asked : null;
+/** What is wrong with one object of the request itself (its children are walked apart). */
+function objectProblem(api: WireApi, obj: Json, path: string): string | null {
+  const at = path || "the request";
+  if ("type" in obj) {
+    const type = obj.type;
+    if (typeof type !== "string") return `${at}.type: not a string`;
+    if (!typeAllowed(api, type))
+      return `${at}: ${path.startsWith("tools") ? "hosted tool " : ""}type "${type}"`;
+  }
+  for (const [key, v] of Object.entries(obj)) {
+    const where = path ? `${path}.${key}` : key;
+    if (REFERENCE_KEYS.has(key)) return `${where}: a reference to stored state`;
+    // a data: URL is inline; an object (Chat's image_url: {url}) is walked in its turn
+    if (URL_KEYS.has(key) && !(typeof v === "string" ? v.startsWith("data:") : isObject(v))) {
+      return `${where}: a URL that is not a data: URL`;
+    }
+  }
+  return null;
 }
 
-/** Forces the model and sets the output cap, in the field the request used (Chat has two). */
-export function forceModelAndCap(api: WireApi, body: Json, model: string | null, maxTokens: number): void {
-  if (model !== null) body.model = model;
-  const legacy = api === "openai-chat" && "max_tokens" in body && !("max_completion_tokens" in body);
-  body[legacy ? "max_tokens" : MAX_TOKENS_FIELD[api]] = maxTokens;
+function isOpaque(api: WireApi, holder: Json, key: string, under: string | null): boolean {
+  return OPAQUE[api].some(
+    (o) =>
+      o.key === key &&
+      (o.holderType === undefined || holder.type === o.holderType) &&
+      (o.under === undefined || o.under === under),
+  );
 }

@@ -1,17 +1,20 @@
 // The model relay: an HTTP proxy on a host unix socket (in a folder only this user can enter), which
-// sandboxes with no network reach through the forwarder's channel over a streaming exec. It maps a trial's secret token to its session, injects the real API key (which never enters the
-// container), forwards only model endpoints to the configured provider, retries 429/5xx/connection
-// failures with back-off, enforces the token budget and turn limit, and counts tokens.
+// sandboxes with no network reach through the forwarder's channel over a streaming exec. It maps a
+// trial's secret token to its session, injects the real API key (which never enters the container),
+// forwards only the model endpoints of the configured provider (routes.ts) with bodies that reference
+// nothing outside themselves (guard.ts), rewrites model calls (rewrite.ts), retries and cuts stalled
+// upstream calls (upstream.ts), enforces the token budget and turn limit, and counts tokens.
 import { rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import path from "node:path";
-import { trialError } from "../../model/index.ts";
+import { type TrajectoryEvent, trialError } from "../../model/index.ts";
 import { ownedTempDir } from "../../sandbox/folders.ts";
 import { type ProviderName, RELAY_DEFAULTS, type RetryPolicy } from "../config.ts";
-import { classifyError, classifyStatus, errorMessage, ModelCallError, retryAfterMs } from "../errors.ts";
-import { retryLine, retryNote, withRetry } from "../retry.ts";
-import { readBody } from "./body.ts";
-import { egressProblem, forceModelAndCap, requestedMaxTokens } from "./guard.ts";
+import { classifyStatus, errorMessage, ModelCallError } from "../errors.ts";
+import { retryLine, retryNote } from "../retry.ts";
+import { checkedBody, readBody } from "./body.ts";
+import { requestedMaxTokens, rewriteModelCall } from "./rewrite.ts";
+import { type HeaderPolicy, refusalBody, routeOf, upstreamHeaders } from "./routes.ts";
 import {
   DEFAULT_MAX_IN_FLIGHT,
   inputTokenBound,
@@ -19,6 +22,7 @@ import {
   type RelaySessionOptions,
   type Reservation,
 } from "./session.ts";
+import { callUpstream, type StallTimer, UpstreamStallError, UpstreamStatusError } from "./upstream.ts";
 import {
   replyOfJson,
   StreamAccumulator,
@@ -28,7 +32,7 @@ import {
   type WireApi,
 } from "./wire.ts";
 
-export interface RelayOptions {
+export interface RelayOptions extends Omit<HeaderPolicy, "provider" | "apiKey"> {
   provider: ProviderName;
   /** The provider's API root, as in the configuration (https://api.anthropic.com, .../v1). */
   upstream: string;
@@ -39,58 +43,25 @@ export interface RelayOptions {
   random?: () => number;
   /** Largest request body accepted, in bytes (checked before parsing). */
   maxBodyBytes?: number;
-  /** Connections the relay socket keeps open at once, over all trials. */
+  /**
+   * Connections the relay socket keeps open at once, over all trials; as each request in flight holds
+   * one upstream connection, a trial holds at most its share of them (see inFlightCap).
+   */
   maxConnections?: number;
+  /** An upstream call that sends nothing for this long is cut (the provider's failure). */
+  upstreamTimeoutMs?: number;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = RELAY_DEFAULTS.maxBodyBytes;
 export const DEFAULT_MAX_CONNECTIONS = RELAY_DEFAULTS.maxConnections;
+export const DEFAULT_UPSTREAM_TIMEOUT_MS = RELAY_DEFAULTS.upstreamTimeoutSec * 1000;
 
 /** The socket's name in its folder, and the loopback port the forwarder serves in the container. */
 export const RELAY_SOCKET_NAME = "relay.sock";
 export const RELAY_PORT = 4100;
 
-const ROUTES: Record<string, { api: WireApi | null; providers: ProviderName[] }> = {
-  "/v1/messages": { api: "anthropic", providers: ["anthropic"] },
-  "/v1/messages/count_tokens": { api: null, providers: ["anthropic"] },
-  "/v1/chat/completions": { api: "openai-chat", providers: ["openai", "openai-compatible"] },
-  "/v1/responses": { api: "openai-responses", providers: ["openai", "openai-compatible"] },
-  "/v1/models": { api: null, providers: ["anthropic", "openai", "openai-compatible"] },
-};
+type Note = Omit<TrajectoryEvent, "at">;
 
-const DROP_HEADERS = new Set([
-  "host",
-  "connection",
-  "content-length",
-  "transfer-encoding",
-  "accept-encoding",
-  "authorization",
-  "x-api-key",
-  "keep-alive",
-  "proxy-authorization",
-]);
-
-class UpstreamStatusError extends Error {
-  constructor(
-    readonly status: number,
-    readonly headers: Headers,
-    readonly body: string,
-  ) {
-    super(`upstream answered ${status}: ${body.slice(0, 300)}`);
-  }
-}
-
-function errorJson(provider: ProviderName, status: number, message: string): string {
-  if (provider === "anthropic") {
-    return JSON.stringify({
-      type: "error",
-      error: { type: status === 401 ? "authentication_error" : "invalid_request_error", message },
-    });
-  }
-  return JSON.stringify({ error: { message, type: "invalid_request_error", code: null } });
-}
-
-/** The request body, or null as soon as it passes maxBytes (declared or streamed). */
 export class Relay {
   private readonly sessions = new Map<string, RelaySession>();
 
@@ -114,7 +85,7 @@ export class Relay {
       void relay.handle(req, res).catch((err) => {
         if (!res.headersSent) {
           res.writeHead(500, { "content-type": "application/json" });
-          res.end(errorJson(options.provider, 500, `kgate relay: ${errorMessage(err)}`));
+          res.end(refusalBody(options.provider, 500, `kgate relay: ${errorMessage(err)}`));
         } else res.destroy();
       });
     });
@@ -146,26 +117,44 @@ export class Relay {
 
   private refuse(res: ServerResponse, status: number, message: string): void {
     res.writeHead(status, { "content-type": "application/json" });
-    res.end(errorJson(this.options.provider, status, `kgate relay: ${message}`));
+    res.end(refusalBody(this.options.provider, status, `kgate relay: ${message}`));
   }
 
-  private upstreamHeaders(req: IncomingMessage): Headers {
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (DROP_HEADERS.has(name) || value === undefined) continue;
-      headers.set(name, Array.isArray(value) ? value.join(", ") : value);
+  /** A refusal counted in the session's notes (one event per kind and minute), then answered. */
+  private refuseCounted(
+    res: ServerResponse,
+    session: RelaySession,
+    refusal: { status: number; kind: string; note: Note; message: string },
+  ): void {
+    if (session.notes.count(refusal.kind, refusal.note)) {
+      this.options.log?.(`relay: refused a request (${refusal.message})`);
     }
-    headers.set("accept-encoding", "identity");
-    if (this.options.apiKey !== null) {
-      if (this.options.provider === "anthropic") headers.set("x-api-key", this.options.apiKey);
-      else headers.set("authorization", `Bearer ${this.options.apiKey}`);
-    }
-    return headers;
+    this.refuse(res, refusal.status, refusal.message);
   }
 
-  private upstreamUrl(pathname: string, search: string): string {
-    const rest = this.options.provider === "anthropic" ? pathname : pathname.replace(/^\/v1/, "");
-    return `${this.options.upstream}${rest}${search}`;
+  private limitRefusal(
+    res: ServerResponse,
+    session: RelaySession,
+    limit: string,
+    status: number,
+    message: string,
+  ) {
+    this.refuseCounted(res, session, {
+      status,
+      kind: `relay-limit:${limit}`,
+      note: { type: "note", kind: "relay-limit", limit },
+      message,
+    });
+  }
+
+  /**
+   * Requests of `session` the relay holds at once: maxInFlight, and at most the trial's share of the
+   * relay's connections (each request in flight holds one upstream connection).
+   */
+  private inFlightCap(session: RelaySession): number {
+    const connections = this.options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+    const share = Math.max(1, Math.floor(connections / Math.max(1, this.sessions.size)));
+    return Math.min(session.options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT, share);
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -174,10 +163,15 @@ export class Relay {
     const token = (Array.isArray(auth) ? auth[0] : auth)?.replace(/^Bearer\s+/i, "") ?? "";
     const session = this.sessions.get(token);
     if (!session || session.closed) return this.refuse(res, 401, "unknown or closed session");
-    const maxInFlight = session.options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
-    if (session.inFlight >= maxInFlight) {
-      session.options.trajectory.append({ type: "note", kind: "relay-limit", limit: "in-flight" });
-      return this.refuse(res, 429, `at most ${maxInFlight} requests of a trial at once`);
+    const cap = this.inFlightCap(session);
+    if (session.inFlight >= cap) {
+      return this.limitRefusal(
+        res,
+        session,
+        "in-flight",
+        429,
+        `at most ${cap} requests of this trial at once`,
+      );
     }
     session.inFlight += 1;
     try {
@@ -193,82 +187,89 @@ export class Relay {
     url: URL,
     session: RelaySession,
   ): Promise<void> {
-    const route = ROUTES[url.pathname];
-    if (!route?.providers.includes(this.options.provider)) {
-      session.options.trajectory.append({ type: "note", kind: "relay-refused", path: url.pathname });
-      return this.refuse(
-        res,
-        404,
-        `${req.method} ${url.pathname} is not a model endpoint this relay forwards`,
-      );
+    const method = req.method ?? "GET";
+    const route = routeOf(this.options.provider, method, url);
+    if (!("api" in route)) {
+      return this.refuseCounted(res, session, {
+        status: route.status,
+        kind: `relay-refused:${route.kind}`,
+        note: { type: "note", kind: "relay-refused", path: url.pathname, method, reason: route.kind },
+        message: route.message,
+      });
     }
     const maxBody = this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-    let body = await readBody(req, maxBody);
+    const body = await readBody(req, maxBody);
     if (body === null) {
-      session.options.trajectory.append({ type: "note", kind: "relay-limit", limit: "body-size" });
       res.setHeader("connection", "close");
-      return this.refuse(res, 413, `request body over ${maxBody} bytes`);
+      return this.limitRefusal(res, session, "body-size", 413, `request body over ${maxBody} bytes`);
     }
-    let json: Record<string, unknown> | null = null;
-    const checked = route.api ?? (url.pathname.endsWith("count_tokens") ? "anthropic" : null);
-    if (checked && body.length > 0) {
-      try {
-        json = JSON.parse(body.toString("utf8")) as Record<string, unknown>;
-      } catch {
-        return this.refuse(res, 400, "request body is not JSON");
-      }
+    const checked = checkedBody(route, url, body);
+    if ("problem" in checked) {
+      return this.refuseCounted(res, session, {
+        status: 400,
+        kind: "relay-refused:body",
+        note: { type: "note", kind: "relay-refused", path: url.pathname, egress: checked.problem },
+        message: checked.message,
+      });
     }
-    const api = route.api;
-    const offersTools = Array.isArray(json?.tools) && json.tools.length > 0;
-    const egress = checked && json ? egressProblem(checked, json) : null;
-    if (egress) {
-      session.options.trajectory.append({ type: "note", kind: "relay-refused", egress });
-      this.options.log?.(`relay: refused ${url.pathname}: ${egress}`);
-      return this.refuse(
-        res,
-        400,
-        `${egress} refused: only fields that cannot make the provider fetch are forwarded`,
-      );
-    }
-    if (!api) {
+    const json = checked.json;
+    if (route.api === null || json === null) {
       session.otherCalls += 1;
-      session.options.trajectory.append({ type: "note", kind: "relay-forwarded", path: url.pathname });
-      if (json && session.options.model) {
-        json.model = session.options.model;
-        body = Buffer.from(JSON.stringify(json));
-      }
+      session.notes.count(`relay-forwarded:${url.pathname}`, {
+        type: "note",
+        kind: "relay-forwarded",
+        path: url.pathname,
+      });
+      if (json && session.options.model) json.model = session.options.model;
+      const out = json ? Buffer.from(JSON.stringify(json)) : null;
+      return this.forward(req, res, url, session, {
+        api: null,
+        body: out,
+        offersTools: false,
+        model: json?.model,
+      });
     }
-    let grant: Reservation | null = null;
-    if (api && json) {
-      const limit = session.refusal(offersTools);
-      if (limit) {
-        session.limitHit = limit;
-        session.options.trajectory.append({ type: "note", kind: "relay-limit", limit });
-        this.options.log?.(`relay: refused a model call (${limit})`);
-        return this.refuse(
-          res,
-          400,
-          `${limit === "max-turns" ? "turn limit" : "token budget"} of this trial reached`,
-        );
-      }
-      grant = session.reserve(requestedMaxTokens(api, json), inputTokenBound(body.length));
-      if (grant === null) {
-        session.limitHit = "token-budget";
-        session.options.trajectory.append({ type: "note", kind: "relay-limit", limit: "token-budget" });
-        return this.refuse(res, 400, "token budget of this trial reached");
-      }
+    await this.modelCall(req, res, url, session, { api: route.api, json, bytes: body.length });
+  }
+
+  private async modelCall(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    session: RelaySession,
+    call: { api: WireApi; json: Record<string, unknown>; bytes: number },
+  ): Promise<void> {
+    const { api, json } = call;
+    const offersTools = Array.isArray(json.tools) && json.tools.length > 0;
+    if (session.rejectedTooOften) {
+      const message = `the provider refused ${session.rejectedCalls} requests of this trial: no more are forwarded`;
+      return this.limitRefusal(res, session, "rejected-calls", 429, message);
+    }
+    const limit = session.refusal(offersTools);
+    if (limit) {
+      session.limitHit = limit;
+      const what = limit === "max-turns" ? "turn limit" : "token budget";
+      return this.limitRefusal(res, session, limit, 400, `${what} of this trial reached`);
+    }
+    const grant: Reservation | null = session.reserve(
+      requestedMaxTokens(api, json),
+      inputTokenBound(call.bytes),
+    );
+    if (grant === null) {
+      session.limitHit = "token-budget";
+      return this.limitRefusal(res, session, "token-budget", 400, "token budget of this trial reached");
+    }
+    try {
       if (offersTools)
         session.recordRequest(systemOf(api, json), userTextsOf(api, json), toolResultsOf(api, json));
-      forceModelAndCap(api, json, session.options.model ?? null, grant.outputTokens);
+      rewriteModelCall(api, json, session.options.model ?? null, grant.outputTokens);
       if (api === "openai-chat" && json.stream === true) {
         json.stream_options = { ...(json.stream_options as object | undefined), include_usage: true };
       }
-      body = Buffer.from(JSON.stringify(json));
-    }
-    try {
-      await this.forward(req, res, url, session, { api, body, offersTools, model: json?.model });
+      const body = Buffer.from(JSON.stringify(json));
+      await this.forward(req, res, url, session, { api, body, offersTools, model: json.model });
     } finally {
-      if (grant !== null) session.release(grant);
+      session.release(grant);
     }
   }
 
@@ -277,9 +278,8 @@ export class Relay {
     res: ServerResponse,
     url: URL,
     session: RelaySession,
-    call: { api: WireApi | null; body: Buffer; offersTools: boolean; model: unknown },
+    call: { api: WireApi | null; body: Buffer | null; offersTools: boolean; model: unknown },
   ): Promise<void> {
-    const { api, body, offersTools } = call;
     const started = Date.now();
     // the harness hanging up (or the session closing) abandons the upstream call and its retries
     const hangUp = new AbortController();
@@ -287,93 +287,92 @@ export class Relay {
       if (!res.writableFinished) hangUp.abort(new Error("the harness closed the connection"));
     });
     const signal = AbortSignal.any([session.abort.signal, hangUp.signal]);
-    let upstream: Response;
+    let upstream: { response: Response; stall: StallTimer };
     try {
-      upstream = await withRetry(
-        async () => {
-          const r = await fetch(this.upstreamUrl(url.pathname, url.search), {
-            method: req.method,
-            headers: this.upstreamHeaders(req),
-            body: req.method === "GET" || req.method === "HEAD" ? undefined : new Uint8Array(body),
-            signal,
-          });
-          if (r.status === 429 || r.status >= 500 || r.status === 408) {
-            throw new UpstreamStatusError(r.status, r.headers, await r.text());
-          }
-          return r;
+      upstream = await callUpstream({
+        url: this.upstreamUrl(url),
+        method: req.method ?? "GET",
+        headers: upstreamHeaders(req, this.options),
+        body: call.body,
+        signal,
+        timeoutMs: this.options.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
+        retry: this.options.retry,
+        random: this.options.random,
+        onRetry: (n) => {
+          session.options.trajectory.append({ ...retryNote(n), source: "relay" });
+          this.options.log?.(`relay: ${retryLine(n)}`);
         },
-        this.options.retry,
-        {
-          signal,
-          random: this.options.random,
-          classify: (err) =>
-            err instanceof UpstreamStatusError
-              ? { ...classifyStatus(err.status, err.body), retryAfterMs: retryAfterMs(err.headers) }
-              : classifyError(err),
-          onRetry: (n) => {
-            session.options.trajectory.append({ ...retryNote(n), source: "relay" });
-            this.options.log?.(`relay: ${retryLine(n)}`);
-          },
-        },
-      );
+      });
     } catch (err) {
       if (signal.aborted) return this.refuse(res, 503, "session closed");
       const failure =
         err instanceof ModelCallError ? err.toTrialError() : trialError("relay", errorMessage(err));
       const cause = (err as { cause?: unknown }).cause;
       const status = err instanceof ModelCallError ? (err.failure.status ?? null) : null;
-      session.recordFailure(failure, status);
-      if (cause instanceof UpstreamStatusError || status !== null) {
-        const last = cause instanceof UpstreamStatusError ? cause : null;
-        res.writeHead(status ?? 502, { "content-type": "application/json" });
-        return void res.end(last?.body ?? errorJson(this.options.provider, status ?? 502, failure.message));
+      session.recordUpstreamFailure(failure, status);
+      if (cause instanceof UpstreamStatusError) {
+        res.writeHead(cause.status, { "content-type": "application/json" });
+        return void res.end(cause.body);
       }
+      if (cause instanceof UpstreamStallError) return this.refuse(res, 504, failure.message);
       return this.refuse(res, 502, `provider unreachable: ${failure.message}`);
     }
-    await this.pipeReply(upstream, res, session, api, { started, offersTools, model: call.model });
+    await this.pipeReply(upstream, res, session, call.api, { started, ...call });
+  }
+
+  private upstreamUrl(url: URL): string {
+    const rest = this.options.provider === "anthropic" ? url.pathname : url.pathname.replace(/^\/v1/, "");
+    return `${this.options.upstream}${rest}${url.search}`;
   }
 
   private async pipeReply(
-    upstream: Response,
+    upstream: { response: Response; stall: StallTimer },
     res: ServerResponse,
     session: RelaySession,
     api: WireApi | null,
     meta: { started: number; offersTools: boolean; model: unknown },
   ): Promise<void> {
+    const { response, stall } = upstream;
     const headers: Record<string, string> = {};
-    upstream.headers.forEach((value, name) => {
+    response.headers.forEach((value, name) => {
       if (!["content-length", "content-encoding", "transfer-encoding", "connection"].includes(name))
         headers[name] = value;
     });
-    res.writeHead(upstream.status, headers);
-    const sse = (upstream.headers.get("content-type") ?? "").includes("text/event-stream");
+    res.writeHead(response.status, headers);
+    const sse = (response.headers.get("content-type") ?? "").includes("text/event-stream");
     const stream = api && sse ? new StreamAccumulator(api) : null;
     const chunks: Buffer[] = [];
+    const seen = {
+      model: typeof meta.model === "string" ? meta.model : null,
+      offersTools: meta.offersTools,
+    };
     try {
-      for await (const chunk of upstream.body ?? []) {
+      for await (const chunk of response.body ?? []) {
+        stall.touch();
         const buf = Buffer.from(chunk as Uint8Array);
         res.write(buf);
         if (stream) stream.push(buf);
         else if (api) chunks.push(buf);
       }
     } catch (err) {
+      stall.clear();
       // cut off mid-stream: the provider bills what it streamed, so count that much
       const partial = stream?.result();
-      if (partial) {
-        session.recordReply(partial, {
-          model: typeof meta.model === "string" ? meta.model : null,
-          durationMs: Date.now() - meta.started,
-          offersTools: meta.offersTools,
-        });
-      }
+      if (partial) session.recordReply(partial, { ...seen, durationMs: Date.now() - meta.started });
+      if (stall.fired)
+        session.recordUpstreamFailure(trialError("provider-outage", errorMessage(stall.signal.reason)), null);
       throw err;
     }
+    stall.clear();
     res.end();
     if (!api) return;
     const text = Buffer.concat(chunks).toString("utf8");
-    if (upstream.status >= 400) {
-      const failure = classifyStatus(upstream.status, text);
-      session.recordFailure(trialError(failure.kind, text.slice(0, 500)), upstream.status);
+    if (response.status >= 400) {
+      const failure = trialError(classifyStatus(response.status, text).kind, text.slice(0, 500));
+      // kgate's key refused is the relay's own failure; any other 4xx judged the request's content
+      if (failure.kind === "auth" || failure.kind === "provider-outage") {
+        session.recordUpstreamFailure(failure, response.status);
+      } else session.recordRejection(failure, response.status);
       return;
     }
     let reply = stream?.result();
@@ -381,13 +380,10 @@ export class Relay {
       try {
         reply = replyOfJson(api, JSON.parse(text) as Record<string, unknown>);
       } catch {
-        return session.recordFailure(trialError("provider-rejected", "reply is not JSON"), upstream.status);
+        const failure = trialError("provider-rejected", "the provider's reply is not JSON");
+        return session.recordUpstreamFailure(failure, response.status);
       }
     }
-    session.recordReply(reply, {
-      model: typeof meta.model === "string" ? meta.model : null,
-      durationMs: Date.now() - meta.started,
-      offersTools: meta.offersTools,
-    });
+    session.recordReply(reply, { ...seen, durationMs: Date.now() - meta.started });
   }
 }

@@ -1,10 +1,13 @@
-// One trial's view of the relay: its secret token, usage, limits, infra failures, and the trajectory
-// events the relay derives from the traffic (model turns, tool calls, tool results).
+// One trial's view of the relay: its secret token, usage, limits, the failures of its calls (the
+// relay's own upstream failures apart from the provider's refusals of the request's content), its
+// counted notes, and the trajectory events the relay derives from the traffic (narration.ts).
 import { randomBytes } from "node:crypto";
-import { FAILURE_KINDS, type TrajectorySink, type TrialError, type Usage } from "../../model/index.ts";
+import type { TrajectorySink, TrialError, Usage } from "../../model/index.ts";
 import { type Pricing, RELAY_DEFAULTS } from "../config.ts";
 import { capText } from "../tools.ts";
 import { UsageMeter } from "../usage.ts";
+import { CountedNotes } from "./counted-notes.ts";
+import { Narrator } from "./narration.ts";
 import type { ReplySeen, ToolResultSeen } from "./wire.ts";
 
 export interface RelaySessionOptions {
@@ -22,9 +25,14 @@ export interface RelaySessionOptions {
   outputTokenBudget?: number;
   /** Requests of this trial the relay holds at once; more are refused with 429. */
   maxInFlight?: number;
+  /** Model calls the provider may refuse (4xx) before the relay forwards no more of this trial. */
+  maxRejectedCalls?: number;
+  /** The clock of the counted notes' minutes (injectable for tests). */
+  now?: () => number;
 }
 
 export const DEFAULT_MAX_IN_FLIGHT = RELAY_DEFAULTS.maxInFlight;
+export const DEFAULT_MAX_REJECTED_CALLS = RELAY_DEFAULTS.maxRejectedCalls;
 /**
  * Request-body bytes per input token assumed by the reservation: the byte-level BPE tokenizers of
  * Claude and GPT spend 3.5 to 4 bytes of English or code per token, and JSON adds quotes, keys and
@@ -43,14 +51,7 @@ export interface Reservation {
   held: number;
 }
 const DEFAULT_MAX_OUTPUT_TOKENS = 8192;
-/** New user texts recorded per call, at most, in one bounded event. */
-const CONTEXT_CAP = 64 * 1024;
-/** New tool results recorded per call, at most; the rest are counted in one note. */
-const RESULTS_PER_CALL = 64;
-
 const TEXT_CAP = 64 * 1024;
-const TOOL_OUTPUT_CAP = 16 * 1024;
-const SYSTEM_CAP = 64 * 1024;
 
 export class RelaySession {
   /** What the harness sends as its API key; worthless outside this relay. */
@@ -66,18 +67,34 @@ export class RelaySession {
   otherCalls = 0;
   /** Set when the relay refused a call because a limit was reached. */
   limitHit: "token-budget" | "max-turns" | null = null;
-  /** The last unresolved provider failure after retries (cleared by a later success). */
+  /**
+   * The relay's own upstream failure on the latest model call, after retries (5xx, 408, 429,
+   * unreachable, stalled, kgate's key refused, a reply that is not one): infrastructure. Cleared by a
+   * later success.
+   */
   infraFailure: TrialError | null = null;
-  /** The last agent-side provider refusal (e.g. a full context window). */
-  agentFailure: TrialError | null = null;
+  /**
+   * The latest refusal by the provider of a request's content (a 4xx other than 401/403/408/429,
+   * among them a full context window): never infrastructure once the agent has acted.
+   */
+  rejection: TrialError | null = null;
+  /** Model calls the provider refused (rejection's count), against maxRejectedCalls. */
+  rejectedCalls = 0;
+  /** The relay's refusals and unnarrated calls, counted: one event per kind and minute. */
+  readonly notes: CountedNotes;
+  readonly narrator: Narrator;
   private readonly meter: UsageMeter;
-  private readonly seenResults = new Set<string>();
-  private readonly seenTexts = new Set<string>();
-  private systemRecorded = false;
   closed = false;
 
   constructor(readonly options: RelaySessionOptions) {
     this.meter = new UsageMeter(options.pricing);
+    this.notes = new CountedNotes(options.trajectory, options.now);
+    this.narrator = new Narrator(options.trajectory);
+  }
+
+  /** True once the provider refused maxRejectedCalls of this trial's model calls. */
+  get rejectedTooOften(): boolean {
+    return this.rejectedCalls >= (this.options.maxRejectedCalls ?? DEFAULT_MAX_REJECTED_CALLS);
   }
 
   usage(): Usage {
@@ -123,58 +140,9 @@ export class RelaySession {
     return budget - this.meter.snapshot().outputTokens - this.reservedOutput;
   }
 
-  /** Records what is new in an agent-turn request: system prompt (once), user-turn text, tool results. */
+  /** Records what is new in an agent-turn request (narration.ts). */
   recordRequest(system: string, userTexts: string[], results: ToolResultSeen[]): void {
-    const t = this.options.trajectory;
-    if (!this.systemRecorded && system) {
-      this.systemRecorded = true;
-      t.append({ type: "note", kind: "harness-system-prompt", system: capText(system, SYSTEM_CAP).text });
-    }
-    // One bounded event per call, however many texts the request carries.
-    const fresh: string[] = [];
-    let bytes = 0;
-    let omitted = 0;
-    for (const text of userTexts) {
-      if (this.seenTexts.has(text)) continue;
-      this.seenTexts.add(text);
-      if (bytes < CONTEXT_CAP) {
-        fresh.push(text);
-        bytes += Buffer.byteLength(text);
-      } else omitted += 1;
-    }
-    if (fresh.length > 0) {
-      const joined = capText(fresh.join("\n\n"), CONTEXT_CAP);
-      t.append({
-        type: "note",
-        kind: "harness-context",
-        turn: this.turns,
-        text: joined.text,
-        texts: fresh.length + omitted,
-        truncated: joined.truncated || omitted > 0,
-      });
-    }
-    let resultsOmitted = 0;
-    let resultsShown = 0;
-    for (const r of results) {
-      if (this.seenResults.has(r.id)) continue;
-      this.seenResults.add(r.id);
-      if (resultsShown >= RESULTS_PER_CALL) {
-        resultsOmitted += 1;
-        continue;
-      }
-      resultsShown += 1;
-      t.append({
-        type: "tool-result",
-        turn: this.turns,
-        id: r.id,
-        isError: r.isError,
-        output: capText(r.output, TOOL_OUTPUT_CAP).text,
-        truncated: Buffer.byteLength(r.output) > TOOL_OUTPUT_CAP,
-      });
-    }
-    if (resultsOmitted > 0) {
-      t.append({ type: "note", kind: "tool-results-omitted", turn: this.turns, count: resultsOmitted });
-    }
+    this.narrator.request(this.turns, system, userTexts, results);
   }
 
   recordReply(
@@ -200,13 +168,27 @@ export class RelaySession {
     }
   }
 
-  recordFailure(error: TrialError, status: number | null): void {
-    if (!FAILURE_KINDS[error.kind].counted) this.infraFailure = error;
-    else this.agentFailure = error;
+  /** The relay's own upstream call failed (infrastructure, see infraFailure). */
+  recordUpstreamFailure(error: TrialError, status: number | null): void {
+    this.infraFailure = error;
     this.options.trajectory.append({ type: "error", ...error, status, source: "relay" });
   }
 
+  /** The provider refused a request for its content (see rejection); counted against maxRejectedCalls. */
+  recordRejection(error: TrialError, status: number): void {
+    this.rejection = error;
+    this.rejectedCalls += 1;
+    this.infraFailure = null;
+    this.options.trajectory.append({ type: "error", ...error, status, source: "relay" });
+  }
+
+  /** Writes the counted notes still open (before the trial's last events). */
+  flush(): void {
+    this.notes.flush();
+  }
+
   close(): void {
+    if (!this.closed) this.flush();
     this.closed = true;
     this.abort.abort(new Error("relay session closed"));
   }

@@ -1,0 +1,111 @@
+// One model call to the provider: retried with back-off on 429 / 5xx / 408 / connection failures, and
+// cut when the provider sends nothing for the call's timeout (before its headers or between two
+// chunks of its body): a stalled upstream is the provider's failure and frees the connection.
+import type { RetryPolicy } from "../config.ts";
+import { classifyError, classifyStatus, type FailureClass, retryAfterMs } from "../errors.ts";
+import { type RetryNotice, withRetry } from "../retry.ts";
+
+export class UpstreamStatusError extends Error {
+  constructor(
+    readonly status: number,
+    readonly headers: Headers,
+    readonly body: string,
+  ) {
+    super(`upstream answered ${status}: ${body.slice(0, 300)}`);
+  }
+}
+
+/** The provider sent nothing for the call's timeout. */
+export class UpstreamStallError extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`the provider sent nothing for ${Math.round(timeoutMs / 1000)} s: the call was cut`);
+  }
+}
+
+/** Aborts its signal once `ms` pass without a touch(). */
+export class StallTimer {
+  private readonly controller = new AbortController();
+  private timer: NodeJS.Timeout;
+
+  constructor(private readonly ms: number) {
+    this.timer = this.arm();
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get fired(): boolean {
+    return this.controller.signal.aborted;
+  }
+
+  /** The provider sent something: the silence starts again. */
+  touch(): void {
+    clearTimeout(this.timer);
+    this.timer = this.arm();
+  }
+
+  clear(): void {
+    clearTimeout(this.timer);
+  }
+
+  private arm(): NodeJS.Timeout {
+    return setTimeout(() => this.controller.abort(new UpstreamStallError(this.ms)), this.ms);
+  }
+}
+
+export interface UpstreamCall {
+  url: string;
+  method: string;
+  headers: Headers;
+  body: Buffer | null;
+  /** The session closing or the harness hanging up: abandons the call and its retries. */
+  signal: AbortSignal;
+  timeoutMs: number;
+  retry: RetryPolicy;
+  random?: () => number;
+  onRetry?: (notice: RetryNotice) => void;
+}
+
+function classify(err: unknown): FailureClass {
+  if (err instanceof UpstreamStatusError) {
+    return { ...classifyStatus(err.status, err.body), retryAfterMs: retryAfterMs(err.headers) };
+  }
+  // a stall already waited the whole timeout: not retried (the harness's own retry may try again)
+  if (err instanceof UpstreamStallError) return { kind: "provider-outage", retryable: false };
+  return classifyError(err);
+}
+
+/**
+ * The provider's answer (any status but the retried ones) and the stall timer that keeps watching
+ * its body: touch it per chunk and clear it at the end. Throws a ModelCallError after the retries,
+ * or the abort reason when `call.signal` ends the call.
+ */
+export async function callUpstream(call: UpstreamCall): Promise<{ response: Response; stall: StallTimer }> {
+  let stall: StallTimer | null = null;
+  try {
+    const response = await withRetry(
+      async () => {
+        stall?.clear();
+        const timer = new StallTimer(call.timeoutMs);
+        stall = timer;
+        const r = await fetch(call.url, {
+          method: call.method,
+          headers: call.headers,
+          body: call.body === null ? undefined : new Uint8Array(call.body),
+          signal: AbortSignal.any([call.signal, timer.signal]),
+        });
+        if (r.status === 429 || r.status >= 500 || r.status === 408) {
+          throw new UpstreamStatusError(r.status, r.headers, await r.text());
+        }
+        return r;
+      },
+      call.retry,
+      { signal: call.signal, random: call.random, classify, onRetry: call.onRetry },
+    );
+    return { response, stall: stall! };
+  } catch (err) {
+    (stall as StallTimer | null)?.clear();
+    throw err;
+  }
+}
