@@ -12,16 +12,19 @@ const FOLDERS = ["src", "test", "bench", "scripts", ".ci"];
 // The machine's folders, spelt in pieces so that this file does not name them itself.
 const WORK = `/${"work"}`;
 const SHARED = `..${"/"}shared`;
+/** The file's own folder as the code names it, spelt in pieces for the same reason. */
+const OWN = `import.meta.${"dirname"}`;
+const OWN_URL = `import.meta.${"url"}`;
 
 describe("outsidePaths", () => {
   it("finds absolute machine paths, the shared folder and relative paths above the root", () => {
     const sample = [
       `const SCRIPT = readFileSync("${WORK}/shared/redteam/rt/crash.sh", "utf8");`,
-      `const SAMPLE = path.resolve(import.meta.dirname, "../${SHARED}/data/mmb-sample");`,
+      `const SAMPLE = path.resolve(${OWN}, "../${SHARED}/data/mmb-sample");`,
       `const DATA = "${SHARED}/data/x.csv";`,
-      `const UP = path.join(import.meta.dirname, "..", "..", "elsewhere");`,
+      `const UP = path.join(${OWN}, "..", "..", "elsewhere");`,
       `const HOME = "/${"home"}/alice/notes.txt";`,
-      `const URL_UP = new URL("../../x.json", import.meta.url);`,
+      `const URL_UP = new URL("../../x.json", ${OWN_URL});`,
     ].join("\n");
     expect(outsidePaths("test/sample.test.ts", sample).map((f) => f.line)).toEqual([1, 2, 3, 4, 5, 6]);
   });
@@ -33,12 +36,9 @@ describe("outsidePaths", () => {
         "test/a.test.ts",
         `await box.exec(["bash", "-c", "touch /tmp/c /home/agent/b; ls /root /etc/shadow"]);`,
       ],
-      ["test/a.test.ts", `const FIXTURE = path.resolve(import.meta.dirname, "fixtures/mmb-sample");`],
-      ["test/support/cli.ts", `const BIN = path.resolve(import.meta.dirname, "../../bin/kgate.js");`],
-      [
-        "src/agents/installed/image.ts",
-        `const H = path.resolve(import.meta.dirname, "../../../sandbox/harness");`,
-      ],
+      ["test/a.test.ts", `const FIXTURE = path.resolve(${OWN}, "fixtures/mmb-sample");`],
+      ["test/support/cli.ts", `const BIN = path.resolve(${OWN}, "../../bin/kgate.js");`],
+      ["src/agents/installed/image.ts", `const H = path.resolve(${OWN}, "../../../sandbox/harness");`],
       [
         "test/a.test.ts",
         `expect(await reasonOf(box.readFile("../../../etc/passwd"))).toBe("outside-workdir");`,

@@ -9,8 +9,9 @@ export interface OutsidePath {
 }
 
 /**
- * Absolute paths of a host, not of a container: /work, /mnt, /srv, /media, /Users and any home but
- * the sandbox's /home/agent. A path is absolute when nothing of a name or another path precedes it.
+ * Absolute paths of a host, not of a container: the folders work, mnt, srv, media and Users at the
+ * root, and any home folder but the sandbox's (agent). A path is absolute when nothing of a name or
+ * another path precedes it.
  */
 const ABSOLUTE = /(?<![\w.~/$-])\/(?:work|mnt|srv|media|Users|home\/(?!agent\b)[\w.-]+)(?=[/"'`\s]|$)/g;
 /** The shared folder that lies beside a checkout on the project's machines. */
