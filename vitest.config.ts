@@ -1,13 +1,26 @@
-// Test runner settings: Docker tests are slow, so they get generous timeouts and limited parallelism.
+// Test runner settings: two lanes, told apart by a test file's name. `npm run test:unit` runs the
+// unit project (no Docker daemon, no Chromium, no installed harness); `npm test` runs every project.
+// Docker tests are slow, so they get generous timeouts and limited parallelism.
 import { defineConfig } from "vitest/config";
+
+/** Files that need a Docker daemon (they may use Chromium too) and files that need Chromium only. */
+const DOCKER = "test/**/*.docker.test.ts";
+const BROWSER = "test/**/*.browser.test.ts";
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    // Builds (or finds) the sandbox image once per run and provides its tag to the Docker tests.
-    globalSetup: ["test/support/global-setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 600_000,
     maxWorkers: 2,
+    projects: [
+      { extends: true, test: { name: "unit", include: ["test/**/*.test.ts"], exclude: [DOCKER, BROWSER] } },
+      {
+        extends: true,
+        // Finds the Docker daemon (or fails the run in one line naming the setup step), builds or
+        // finds the sandbox image once per run and provides its tag to the Docker tests.
+        test: { name: "docker", include: [DOCKER], globalSetup: ["test/support/global-setup.ts"] },
+      },
+      { extends: true, test: { name: "browser", include: [BROWSER] } },
+    ],
   },
 });

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { canonicalModel, toFixedHalfEven, trackOfFolder } from "../src/monitor/index.ts";
 import { kgate } from "./support/cli.ts";
 
-const SAMPLE = path.resolve(import.meta.dirname, "../../shared/data/mmb-sample");
+const SAMPLE = path.resolve(import.meta.dirname, "fixtures/mmb-sample");
 
 /** A minimal reader for the sample's files (every field quoted; some span lines): rows of objects. */
 function readRows(file: string): Record<string, string>[] {

@@ -1,9 +1,10 @@
 // Test support: Debian's headless Chromium through playwright-core (no browser download), with a
 // fresh profile, no background networking, and every console error or failed request collected.
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { SETUP_STEP } from "./requirements.ts";
 
 export const CHROMIUM = process.env.KGATE_CHROMIUM ?? "/usr/bin/chromium";
 
@@ -15,6 +16,8 @@ export interface OpenedPage {
 }
 
 export async function openInChromium(url: string): Promise<OpenedPage> {
+  if (!existsSync(CHROMIUM))
+    throw new Error(`no Chromium at ${CHROMIUM} for the browser tests: ${SETUP_STEP}`);
   const profile = mkdtempSync(path.join(tmpdir(), "kgate-chromium-"));
   const context: BrowserContext = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,

@@ -2,8 +2,10 @@
 // docker CLI: build environment/ (BASE = the local sandbox image), start the container without
 // network, run /solution/solve.sh (oracle) or write given outputs, upload tests/ only then, run
 // /tests/test.sh and read /logs/verifier/reward.txt (BenchFlow's native layout: oracle/ to /oracle,
-// verifier/ to /verifier). Removes every container and image it made.
+// verifier/ to /verifier). Removes every container and image it made but the shared packages layer
+// (the Debian packages every export installs, node among them).
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -37,13 +39,38 @@ export function docker(args: string[], options: { input?: string; check?: boolea
 }
 
 let counter = 0;
+const layers = new Set<string>();
+
+/**
+ * Keeps the exported Dockerfile's steps before its first COPY (the Debian packages, node among
+ * them: about 25 s) as a tagged image, built once per machine and base: every later build of an
+ * export, in any test file and run, takes those steps from Docker's cache instead of installing
+ * the packages again (removing a test's images would otherwise drop the cached layer with them).
+ */
+function ensurePackagesLayer(dockerfile: string, base: string): void {
+  const steps = dockerfile.slice(0, dockerfile.indexOf("\nCOPY ") + 1);
+  const instructions = steps.split("\n").filter((line) => !line.startsWith("#"));
+  const digest = createHash("sha256")
+    .update(`${base}\n${instructions.join("\n")}`)
+    .digest("hex");
+  const tag = `kgate-export-test-packages:${digest.slice(0, 16)}`;
+  if (layers.has(tag)) return;
+  if (docker(["image", "inspect", tag], { check: false }).code !== 0) {
+    docker(["build", "-q", "--network", "host", "--build-arg", `BASE=${base}`, "-t", tag, "-"], {
+      input: steps,
+    });
+  }
+  layers.add(tag);
+}
 
 /**
  * Builds environment/Dockerfile of an exported folder FROM `base`; returns the image tag. The build
- * installs node from Debian; it uses the host's network, so it does not depend on the daemon's
- * default bridge (which a shared daemon may have lost). Trial containers run without network.
+ * installs node from Debian (from the packages layer's cache after the first); it uses the host's
+ * network, so it does not depend on the daemon's default bridge (which a shared daemon may have
+ * lost). Trial containers run without network.
  */
 export function buildEnvironment(folder: string, base: string): string {
+  ensurePackagesLayer(readFileSync(path.join(folder, "environment", "Dockerfile"), "utf8"), base);
   const tag = `kgate-export-test:${process.pid}-${++counter}`;
   const args = ["build", "-q", "--network", "host", "--build-arg", `BASE=${base}`, "-t", tag];
   docker([...args, path.join(folder, "environment")]);

@@ -5,11 +5,13 @@ import { inject } from "vitest";
 import type { ProjectPaths } from "../../src/project.ts";
 import { type LoadedTask, loadValidTask, scaffoldTask, type TaskSpecInput } from "../../src/task/index.ts";
 import { tempProject } from "./project.ts";
+import { SETUP_STEP } from "./requirements.ts";
 
 /** The tag of the sandbox image (built once per test run by test/support/global-setup.ts). */
 export function sandboxImage(): string {
   const image = inject("sandboxImage");
-  if ("error" in image) throw new Error(`no sandbox image for the Docker tests: ${image.error}`);
+  if ("error" in image)
+    throw new Error(`no sandbox image for the Docker tests: ${image.error}; ${SETUP_STEP}`);
   return image.tag;
 }
 

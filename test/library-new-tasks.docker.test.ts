@@ -15,7 +15,7 @@ import { copyLibraryTask } from "./support/library-task.ts";
 import { tempProject } from "./support/project.ts";
 import { sandboxImage } from "./support/sandbox.ts";
 
-/** The tasks this file covers (the first five are covered by export-harbor.test.ts and the others). */
+/** The tasks this file covers (the first five are covered by export-harbor.docker.test.ts and the others). */
 const NEW_TASKS = ["airline-booking", "legal-clause", "clinical-variant", "dependency-audit"];
 /** The library's rubric-verified task, and its criteria with their weights (verifiers/legal-clause.ts). */
 const RUBRIC_TASK = "legal-clause";

@@ -1,10 +1,10 @@
 // `read_file` reads as the sandbox user (red-team item 7): root-only files, links to them and absolute
 // paths see exactly what `cat` in the agent's shell sees, in a real container. The red team's steps.
-import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runTool, type ToolLimits } from "../src/agents/tools.ts";
 import { DockerSandbox } from "../src/sandbox/container.ts";
 import { LABEL_RUN } from "../src/sandbox/index.ts";
+import { redteamFixture } from "./support/redteam.ts";
 import { sandboxImage } from "./support/sandbox.ts";
 
 const RUN = `test-hostile-readfile-${process.pid}`;
@@ -32,7 +32,7 @@ interface Step {
 
 describe("read_file as the agent user", () => {
   it("replays the red team's steps-readroot.json: nothing root-only is read, nothing is written", async () => {
-    const steps = JSON.parse(readFileSync("/work/shared/redteam/rt/steps-readroot.json", "utf8")) as Step[];
+    const steps = JSON.parse(redteamFixture("steps-readroot.json")) as Step[];
     const outcomes = [];
     for (const step of steps) outcomes.push(await call(step.name, step.input));
     // bash: cat /etc/shadow is denied to uid 1000.
@@ -68,7 +68,7 @@ describe("read_file as the agent user", () => {
   });
 
   it("survives folders swapped while it reads (crash.sh): every read is a result", async () => {
-    const started = await box.exec(["bash", "-c", readFileSync("/work/shared/redteam/rt/crash.sh", "utf8")], {
+    const started = await box.exec(["bash", "-c", redteamFixture("crash.sh")], {
       timeoutSec: 30,
     });
     expect(started.exitCode).toBe(0);

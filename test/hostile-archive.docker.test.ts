@@ -1,12 +1,12 @@
 // Hostile archives from a container: a truncated or swapped tar stream is a failed read, never an
 // uncaught exception; the entry's own name and type are checked (red-team items 1 and 6).
-import { readFileSync } from "node:fs";
 import { PassThrough } from "node:stream";
 import tar from "tar-stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readSingleEntry } from "../src/sandbox/archive.ts";
 import { DockerSandbox } from "../src/sandbox/container.ts";
 import { LABEL_RUN, SandboxFileError } from "../src/sandbox/index.ts";
+import { redteamFixture } from "./support/redteam.ts";
 import { sandboxImage } from "./support/sandbox.ts";
 
 /** A tar of one file, as bytes. */
@@ -67,7 +67,7 @@ afterAll(async () => {
 
 describe("folders swapped during copy-out (the red team's crash.sh, still running)", () => {
   it("every read is a file of the container or a failed read; kgate never throws anything else", async () => {
-    const script = readFileSync("/work/shared/redteam/rt/crash.sh", "utf8");
+    const script = redteamFixture("crash.sh");
     const started = await box.exec(["bash", "-c", script], { timeoutSec: 30 });
     expect(started.exitCode).toBe(0);
     const small = "item,value\nwidget,3.36\ngadget,5.60\n";

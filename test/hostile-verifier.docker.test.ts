@@ -1,16 +1,15 @@
 // Hostile outputs at the verifier (red-team items 5 and 10): a JSON answer nested 6,000 levels deep
 // and a 1 MiB CSV header are failed verdicts of the agent (`format`), never `unverified`, in bounded time.
-import { readFileSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { TrialRecord } from "../src/model/index.ts";
 import { verifyTrial } from "../src/verify/index.ts";
 import { MAX_JSON_DEPTH, tooDeep } from "../src/verify/parse.ts";
 import { kgate } from "./support/cli.ts";
+import { WIDE_CSV_SHA256, wideCsvHeader } from "./support/redteam.ts";
 import { markupProject } from "./support/verify-fixture.ts";
-
-/** The red team's 1 MiB header: 0,1,...,z,10,... with repeats. */
-const WIDE_CSV = "/work/shared/redteam/tasks/rt-wide/solution/wide.csv";
 
 const deep = (n: number) => Buffer.from(`{"total":0,"lines":[],"notes":${"[".repeat(n)}${"]".repeat(n)}}`);
 
@@ -34,9 +33,15 @@ describe("verifier on hostile outputs", () => {
     expect(verdict.reason).toContain(`nested deeper than ${MAX_JSON_DEPTH} levels`);
   });
 
-  it("a 1 MiB header of duplicated columns is a failed verdict with a short reason, in linear time", async () => {
+  it("a 1 MiB header of 219,312 columns is a failed verdict with a short reason, in linear time", async () => {
     const task = markupProject().load();
-    const bytes = readFileSync(WIDE_CSV);
+    // The red team's wide.csv, generated: the same bytes (its SHA-256), 1,048,572 of them.
+    const bytes = wideCsvHeader();
+    expect(createHash("sha256").update(bytes).digest("hex")).toBe(WIDE_CSV_SHA256);
+    // 219,312 names and 219,311 commas: 36 of one digit, 36*35 = 1,260 of two, 36^2*35 = 45,360
+    // of three, the remaining 219,312 - 46,656 = 172,656 of four; (36 + 2,520 + 136,080 +
+    // 690,624) + 219,311 commas + 1 newline = 1,048,572.
+    expect(bytes.length).toBe(1_048_572);
     // The red team measured 95 s for the quadratic check; the test's 5 s timeout fails it.
     const verdict = await verifyTrial(task, [{ path: "output/result.csv", status: "collected", bytes }]);
     expect(verdict).toMatchObject({ status: "fail", attribution: "format" });

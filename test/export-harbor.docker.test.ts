@@ -25,7 +25,7 @@ import { sandboxImage } from "./support/sandbox.ts";
 const repo = projectPaths(path.resolve(import.meta.dirname, ".."));
 const ids = listTaskIds(repo);
 const tasks = ids.map((id) => loadValidTask(repo, id));
-/** The real-Docker round trip covers the library's first five tasks; test/library-new-tasks.test.ts runs those added since. */
+/** The real-Docker round trip covers the library's first five tasks; test/library-new-tasks.docker.test.ts runs those added since. */
 const ROUND_TRIP = ["bom-costing", "contract-clause", "mortgage-escrow", "paper-index", "payroll-overtime"];
 const out = tempProject("file").root;
 const exported = kgate(["--root", repo.root, "export", "harbor", "--out", out, "--json"], {
