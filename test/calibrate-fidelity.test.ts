@@ -10,11 +10,15 @@ import {
   CalibrationConfig,
   type CalibrationConfigInput,
   calibrate,
+  decide,
+  fixedClause,
+  type Requirement,
   runDir,
   summarise,
   type TrialJob,
   writePlan,
 } from "../src/calibrate/index.ts";
+import { fisherExactGreater } from "../src/common/index.ts";
 import type { ProjectPaths } from "../src/project.ts";
 import { RunSummary } from "../src/report/index.ts";
 import {
@@ -190,6 +194,45 @@ describe("item 11: spent tokens and cost (every attempt) beside the latest attem
     // frontier+A passes its 2 trials, the other 6 trials fail.
     expect(second.stderr.text.trimEnd().split("\n").at(-1)).toBe(
       "trials 8/8 · pass 2 · fail 6 · infra 0 · running 0 · spent 24.0k tokens · $0.20",
+    );
+  });
+});
+
+describe("item 10: the control sentence states its comparison and test", () => {
+  const AT_LEAST_60 = { op: ">=", threshold: 0.6 } as const;
+  const ZERO = { op: "<=", threshold: 0 } as const;
+  const ctx = { pending: null, strict: false, resume: "kgate calibrate --resume r" };
+  const clause = (cell: string, requirement: Requirement, passes: number, control = false) =>
+    fixedClause({ cell, requirement, control, passes, runs: 5, excluded: 0 });
+
+  it("computes the one-sided Fisher exact test by hand", () => {
+    // 3/5 vs 0/5: margins K = 3 successes of N = 10, first group n1 = 5. Only x = 3 is as extreme:
+    // C(3,3) C(7,2) / C(10,5) = 1 * 21 / 252 = 0.08333.
+    expect(fisherExactGreater(3, 5, 0, 5)).toBeCloseTo(21 / 252, 12);
+    expect(fisherExactGreater(3, 5, 0, 5)).toBeCloseTo(0.0833, 4);
+    // 5/5 vs 0/5: C(5,5) C(5,0) / C(10,5) = 1/252 = 0.003968.
+    expect(fisherExactGreater(5, 5, 0, 5)).toBeCloseTo(1 / 252, 12);
+    // 2/5 vs 1/5: K = 3; x = 2: C(3,2) C(7,3) / 252 = 3 * 35 / 252; x = 3: 21/252; sum 126/252 = 0.5.
+    expect(fisherExactGreater(2, 5, 1, 5)).toBeCloseTo(0.5, 12);
+  });
+
+  it("claims content-tracking only when +A beats the control significantly", () => {
+    const weak = decide(
+      [clause("frontier+A", AT_LEAST_60, 3), clause("frontier-A", ZERO, 0), clause("control", ZERO, 0, true)],
+      ctx,
+    );
+    // Before the fix: "..., so success tracks the artefact's content, not its presence".
+    expect(weak.reasons.at(-1)).toBe(
+      "control passed 0/5 (0%): meets p(control) = 0 by the point estimate (p(control) < 0.451 at 95%, one-sided); " +
+        "frontier+A 3/5 vs control 0/5: one-sided Fisher exact p = 0.0833, not significant at 0.05, " +
+        "so this does not show that success tracks the artefact's content",
+    );
+    const strong = decide(
+      [clause("frontier+A", AT_LEAST_60, 5), clause("frontier-A", ZERO, 0), clause("control", ZERO, 0, true)],
+      ctx,
+    );
+    expect(strong.reasons.at(-1)).toMatch(
+      /; frontier\+A 5\/5 vs control 0\/5: one-sided Fisher exact p = 0\.00397 < 0\.05, so success tracks the artefact's content, not its presence$/,
     );
   });
 });

@@ -4,6 +4,7 @@
 // borderline when one trial going the other way would flip it. A "= 0" clause is met only at 0/n
 // and one pass shows p > 0, so its miss is never borderline. Sequential: sequential.ts decides each
 // clause or leaves it undecided. Decisions: see decide().
+import { fisherExactGreater } from "../common/index.ts";
 import { clauseText, formatRequirement, isExtreme, type Requirement, satisfies } from "./requirement.ts";
 import { extremeStatus, type SprtSettings, sprt } from "./sequential.ts";
 import { zeroPassUpperBound } from "./stats.ts";
@@ -194,12 +195,25 @@ export function sequentialClause(c: ClauseInput, s: SprtSettings, cap: number): 
   };
 }
 
-/** Worded outcome of a control: it must fail like -A. */
-function controlReason(r: ClauseResult): string {
-  if (r.verdict === "met") return `${r.reason}, so success tracks the artefact's content, not its presence`;
+/** The level at which a control's comparison with the +A cell is called significant. */
+export const CONTROL_LEVEL = 0.05;
+
+/**
+ * Worded outcome of a control: it must fail like -A. A met control claims that success tracks the
+ * artefact's content only when the +A cell (the first rule clause ">= t", t > 0) passes significantly
+ * more often: one-sided Fisher exact test at CONTROL_LEVEL (3/5 vs 0/5: p = 21/252 = 0.083, not shown).
+ */
+function controlReason(r: ClauseResult, results: ClauseResult[]): string {
   if (r.verdict === "not-met")
     return `${r.reason}: the perturbed artefact still passes, so success does not track its content`;
-  return r.reason;
+  if (r.verdict !== "met") return r.reason;
+  const withA = results.find((x) => !x.control && x.requirement.op === ">=" && x.requirement.threshold > 0);
+  if (!withA || withA.runs === 0) return `${r.reason} (no +A cell to compare it with)`;
+  const p = fisherExactGreater(withA.passes, withA.runs, r.passes, r.runs);
+  const test = `${withA.cell} ${withA.passes}/${withA.runs} vs ${r.cell} ${r.passes}/${r.runs}: one-sided Fisher exact p = ${Number(p.toPrecision(3))}`;
+  return p < CONTROL_LEVEL
+    ? `${r.reason}; ${test} < ${CONTROL_LEVEL}, so success tracks the artefact's content, not its presence`
+    : `${r.reason}; ${test}, not significant at ${CONTROL_LEVEL}, so this does not show that success tracks the artefact's content`;
 }
 
 /** The fragility flag of a clause met by one trial: "frontier+A 3/5 meets p >= 0.6 by one trial". */
@@ -247,13 +261,16 @@ export function decide(results: ClauseResult[], ctx: DecisionContext): DecisionR
   if (shaky.length > 0 || failedControls.length > 0) {
     return {
       decision: "revise",
-      reasons: [...shaky.map((r) => `borderline: ${r.reason}`), ...failedControls.map(controlReason)],
+      reasons: [
+        ...shaky.map((r) => `borderline: ${r.reason}`),
+        ...failedControls.map((r) => controlReason(r, results)),
+      ],
       borderline: [],
     };
   }
   return {
     decision: "retain",
-    reasons: [...rule.map((r) => r.reason), ...controls.map(controlReason)],
+    reasons: [...rule.map((r) => r.reason), ...controls.map((r) => controlReason(r, results))],
     borderline: results.filter((r) => r.verdict === "met" && r.borderline).map(fragility),
   };
 }
