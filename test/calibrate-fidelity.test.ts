@@ -236,3 +236,33 @@ describe("item 10: the control sentence states its comparison and test", () => {
     );
   });
 });
+
+describe("item 14: plan.json carries a digest of its decision settings", () => {
+  it("kgate report and --resume refuse a plan whose strict flag was edited by hand, naming the file and field", () => {
+    const { paths, plan, records } = scripted(
+      { edited: { "frontier+A": "PPPDD", "frontier-A": "DDDDD", "mid+A": "DDDDD", control: "XXXXX" } },
+      "edited-run",
+    );
+    expect(plan.settingsDigest).toMatch(/^[0-9a-f]{64}$/);
+    const run = runDir(paths, plan.runId);
+    writePlan(run, plan);
+    writeFileSync(run.trials, records.map((r) => `${JSON.stringify(r)}\n`).join(""));
+    expect(kgate(["--root", paths.root, "report", "edited-run", "--json"]).code).toBe(0);
+    // The hand edit: strict false -> true (it would turn the 3/5 retain into revise).
+    const json = JSON.parse(readFileSync(run.plan, "utf8"));
+    json.strict = true;
+    writeFileSync(run.plan, JSON.stringify(json, null, 2));
+    const report = kgate(["--root", paths.root, "report", "edited-run"]);
+    expect(report.code).toBe(2);
+    expect(report.stderr).toMatch(
+      /runs\/edited-run\/plan\.json: settingsDigest: the plan's decision settings \(mode, n, sequential, infraRetries, strict, specs, cells\) no longer match/,
+    );
+    const resume = kgate(["--root", paths.root, "calibrate", "--resume", "edited-run"]);
+    expect(resume.code).toBe(2);
+    expect(resume.stderr).toContain("plan.json: settingsDigest:");
+    // Restored, it reads again.
+    json.strict = false;
+    writeFileSync(run.plan, JSON.stringify(json, null, 2));
+    expect(kgate(["--root", paths.root, "report", "edited-run", "--json"]).code).toBe(0);
+  });
+});
