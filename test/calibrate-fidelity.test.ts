@@ -20,7 +20,7 @@ import {
 } from "../src/calibrate/index.ts";
 import { fisherExactGreater } from "../src/common/index.ts";
 import type { ProjectPaths } from "../src/project.ts";
-import { RunSummary } from "../src/report/index.ts";
+import { htmlReport, markdownReport, RunSummary } from "../src/report/index.ts";
 import {
   agentInfo,
   type FakeRunnerOptions,
@@ -264,5 +264,26 @@ describe("item 14: plan.json carries a digest of its decision settings", () => {
     json.strict = false;
     writeFileSync(run.plan, JSON.stringify(json, null, 2));
     expect(kgate(["--root", paths.root, "report", "edited-run", "--json"]).code).toBe(0);
+  });
+});
+
+describe("item 12: the report's notes say what the retained row and the per-task bounds do not show", () => {
+  it("notes the selection of the retained row and the joint coverage of the '= 0' bounds", () => {
+    const gated = { "frontier+A": "PPPPP", "frontier-A": "DDDDD", "mid+A": "DDDDD", control: "XXXXX" };
+    const { summary } = scripted({ a: gated, b: gated, c: gated, gone: { ...gated, "frontier+A": "DDDDD" } });
+    expect(summary.totals.decisions.retain).toBe(3);
+    // 3 retained tasks x 2 met "= 0" clauses (frontier-A, control) = 6 bounds at 95% each; together
+    // 0.95^6 = (0.95^3)^2 = 0.857375^2 = 0.735092 -> 73.5%.
+    expect(summary.caveats).toEqual([
+      'the "retained (3 tasks)" row\'s intervals are computed on the same trials that selected those tasks: ' +
+        "they are not evidence of the retained set's pass rates (as the paper, which gives no retained-set figures as evidence); " +
+        "only a fresh batch of trials on those tasks would be",
+      'each met "= 0" clause\'s one-sided 95% bound holds per task, not jointly: for all 6 of them (3 retained tasks) at once, ' +
+        "about 0.95^6 = 73.5% if the cells are independent",
+    ]);
+    const md = markdownReport(summary);
+    expect(md).toContain("## Notes");
+    expect(md).toContain('- each met "= 0" clause\'s one-sided 95% bound holds per task, not jointly');
+    expect(htmlReport(summary, {})).toContain("about 0.95^6 = 73.5% if the cells are independent");
   });
 });

@@ -19,7 +19,7 @@ import { configurationsOf, provenanceOf } from "../report/provenance.ts";
 import type { Plan } from "./plan.ts";
 import { maxTrials } from "./plan.ts";
 import { pendingReason, sequentialResult } from "./policy.ts";
-import { clauseText } from "./requirement.ts";
+import { clauseText, isExtreme } from "./requirement.ts";
 import { type Decision, decide, fixedClause } from "./rule.ts";
 import { describeSequential } from "./sequential.ts";
 import { passRate } from "./stats.ts";
@@ -159,6 +159,37 @@ export function describeRule(plan: Plan): string[] {
       "their intervals treat the pooled trials as independent",
   );
   return lines;
+}
+
+/**
+ * What the figures do not show: the retained row's intervals are computed on the trials that
+ * selected those tasks, and each met "= 0" bound holds per task, not for all of them at once.
+ */
+export function caveatsOf(
+  tasks: readonly TaskSummary[],
+  cells: readonly CellSummary[],
+  alpha = 0.05,
+): string[] {
+  const retained = new Set(tasks.filter((t) => t.decision === "retain").map((t) => t.id));
+  if (retained.size === 0) return [];
+  const out = [
+    `the "retained (${retained.size} tasks)" row's intervals are computed on the same trials that selected those tasks: ` +
+      "they are not evidence of the retained set's pass rates (as the paper, which gives no retained-set figures as evidence); " +
+      "only a fresh batch of trials on those tasks would be",
+  ];
+  const bounds = cells.filter(
+    (c) => retained.has(c.task) && c.clause?.verdict === "met" && c.require && isExtreme(c.require),
+  );
+  if (bounds.length > 1) {
+    const level = 1 - alpha;
+    const joint = level ** bounds.length;
+    out.push(
+      `each met "= 0" clause's one-sided ${Math.round(level * 1000) / 10}% bound holds per task, not jointly: ` +
+        `for all ${bounds.length} of them (${retained.size} retained tasks) at once, about ${level}^${bounds.length} = ` +
+        `${Math.round(joint * 1000) / 10}% if the cells are independent`,
+    );
+  }
+  return out;
 }
 
 function aggregate(spec: string, scope: Aggregate["scope"], cells: CellSummary[]): Aggregate {
@@ -310,5 +341,6 @@ export function summarise(
       decisions,
     },
     warnings,
+    caveats: caveatsOf(tasks, cells, plan.mode === "sequential" ? plan.sequential.alpha : 0.05),
   };
 }

@@ -173,7 +173,7 @@ function configurationsTable(s: RunSummary): string {
 export function htmlReport(s: RunSummary, options: HtmlOptions = {}): string {
   const base = options.runDirHref ? `${options.runDirHref.replace(/\/?$/, "/")}` : "";
   const u = s.totals.usage;
-  const notes = [...s.tasks.flatMap((t) => t.notes.map((n) => `${t.id}: ${n}`)), ...s.warnings];
+  const notes = [...s.tasks.flatMap((t) => t.notes.map((n) => `${t.id}: ${n}`)), ...s.caveats, ...s.warnings];
   const json = JSON.stringify(s).replace(/</g, "\\u003c");
   const rubric = rubricTables(s);
   return `<!doctype html>

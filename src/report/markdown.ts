@@ -136,8 +136,8 @@ export function markdownReport(s: RunSummary): string {
   const rubric = rubricMarkdown(s);
   if (rubric) parts.push("", "## Rubric criteria", "", RUBRIC_NOTE, "", rubric);
   const notes = s.tasks.flatMap((t) => t.notes.map((n) => `${t.id}: ${n}`));
-  if (notes.length + s.warnings.length > 0) {
-    parts.push("", "## Notes", "", ...[...notes, ...s.warnings].map((w) => `- ${w}`));
+  if (notes.length + s.caveats.length + s.warnings.length > 0) {
+    parts.push("", "## Notes", "", ...[...notes, ...s.caveats, ...s.warnings].map((w) => `- ${w}`));
   }
   return `${parts.join("\n")}\n`;
 }

@@ -202,6 +202,8 @@ export const RunSummary = z.object({
     decisions: z.record(Decision, z.number().int().nonnegative()),
   }),
   warnings: z.array(z.string()),
+  /** What the figures do not show (retained-set intervals, per-task bounds): the report's notes. */
+  caveats: z.array(z.string()).default([]),
 });
 
 export type Counts = z.infer<typeof Counts>;
