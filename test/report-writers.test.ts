@@ -53,7 +53,9 @@ describe("Markdown report", () => {
         "frontier+A passed 5/5 (100%): meets p(frontier+A) >= 0.6; frontier-A passed 0/5 (0%): meets p(frontier-A) = 0 " +
         "by the point estimate (p(frontier-A) < 0.451 at 95%, one-sided); " +
         "mid+A passed 1/5 (20%): meets p(mid+A) <= 0.4; control passed 0/5 (0%): meets p(control) = 0 by the point " +
-        "estimate (p(control) < 0.451 at 95%, one-sided), so success tracks " +
+        // 5/5 vs 0/5, one-sided Fisher exact: C(5,5) C(5,0) / C(10,5) = 1/252 = 0.00397.
+        "estimate (p(control) < 0.451 at 95%, one-sided); frontier+A 5/5 vs control 0/5: one-sided Fisher exact " +
+        "p = 0.00397 < 0.05, so success tracks " +
         "the artefact's content, not its presence |",
     );
     expect(lines[15]).toBe(

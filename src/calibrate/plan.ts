@@ -1,5 +1,6 @@
 // The plan of a calibration run: cells x trials with the digests of tasks, artefacts and agent
 // configurations. Written once in runs/<run>/plan.json; resume compares it with the project now.
+import { createHash } from "node:crypto";
 import { z } from "zod";
 import { PayoffSchedule } from "../model/index.ts";
 import { GateKind, type LoadedTask } from "../task/index.ts";
@@ -90,8 +91,42 @@ export const Plan = z.object({
   provenance: PlanProvenance.nullable().default(null),
   /** Null or absent: no monitoring (absent in plans written before it was kept). */
   monitoring: PlanMonitoring.nullable().optional(),
+  /**
+   * sha256 of the plan's own decision settings (decisionSettingsDigest): `--resume` and `report`
+   * refuse a plan whose settings no longer match it (a hand edit). Absent in plans written before.
+   */
+  settingsDigest: z.string().optional(),
 });
 export type Plan = z.infer<typeof Plan>;
+
+/** JSON with object keys sorted, so that equal settings always give equal text. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** The fields of a plan that decide its tasks: mode, n, screening, retries, strict, specs and cells. */
+export const DECISION_SETTINGS = [
+  "mode",
+  "n",
+  "sequential",
+  "infraRetries",
+  "strict",
+  "specs",
+  "cells",
+] as const;
+
+/** sha256 of the plan's decision settings, in canonical JSON. */
+export function decisionSettingsDigest(plan: Omit<Plan, "settingsDigest">): string {
+  const settings = Object.fromEntries(DECISION_SETTINGS.map((k) => [k, plan[k]]));
+  return createHash("sha256").update(canonical(settings)).digest("hex");
+}
 
 export interface PlanInputs {
   runId: string;
@@ -130,7 +165,7 @@ export function buildPlan(input: PlanInputs): Plan {
     tasks.push(plannedTask(task, expanded.notes));
   }
   const agentNames = [...new Set(cells.map((c) => c.agent))];
-  return {
+  const plan: Plan = {
     planVersion: PLAN_VERSION,
     runId: input.runId,
     createdAt: (input.createdAt ?? new Date()).toISOString(),
@@ -152,6 +187,7 @@ export function buildPlan(input: PlanInputs): Plan {
     provenance: input.provenance ?? null,
     monitoring: input.monitoring ?? null,
   };
+  return { ...plan, settingsDigest: decisionSettingsDigest(plan) };
 }
 
 /** Most valid trials a cell may get: n, or the cap under sequential screening. */

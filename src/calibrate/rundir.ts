@@ -16,7 +16,7 @@ import path from "node:path";
 import { type ProjectPaths, relativeToProject } from "../project.ts";
 import { ownerAlive, ownerLabel } from "../sandbox/index.ts";
 import { formatProblem, parseJsonText, problemsFromZod } from "../task/index.ts";
-import { Plan } from "./plan.ts";
+import { DECISION_SETTINGS, decisionSettingsDigest, Plan } from "./plan.ts";
 
 export interface RunDir {
   id: string;
@@ -77,6 +77,15 @@ export function readPlan(run: RunDir): Plan {
   if (!json.ok) throw new Error(formatProblem(json.problem));
   const parsed = Plan.safeParse(json.value);
   if (!parsed.success) throw new Error(problemsFromZod(file, parsed.error).map(formatProblem).join("\n"));
+  const recorded = parsed.data.settingsDigest;
+  const now = decisionSettingsDigest(parsed.data);
+  if (recorded !== undefined && recorded !== now) {
+    throw new Error(
+      `${file}: settingsDigest: the plan's decision settings (${DECISION_SETTINGS.join(", ")}) no longer match ` +
+        `the digest written with them (recorded ${recorded.slice(0, 12)}…, now ${now.slice(0, 12)}…): ` +
+        "the plan was edited after the run started; restore it, or start a new run with the settings you want",
+    );
+  }
   return parsed.data;
 }
 

@@ -232,7 +232,11 @@ export async function calibrate(o: SessionOptions, backend: Backend): Promise<Se
     const { records, problems } = readRecords(run);
     for (const p of problems) o.stderr.write(`warning: ${p}\n`);
     const started = await startOrForget(backend, plan, taskMap, o.resume ? null : run);
-    const progress = new Progress(plan, tallyRecords(plan, records), { stream: o.stderr, live: o.live });
+    const progress = new Progress(plan, tallyRecords(plan, records), {
+      stream: o.stderr,
+      live: o.live,
+      records,
+    });
     try {
       engine = await runCalibration({
         plan,

@@ -19,7 +19,7 @@ import { configurationsOf, provenanceOf } from "../report/provenance.ts";
 import type { Plan } from "./plan.ts";
 import { maxTrials } from "./plan.ts";
 import { pendingReason, sequentialResult } from "./policy.ts";
-import { clauseText } from "./requirement.ts";
+import { clauseText, isExtreme } from "./requirement.ts";
 import { type Decision, decide, fixedClause } from "./rule.ts";
 import { describeSequential } from "./sequential.ts";
 import { passRate } from "./stats.ts";
@@ -53,6 +53,14 @@ function addUsage(total: UsageTotals, record: TrialRecord): void {
   else total.costUsd += u.costUsd;
 }
 
+/** Every attempt of the planned cells' trials (retried and superseded ones too): what the run spent. */
+export function spentUsage(tally: Tally, records: Iterable<TrialRecord>): UsageTotals {
+  const total = zeroUsage();
+  const left = new Set([...tally.strays, ...tally.mismatched]);
+  for (const r of records) if (!left.has(r)) addUsage(total, r);
+  return total;
+}
+
 function sumUsage(parts: UsageTotals[]): UsageTotals {
   const total = zeroUsage();
   for (const p of parts) for (const k of Object.keys(total) as (keyof UsageTotals)[]) total[k] += p[k];
@@ -81,7 +89,7 @@ function attributionOf(records: Iterable<TrialRecord>): AttributionCounts {
 
 function clauseOf(plan: Plan, t: CellTally): Clause | null {
   if (plan.mode === "sequential") return sequentialResult(plan, t);
-  const input = clauseInputOf(t);
+  const input = clauseInputOf(t, plan.n);
   return input && fixedClause(input);
 }
 
@@ -139,7 +147,10 @@ export function describeRule(plan: Plan): string[] {
     lines.push(describeSequential(plan.sequential, plan.n));
   }
   lines.push(
-    "infrastructure errors and unverified trials are left out of the rates; a cell with no valid trial makes the decision incomplete",
+    plan.mode === "fixed"
+      ? "infrastructure errors and unverified trials are left out of the rates; a decision other than discard needs " +
+          `n = ${plan.n} valid trials in every cell: a shorter cell makes it incomplete, unless its clause is missed whatever its missing trials show (discard)`
+      : "infrastructure errors and unverified trials are left out of the rates; a cell with no valid trial makes the decision incomplete",
     plan.mode === "fixed"
       ? "intervals: Wilson 95% score intervals of each cell's passes out of its valid trials"
       : "intervals: naive Wilson 95% intervals, computed as if each cell's trial count had been fixed in advance; " +
@@ -148,6 +159,37 @@ export function describeRule(plan: Plan): string[] {
       "their intervals treat the pooled trials as independent",
   );
   return lines;
+}
+
+/**
+ * What the figures do not show: the retained row's intervals are computed on the trials that
+ * selected those tasks, and each met "= 0" bound holds per task, not for all of them at once.
+ */
+export function caveatsOf(
+  tasks: readonly TaskSummary[],
+  cells: readonly CellSummary[],
+  alpha = 0.05,
+): string[] {
+  const retained = new Set(tasks.filter((t) => t.decision === "retain").map((t) => t.id));
+  if (retained.size === 0) return [];
+  const out = [
+    `the "retained (${retained.size} tasks)" row's intervals are computed on the same trials that selected those tasks: ` +
+      "they are not evidence of the retained set's pass rates (as the paper, which gives no retained-set figures as evidence); " +
+      "only a fresh batch of trials on those tasks would be",
+  ];
+  const bounds = cells.filter(
+    (c) => retained.has(c.task) && c.clause?.verdict === "met" && c.require && isExtreme(c.require),
+  );
+  if (bounds.length > 1) {
+    const level = 1 - alpha;
+    const joint = level ** bounds.length;
+    out.push(
+      `each met "= 0" clause's one-sided ${Math.round(level * 1000) / 10}% bound holds per task, not jointly: ` +
+        `for all ${bounds.length} of them (${retained.size} retained tasks) at once, about ${level}^${bounds.length} = ` +
+        `${Math.round(joint * 1000) / 10}% if the cells are independent`,
+    );
+  }
+  return out;
 }
 
 function aggregate(spec: string, scope: Aggregate["scope"], cells: CellSummary[]): Aggregate {
@@ -295,8 +337,10 @@ export function summarise(
       infra: count("infra"),
       unverified: count("unverified"),
       usage: sumUsage(cells.map((c) => c.usage)),
+      spent: spentUsage(tally, records),
       decisions,
     },
     warnings,
+    caveats: caveatsOf(tasks, cells, plan.mode === "sequential" ? plan.sequential.alpha : 0.05),
   };
 }

@@ -1,5 +1,5 @@
 // Statistics shared by the protocols: the one interval type, the Wilson score interval, one
-// percentile bootstrap (nearest-rank quantiles), average ranks, Pearson's r and Spearman's rho.
+// percentile bootstrap (nearest-rank quantiles), average ranks, Pearson's r, Spearman's rho and the one-sided Fisher exact test.
 import { z } from "zod";
 
 /** A confidence interval: its lower and upper bound. */
@@ -97,4 +97,32 @@ export function pearson(x: readonly number[], y: readonly number[]): number | nu
 /** Spearman's rho: Pearson's r of the average ranks. */
 export function spearman(x: readonly number[], y: readonly number[]): number | null {
   return pearson(averageRanks(x), averageRanks(y));
+}
+
+const logChoose = (n: number, k: number) => {
+  let s = 0;
+  for (let i = 1; i <= k; i++) s += Math.log(n - k + i) - Math.log(i);
+  return s;
+};
+
+/**
+ * One-sided Fisher exact test that the first group's success rate exceeds the second's: the
+ * probability, with both margins fixed, of k1 or more successes in the first group,
+ * sum_{x >= k1} C(K, x) C(N - K, n1 - x) / C(N, n1), K = k1 + k2, N = n1 + n2.
+ */
+export function fisherExactGreater(k1: number, n1: number, k2: number, n2: number): number {
+  for (const [k, n] of [
+    [k1, n1],
+    [k2, n2],
+  ] as const) {
+    if (!Number.isInteger(k) || !Number.isInteger(n) || k < 0 || n < 0 || k > n)
+      throw new RangeError(`fisherExactGreater: need integers 0 <= k <= n, got ${k}/${n}`);
+  }
+  const K = k1 + k2;
+  const N = n1 + n2;
+  let p = 0;
+  for (let x = k1; x <= Math.min(K, n1); x++) {
+    p += Math.exp(logChoose(K, x) + logChoose(N - K, n1 - x) - logChoose(N, n1));
+  }
+  return Math.min(1, p);
 }

@@ -56,6 +56,8 @@ export const Clause = z.object({
   runs: z.number().int().nonnegative(),
   verdict: z.enum(["met", "not-met", "undecided"]),
   borderline: z.boolean(),
+  /** Fixed n: valid trials short of n (the clause is then undecided unless missed whatever they show). */
+  short: z.number().int().nonnegative().default(0),
   reason: z.string(),
 });
 
@@ -193,10 +195,15 @@ export const RunSummary = z.object({
     fail: z.number().int().nonnegative(),
     infra: z.number().int().nonnegative(),
     unverified: z.number().int().nonnegative(),
+    /** The latest attempt of each trial (what the counts count). */
     usage: UsageTotals,
+    /** Every attempt, retried and superseded ones included: what the run spent. Null in older summaries. */
+    spent: UsageTotals.nullable().default(null),
     decisions: z.record(Decision, z.number().int().nonnegative()),
   }),
   warnings: z.array(z.string()),
+  /** What the figures do not show (retained-set intervals, per-task bounds): the report's notes. */
+  caveats: z.array(z.string()).default([]),
 });
 
 export type Counts = z.infer<typeof Counts>;
