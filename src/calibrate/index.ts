@@ -5,6 +5,7 @@ export * from "./backend.ts";
 export * from "./cells.ts";
 export * from "./config.ts";
 export * from "./cross.ts";
+export * from "./curtail.ts";
 export * from "./engine.ts";
 export * from "./overrides.ts";
 export * from "./plan.ts";
