@@ -13,8 +13,8 @@ import {
   type Plan,
   runCalibration,
   summarise,
-  tallyRecords,
   type TrialRunner,
+  tallyRecords,
 } from "../src/calibrate/index.ts";
 import type { TrialRecord } from "../src/model/index.ts";
 import type { LoadedTask } from "../src/task/index.ts";
@@ -130,7 +130,7 @@ describe("curtailment keeps every decision", () => {
   it("the same under --strict and with a control cell (4 cells at n = 2: 256 sequences)", async () => {
     const cells = [
       ...THREE_CELLS,
-      { name: "control", agent: "frontier", condition: "perturbed", require: "= 0", control: true },
+      { name: "control", agent: "frontier", condition: "perturbed" as const, require: "= 0", control: true },
     ];
     const labels = cells.map((c) => c.name);
     for (const strict of [false, true]) {
@@ -213,4 +213,28 @@ describe("curtailment in a run", () => {
     expect(task.decision).toBe("discard");
     expect(ran).toEqual(["frontier-A#0"]);
   });
+});
+
+describe("curtailment under --sequential", () => {
+  it("gives the full run's decision on the four default cells with the cap at 20, in fewer trials", async () => {
+    const cells = [
+      ...THREE_CELLS,
+      { name: "control", agent: "frontier", condition: "perturbed" as const, require: "= 0", control: true },
+    ];
+    const f = fixture({ cells, n: 5, sequential: { enabled: true, cap: 20 } });
+    // frontier+A always passes, the others never: the full run needs 6 + 14 + 6 + 14 trials (SPRT
+    // and the "= 0" bound, worked out in calibrate-engine.test.ts); every cell is needed to retain.
+    const script = {
+      "frontier+A": "P".repeat(20),
+      "frontier-A": "F".repeat(20),
+      "mid+A": "F".repeat(20),
+      control: "F".repeat(20),
+    };
+    const a = await calibrated(f, false, script);
+    const b = await calibrated(f, true, script);
+    expect(a.ran).toHaveLength(40);
+    expect(b.task.decision).toBe(a.task.decision);
+    expect(b.task.borderline).toEqual(a.task.borderline);
+    expect(b.ran.length).toBeLessThanOrEqual(a.ran.length);
+  }, 120_000);
 });

@@ -5,11 +5,19 @@
 // every other cell's, and the shipped rule (rule.ts decide) judges each combination. Cells without
 // a clause are never curtailed. The order in which a task's cells run is a heuristic (which cell is
 // most likely to settle the task per trial, from the run's pooled pass rates); what is skipped is not.
+
+import { outcomeOf } from "../model/index.ts";
 import type { PlannedCell } from "./cells.ts";
 import type { Plan } from "./plan.ts";
-import { type ClauseResult, type DecisionResult, decide, fixedClause, sequentialClause } from "./rule.ts";
+import {
+  type ClauseResult,
+  type DecisionResult,
+  decide,
+  fixedClause,
+  fragility,
+  sequentialClause,
+} from "./rule.ts";
 import { type CellTally, cellsOfTask, type Tally } from "./tally.ts";
-import { outcomeOf } from "../model/index.ts";
 
 /** Where a judged cell stands: valid trials so far, and first-round trials still to run. */
 export interface CellPosition {
@@ -87,6 +95,13 @@ export class Curtailer {
     return this.clause(cell, p).verdict !== "undecided" || p.runs + p.unverified >= this.plan.sequential.cap;
   }
 
+  /** What decide() sees of a final state: verdict, flag, the flag's words, and whether it has evidence. */
+  private classOf(cell: PlannedCell, q: CellPosition): string {
+    const r = this.clause(cell, q);
+    const words = r.verdict === "met" && r.borderline ? fragility(r) : "";
+    return `${r.verdict}|${r.borderline}|${words}|${r.runs === 0}`;
+  }
+
   /** Every final state the cell can reach from p (each trial yet to run counted valid). */
   private finals(cell: PlannedCell, p: CellPosition): CellPosition[] {
     const memo = `${cell.key}|${p.passes}/${p.runs}/${p.firstLeft}/${p.unverified}`;
@@ -95,9 +110,10 @@ export class Curtailer {
     let out: CellPosition[];
     if (this.final(cell, p)) out = [p];
     else {
+      // Final states the rule cannot tell apart (same verdict, flag and words of the flag) are one.
       const seen = new Map<string, CellPosition>();
       for (const q of [...this.finals(cell, step(p, true)), ...this.finals(cell, step(p, false))])
-        seen.set(`${q.passes}/${q.runs}`, q);
+        seen.set(this.classOf(cell, q), q);
       out = [...seen.values()];
     }
     this.finalsMemo.set(memo, out);
@@ -120,28 +136,32 @@ export class Curtailer {
   }
 
   /** Visits every combination of the cells' final states. */
-  private combinations(cells: readonly PlannedCell[], positions: readonly CellPosition[]) {
+  private *combinations(cells: readonly PlannedCell[], positions: readonly CellPosition[]) {
     const lists = cells.map((c, i) => this.finals(c, positions[i]!));
-    const out: { picks: number[]; key: OutcomeKey; result: DecisionResult }[] = [];
     const picks = lists.map(() => 0);
     for (;;) {
       const o = this.outcome(
         cells,
         picks.map((k, i) => lists[i]![k]!),
       );
-      out.push({ picks: [...picks], ...o });
+      yield { picks: [...picks], ...o };
       let i = 0;
       while (i < picks.length && ++picks[i]! >= lists[i]!.length) picks[i++] = 0;
-      if (i === picks.length) return out;
+      if (i === picks.length) return;
     }
   }
 
   /** The one outcome every combination gives, or null (an outcome of `incomplete` never settles). */
-  private settledOf(cells: readonly PlannedCell[], positions: readonly CellPosition[]): DecisionResult | null {
-    const all = this.combinations(cells, positions);
-    const first = all[0]!;
-    if (first.result.decision === "incomplete") return null;
-    return all.every((c) => c.key === first.key) ? first.result : null;
+  private settledOf(
+    cells: readonly PlannedCell[],
+    positions: readonly CellPosition[],
+  ): DecisionResult | null {
+    let first: { key: OutcomeKey; result: DecisionResult } | null = null;
+    for (const c of this.combinations(cells, positions)) {
+      first ??= c;
+      if (first.result.decision === "incomplete" || c.key !== first.key) return null;
+    }
+    return first?.result ?? null;
   }
 
   analyse(tally: Tally, task: string): TaskAnalysis {
@@ -152,7 +172,7 @@ export class Curtailer {
     judged.forEach((t, i) => {
       if (!this.final(t.cell, positions[i]!)) left.set(t.cell.key, positions[i]!.firstLeft);
     });
-    const all = this.combinations(cells, positions);
+    const all = [...this.combinations(cells, positions)];
     const first = all[0]!;
     const settledAll = first.result.decision !== "incomplete" && all.every((c) => c.key === first.key);
     const relevant = new Set<string>();
