@@ -252,7 +252,10 @@ export class Curtailer {
     const line =
       `curtailed: ${total} trial(s) not run (${parts.join(", ")})${added}: no outcome of them changes ` +
       `the decision or its borderline flag, so these cells' rates and intervals are of fewer trials`;
-    return { ...analysis.settled, reasons: [line, ...observed.map((r) => r.reason)] };
+    // The observed clauses in the decision's own words when they already give it, else every clause.
+    const now = decide([...observed], { pending: null, strict: this.plan.strict, resume: "" });
+    const why = now.decision === analysis.settled.decision ? now.reasons : observed.map((r) => r.reason);
+    return { ...analysis.settled, reasons: [line, ...why] };
   }
 }
 

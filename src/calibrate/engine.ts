@@ -5,6 +5,7 @@
 import { outcomeOf, type TrialRecord } from "../model/index.ts";
 import type { LoadedTask } from "../task/index.ts";
 import {
+  type Admit,
   type EngineEvents,
   type TrialJob as EngineJob,
   type TrialRunner as EngineRunner,
@@ -43,7 +44,7 @@ export interface EngineOptions {
   admit?: EngineAdmit;
 }
 
-export type EngineAdmit = NonNullable<ConstructorParameters<typeof TrialEngine<CellSlot>>[0]["admit"]>;
+export type EngineAdmit = Admit<TrialJob, TrialRecord>;
 
 export interface EngineResult {
   tally: Tally;

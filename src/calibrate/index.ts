@@ -2,6 +2,7 @@
 // retain rule, sequential screening, progress, and the summary that reports render.
 
 export * from "./backend.ts";
+export * from "./budget.ts";
 export * from "./cells.ts";
 export * from "./config.ts";
 export * from "./cross.ts";

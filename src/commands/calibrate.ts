@@ -2,7 +2,7 @@
 // rule with reasons, and the reports; `--resume <run>` finishes an interrupted run. Progress on
 // stderr, Table 1 (or --json) on stdout; exit 0 when every task is retained, 1 otherwise.
 
-import type { Agent } from "../agents/index.ts";
+import { type Agent, loadAgentConfigs } from "../agents/index.ts";
 import {
   applyOverrides,
   type CalibrationConfig,
@@ -49,6 +49,8 @@ export interface CalibrateOptions extends Omit<ConfigOverrides, "n" | "concurren
   /** Before each -A trial of a model configuration, the prospective choice, scored with --payoff or the default. */
   prospective?: boolean;
   payoff?: string;
+  /** --max-cost <usd>: the run's cost ceiling (a resume may raise it). */
+  maxCost?: string;
 }
 
 /** Options that define a plan, as written on the command line; a resumed run keeps its own plan. */
@@ -84,6 +86,7 @@ export function effectiveConfig(ctx: CommandContext, o: CalibrateOptions): Calib
   if (o.resume) {
     const names = PLAN_OPTIONS.filter(([key]) => o[key] !== undefined).map(([, flag]) => flag);
     if (o.controls === false) names.push("--no-controls");
+    if (o.curtail === false) names.push("--no-curtail");
     if (names.length > 0) {
       throw new UsageError(
         `--resume keeps the run's own plan; ${names.join(", ")} cannot change it (start a new run instead)`,
@@ -97,6 +100,8 @@ export function effectiveConfig(ctx: CommandContext, o: CalibrateOptions): Calib
       concurrency: o.concurrency === undefined ? undefined : concurrencyOption(o.concurrency),
       cap: positive(o.cap, "--cap"),
       confidence: number(o.confidence, "--confidence"),
+      // commander sets curtail to true unless --no-curtail: only the flag overrides the config file
+      curtail: o.curtail === false ? false : undefined,
     });
   } catch (err) {
     if (err instanceof OverrideError) throw new UsageError(err.message);
@@ -123,6 +128,15 @@ function monitoringOf(ctx: CommandContext, o: CalibrateOptions): PlanMonitoring 
   return o.monitor || prospective ? { probes: o.monitor === true, prospective } : null;
 }
 
+/** --max-cost: a non-negative number of USD, with every configuration's caps and prices. */
+function maxCostOf(ctx: CommandContext, text: string) {
+  const ceilingUsd = Number(text);
+  if (!Number.isFinite(ceilingUsd) || ceilingUsd < 0 || text.trim() === "")
+    throw new UsageError(`--max-cost: "${text}" is not an amount in USD (e.g. 25 or 2.5)`);
+  const configs = new Map(loadAgentConfigs(ctx.paths).agents.map((a) => [a.name, a]));
+  return { ceilingUsd, caps: (agent: string) => configs.get(agent) ?? null };
+}
+
 const prospectiveFor = (schedule: PayoffSchedule) => (agent: Agent) => prospectiveHookFor(agent, schedule);
 
 export async function run(ctx: CommandContext, taskIds: string[], o: CalibrateOptions): Promise<number> {
@@ -146,6 +160,7 @@ export async function run(ctx: CommandContext, taskIds: string[], o: CalibrateOp
         signal: controller.signal,
         stderr: ctx.stderr as CommandContext["stderr"] & { isTTY?: boolean },
         monitoring,
+        ...(o.maxCost === undefined ? {} : { maxCost: maxCostOf(ctx, o.maxCost) }),
       },
       dockerBackend({
         paths: ctx.paths,

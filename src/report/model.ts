@@ -197,6 +197,15 @@ export const RunSummary = z.object({
     decisions: z.record(Decision, z.number().int().nonnegative()),
   }),
   warnings: z.array(z.string()),
+  /** --max-cost: the ceiling and what was spent (every attempt of the run) and still reserved, USD. */
+  budget: z
+    .object({
+      ceilingUsd: z.number().nonnegative(),
+      spentUsd: z.number().nonnegative(),
+      reservedUsd: z.number().nonnegative(),
+      refused: z.number().int().nonnegative(),
+    })
+    .optional(),
 });
 
 export type Counts = z.infer<typeof Counts>;
