@@ -225,6 +225,10 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
       "run every planned trial (default: skip trials that no outcome could make change a task's decision or flag)",
     )
     .option(
+      "--estimate",
+      "print trials, tokens and cost per cell and in total, then exit (no trial, no model call)",
+    )
+    .option(
       "--max-cost <usd>",
       "cost ceiling in USD: a trial starts only if its worst case (token caps at the prices) fits; resume with a higher one to continue",
     )

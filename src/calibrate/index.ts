@@ -8,6 +8,7 @@ export * from "./config.ts";
 export * from "./cross.ts";
 export * from "./curtail.ts";
 export * from "./engine.ts";
+export * from "./estimate.ts";
 export * from "./overrides.ts";
 export * from "./plan.ts";
 export * from "./policy.ts";

@@ -10,6 +10,10 @@ import {
   type ConfigOverrides,
   calibrate,
   dockerBackend,
+  earlierRecords,
+  estimateCalibration,
+  estimateText,
+  expandCells,
   loadCalibrationConfig,
   newRunId,
   OverrideError,
@@ -28,7 +32,7 @@ import {
 import { relativeToProject } from "../project.ts";
 import { table1 } from "../report/index.ts";
 import { InterruptedError, removeOnInterrupt } from "../sandbox/index.ts";
-import { formatProblem } from "../task/index.ts";
+import { formatProblem, loadAllTasks, loadValidTask } from "../task/index.ts";
 import { CROSS_DEFAULT, crossReport, crossText, withCrossCells, writeCross } from "./calibrate-cross.ts";
 import type { CommandContext } from "./context.ts";
 import { concurrencyOption, integerOption } from "./options.ts";
@@ -49,6 +53,8 @@ export interface CalibrateOptions extends Omit<ConfigOverrides, "n" | "concurren
   /** Before each -A trial of a model configuration, the prospective choice, scored with --payoff or the default. */
   prospective?: boolean;
   payoff?: string;
+  /** --estimate: print what the run would cost and exit (no trial, no model call). */
+  estimate?: boolean;
   /** --max-cost <usd>: the run's cost ceiling (a resume may raise it). */
   maxCost?: string;
 }
@@ -139,8 +145,35 @@ function maxCostOf(ctx: CommandContext, text: string) {
 
 const prospectiveFor = (schedule: PayoffSchedule) => (agent: Agent) => prospectiveHookFor(agent, schedule);
 
+/** --estimate: the plan's cells priced from earlier records or the caps; no trial runs. */
+function printEstimate(
+  ctx: CommandContext,
+  config: CalibrationConfig,
+  taskIds: string[],
+  json: boolean,
+): number {
+  const tasks =
+    taskIds.length > 0
+      ? taskIds.map((id) => loadValidTask(ctx.paths, id))
+      : loadAllTasks(ctx.paths).flatMap((r) => (r.ok ? [r.task] : []));
+  const configs = loadAgentConfigs(ctx.paths).agents;
+  const estimate = estimateCalibration({
+    cells: tasks.flatMap((t) => expandCells(t, config.cells).cells),
+    tasks: new Map(tasks.map((t) => [t.id, t])),
+    agents: new Map(configs.map((a) => [a.name, { digest: a.digest, caps: a }])),
+    trialsPerCell: config.sequential.enabled ? Math.max(config.n, config.sequential.cap) : config.n,
+    records: earlierRecords(ctx.paths.runs),
+  });
+  ctx.stdout.write(json ? `${JSON.stringify(estimate, null, 2)}\n` : estimateText(estimate));
+  return EXIT_OK;
+}
+
 export async function run(ctx: CommandContext, taskIds: string[], o: CalibrateOptions): Promise<number> {
   const base = effectiveConfig(ctx, o);
+  if (o.estimate) {
+    if (o.resume) throw new UsageError("--estimate prices a new run's plan; it takes no --resume");
+    return printEstimate(ctx, base, taskIds, o.json === true);
+  }
   const config = o.cross ? withCrossCells(ctx.paths, base, o.cross === true ? CROSS_DEFAULT : o.cross) : base;
   if (o.resume && taskIds.length > 0) throw new UsageError("--resume takes no task ids: the plan names them");
   const monitoring = monitoringOf(ctx, o);
