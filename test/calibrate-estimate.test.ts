@@ -44,9 +44,9 @@ describe("calibrate --estimate", () => {
     const old = path.join(paths.runs, "old");
     mkdirSync(old, { recursive: true });
     const frontier = plan.cells.find((c) => c.label === "frontier+A")!;
-    [0.1, 0.2, 0.3].forEach((costUsd, i) =>
-      appendTrialRecord(old, recordFor(jobFor(plan, taskMap, frontier, i), { outcome: "pass", costUsd })),
-    );
+    [0.1, 0.2, 0.3].forEach((costUsd, i) => {
+      appendTrialRecord(old, recordFor(jobFor(plan, taskMap, frontier, i), { outcome: "pass", costUsd }));
+    });
     const r = kgate(["--root", paths.root, "calibrate", "--estimate", "--json"]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);

@@ -194,7 +194,8 @@ export class Curtailer {
 
   /**
    * The cell whose next trial should run: among the relevant ones, the one most likely to settle the
-   * task per trial and per dollar (its pass rate estimated from the run's pooled cells of its spec),
+   * task per trial and per dollar (its pass rate: the cell's own trials with the run's pooled rate
+   * of its spec as a prior worth two trials),
    * else the one with fewest trials so far. Null when no judged cell needs a trial.
    */
   nextCell(
@@ -210,7 +211,8 @@ export class Curtailer {
     const base = judged.map((t) => positionOf(this.plan, t));
     const scored = candidates.map((t) => {
       const i = judged.indexOf(t);
-      const rate = pooledRate(tally, t.cell.spec);
+      // the run's pooled rate of the spec as a prior worth two trials, updated by the cell's own
+      const rate = (t.passes + 2 * pooledRate(tally, t.cell.spec)) / (t.runs + 2);
       const memo = new Map<string, { p: number; e: number }>();
       const walk = (pos: CellPosition): { p: number; e: number } => {
         const key = `${pos.passes}/${pos.runs}/${pos.firstLeft}`;
