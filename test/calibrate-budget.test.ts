@@ -17,6 +17,7 @@ import {
 } from "../src/calibrate/index.ts";
 import { readTrialRecords } from "../src/trial/index.ts";
 import { agentInfo, fakeRunner, scaffoldTasks } from "./support/calibrate-fixtures.ts";
+import { kgate } from "./support/cli.ts";
 import { tempProject } from "./support/project.ts";
 
 class Sink extends Writable {
@@ -112,5 +113,18 @@ describe("--max-cost in a session", () => {
     );
     await expect(run).rejects.toThrow(CalibrationError);
     await expect(run).rejects.toThrow(/mid have no "pricing"/);
+  });
+});
+
+describe("--max-cost and --no-curtail on the command line", () => {
+  it("refuses an amount that is not one, and --no-curtail on a resume, with exit 2", () => {
+    const paths = tempProject();
+    scaffoldTasks(paths, ["alpha"]);
+    const bad = kgate(["--root", paths.root, "calibrate", "--max-cost", "lots"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe('kgate: --max-cost: "lots" is not an amount in USD (e.g. 25 or 2.5)\n');
+    const resume = kgate(["--root", paths.root, "calibrate", "--resume", "r", "--no-curtail"]);
+    expect(resume.code).toBe(2);
+    expect(resume.stderr).toContain("--resume keeps the run's own plan; --no-curtail cannot change it");
   });
 });
