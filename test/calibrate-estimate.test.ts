@@ -69,5 +69,8 @@ describe("calibrate --estimate", () => {
     expect(text).toContain("from 3 earlier record(s)");
     expect(text).toContain("upper bound from the token caps");
     expect(readdirSync(paths.runs)).toEqual(["old"]);
+    const unknown = kgate(["--root", paths.root, "calibrate", "nope", "--estimate"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/^kgate: .*no task "nope"/);
   });
 });

@@ -152,9 +152,16 @@ function printEstimate(
   taskIds: string[],
   json: boolean,
 ): number {
+  const load = (id: string) => {
+    try {
+      return loadValidTask(ctx.paths, id);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+  };
   const tasks =
     taskIds.length > 0
-      ? taskIds.map((id) => loadValidTask(ctx.paths, id))
+      ? taskIds.map(load)
       : loadAllTasks(ctx.paths).flatMap((r) => (r.ok ? [r.task] : []));
   const configs = loadAgentConfigs(ctx.paths).agents;
   const estimate = estimateCalibration({
