@@ -275,10 +275,14 @@ export async function calibrate(o: SessionOptions, backend: Backend): Promise<Se
       await started.stop();
     }
     for (const task of engine.curtailed) {
-      o.stderr.write(`curtailed: ${task}: its remaining trials were skipped (no outcome of them changes its decision)\n`);
+      o.stderr.write(
+        `curtailed: ${task}: its remaining trials were skipped (no outcome of them changes its decision)\n`,
+      );
     }
     if (engine.refused.length > 0) {
-      o.stderr.write(`cost ceiling: ${engine.refused.length} trial(s) not started (${engine.refused[0]!.reason})\n`);
+      o.stderr.write(
+        `cost ceiling: ${engine.refused.length} trial(s) not started (${engine.refused[0]!.reason})\n`,
+      );
     }
   } finally {
     release();

@@ -160,9 +160,7 @@ function printEstimate(
     }
   };
   const tasks =
-    taskIds.length > 0
-      ? taskIds.map(load)
-      : loadAllTasks(ctx.paths).flatMap((r) => (r.ok ? [r.task] : []));
+    taskIds.length > 0 ? taskIds.map(load) : loadAllTasks(ctx.paths).flatMap((r) => (r.ok ? [r.task] : []));
   const configs = loadAgentConfigs(ctx.paths).agents;
   const estimate = estimateCalibration({
     cells: tasks.flatMap((t) => expandCells(t, config.cells).cells),
