@@ -18,6 +18,11 @@ export interface ClauseInput {
   runs: number;
   /** Trials left out of the rate, for the words. */
   excluded: number;
+  /**
+   * Fixed n: the valid trials the cell needs (n). A cell with fewer is short: its clause is
+   * undecided unless every outcome of the missing trials misses it alike (discard). Default: runs.
+   */
+  planned?: number;
 }
 
 export type ClauseVerdict = "met" | "not-met" | "undecided";
@@ -32,6 +37,8 @@ export interface ClauseResult {
   verdict: ClauseVerdict;
   /** Fixed n: one trial would flip the verdict. Sequential: undecided at the cap. */
   borderline: boolean;
+  /** Fixed n: valid trials short of n (0 when the cell is complete, and under sequential screening). */
+  short: number;
   reason: string;
 }
 
@@ -51,6 +58,7 @@ function base(c: ClauseInput, text: string) {
     text,
     passes: c.passes,
     runs: c.runs,
+    short: 0,
   };
 }
 
@@ -63,6 +71,7 @@ function noValidRun(c: ClauseInput, text: string): ClauseResult {
     ...base(c, text),
     verdict: "undecided",
     borderline: false,
+    short: Math.max(0, (c.planned ?? 0) - c.runs),
     reason: `${c.cell} has no valid trial (${why}): ${text} has no evidence either way`,
   };
 }
@@ -86,8 +95,8 @@ function extremeMiss(c: ClauseInput): string {
     : `${against} ${word}${word === "pass" ? "es" : "s"} show ${shown}`;
 }
 
-/** The paper's rule on a fixed sample: point estimate, borderline when one trial would flip it. */
-export function fixedClause(c: ClauseInput): ClauseResult {
+/** The paper's rule on a complete sample: point estimate, borderline when one trial would flip it. */
+function completeClause(c: ClauseInput): ClauseResult {
   const text = clauseText(c.cell, c.requirement);
   if (c.runs === 0) return noValidRun(c, text);
   const met = satisfies(c.requirement, c.passes, c.runs);
@@ -112,6 +121,34 @@ export function fixedClause(c: ClauseInput): ClauseResult {
     ? `${c.cell} passed ${tally(c)}: misses ${text} by one trial (${better}/${c.runs} would meet it)`
     : `${c.cell} passed ${tally(c)}: misses ${text}`;
   return { ...base(c, text), verdict: "not-met", borderline: close, reason };
+}
+
+/**
+ * The paper's rule on a fixed sample of n = `planned` valid trials. A short cell (fewer valid
+ * trials, e.g. the rest ended as exhausted infrastructure errors) is judged over every outcome its
+ * missing trials could have: a clause missed alike by all of them (a pass under "= 0", or 0/4 for
+ * ">= 0.6" at n = 5) is not met; anything else is undecided, so the decision is incomplete.
+ */
+export function fixedClause(c: ClauseInput): ClauseResult {
+  const planned = Math.max(c.planned ?? c.runs, c.runs);
+  const short = planned - c.runs;
+  if (short === 0 || c.runs === 0) return completeClause({ ...c, planned });
+  const text = clauseText(c.cell, c.requirement);
+  const completions = Array.from({ length: short + 1 }, (_, j) =>
+    completeClause({ ...c, passes: c.passes + j, runs: planned }),
+  );
+  const settled = completions.every((r) => r.verdict === "not-met" && !r.borderline);
+  const head = `${c.cell} passed ${tally(c)}, ${short} valid trial(s) short of n = ${planned}`;
+  if (settled && isExtreme(c.requirement)) return { ...completeClause(c), short };
+  if (settled) {
+    const best = c.requirement.op === ">=" ? c.passes + short : c.passes;
+    const reason = `${head}: misses ${text} whatever the missing trial(s) show (at best ${best}/${planned})`;
+    return { ...base(c, text), verdict: "not-met", borderline: false, short, reason };
+  }
+  const why =
+    c.excluded > 0 ? ` (${c.excluded} trial(s) excluded as infrastructure errors or unverified)` : "";
+  const reason = `${head}${why}: too few valid trials to judge ${text}`;
+  return { ...base(c, text), verdict: "undecided", borderline: false, short, reason };
 }
 
 function sequentialExtreme(c: ClauseInput, text: string, s: SprtSettings, cap: number): ClauseResult {
@@ -188,7 +225,8 @@ export interface DecisionContext {
 
 /**
  * discard: a rule clause is missed by more than one trial (or decided not met, or an extreme
- * clause saw a trial against it); incomplete: trials still wanted, or a cell has no valid trial;
+ * clause saw a trial against it), on a short cell whatever its missing trials show; incomplete:
+ * trials still wanted, a cell has no valid trial, or (fixed n) fewer than n valid trials;
  * revise: every missed rule clause misses by one trial, a clause is undecided at the cap, or a
  * control is not met (under --strict also: a clause met by one trial); retain otherwise, with the
  * clauses met by one trial as its borderline flag.
@@ -198,7 +236,8 @@ export function decide(results: ClauseResult[], ctx: DecisionContext): DecisionR
   const controls = results.filter((r) => r.control);
   const missed = rule.filter((r) => r.verdict === "not-met" && !r.borderline);
   if (missed.length > 0) return { decision: "discard", reasons: missed.map((r) => r.reason), borderline: [] };
-  const empty = results.filter((r) => r.runs === 0).map((r) => r.reason);
+  // Any decision but discard needs every cell complete: n valid trials (fixed n), or evidence (sequential).
+  const empty = results.filter((r) => r.runs === 0 || r.short > 0).map((r) => r.reason);
   const waiting = [...(ctx.pending ? [ctx.pending] : []), ...empty];
   if (waiting.length > 0) {
     return { decision: "incomplete", reasons: [...waiting, `resume with  ${ctx.resume}`], borderline: [] };

@@ -82,7 +82,7 @@ function attributionOf(records: Iterable<TrialRecord>): AttributionCounts {
 
 function clauseOf(plan: Plan, t: CellTally): Clause | null {
   if (plan.mode === "sequential") return sequentialResult(plan, t);
-  const input = clauseInputOf(t);
+  const input = clauseInputOf(t, plan.n);
   return input && fixedClause(input);
 }
 
@@ -140,7 +140,10 @@ export function describeRule(plan: Plan): string[] {
     lines.push(describeSequential(plan.sequential, plan.n));
   }
   lines.push(
-    "infrastructure errors and unverified trials are left out of the rates; a cell with no valid trial makes the decision incomplete",
+    plan.mode === "fixed"
+      ? "infrastructure errors and unverified trials are left out of the rates; a decision other than discard needs " +
+          `n = ${plan.n} valid trials in every cell: a shorter cell makes it incomplete, unless its clause is missed whatever its missing trials show (discard)`
+      : "infrastructure errors and unverified trials are left out of the rates; a cell with no valid trial makes the decision incomplete",
     plan.mode === "fixed"
       ? "intervals: Wilson 95% score intervals of each cell's passes out of its valid trials"
       : "intervals: naive Wilson 95% intervals, computed as if each cell's trial count had been fixed in advance; " +

@@ -34,8 +34,11 @@ export function cellOutcomeOf(record: TrialRecord): Outcome {
   return o !== "infra" && notAnsweredMinusA(record) ? "unverified" : o;
 }
 
-/** What the retain rule judges of a cell: its clause and counts (null for a cell without one). */
-export function clauseInputOf(t: CellTally): ClauseInput | null {
+/**
+ * What the retain rule judges of a cell: its clause and counts (null for a cell without one);
+ * `planned`: the valid trials a fixed-n cell needs (n), below which it is short.
+ */
+export function clauseInputOf(t: CellTally, planned?: number): ClauseInput | null {
   if (!t.cell.require) return null;
   return {
     cell: t.cell.label,
@@ -44,6 +47,7 @@ export function clauseInputOf(t: CellTally): ClauseInput | null {
     passes: t.passes,
     runs: t.runs,
     excluded: t.infra + t.unverified,
+    ...(planned === undefined ? {} : { planned }),
   };
 }
 

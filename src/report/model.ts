@@ -56,6 +56,8 @@ export const Clause = z.object({
   runs: z.number().int().nonnegative(),
   verdict: z.enum(["met", "not-met", "undecided"]),
   borderline: z.boolean(),
+  /** Fixed n: valid trials short of n (the clause is then undecided unless missed whatever they show). */
+  short: z.number().int().nonnegative().default(0),
   reason: z.string(),
 });
 

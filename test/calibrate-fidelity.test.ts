@@ -1,0 +1,153 @@
+// Calibration fidelity (issue 30, items 9-14): a decision other than discard needs n valid trials in
+// every cell; the control sentence states its test; spent and latest-attempt tokens and cost; the
+// report's notes on retained-set intervals and per-task "= 0" bounds; plan.json's settings digest.
+import { writeFileSync } from "node:fs";
+import { Writable } from "node:stream";
+import { describe, expect, it } from "vitest";
+import {
+  type Backend,
+  buildPlan,
+  CalibrationConfig,
+  type CalibrationConfigInput,
+  calibrate,
+  runDir,
+  summarise,
+  type TrialJob,
+  writePlan,
+} from "../src/calibrate/index.ts";
+import type { ProjectPaths } from "../src/project.ts";
+import { RunSummary } from "../src/report/index.ts";
+import {
+  agentInfo,
+  type FakeRunnerOptions,
+  fakeRunner,
+  recordsFromScript,
+  resolver,
+  scaffoldTasks,
+} from "./support/calibrate-fixtures.ts";
+import { kgate } from "./support/cli.ts";
+import { tempProject } from "./support/project.ts";
+
+class Sink extends Writable {
+  text = "";
+  override _write(chunk: Buffer, _e: string, done: () => void) {
+    this.text += chunk.toString();
+    done();
+  }
+}
+
+/** Agents frontier (anthropic) and mid (openai); each trial by the fake runner options `pick` gives it. */
+function backend(pick: (job: TrialJob) => FakeRunnerOptions): Backend {
+  return {
+    agents: async (names) =>
+      new Map(
+        names
+          .filter((n) => ["frontier", "mid"].includes(n))
+          .map((n) => [n, agentInfo(n, n === "frontier" ? "anthropic" : "openai")]),
+      ),
+    start: async () => ({
+      runner: (job, signal) => fakeRunner(pick(job))(job, signal),
+      stop: async () => {},
+    }),
+  };
+}
+
+function options(paths: ProjectPaths, config: CalibrationConfigInput, extra: Record<string, unknown> = {}) {
+  const stderr = new Sink();
+  return {
+    stderr,
+    options: { paths, config: CalibrationConfig.parse(config), taskIds: [], stderr, live: false, ...extra },
+  };
+}
+
+/** Every cell of the paper's rule passing as a clearly gated task would. */
+const GATED = { pass: { "frontier+A": 1, "frontier-A": 0, "mid+A": 0, control: 0 } };
+
+/** A batch of scripted records (P pass, D/X fail, I infrastructure error) summarised under the default rule. */
+function scripted(script: Record<string, Record<string, string>>, runId = "short-batch") {
+  const paths = tempProject();
+  const tasks = scaffoldTasks(paths, Object.keys(script));
+  const plan = buildPlan({
+    runId,
+    createdAt: new Date("2026-12-01T12:00:00Z"),
+    config: CalibrationConfig.parse({}),
+    tasks,
+    resolveAgent: resolver(),
+  });
+  const records = recordsFromScript(plan, new Map(tasks.map((t) => [t.id, t])), script);
+  return { paths, plan, records, summary: summarise(plan, records, [], new Date("2026-12-01T13:00:00Z")) };
+}
+
+describe("item 9: a decision other than discard needs n valid trials in every cell", () => {
+  it("leaves a task incomplete, with the resume command, when 4 of 5 trials of every cell ended as exhausted infra errors; the resume decides it", async () => {
+    const paths = tempProject();
+    scaffoldTasks(paths, ["thin"]);
+    // Index 0 of every cell runs; every attempt of indices 1-4 is an infrastructure error (the
+    // default infraRetries 2: 3 attempts each, then given up for the session).
+    const first = options(paths, {}, { runId: "thin-run" });
+    const s1 = await calibrate(
+      first.options,
+      backend((job) => ({ ...GATED, infra: job.index >= 1 ? 1 : 0 })),
+    );
+    const task = s1.summary.tasks[0]!;
+    // Before the fix: retain (borderline: frontier+A 1/1 ...), "= 0" met at 0/1.
+    expect(task.decision).toBe("incomplete");
+    expect(task.reasons).toEqual([
+      "frontier+A passed 1/1 (100%), 4 valid trial(s) short of n = 5 (4 trial(s) excluded as infrastructure errors or unverified): too few valid trials to judge p(frontier+A) >= 0.6",
+      "frontier-A passed 0/1 (0%), 4 valid trial(s) short of n = 5 (4 trial(s) excluded as infrastructure errors or unverified): too few valid trials to judge p(frontier-A) = 0",
+      "mid+A passed 0/1 (0%), 4 valid trial(s) short of n = 5 (4 trial(s) excluded as infrastructure errors or unverified): too few valid trials to judge p(mid+A) <= 0.4",
+      "control passed 0/1 (0%), 4 valid trial(s) short of n = 5 (4 trial(s) excluded as infrastructure errors or unverified): too few valid trials to judge p(control) = 0",
+      "resume with  kgate calibrate --resume thin-run",
+    ]);
+    expect(s1.summary.cells.map((c) => c.clause?.short)).toEqual([4, 4, 4, 4]);
+    expect(s1.summary.totals.decisions.incomplete).toBe(1);
+    // The command it names runs the 16 given-up trials again; with them valid, the task is decided.
+    const second = options(paths, {}, { resume: "thin-run" });
+    const s2 = await calibrate(
+      second.options,
+      backend(() => GATED),
+    );
+    expect(s2.engine.written).toHaveLength(16);
+    expect(s2.summary.tasks[0]!.decision).toBe("retain");
+  });
+
+  it("discards a short cell only when every outcome of its missing trials misses the clause", () => {
+    const { summary } = scripted({
+      // frontier+A 0/4 + one infra error: at best 1/5, which misses >= 0.6 by more than one trial.
+      hopeless: { "frontier+A": "DDDDI", "frontier-A": "DDDDD", "mid+A": "DDDDD", control: "XXXXX" },
+      // frontier+A 0/2 + three infra errors: 3/5 is still possible, so nothing is decided yet.
+      open: { "frontier+A": "DDIII", "frontier-A": "DDDDD", "mid+A": "DDDDD", control: "XXXXX" },
+      // A pass without the artefact settles "= 0" whatever else comes: discard on 1/2.
+      leak: { "frontier+A": "PPPPP", "frontier-A": "PDIII", "mid+A": "DDDDD", control: "XXXXX" },
+    });
+    const of = (id: string) => summary.tasks.find((t) => t.id === id)!;
+    expect(of("hopeless").decision).toBe("discard");
+    expect(of("hopeless").reasons).toEqual([
+      "frontier+A passed 0/4 (0%), 1 valid trial(s) short of n = 5: misses p(frontier+A) >= 0.6 whatever the missing trial(s) show (at best 1/5)",
+    ]);
+    expect(of("open").decision).toBe("incomplete");
+    expect(of("open").reasons.at(-1)).toBe("resume with  kgate calibrate --resume short-batch");
+    expect(of("leak").decision).toBe("discard");
+    expect(of("leak").reasons).toEqual([
+      "frontier-A passed 1/2 (50%): a pass shows p(frontier-A) > 0, so it misses p(frontier-A) = 0",
+    ]);
+  });
+
+  it("kgate report prints the short cell's reason and the resume command", () => {
+    const { paths, plan, records } = scripted(
+      { thin: { "frontier+A": "PIIII", "frontier-A": "DIIII", "mid+A": "DIIII", control: "XIIII" } },
+      "thin-report",
+    );
+    const run = runDir(paths, plan.runId);
+    writePlan(run, plan);
+    writeFileSync(run.trials, records.map((r) => `${JSON.stringify(r)}\n`).join(""));
+    const json = kgate(["--root", paths.root, "report", "thin-report", "--json"]);
+    expect(json.code).toBe(0);
+    const summary = RunSummary.parse(JSON.parse(json.stdout));
+    expect(summary.tasks[0]!.decision).toBe("incomplete");
+    expect(summary.tasks[0]!.borderline).toEqual([]);
+    const text = kgate(["--root", paths.root, "report", "thin-report"]);
+    expect(text.stdout).toContain("resume with  kgate calibrate --resume thin-report");
+    expect(text.stdout).toContain("4 valid trial(s) short of n = 5");
+  });
+});
