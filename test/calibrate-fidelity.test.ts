@@ -1,7 +1,7 @@
 // Calibration fidelity (issue 30, items 9-14): a decision other than discard needs n valid trials in
 // every cell; the control sentence states its test; spent and latest-attempt tokens and cost; the
 // report's notes on retained-set intervals and per-task "= 0" bounds; plan.json's settings digest.
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import {
@@ -149,5 +149,47 @@ describe("item 9: a decision other than discard needs n valid trials in every ce
     const text = kgate(["--root", paths.root, "report", "thin-report"]);
     expect(text.stdout).toContain("resume with  kgate calibrate --resume thin-report");
     expect(text.stdout).toContain("4 valid trial(s) short of n = 5");
+  });
+});
+
+describe("item 11: spent tokens and cost (every attempt) beside the latest attempt's", () => {
+  it("reports both, labelled, after retries and a resume, and progress agrees with the report", async () => {
+    const paths = tempProject();
+    scaffoldTasks(paths, ["spend"]);
+    // n = 2, four cells. Session 1: every attempt of index 1 is an infrastructure error (3 attempts
+    // each, infraRetries 2): 4 valid + 12 infra attempts. Session 2 (resume): the 4 index-1 trials pass
+    // or fail validly: 4 more attempts. Each attempt costs 1,000 in + 200 out = 1,200 tokens, $0.01.
+    const first = options(paths, { n: 2 }, { runId: "spend-run" });
+    await calibrate(
+      first.options,
+      backend((job) => ({ ...GATED, infra: job.index === 1 ? 1 : 0 })),
+    );
+    const second = options(paths, { n: 2 }, { resume: "spend-run" });
+    const s2 = await calibrate(
+      second.options,
+      backend(() => GATED),
+    );
+    // Spent: 4 + 12 + 4 = 20 attempts = 24,000 tokens (20,000 in, 4,000 out), $0.20.
+    // Latest attempt of each of the 8 trials: 9,600 tokens (8,000 in, 1,600 out), $0.08.
+    expect(s2.summary.totals.spent).toMatchObject({
+      inputTokens: 20_000,
+      outputTokens: 4_000,
+      modelCalls: 60,
+    });
+    expect(s2.summary.totals.spent!.costUsd).toBeCloseTo(0.2, 10);
+    expect(s2.summary.totals.usage).toMatchObject({ inputTokens: 8_000, outputTokens: 1_600 });
+    expect(s2.summary.totals.usage.costUsd).toBeCloseTo(0.08, 10);
+    const md = readFileSync(`${s2.run.dir}/report.md`, "utf8") as string;
+    expect(md).toContain(
+      "tokens as the token budget counts them: spent (every attempt): 24,000 tokens (20,000 in · 4,000 out · 0 cache read · 0 cache write), cost $0.20; " +
+        "latest attempt of each trial: 9,600 tokens (8,000 in · 1,600 out · 0 cache read · 0 cache write), cost $0.08",
+    );
+    const html = readFileSync(`${s2.run.dir}/report.html`, "utf8") as string;
+    expect(html).toContain("spent (every attempt): 24,000 tokens");
+    // The resumed session's progress totals count the run's spend, every attempt, as the report does;
+    // frontier+A passes its 2 trials, the other 6 trials fail.
+    expect(second.stderr.text.trimEnd().split("\n").at(-1)).toBe(
+      "trials 8/8 · pass 2 · fail 6 · infra 0 · running 0 · spent 24.0k tokens · $0.20",
+    );
   });
 });

@@ -66,7 +66,9 @@ describe("progress", () => {
     expect(stream.text).not.toContain(ESC);
     expect(lines[0]).toMatch(/^\[1\/8\] alpha frontier\+A #0 pass · 1\.2k tok · \$0\.010 · 2s · eta \d+s$/);
     expect(lines.filter((l) => / mid\+A #\d fail /.test(l))).toHaveLength(1);
-    expect(lines.at(-1)).toBe("trials 8/8 · pass 3 · fail 5 · infra 0 · running 0 · tokens 9.6k · $0.08");
+    expect(lines.at(-1)).toBe(
+      "trials 8/8 · pass 3 · fail 5 · infra 0 · running 0 · spent 9.6k tokens · $0.08",
+    );
   });
 
   it("redraws a block in place on a TTY", async () => {
@@ -80,7 +82,7 @@ describe("progress", () => {
     expect(last).toContain("calibrating");
     expect(last).toMatch(/alpha {2}frontier\+A .*2.*\/2/);
     expect(last).toMatch(
-      /trials 8\/8 · .*pass 3.* · .*fail 5.* · .*infra 0.* · running 0 · tokens 9\.6k · \$0\.08/,
+      /trials 8\/8 · .*pass 3.* · .*fail 5.* · .*infra 0.* · running 0 · spent 9\.6k tokens · \$0\.08/,
     );
   });
 });

@@ -103,7 +103,7 @@ describe("calibration session", () => {
       "control passed 5/5 (100%): 5 passes show p(control) > 0, so it misses p(control) = 0: the perturbed artefact still passes, so success does not track its content",
     ]);
     expect(stderr.text).toMatch(
-      /^trials 60\/60 · pass 25 · fail 35 · infra 0 · running 0 · tokens 72\.0k · \$0\.60$/m,
+      /^trials 60\/60 · pass 25 · fail 35 · infra 0 · running 0 · spent 72\.0k tokens · \$0\.60$/m,
     );
   });
 

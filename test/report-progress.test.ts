@@ -55,7 +55,7 @@ describe("progress of a resumed run", () => {
     // This session ran the other 6 trials (4 cells x 2 - 2); each record has 1,000 + 200 tokens
     // and costs $0.01. Run totals: 8 x 1,200 + 500 = 10,100 tokens (10.1k), 8 x $0.01 = $0.08.
     expect(lines).toHaveLength(6 + 1);
-    expect(lines.at(-1)).toMatch(/^trials 8\/8 · .* · tokens 10\.1k · \$0\.08$/);
+    expect(lines.at(-1)).toMatch(/^trials 8\/8 · .* · spent 10\.1k tokens · \$0\.08$/);
     // Trial numbers run 0 and 1 in every cell, as the ids (alpha.with-A.mid.0, .1) do.
     expect(lines.filter((l) => / mid\+A #[01] /.test(l))).toHaveLength(2);
     expect(stream.text).not.toMatch(/ #2 /);

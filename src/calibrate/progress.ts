@@ -16,6 +16,11 @@ export interface ProgressOptions {
   /** Milliseconds between redraws. */
   intervalMs?: number;
   now?: () => number;
+  /**
+   * Every record of the run so far, all attempts (resume): the totals count what was spent, as the
+   * report's cost line does. Default: the latest attempt of each trial in the tally.
+   */
+  records?: readonly TrialRecord[];
 }
 
 interface CellProgress {
@@ -77,9 +82,11 @@ export class Progress implements NonNullable<EngineOptions["events"]> {
         running: 0,
       });
       this.doneBefore += t.runs + t.unverified;
-      // A resumed session shows the run's totals: what earlier sessions spent counts too.
-      for (const record of t.slots.values()) this.spent(record);
+      if (!options.records) for (const record of t.slots.values()) this.spent(record);
     }
+    // A resumed session shows the run's totals: what earlier sessions spent, every attempt, counts too.
+    const left = new Set([...tally.strays, ...tally.mismatched]);
+    for (const record of options.records ?? []) if (!left.has(record)) this.spent(record);
     if (this.live) this.timer = setInterval(() => this.flush(), options.intervalMs ?? 100);
     this.timer?.unref();
   }
@@ -141,7 +148,7 @@ export class Progress implements NonNullable<EngineOptions["events"]> {
     const c = this.colors;
     return (
       `trials ${done}/${done + this.remaining} · ${c.green(`pass ${sum("pass")}`)} · ${c.red(`fail ${sum("fail")}`)}` +
-      ` · ${c.yellow(`infra ${sum("infra")}`)} · running ${sum("running")} · tokens ${formatTokens(this.tokens)}` +
+      ` · ${c.yellow(`infra ${sum("infra")}`)} · running ${sum("running")} · spent ${formatTokens(this.tokens)} tokens` +
       ` · ${this.money()}${this.eta()}`
     );
   }

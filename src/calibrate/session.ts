@@ -256,7 +256,11 @@ export async function calibrate(o: SessionOptions, backend: Backend): Promise<Se
     for (const p of problems) o.stderr.write(`warning: ${p}\n`);
     ceiling = costCeiling(o, plan, records);
     const started = await startOrForget(backend, plan, taskMap, o.resume ? null : run);
-    const progress = new Progress(plan, tallyRecords(plan, records), { stream: o.stderr, live: o.live });
+    const progress = new Progress(plan, tallyRecords(plan, records), {
+      stream: o.stderr,
+      live: o.live,
+      records,
+    });
     try {
       engine = await runCalibration({
         plan,

@@ -54,6 +54,14 @@ function addUsage(total: UsageTotals, record: TrialRecord): void {
   else total.costUsd += u.costUsd;
 }
 
+/** Every attempt of the planned cells' trials (retried and superseded ones too): what the run spent. */
+export function spentUsage(tally: Tally, records: Iterable<TrialRecord>): UsageTotals {
+  const total = zeroUsage();
+  const left = new Set([...tally.strays, ...tally.mismatched]);
+  for (const r of records) if (!left.has(r)) addUsage(total, r);
+  return total;
+}
+
 function sumUsage(parts: UsageTotals[]): UsageTotals {
   const total = zeroUsage();
   for (const p of parts) for (const k of Object.keys(total) as (keyof UsageTotals)[]) total[k] += p[k];
@@ -302,6 +310,7 @@ export function summarise(
       infra: count("infra"),
       unverified: count("unverified"),
       usage: sumUsage(cells.map((c) => c.usage)),
+      spent: spentUsage(tally, records),
       decisions,
     },
     warnings,

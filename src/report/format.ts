@@ -62,6 +62,19 @@ export function tokenTotals(u: TokenCounts): string {
   return `${tokens(budgetTokens(u))} tokens (${tokenBreakdown(u)})`;
 }
 
+/**
+ * The cost line: spent (every attempt) first, then the latest attempt of each trial, labelled;
+ * `spent` null (older summaries): the latest attempts only, labelled so.
+ */
+export function usageLine(
+  latest: TokenCounts & Pick<UsageTotals, "costUsd" | "costUnknown">,
+  spent: (TokenCounts & Pick<UsageTotals, "costUsd" | "costUnknown">) | null,
+): string {
+  const of = (u: typeof latest) => `${tokenTotals(u)}, cost ${money(u)}`;
+  const last = `latest attempt of each trial: ${of(latest)}`;
+  return spent ? `spent (every attempt): ${of(spent)}; ${last}` : last;
+}
+
 /** A task's decision with its fragility flag: `retain (borderline: frontier+A 3/5 meets p >= 0.6 by one trial)`. */
 export function decisionText(t: Pick<TaskSummary, "decision" | "borderline">): string {
   return t.borderline.length > 0 ? `${t.decision} (borderline: ${t.borderline.join("; ")})` : t.decision;

@@ -12,7 +12,7 @@ import {
   percent,
   tallyText,
   tokens,
-  tokenTotals,
+  usageLine,
 } from "./format.ts";
 import type { CellSummary, RunSummary } from "./model.ts";
 import { provenanceLines } from "./provenance.ts";
@@ -190,7 +190,7 @@ export function htmlReport(s: RunSummary, options: HtmlOptions = {}): string {
 <p class="meta">created ${esc(s.createdAt)} · report ${esc(s.generatedAt)} · ${s.mode} · n = ${s.n}</p>
 <ul>${s.rule.map((r) => `<li>${esc(r)}</li>`).join("")}</ul>
 <p id="totals">${s.totals.trials} trials: ${s.totals.pass} pass, ${s.totals.fail} fail, ${s.totals.infra} infrastructure errors, ${s.totals.unverified} unverified ·
-${esc(tokenTotals(u))}, counted as the token budget counts them · cost ${esc(money(u))}</p>
+tokens as the token budget counts them: ${esc(usageLine(u, s.totals.spent))}</p>
 <ul id="provenance">${provenanceLines(s)
     .map((line) => `<li>${esc(line)}</li>`)
     .join("")}</ul>

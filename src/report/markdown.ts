@@ -9,7 +9,7 @@ import {
   money,
   tallyText,
   tokens,
-  tokenTotals,
+  usageLine,
 } from "./format.ts";
 import { markdownTable } from "./markdown-table.ts";
 import type { RunSummary } from "./model.ts";
@@ -116,7 +116,7 @@ export function markdownReport(s: RunSummary): string {
     "",
     ...s.rule.map((line) => `- ${line}`),
     `- ${s.totals.trials} trials: ${s.totals.pass} pass, ${s.totals.fail} fail, ${s.totals.infra} infrastructure errors, ` +
-      `${s.totals.unverified} unverified; ${tokenTotals(u)} counted as the token budget counts them, cost ${money(u)}`,
+      `${s.totals.unverified} unverified; tokens as the token budget counts them: ${usageLine(u, s.totals.spent)}`,
     ...provenanceLines(s).map((line) => `- ${line}`),
     "",
     "## Configurations",

@@ -195,7 +195,10 @@ export const RunSummary = z.object({
     fail: z.number().int().nonnegative(),
     infra: z.number().int().nonnegative(),
     unverified: z.number().int().nonnegative(),
+    /** The latest attempt of each trial (what the counts count). */
     usage: UsageTotals,
+    /** Every attempt, retried and superseded ones included: what the run spent. Null in older summaries. */
+    spent: UsageTotals.nullable().default(null),
     decisions: z.record(Decision, z.number().int().nonnegative()),
   }),
   warnings: z.array(z.string()),
