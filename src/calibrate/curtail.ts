@@ -78,6 +78,8 @@ export class Curtailer {
         passes: p.passes,
         runs: p.runs,
         excluded: p.unverified,
+        // a final state under fixed n is judged against n valid trials (a slot left unverified makes it short)
+        planned: this.plan.n,
       };
       r =
         this.plan.mode === "sequential"
@@ -240,6 +242,21 @@ export class Curtailer {
     return scored[0]!.t.cell;
   }
 
+  /** A cell's clause on the trials it ran, as if they were all it had (the words of a curtailed cell). */
+  private shown(t: CellTally): ClauseResult {
+    const input = {
+      cell: t.cell.label,
+      requirement: t.cell.require!,
+      control: t.cell.control,
+      passes: t.passes,
+      runs: t.runs,
+      excluded: t.infra + t.unverified,
+    };
+    return this.plan.mode === "sequential"
+      ? sequentialClause(input, this.plan.sequential, this.plan.sequential.cap)
+      : fixedClause(input);
+  }
+
   /**
    * The decision of a task whose remaining trials were curtailed: the outcome they all give, with the
    * observed clauses' reasons and what was not run. Null when nothing is left or it is not settled.
@@ -254,9 +271,16 @@ export class Curtailer {
     const line =
       `curtailed: ${total} trial(s) not run (${parts.join(", ")})${added}: no outcome of them changes ` +
       `the decision or its borderline flag, so these cells' rates and intervals are of fewer trials`;
-    // The observed clauses in the decision's own words when they already give it, else every clause.
-    const now = decide([...observed], { pending: null, strict: this.plan.strict, resume: "" });
-    const why = now.decision === analysis.settled.decision ? now.reasons : observed.map((r) => r.reason);
+    // The observed clauses in the decision's own words when they already give it, else every clause;
+    // a curtailed cell is worded by what it showed, not as short of n.
+    const byLabel = new Map(
+      cellsOfTask(tally, task)
+        .filter((t) => t.cell.require && analysis.left.has(t.cell.key))
+        .map((t) => [t.cell.label, this.shown(t)]),
+    );
+    const shown = observed.map((r) => byLabel.get(r.cell) ?? r);
+    const now = decide(shown, { pending: null, strict: this.plan.strict, resume: "" });
+    const why = now.decision === analysis.settled.decision ? now.reasons : shown.map((r) => r.reason);
     return { ...analysis.settled, reasons: [line, ...why] };
   }
 }

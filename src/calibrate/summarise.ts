@@ -226,13 +226,16 @@ export function summarise(
   const tasks: TaskSummary[] = plan.tasks.map((task) => {
     const mine = cells.filter((c) => c.task === task.id);
     const clauses = mine.map((c) => c.clause).filter((c): c is Clause => c !== null);
+    const ruled = decide(clauses, {
+      pending: pendingReason(plan, tally, task.id),
+      strict: plan.strict,
+      resume: `kgate calibrate --resume ${plan.runId}`,
+    });
+    // curtailment decides only what the rule would leave incomplete for want of skipped trials
     const { decision, reasons, borderline } =
-      (plan.curtail ? curtailer.curtailedDecision(tally, task.id, clauses) : null) ??
-      decide(clauses, {
-        pending: pendingReason(plan, tally, task.id),
-        strict: plan.strict,
-        resume: `kgate calibrate --resume ${plan.runId}`,
-      });
+      (plan.curtail && ruled.decision === "incomplete"
+        ? curtailer.curtailedDecision(tally, task.id, clauses)
+        : null) ?? ruled;
     return {
       id: task.id,
       title: task.title,
