@@ -78,6 +78,7 @@ function plan(mode: "fixed" | "sequential", n: number, alpha = 0.05, cap = 20): 
     n,
     sequential,
     infraRetries: 0,
+    curtail: false,
     strict: false,
     tasks: [{ id: "t", title: "t", gate: "convention", digests, notes: [] }],
     agents: ["frontier", "mid"].map((name) => ({

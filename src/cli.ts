@@ -220,6 +220,18 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
       "--strict",
       "a clause met by one trial makes the decision revise (default: retain, flagged borderline)",
     )
+    .option(
+      "--no-curtail",
+      "run every planned trial (default: skip trials that no outcome could make change a task's decision or flag)",
+    )
+    .option(
+      "--estimate",
+      "print trials, tokens and cost per cell and in total, then exit (no trial, no model call)",
+    )
+    .option(
+      "--max-cost <usd>",
+      "cost ceiling in USD: a trial starts only if its worst case (token caps at the prices) fits; resume with a higher one to continue",
+    )
     .option("--resume <run>", "run the missing trials of an existing run (its plan is kept)")
     .option("--run-id <id>", "id of the new run (default: a timestamp)")
     .option("--json", "print the summary as JSON instead of Table 1")

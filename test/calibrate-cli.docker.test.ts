@@ -96,6 +96,34 @@ describe("kgate calibrate (CLI)", () => {
     for (const f of ["plan.json", "report.html"]) expect(existsSync(path.join(runDir, f))).toBe(true);
   });
 
+  it("curtails in real sandboxes: once the decision is fixed, the task's other trials never run", () => {
+    sandboxImage();
+    const paths = project(5);
+    // The oracle passes with the artefact: under "<= 0.4" its 4th pass makes at least 4/5, a miss by
+    // more than one trial (3/5 would be the borderline one), so the task is discarded whatever the
+    // 5th trial shows. The -A cell goes first (one pass there would decide at once): 5 + 4 of 10 run.
+    writeJson(paths.config, {
+      calibration: {
+        n: 5,
+        concurrency: 2,
+        cells: [
+          { name: "oracle+A", agent: "oracle", condition: "+A", require: "<= 0.4" },
+          { name: "noop-A", agent: "noop", condition: "-A", require: "= 0" },
+        ],
+      },
+    });
+    const result = kgate(["--root", paths.root, "calibrate", "demo", "--run-id", "cut"]);
+    expect(result.code).toBe(1);
+    const cells = perCell(path.join(paths.runs, "cut"));
+    expect(cells["oracle +A"]).toEqual([0, 1, 2, 3]);
+    expect(cells["noop -A"]).toEqual([0, 1, 2, 3, 4]);
+    expect(result.stderr).toContain("curtailed: demo: its remaining trials were skipped");
+    const summary = JSON.parse(readFileSync(path.join(paths.runs, "cut", "summary.json"), "utf8"));
+    expect(summary.tasks[0].decision).toBe("discard");
+    expect(summary.tasks[0].reasons[0]).toMatch(/^curtailed: 1 trial\(s\) not run \(oracle\+A 1\)/);
+    expect(summary.totals.trials).toBe(9);
+  });
+
   it("resumes after SIGKILL with exactly n records per cell and no container left", async () => {
     sandboxImage();
     const paths = project(3, SLOW_ORACLE);

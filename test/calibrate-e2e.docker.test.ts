@@ -88,7 +88,7 @@ describe("calibration with scripted agents through the loopback model server", (
       calibration: { n: 5, concurrency: 3, providerConcurrency: { anthropic: 2, openai: 1 } },
     });
 
-    const result = await kgateAsync(["--root", paths.root, "calibrate", "--run-id", "e2e"], {
+    const result = await kgateAsync(["--root", paths.root, "calibrate", "--run-id", "e2e", "--no-curtail"], {
       KGATE_E2E_KEY: "sk-loopback",
     });
     expect(result.stderr).toMatch(

@@ -100,7 +100,7 @@ function setup(ids: string[], config: CalibrationConfigInput = {}): Setup {
   const loaded = scaffoldTasks(paths, ids);
   const plan = buildPlan({
     runId: "run-1",
-    config: CalibrationConfig.parse(config),
+    config: CalibrationConfig.parse({ curtail: false, ...config }),
     tasks: loaded,
     resolveAgent: resolver(),
   });

@@ -60,7 +60,14 @@ function options(paths: ProjectPaths, config: CalibrationConfigInput, extra: Rec
   const stderr = new Sink();
   return {
     stderr,
-    options: { paths, config: CalibrationConfig.parse(config), taskIds: [], stderr, live: false, ...extra },
+    options: {
+      paths,
+      config: CalibrationConfig.parse({ curtail: false, ...config }),
+      taskIds: [],
+      stderr,
+      live: false,
+      ...extra,
+    },
   };
 }
 

@@ -32,7 +32,7 @@ async function calibrateWith(stream: Capture, live: boolean) {
   const tasks = scaffoldTasks(paths, ["alpha"]);
   const plan = buildPlan({
     runId: "run-p",
-    config: CalibrationConfig.parse({ n: 2 }),
+    config: CalibrationConfig.parse({ n: 2, curtail: false }),
     tasks,
     resolveAgent: resolver(),
   });

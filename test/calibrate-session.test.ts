@@ -66,7 +66,14 @@ function session(
   const stderr = new Sink();
   return {
     stderr,
-    options: { paths, config: CalibrationConfig.parse(config), taskIds: [], stderr, live: false, ...extra },
+    options: {
+      paths,
+      config: CalibrationConfig.parse({ curtail: false, ...config }),
+      taskIds: [],
+      stderr,
+      live: false,
+      ...extra,
+    },
   };
 }
 

@@ -95,6 +95,8 @@ export const CalibrationConfig = z
     sequential: SequentialConfig.prefault({}),
     /** Strict: a clause met by one trial makes the decision revise (the paper retains it, flagged). */
     strict: z.boolean().default(false),
+    /** Curtailment: a trial that no outcome could make change its task's decision is not run (off: --no-curtail). */
+    curtail: z.boolean().default(true),
   })
   .strict()
   .superRefine((config, ctx) => {

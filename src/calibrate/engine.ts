@@ -5,6 +5,7 @@
 import { outcomeOf, type TrialRecord } from "../model/index.ts";
 import type { LoadedTask } from "../task/index.ts";
 import {
+  type Admit,
   type EngineEvents,
   type TrialJob as EngineJob,
   type TrialRunner as EngineRunner,
@@ -12,8 +13,9 @@ import {
   type TrialSlot,
 } from "../trial/index.ts";
 import type { PlannedCell } from "./cells.ts";
+import { Curtailer } from "./curtail.ts";
 import type { Plan } from "./plan.ts";
-import { wantedTrials } from "./policy.ts";
+import { type WantedTrial, wantedTrials } from "./policy.ts";
 import { addRecord, type Tally, tallyRecords } from "./tally.ts";
 
 /** A trial of a planned cell. */
@@ -33,8 +35,16 @@ export interface EngineOptions {
   concurrency: number;
   providerLimits?: Readonly<Record<string, number>>;
   signal?: AbortSignal;
-  events?: EngineEvents<CellSlot> & { planned?(remaining: number): void };
+  events?: EngineEvents<CellSlot> & {
+    planned?(remaining: number): void;
+    /** A task's remaining trials were curtailed: no outcome of them changes its decision. */
+    curtailed?(task: string, decision: string): void;
+  };
+  /** May this trial start? (e.g. the cost ceiling's reservation, budget.ts); see UnitEngineOptions.admit. */
+  admit?: EngineAdmit;
 }
+
+export type EngineAdmit = Admit<TrialJob, TrialRecord>;
 
 export interface EngineResult {
   tally: Tally;
@@ -45,6 +55,28 @@ export interface EngineResult {
   exhausted: number;
   /** Records of kgate's own errors (`internal`): the command reports them and fails. */
   internal: TrialRecord[];
+  /** Tasks whose remaining trials were curtailed in this session. */
+  curtailed: string[];
+  /** Trials refused at their start (e.g. the cost ceiling), with the reason. */
+  refused: { trialId: string; reason: string }[];
+}
+
+/** Mean recorded cost of a trial of each spec so far; 1 for every spec while one has none (relative order only). */
+function specCosts(tally: Tally): (cell: PlannedCell) => number {
+  const sums = new Map<string, { cost: number; n: number }>();
+  for (const t of tally.cells.values()) {
+    for (const r of t.slots.values()) {
+      if (r.usage.costUsd === null) continue;
+      const s = sums.get(t.cell.spec) ?? { cost: 0, n: 0 };
+      s.cost += r.usage.costUsd;
+      s.n += 1;
+      sums.set(t.cell.spec, s);
+    }
+  }
+  return (cell) => {
+    const s = sums.get(cell.spec);
+    return s && s.n > 0 && s.cost > 0 ? s.cost / s.n : 1;
+  };
 }
 
 export async function runCalibration(o: EngineOptions): Promise<EngineResult> {
@@ -60,7 +92,9 @@ export async function runCalibration(o: EngineOptions): Promise<EngineResult> {
     providerLimits: o.providerLimits,
     retries: plan.infraRetries,
     signal,
+    admit: o.admit,
     events: {
+      refused: (job, reason) => refused.push({ trialId: job.trialId, reason }),
       started: (job) => o.events?.started?.(job),
       finished: (job, record, outcome, retrying) => {
         addRecord(plan, tally, record);
@@ -71,6 +105,10 @@ export async function runCalibration(o: EngineOptions): Promise<EngineResult> {
   /** Slots given up in this session (their last attempt not counted); a resume tries them again. */
   const exhaustedSlots = new Set<string>();
   const inFlight = new Map<string, Promise<void>>();
+  const refused: EngineResult["refused"] = [];
+  const refusedSlots = new Set<string>();
+  const curtailer = plan.curtail ? new Curtailer(plan) : null;
+  const curtailed = new Set<string>();
 
   const slotKey = (cell: PlannedCell, index: number) => `${cell.key}#${index}`;
   const cellBusy = (cell: PlannedCell) => [...inFlight.keys()].some((k) => k.startsWith(`${cell.key}#`));
@@ -86,6 +124,7 @@ export async function runCalibration(o: EngineOptions): Promise<EngineResult> {
       .run({ task, condition: cell.condition, agent, index, previousAttempt, cell })
       .then((record) => {
         if (record && outcomeOf(record) === "infra") exhaustedSlots.add(key);
+        if (!record && !signal.aborted) refusedSlots.add(key);
       });
     inFlight.set(
       key,
@@ -93,14 +132,51 @@ export async function runCalibration(o: EngineOptions): Promise<EngineResult> {
     );
   };
 
+  /**
+   * Curtailment: a task's cells with a clause run one trial at a time, the relevant cell most likely
+   * to settle the task first; once no outcome of the rest can change the decision, none of them runs.
+   */
+  const curtailedWanted = (
+    task: string,
+    all: WantedTrial[],
+    costOf: (cell: PlannedCell) => number,
+  ): WantedTrial[] => {
+    const free = all.filter(({ cell }) => !cell.require);
+    const judged = all.filter(({ cell }) => cell.require);
+    const busy = [...inFlight.keys()].some((k) => k.startsWith(`${task} `) && judgedKey(k));
+    if (busy || judged.length === 0) return free;
+    const analysis = curtailer!.analyse(tally, task);
+    if (analysis.settled) {
+      if (!curtailed.has(task)) {
+        curtailed.add(task);
+        o.events?.curtailed?.(task, analysis.settled.decision);
+      }
+      return free;
+    }
+    const next = curtailer!.nextCell(tally, task, analysis, costOf);
+    const pick =
+      judged.find(({ cell }) => cell.key === next?.key) ??
+      judged.find(({ cell }) => analysis.relevant.has(cell.key));
+    return pick ? [...free, pick] : free;
+  };
+  const judgedCells = new Set(plan.cells.filter((c) => c.require).map((c) => c.key));
+  const judgedKey = (slot: string) => judgedCells.has(slot.slice(0, slot.lastIndexOf("#")));
+
   const order = plan.tasks.map((t) => t.id);
   let lastRemaining = -1;
   for (;;) {
     if (!signal.aborted) {
+      const open = ({ cell, index }: WantedTrial) =>
+        !inFlight.has(slotKey(cell, index)) &&
+        !exhaustedSlots.has(slotKey(cell, index)) &&
+        !refusedSlots.has(slotKey(cell, index));
+      const costOf = specCosts(tally);
       const wanted = order
-        .flatMap((id) => wantedTrials(plan, tally, id))
-        .filter(({ cell, index }) => !inFlight.has(slotKey(cell, index)))
-        .filter(({ cell, index }) => !exhaustedSlots.has(slotKey(cell, index)))
+        .flatMap((id) => {
+          const all = wantedTrials(plan, tally, id).filter(open);
+          if (!curtailer) return all;
+          return curtailedWanted(id, all, costOf);
+        })
         .sort((a, b) => a.index - b.index);
       // Past the first round a cell runs one trial at a time, so no trial is wasted once it is decided.
       const growing = new Set<string>();
@@ -124,5 +200,7 @@ export async function runCalibration(o: EngineOptions): Promise<EngineResult> {
     interrupted: signal.aborted,
     exhausted: exhaustedSlots.size,
     internal: engine.internal,
+    curtailed: [...curtailed],
+    refused,
   };
 }

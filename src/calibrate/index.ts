@@ -2,10 +2,13 @@
 // retain rule, sequential screening, progress, and the summary that reports render.
 
 export * from "./backend.ts";
+export * from "./budget.ts";
 export * from "./cells.ts";
 export * from "./config.ts";
 export * from "./cross.ts";
+export * from "./curtail.ts";
 export * from "./engine.ts";
+export * from "./estimate.ts";
 export * from "./overrides.ts";
 export * from "./plan.ts";
 export * from "./policy.ts";

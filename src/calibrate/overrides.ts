@@ -1,5 +1,5 @@
 // Command-line overrides of the calibration config: -n, --cell, --threshold, --frontier/--mid,
-// --no-controls, --concurrency, --provider-concurrency, --sequential, --cap, --confidence, --strict.
+// --no-controls, --concurrency, --provider-concurrency, --sequential, --cap, --confidence, --strict, --no-curtail.
 import { CalibrationConfig, CellCondition, CellName, type CellSpec } from "./config.ts";
 import { parseRequirement, type Requirement } from "./requirement.ts";
 
@@ -16,6 +16,8 @@ export interface ConfigOverrides {
   cap?: number;
   confidence?: number;
   strict?: boolean;
+  /** --no-curtail: run every planned trial. */
+  curtail?: boolean;
 }
 
 /** A bad override, worded for the command line. */
@@ -126,6 +128,7 @@ export function applyOverrides(base: CalibrationConfig, o: ConfigOverrides): Cal
       ...(confidence === undefined ? {} : { alpha: 1 - confidence, beta: 1 - confidence }),
     },
     strict: o.strict ?? base.strict,
+    curtail: o.curtail ?? base.curtail,
   };
   const checked = CalibrationConfig.safeParse(withRequirementText(config));
   if (!checked.success) {

@@ -83,6 +83,8 @@ export const Plan = z.object({
   infraRetries: z.number().int().nonnegative(),
   /** Decisions under --strict: a clause met by one trial makes the task revise. */
   strict: z.boolean().default(false),
+  /** Curtailment (curtail.ts): trials that cannot change a task's decision are not run. Absent in older plans: off. */
+  curtail: z.boolean().default(false),
   tasks: z.array(PlannedTask),
   agents: z.array(AgentInfo),
   specs: z.array(PlannedSpec),
@@ -174,6 +176,7 @@ export function buildPlan(input: PlanInputs): Plan {
     sequential: input.config.sequential,
     infraRetries: input.config.infraRetries,
     strict: input.config.strict,
+    curtail: input.config.curtail,
     tasks,
     agents: agentNames.map((name) => input.resolveAgent(name)),
     specs: input.config.cells.map((c) => ({

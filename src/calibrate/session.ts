@@ -3,10 +3,12 @@
 // The trial machinery comes in through a Backend, so the flow is the same for real and fake runs.
 import { mkdirSync, rmSync } from "node:fs";
 import type { Writable } from "node:stream";
+import type { TrialRecord } from "../model/index.ts";
 import { kgateVersion } from "../package-info.ts";
 import { type ProjectPaths, relativeToProject } from "../project.ts";
 import type { RunSummary } from "../report/index.ts";
 import { type LoadedTask, loadAllTasks, loadTask, loadValidTask } from "../task/index.ts";
+import { budgetLine, type CostCaps, CostCeiling, worstCaseUsd } from "./budget.ts";
 import type { CalibrationConfig } from "./config.ts";
 import { type EngineResult, runCalibration, type TrialRunner } from "./engine.ts";
 import {
@@ -91,6 +93,26 @@ export interface SessionOptions {
   live?: boolean;
   /** The monitoring a new run asks (kept in its plan); ignored on resume, where the plan's holds. */
   monitoring?: PlanMonitoring | null;
+  /** --max-cost: the ceiling in USD, and each agent configuration's caps and prices (null: unknown). */
+  maxCost?: { ceilingUsd: number; caps: (agent: string) => CostCaps | null };
+}
+
+/** The run's cost ceiling; every agent of the plan must have prices, or the ceiling cannot be kept. */
+function costCeiling(o: SessionOptions, plan: Plan, records: readonly TrialRecord[]): CostCeiling | null {
+  if (!o.maxCost) return null;
+  const { caps } = o.maxCost;
+  const unpriced = plan.agents.filter((a) => !caps(a.name)?.pricing).map((a) => a.name);
+  if (unpriced.length > 0) {
+    throw new CalibrationError(
+      `--max-cost needs prices: agent configuration(s) ${unpriced.join(", ")} have no "pricing" ` +
+        `(set agents.<name>.pricing in ${relativeToProject(o.paths, o.paths.config)})`,
+    );
+  }
+  return new CostCeiling(
+    o.maxCost.ceilingUsd,
+    records,
+    (slot) => worstCaseUsd(caps(slot.agent.name)!, slot.task.spec.limits.maxTokens)!,
+  );
 }
 
 export interface SessionResult {
@@ -228,9 +250,11 @@ export async function calibrate(o: SessionOptions, backend: Backend): Promise<Se
   }
   const taskMap = new Map(tasks.map((t) => [t.id, t]));
   let engine: EngineResult;
+  let ceiling: CostCeiling | null = null;
   try {
     const { records, problems } = readRecords(run);
     for (const p of problems) o.stderr.write(`warning: ${p}\n`);
+    ceiling = costCeiling(o, plan, records);
     const started = await startOrForget(backend, plan, taskMap, o.resume ? null : run);
     const progress = new Progress(plan, tallyRecords(plan, records), {
       stream: o.stderr,
@@ -248,14 +272,29 @@ export async function calibrate(o: SessionOptions, backend: Backend): Promise<Se
         providerLimits: o.config.providerConcurrency,
         signal: o.signal,
         events: progress,
+        admit: ceiling?.admit,
       });
     } finally {
       progress.close();
       await started.stop();
     }
+    for (const task of engine.curtailed) {
+      o.stderr.write(
+        `curtailed: ${task}: its remaining trials were skipped (no outcome of them changes its decision)\n`,
+      );
+    }
+    if (engine.refused.length > 0) {
+      o.stderr.write(
+        `cost ceiling: ${engine.refused.length} trial(s) not started (${engine.refused[0]!.reason})\n`,
+      );
+    }
   } finally {
     release();
   }
   const summary = summariseRun(run);
+  if (ceiling) {
+    summary.budget = ceiling.state;
+    summary.warnings.push(budgetLine(ceiling.state, `kgate calibrate --resume ${run.id}`));
+  }
   return { run, plan, summary, engine, reports: writeReports(summary, run) };
 }

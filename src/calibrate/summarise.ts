@@ -16,6 +16,7 @@ import type {
 } from "../report/model.ts";
 import { SUMMARY_VERSION } from "../report/model.ts";
 import { configurationsOf, provenanceOf } from "../report/provenance.ts";
+import { Curtailer } from "./curtail.ts";
 import type { Plan } from "./plan.ts";
 import { maxTrials } from "./plan.ts";
 import { pendingReason, sequentialResult } from "./policy.ts";
@@ -252,14 +253,20 @@ export function summarise(
 ): RunSummary {
   const tally = tallyRecords(plan, records);
   const cells = [...tally.cells.values()].map((t) => cellSummary(plan, t));
+  const curtailer = new Curtailer(plan);
   const tasks: TaskSummary[] = plan.tasks.map((task) => {
     const mine = cells.filter((c) => c.task === task.id);
     const clauses = mine.map((c) => c.clause).filter((c): c is Clause => c !== null);
-    const { decision, reasons, borderline } = decide(clauses, {
+    const ruled = decide(clauses, {
       pending: pendingReason(plan, tally, task.id),
       strict: plan.strict,
       resume: `kgate calibrate --resume ${plan.runId}`,
     });
+    // curtailment decides only what the rule would leave incomplete for want of skipped trials
+    const { decision, reasons, borderline } =
+      (plan.curtail && ruled.decision === "incomplete"
+        ? curtailer.curtailedDecision(tally, task.id, clauses)
+        : null) ?? ruled;
     return {
       id: task.id,
       title: task.title,

@@ -2,7 +2,7 @@
 // rule with reasons, and the reports; `--resume <run>` finishes an interrupted run. Progress on
 // stderr, Table 1 (or --json) on stdout; exit 0 when every task is retained, 1 otherwise.
 
-import type { Agent } from "../agents/index.ts";
+import { type Agent, loadAgentConfigs } from "../agents/index.ts";
 import {
   applyOverrides,
   type CalibrationConfig,
@@ -10,6 +10,10 @@ import {
   type ConfigOverrides,
   calibrate,
   dockerBackend,
+  earlierRecords,
+  estimateCalibration,
+  estimateText,
+  expandCells,
   loadCalibrationConfig,
   newRunId,
   OverrideError,
@@ -28,7 +32,7 @@ import {
 import { relativeToProject } from "../project.ts";
 import { table1 } from "../report/index.ts";
 import { InterruptedError, removeOnInterrupt } from "../sandbox/index.ts";
-import { formatProblem } from "../task/index.ts";
+import { formatProblem, loadAllTasks, loadValidTask } from "../task/index.ts";
 import { CROSS_DEFAULT, crossReport, crossText, withCrossCells, writeCross } from "./calibrate-cross.ts";
 import type { CommandContext } from "./context.ts";
 import { concurrencyOption, integerOption } from "./options.ts";
@@ -49,6 +53,10 @@ export interface CalibrateOptions extends Omit<ConfigOverrides, "n" | "concurren
   /** Before each -A trial of a model configuration, the prospective choice, scored with --payoff or the default. */
   prospective?: boolean;
   payoff?: string;
+  /** --estimate: print what the run would cost and exit (no trial, no model call). */
+  estimate?: boolean;
+  /** --max-cost <usd>: the run's cost ceiling (a resume may raise it). */
+  maxCost?: string;
 }
 
 /** Options that define a plan, as written on the command line; a resumed run keeps its own plan. */
@@ -84,6 +92,7 @@ export function effectiveConfig(ctx: CommandContext, o: CalibrateOptions): Calib
   if (o.resume) {
     const names = PLAN_OPTIONS.filter(([key]) => o[key] !== undefined).map(([, flag]) => flag);
     if (o.controls === false) names.push("--no-controls");
+    if (o.curtail === false) names.push("--no-curtail");
     if (names.length > 0) {
       throw new UsageError(
         `--resume keeps the run's own plan; ${names.join(", ")} cannot change it (start a new run instead)`,
@@ -97,6 +106,8 @@ export function effectiveConfig(ctx: CommandContext, o: CalibrateOptions): Calib
       concurrency: o.concurrency === undefined ? undefined : concurrencyOption(o.concurrency),
       cap: positive(o.cap, "--cap"),
       confidence: number(o.confidence, "--confidence"),
+      // commander sets curtail to true unless --no-curtail: only the flag overrides the config file
+      curtail: o.curtail === false ? false : undefined,
     });
   } catch (err) {
     if (err instanceof OverrideError) throw new UsageError(err.message);
@@ -123,10 +134,51 @@ function monitoringOf(ctx: CommandContext, o: CalibrateOptions): PlanMonitoring 
   return o.monitor || prospective ? { probes: o.monitor === true, prospective } : null;
 }
 
+/** --max-cost: a non-negative number of USD, with every configuration's caps and prices. */
+function maxCostOf(ctx: CommandContext, text: string) {
+  const ceilingUsd = Number(text);
+  if (!Number.isFinite(ceilingUsd) || ceilingUsd < 0 || text.trim() === "")
+    throw new UsageError(`--max-cost: "${text}" is not an amount in USD (e.g. 25 or 2.5)`);
+  const configs = new Map(loadAgentConfigs(ctx.paths).agents.map((a) => [a.name, a]));
+  return { ceilingUsd, caps: (agent: string) => configs.get(agent) ?? null };
+}
+
 const prospectiveFor = (schedule: PayoffSchedule) => (agent: Agent) => prospectiveHookFor(agent, schedule);
+
+/** --estimate: the plan's cells priced from earlier records or the caps; no trial runs. */
+function printEstimate(
+  ctx: CommandContext,
+  config: CalibrationConfig,
+  taskIds: string[],
+  json: boolean,
+): number {
+  const load = (id: string) => {
+    try {
+      return loadValidTask(ctx.paths, id);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+  };
+  const tasks =
+    taskIds.length > 0 ? taskIds.map(load) : loadAllTasks(ctx.paths).flatMap((r) => (r.ok ? [r.task] : []));
+  const configs = loadAgentConfigs(ctx.paths).agents;
+  const estimate = estimateCalibration({
+    cells: tasks.flatMap((t) => expandCells(t, config.cells).cells),
+    tasks: new Map(tasks.map((t) => [t.id, t])),
+    agents: new Map(configs.map((a) => [a.name, { digest: a.digest, caps: a }])),
+    trialsPerCell: config.sequential.enabled ? Math.max(config.n, config.sequential.cap) : config.n,
+    records: earlierRecords(ctx.paths.runs),
+  });
+  ctx.stdout.write(json ? `${JSON.stringify(estimate, null, 2)}\n` : estimateText(estimate));
+  return EXIT_OK;
+}
 
 export async function run(ctx: CommandContext, taskIds: string[], o: CalibrateOptions): Promise<number> {
   const base = effectiveConfig(ctx, o);
+  if (o.estimate) {
+    if (o.resume) throw new UsageError("--estimate prices a new run's plan; it takes no --resume");
+    return printEstimate(ctx, base, taskIds, o.json === true);
+  }
   const config = o.cross ? withCrossCells(ctx.paths, base, o.cross === true ? CROSS_DEFAULT : o.cross) : base;
   if (o.resume && taskIds.length > 0) throw new UsageError("--resume takes no task ids: the plan names them");
   const monitoring = monitoringOf(ctx, o);
@@ -146,6 +198,7 @@ export async function run(ctx: CommandContext, taskIds: string[], o: CalibrateOp
         signal: controller.signal,
         stderr: ctx.stderr as CommandContext["stderr"] & { isTTY?: boolean },
         monitoring,
+        ...(o.maxCost === undefined ? {} : { maxCost: maxCostOf(ctx, o.maxCost) }),
       },
       dockerBackend({
         paths: ctx.paths,

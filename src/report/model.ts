@@ -204,6 +204,15 @@ export const RunSummary = z.object({
   warnings: z.array(z.string()),
   /** What the figures do not show (retained-set intervals, per-task bounds): the report's notes. */
   caveats: z.array(z.string()).default([]),
+  /** --max-cost: the ceiling and what was spent (every attempt of the run) and still reserved, USD. */
+  budget: z
+    .object({
+      ceilingUsd: z.number().nonnegative(),
+      spentUsd: z.number().nonnegative(),
+      reservedUsd: z.number().nonnegative(),
+      refused: z.number().int().nonnegative(),
+    })
+    .optional(),
 });
 
 export type Counts = z.infer<typeof Counts>;

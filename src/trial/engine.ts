@@ -37,7 +37,24 @@ export interface UnitKind<U extends EngineUnit, J extends U, R> {
 /** Runs one attempt and returns its record (written where its kind keeps records). Should not throw. */
 export type UnitRunner<J, R> = (job: J, signal: AbortSignal) => Promise<R>;
 
+/**
+ * May an attempt start now? Asked as the pool is about to start it (a queued attempt is asked when
+ * its slot frees, not when it was queued). `settle` is called with the attempt's record once it ends
+ * (null when it never ran). A refusal leaves the unit without a record: run() resolves with null.
+ */
+export type Admission<R> = { ok: true; settle?(record: R | null): void } | { ok: false; reason: string };
+export type Admit<J, R> = (job: J) => Admission<R>;
+
+/** The attempt was refused by the admit hook: it never ran. */
+class Refused extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+}
+
 export interface UnitEvents<J, R> {
+  /** The admit hook refused the attempt: it did not run and has no record. */
+  refused?(job: J, reason: string): void;
   /** The pool started the attempt (it may have waited for a slot). */
   started?(job: J): void;
   /** An attempt ended with a record; `retrying`: another attempt follows. */
@@ -55,6 +72,8 @@ export interface UnitEngineOptions<U extends EngineUnit, J extends U, R> extends
   /** Stops new attempts; running ones see it through their signal and end as cancelled. */
   signal?: AbortSignal;
   events?: UnitEvents<J, R>;
+  /** Asked before each attempt starts (e.g. a cost ceiling's reservation); absent: every attempt may. */
+  admit?: Admit<J, R>;
 }
 
 /** Every sandbox host stayed down past the pool's grace period: the run stopped (exit 2). */
@@ -90,13 +109,20 @@ export class UnitEngine<U extends EngineUnit, J extends U, R> {
       { concurrency: o.concurrency, providerLimits: o.providerLimits, signal: this.signal },
       (job) => o.kind.providerOf(job),
       async (job, signal) => {
+        const admission = o.admit?.(job) ?? { ok: true };
+        if (!admission.ok) throw new Refused(admission.reason);
+        let record: R | null = null;
         o.events?.started?.(job);
         try {
-          return await o.runner(job, signal);
+          record = await o.runner(job, signal);
+          return record;
         } catch (err) {
           // no host to place the attempt on: it never ran, so it gets no record
           if (err instanceof AllHostsDownError) throw this.stop(err);
-          return o.kind.crashed(job, err);
+          record = o.kind.crashed(job, err);
+          return record;
+        } finally {
+          admission.settle?.(record);
         }
       },
     );
@@ -135,6 +161,10 @@ export class UnitEngine<U extends EngineUnit, J extends U, R> {
       } catch (err) {
         if (this.halted) throw this.halted;
         if (err instanceof PoolAbortedError) return null;
+        if (err instanceof Refused) {
+          this.o.events?.refused?.(job, err.reason);
+          return null;
+        }
         throw err;
       }
       this.written.push(record);

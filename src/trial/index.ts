@@ -4,6 +4,8 @@
 
 export { type Conversation, converse, REPLY_TEXT_CAP } from "./converse.ts";
 export {
+  type Admission,
+  type Admit,
   type EngineUnit,
   HostsDownStop,
   type RunPlace,

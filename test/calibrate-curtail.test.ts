@@ -1,0 +1,239 @@
+// Curtailment (src/calibrate/curtail.ts) through the calibration engine: on every outcome sequence of
+// a small cell set, the curtailed run and the full run give the same decision, borderline flag and
+// revise/discard; skipped trials are not run, and a curtailed task says why. The runner is scripted
+// (an in-process function returning records of fixed outcomes), not a model.
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  buildPlan,
+  CalibrationConfig,
+  type CalibrationConfigInput,
+  Curtailer,
+  type Plan,
+  runCalibration,
+  summarise,
+  type TrialRunner,
+  tallyRecords,
+} from "../src/calibrate/index.ts";
+import type { TrialRecord } from "../src/model/index.ts";
+import type { LoadedTask } from "../src/task/index.ts";
+import { recordFor, recordsFromScript, resolver, scaffoldTasks } from "./support/calibrate-fixtures.ts";
+import { tempProject } from "./support/project.ts";
+
+const THREE_CELLS = [
+  { name: "frontier+A", agent: "frontier", condition: "+A", require: ">= 0.6" },
+  { name: "frontier-A", agent: "frontier", condition: "-A", require: "= 0" },
+  { name: "mid+A", agent: "mid", condition: "+A", require: "<= 0.4" },
+] as const;
+
+interface Fixture {
+  plan: (curtail: boolean) => Plan;
+  tasks: Map<string, LoadedTask>;
+  runDir: string;
+}
+
+function fixture(config: CalibrationConfigInput): Fixture {
+  const paths = tempProject();
+  const loaded = scaffoldTasks(paths, ["t"]);
+  const runDir = path.join(paths.runs, "run-1");
+  mkdirSync(runDir, { recursive: true });
+  return {
+    plan: (curtail) =>
+      buildPlan({
+        runId: "run-1",
+        config: CalibrationConfig.parse({ ...config, curtail }),
+        tasks: loaded,
+        resolveAgent: resolver(),
+      }),
+    tasks: new Map(loaded.map((t) => [t.id, t])),
+    runDir,
+  };
+}
+
+/** A runner whose outcome per cell label and index comes from `script` (P pass, F fail); writes no file. */
+function scripted(script: Record<string, string>, ran: string[]): TrialRunner {
+  return async (job) => {
+    ran.push(`${job.cell.label}#${job.index}`);
+    const letter = script[job.cell.label]![job.index];
+    return recordFor(job, { outcome: letter === "P" ? "pass" : "fail", attribution: "other" });
+  };
+}
+
+async function calibrated(f: Fixture, curtail: boolean, script: Record<string, string>) {
+  const plan = f.plan(curtail);
+  const ran: string[] = [];
+  const result = await runCalibration({
+    plan,
+    runDir: f.runDir,
+    tasks: f.tasks,
+    runner: scripted(script, ran),
+    records: [],
+    concurrency: 1,
+  });
+  const summary = summarise(plan, result.written);
+  const task = summary.tasks[0]!;
+  return { task, ran, result };
+}
+
+/** Every assignment of P/F to `cells` cells of `n` trials, as scripts per label. */
+function* everySequence(labels: readonly string[], n: number): Generator<Record<string, string>> {
+  const bits = labels.length * n;
+  for (let m = 0; m < 2 ** bits; m++) {
+    const script: Record<string, string> = {};
+    labels.forEach((label, c) => {
+      let s = "";
+      for (let i = 0; i < n; i++) s += (m >> (c * n + i)) & 1 ? "P" : "F";
+      script[label] = s;
+    });
+    yield script;
+  }
+}
+
+async function proveEquivalence(config: CalibrationConfigInput, labels: string[], n: number) {
+  const f = fixture({ ...config, n });
+  let full = 0;
+  let curtailedTrials = 0;
+  let sequences = 0;
+  const mismatches: string[] = [];
+  for (const script of everySequence(labels, n)) {
+    sequences += 1;
+    const a = await calibrated(f, false, script);
+    const b = await calibrated(f, true, script);
+    full += a.ran.length;
+    curtailedTrials += b.ran.length;
+    const same =
+      a.task.decision === b.task.decision &&
+      JSON.stringify(a.task.borderline) === JSON.stringify(b.task.borderline);
+    if (!same) {
+      mismatches.push(
+        `${JSON.stringify(script)}: full ${a.task.decision} [${a.task.borderline}] vs curtailed ${b.task.decision} [${b.task.borderline}]`,
+      );
+    }
+    // The full run is never incomplete here (every trial is valid), so neither may the curtailed one be.
+    expect(a.task.decision).not.toBe("incomplete");
+  }
+  return { sequences, full, curtailedTrials, mismatches };
+}
+
+describe("curtailment keeps every decision", () => {
+  it("on all 512 outcome sequences of three cells at n = 3: same decision, flag and revise/discard, fewer trials", async () => {
+    const labels = THREE_CELLS.map((c) => c.name);
+    const r = await proveEquivalence({ cells: [...THREE_CELLS] }, labels, 3);
+    // 3 cells x 3 trials = 9 binary outcomes: 2^9 = 512 sequences, 9 trials each in the full runs.
+    expect(r.sequences).toBe(512);
+    expect(r.full).toBe(512 * 9);
+    expect(r.mismatches).toEqual([]);
+    expect(r.curtailedTrials).toBeLessThan(r.full);
+  }, 120_000);
+
+  it("the same under --strict and with a control cell (4 cells at n = 2: 256 sequences)", async () => {
+    const cells = [
+      ...THREE_CELLS,
+      { name: "control", agent: "frontier", condition: "perturbed" as const, require: "= 0", control: true },
+    ];
+    const labels = cells.map((c) => c.name);
+    for (const strict of [false, true]) {
+      const r = await proveEquivalence({ cells, strict }, labels, 2);
+      expect(r.sequences).toBe(256);
+      expect(r.mismatches).toEqual([]);
+      expect(r.curtailedTrials).toBeLessThan(r.full);
+    }
+  }, 120_000);
+});
+
+describe("curtailment in a run", () => {
+  it("stops a task once one pass without the artefact has discarded it, and says what it skipped", async () => {
+    const f = fixture({ cells: [...THREE_CELLS], n: 5 });
+    // frontier-A passes at once: "= 0" is missed whatever the other 14 trials show (discard).
+    const script = { "frontier+A": "PPPPP", "frontier-A": "PFFFF", "mid+A": "FFFFF" };
+    const { task, ran, result } = await calibrated(f, true, script);
+    expect(task.decision).toBe("discard");
+    expect(result.curtailed).toEqual(["t"]);
+    // The first trial chosen is the -A one (one pass decides), and it decides: nothing else runs.
+    expect(ran).toEqual(["frontier-A#0"]);
+    // The rule itself already discards on that pass, so its own reason stands (no curtail line).
+    expect(task.reasons[0]).toContain("a pass shows p(frontier-A) > 0");
+  });
+
+  it("skips the fifth frontier+A trial after four passes, never a -A trial of a retained task", async () => {
+    const f = fixture({ cells: [...THREE_CELLS], n: 5 });
+    const script = { "frontier+A": "PPPPF", "frontier-A": "FFFFF", "mid+A": "FFFFF" };
+    const { task, ran } = await calibrated(f, true, script);
+    expect(task.decision).toBe("retain");
+    expect(task.borderline).toEqual([]);
+    // frontier+A 4/4: 4/5 and 5/5 both meet >= 0.6 and neither by one trial; mid+A 0/4: 0/5 and 1/5
+    // both meet <= 0.4 (1/5 is not within one trial: 2/5 still meets). frontier-A needs all five.
+    const count = (label: string) => ran.filter((r) => r.startsWith(`${label}#`)).length;
+    expect(count("frontier-A")).toBe(5);
+    expect(count("frontier+A")).toBe(4);
+    expect(count("mid+A")).toBe(4);
+  });
+
+  it("judges a resumed run's records the same way: a settled task is decided, an unsettled one incomplete", async () => {
+    const f = fixture({ cells: [...THREE_CELLS], n: 5 });
+    const plan = f.plan(true);
+    const settled = recordsFromScript(plan, f.tasks, { t: { "frontier-A": "P" } });
+    expect(summarise(plan, settled).tasks[0]!.decision).toBe("discard");
+    const open = recordsFromScript(plan, f.tasks, { t: { "frontier-A": "F" } });
+    expect(summarise(plan, open).tasks[0]!.decision).toBe("incomplete");
+    // frontier+A 4/4 after frontier-A 5/5 fails and mid+A 0/4: settled retain with curtailment,
+    // incomplete without (the plan then wants every trial).
+    const script = { t: { "frontier+A": "PPPP", "frontier-A": "FFFFF", "mid+A": "FFFF" } };
+    expect(summarise(plan, recordsFromScript(plan, f.tasks, script)).tasks[0]!.decision).toBe("retain");
+    const full = f.plan(false);
+    expect(summarise(full, recordsFromScript(full, f.tasks, script)).tasks[0]!.decision).toBe("incomplete");
+  });
+
+  it("a cell with no clause is never curtailed", async () => {
+    const f = fixture({
+      cells: [...THREE_CELLS, { name: "extra", agent: "mid", condition: "-A" }],
+      n: 3,
+    });
+    const script = { "frontier+A": "PPP", "frontier-A": "PFF", "mid+A": "FFF", extra: "FFF" };
+    const { ran } = await calibrated(f, true, script);
+    expect(ran.filter((r) => r.startsWith("extra#"))).toHaveLength(3);
+    expect(ran.filter((r) => !r.startsWith("extra#"))).toEqual(["frontier-A#0"]);
+  });
+
+  it("under --sequential, added trials stop as soon as the task is decided", async () => {
+    const f = fixture({ cells: [...THREE_CELLS], n: 2, sequential: { enabled: true, cap: 10 } });
+    const plan = f.plan(true);
+    const curtailer = new Curtailer(plan);
+    // frontier-A has a pass: under screening too, a "= 0" clause is not met at its first pass (discard).
+    const records: TrialRecord[] = recordsFromScript(plan, f.tasks, { t: { "frontier-A": "P" } });
+    const analysis = curtailer.analyse(tallyRecords(plan, records), "t");
+    expect(analysis.settled?.decision).toBe("discard");
+    const { task, ran } = await calibrated(f, true, {
+      "frontier+A": "PPPPPPPPPP",
+      "frontier-A": "PFFFFFFFFF",
+      "mid+A": "FFFFFFFFFF",
+    });
+    expect(task.decision).toBe("discard");
+    expect(ran).toEqual(["frontier-A#0"]);
+  });
+});
+
+describe("curtailment under --sequential", () => {
+  it("gives the full run's decision on the four default cells with the cap at 20, in fewer trials", async () => {
+    const cells = [
+      ...THREE_CELLS,
+      { name: "control", agent: "frontier", condition: "perturbed" as const, require: "= 0", control: true },
+    ];
+    const f = fixture({ cells, n: 5, sequential: { enabled: true, cap: 20 } });
+    // frontier+A always passes, the others never: the full run needs 6 + 14 + 6 + 14 trials (SPRT
+    // and the "= 0" bound, worked out in calibrate-engine.test.ts); every cell is needed to retain.
+    const script = {
+      "frontier+A": "P".repeat(20),
+      "frontier-A": "F".repeat(20),
+      "mid+A": "F".repeat(20),
+      control: "F".repeat(20),
+    };
+    const a = await calibrated(f, false, script);
+    const b = await calibrated(f, true, script);
+    expect(a.ran).toHaveLength(40);
+    expect(b.task.decision).toBe(a.task.decision);
+    expect(b.task.borderline).toEqual(a.task.borderline);
+    expect(b.ran.length).toBeLessThanOrEqual(a.ran.length);
+  }, 120_000);
+});
