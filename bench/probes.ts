@@ -37,7 +37,10 @@ export default async function probesBench(): Promise<void> {
   const paths = projectPaths(dir);
   scaffoldTask(paths, { id: "demo", gate: "convention" });
   const config = { harness: "builtin", provider: "anthropic", model: "knower", baseUrl: server.anthropicUrl };
-  writeFileSync(paths.config, JSON.stringify({ agents: { knower: { ...config, apiKeyEnv: "KGATE_PROBE_KEY" } } }));
+  writeFileSync(
+    paths.config,
+    JSON.stringify({ agents: { knower: { ...config, apiKeyEnv: "KGATE_PROBE_KEY" } } }),
+  );
   process.env.KGATE_PROBE_KEY = "sk-bench";
   console.log(
     `scripted model: 2 calls a trial, ${CALL_DELAY_MS} ms each; ${cpus().length} CPUs, load ${loadavg()[0]?.toFixed(1)}\n`,

@@ -61,7 +61,11 @@ const TABLE: Array<[string[], string, unknown[]]> = [
       },
     ],
   ],
-  [["monitor", "analyse", "d"], "monitor.analyse", ["d", { seed: "42", resamples: "2000", profileRule: "stated" }]],
+  [
+    ["monitor", "analyse", "d"],
+    "monitor.analyse",
+    ["d", { seed: "42", resamples: "2000", profileRule: "stated" }],
+  ],
   [
     ["monitor", "analyse", "d", "--csv", "--html", "t.html", "--seed", "1", "--resamples", "10", "--json"],
     "monitor.analyse",
@@ -192,7 +196,11 @@ const TABLE: Array<[string[], string, unknown[]]> = [
     "probe.compress",
     ["t", { agent: ["a"], n: "2", maxEnvBytes: "1000", runId: "p", json: true, concurrency: "2" }],
   ],
-  [["probe", "canary", "t", "--agent", "a"], "probe.canary", ["t", { agent: ["a"], n: "5", concurrency: "2" }]],
+  [
+    ["probe", "canary", "t", "--agent", "a"],
+    "probe.canary",
+    ["t", { agent: ["a"], n: "5", concurrency: "2" }],
+  ],
   [["export", "harbor", "--out", "x"], "export.harbor", [[], { out: "x" }]],
   [
     ["export", "benchflow", "a", "--out", "x", "--condition", "+A", "--condition", "-A", "--force", "--json"],
