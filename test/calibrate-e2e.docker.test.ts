@@ -92,7 +92,7 @@ describe("calibration with scripted agents through the loopback model server", (
       KGATE_E2E_KEY: "sk-loopback",
     });
     expect(result.stderr).toMatch(
-      /^trials 60\/60 · pass \d+ · fail \d+ · infra 0 · running 0 · tokens [\d.]+k · \$\d+\.\d\d\+\?$/m,
+      /^trials 60\/60 · pass \d+ · fail \d+ · infra 0 · running 0 · spent [\d.]+k tokens · \$\d+\.\d\d\+\?$/m,
     );
     expect(result.code).toBe(1);
 

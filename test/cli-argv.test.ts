@@ -103,7 +103,7 @@ const TABLE: Array<[string[], string, unknown[]]> = [
   ],
   [["hook", "install"], "hook", ["install", {}]],
   [["hook", "uninstall"], "hook", ["uninstall", {}]],
-  [["calibrate"], "calibrate", [[], { controls: true }]],
+  [["calibrate"], "calibrate", [[], { controls: true, curtail: true }]],
   [
     [
       "calibrate",
@@ -145,6 +145,7 @@ const TABLE: Array<[string[], string, unknown[]]> = [
         frontier: "f",
         mid: "m",
         controls: false,
+        curtail: true,
         concurrency: "4",
         providerConcurrency: ["anthropic=2"],
         sequential: true,
@@ -156,16 +157,20 @@ const TABLE: Array<[string[], string, unknown[]]> = [
       },
     ],
   ],
-  [["calibrate", "--resume", "r2"], "calibrate", [[], { controls: true, resume: "r2" }]],
-  [["calibrate", "--cross"], "calibrate", [[], { controls: true, cross: true }]],
-  [["calibrate", "--monitor"], "calibrate", [[], { controls: true, monitor: true }]],
-  [["calibrate", "--prospective"], "calibrate", [[], { controls: true, prospective: true }]],
+  [["calibrate", "--resume", "r2"], "calibrate", [[], { controls: true, curtail: true, resume: "r2" }]],
+  [["calibrate", "--cross"], "calibrate", [[], { controls: true, curtail: true, cross: true }]],
+  [["calibrate", "--monitor"], "calibrate", [[], { controls: true, curtail: true, monitor: true }]],
+  [["calibrate", "--prospective"], "calibrate", [[], { controls: true, curtail: true, prospective: true }]],
   [
     ["calibrate", "--prospective", "--payoff", "p.json"],
     "calibrate",
-    [[], { controls: true, prospective: true, payoff: "p.json" }],
+    [[], { controls: true, curtail: true, prospective: true, payoff: "p.json" }],
   ],
-  [["calibrate", "--cross", "fxm,mxf"], "calibrate", [[], { controls: true, cross: "fxm,mxf" }]],
+  [
+    ["calibrate", "--cross", "fxm,mxf"],
+    "calibrate",
+    [[], { controls: true, curtail: true, cross: "fxm,mxf" }],
+  ],
   [["report", "r2"], "report", ["r2", { format: "md" }]],
   [["view", "r1", "r2"], "view", [["r1", "r2"], {}]],
   [

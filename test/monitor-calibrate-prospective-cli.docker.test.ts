@@ -73,7 +73,17 @@ describe("kgate calibrate --prospective", () => {
     writeFileSync(payoffFile, JSON.stringify({ withSpec: { correct: 0.6, wrong: 0.1 }, decline: 0.3 }));
     const env = { KGATE_PROSPECTIVE_KEY: "sk-loopback" };
     const monitorArgs = ["--prospective", "--payoff", payoffFile, "--concurrency", "1", "--json"];
-    const args = ["--root", paths.root, "calibrate", "demo", "--frontier", "big", "--mid", "small"];
+    const args = [
+      "--root",
+      paths.root,
+      "calibrate",
+      "demo",
+      "--frontier",
+      "big",
+      "--mid",
+      "small",
+      "--no-curtail",
+    ];
     const ran = await kgateAsync(
       [...args, "-n", "4", "--no-controls", "--run-id", "cal", ...monitorArgs],
       env,

@@ -29,7 +29,7 @@ describe("progress of a resumed run", () => {
     const tasks = scaffoldTasks(paths, ["alpha"]);
     const plan = buildPlan({
       runId: "run-r",
-      config: CalibrationConfig.parse({ n: 2 }),
+      config: CalibrationConfig.parse({ n: 2, curtail: false }),
       tasks,
       resolveAgent: resolver(),
     });
