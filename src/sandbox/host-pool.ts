@@ -28,7 +28,7 @@ export interface HostPoolOptions {
   pingTimeoutMs?: number;
   /** How often a down host is asked again (default 5 s). */
   recheckMs?: number;
-  /** After a failed call, how long before the host is asked a second time (default 1 s). */
+  /** After a failed call, how long before the host is asked a second time (default 3 s: a dockerd that stops its containers on SIGTERM still answers meanwhile). */
   settleMs?: number;
   /** How long every host may be down before place() gives up with AllHostsDownError (default 15 s). */
   allDownGraceMs?: number;
@@ -90,7 +90,7 @@ export class HostPoolProvider implements SandboxProvider {
     }));
     this.pingTimeoutMs = o.pingTimeoutMs ?? 3000;
     this.recheckMs = o.recheckMs ?? 5000;
-    this.settleMs = o.settleMs ?? 1000;
+    this.settleMs = o.settleMs ?? 3000;
     this.allDownGraceMs = o.allDownGraceMs ?? 15_000;
     this.log = o.log ?? (() => {});
   }
@@ -237,7 +237,8 @@ export class HostPoolProvider implements SandboxProvider {
   /**
    * Runs a call against a host; a failure of the daemon (unreachable, or an API error) on a host that
    * then stops answering marks it down. A daemon shutting down still answers for a moment with 409s
-   * and 500s, so a host that answers is asked once more after `settleMs`.
+   * and 500s (for seconds on a loaded machine, while it stops its containers), so a host that answers
+   * is asked once more after `settleMs` (3 s by default).
    */
   async guard<T>(state: HostState, fn: () => Promise<T>): Promise<T> {
     try {
