@@ -12,13 +12,19 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 600_000,
     maxWorkers: 2,
+    // Every project: the tests' `kgate` runs start from a bundle of the sources under test.
+    globalSetup: ["test/support/bundle-setup.ts"],
     projects: [
       { extends: true, test: { name: "unit", include: ["test/**/*.test.ts"], exclude: [DOCKER, BROWSER] } },
       {
         extends: true,
         // Finds the Docker daemon (or fails the run in one line naming the setup step), builds or
         // finds the sandbox image once per run and provides its tag to the Docker tests.
-        test: { name: "docker", include: [DOCKER], globalSetup: ["test/support/global-setup.ts"] },
+        test: {
+          name: "docker",
+          include: [DOCKER],
+          globalSetup: ["test/support/bundle-setup.ts", "test/support/global-setup.ts"],
+        },
       },
       { extends: true, test: { name: "browser", include: [BROWSER] } },
     ],

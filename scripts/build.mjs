@@ -22,7 +22,10 @@ try {
 // stays external and is loaded from node_modules when a command needs it.
 const BUNDLED = new Set(["commander", "picocolors", "zod"]);
 const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
-const external = Object.keys(pkg.dependencies ?? {}).filter((name) => !BUNDLED.has(name));
+// Development packages stay external too: src/export/ loads esbuild (optional for users) when it runs.
+const external = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.devDependencies ?? {})].filter(
+  (name) => !BUNDLED.has(name),
+);
 
 // zod bundles every locale of its error messages (some 400 KB the CLI would parse on each start);
 // kgate reports in English, so z.locales holds English only.
@@ -37,7 +40,7 @@ const englishOnlyZodLocales = {
   },
 };
 
-// The bundle serves `audit`, `hook` and help (bin/kgate.js runs every other verb from the sources).
+// The bundle serves every verb (bin/kgate.js falls back to the sources while it is stale).
 // The audit's schemas use zod/mini, bundled and tree-shaken; classic zod (the task loader's schemas,
 // which the audit does not load) stays in node_modules, so the audit's chunks do not carry it.
 const classicZodExternal = {
@@ -50,10 +53,14 @@ const classicZodExternal = {
 rmSync(outdir, { recursive: true, force: true });
 await esbuild.build({
   absWorkingDir: root,
-  // The scan worker is its own entry: parallel.ts starts dist/scan-worker.js next to the chunks.
-  entryPoints: ["src/cli.ts", "src/audit/scan-worker.ts"],
+  // The workers are entries of their own: parallel.ts starts dist/scan-worker.js and killable.ts
+  // dist/verify-worker.js next to the chunks.
+  entryPoints: {
+    cli: "src/cli.ts",
+    "scan-worker": "src/audit/scan-worker.ts",
+    "verify-worker": "src/verify/worker-entry.ts",
+  },
   outdir,
-  entryNames: "[name]",
   bundle: true,
   splitting: true,
   format: "esm",

@@ -34,3 +34,8 @@ export function packageInfo(): PackageInfo {
 export function kgateVersion(): string {
   return packageInfo().version;
 }
+
+/** A file or folder shipped in kgate's package (sandbox/, src/view/assets/), from src/ and dist/ alike. */
+export function packagePath(...parts: string[]): string {
+  return path.join(packageInfo().root, ...parts);
+}

@@ -2,7 +2,8 @@
 // container, tests/verify.mjs (kgate's verification) and tests/verifier.mjs (the task's verifier
 // module, imported by verify.mjs as kgate imports verifiers/<id>.ts).
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { bundleModule } from "../common/index.ts";
+import { packagePath } from "../package-info.ts";
 import type { LoadedTask } from "../task/index.ts";
 
 /** Debian bookworm's nodejs package (what the exported Dockerfile installs) is Node 18. */
@@ -15,29 +16,15 @@ export interface VerifierBundle {
   verifier: string;
 }
 
-const MAIN = fileURLToPath(new URL("./verifier-main.ts", import.meta.url));
+const MAIN = packagePath("src", "export", "verifier-main.ts");
 
-async function bundle(options: { entry?: string; stdin?: string }): Promise<string> {
-  const esbuild = await import("esbuild").catch(() => {
-    throw new Error("kgate export needs esbuild to bundle the verifier (npm install esbuild)");
-  });
-  const result = await esbuild.build({
-    ...(options.entry
-      ? { entryPoints: [options.entry] }
-      : { stdin: { contents: options.stdin!, resolveDir: path.dirname(MAIN), loader: "ts" } }),
-    bundle: true,
-    write: false,
-    format: "esm",
-    platform: "node",
+function bundle(options: { entry?: string; stdin?: string }): Promise<string> {
+  return bundleModule({
+    entry: options.entry,
+    stdin:
+      options.stdin === undefined ? undefined : { contents: options.stdin, resolveDir: path.dirname(MAIN) },
     target: BUNDLE_TARGET,
-    legalComments: "none",
-    logLevel: "silent",
-    // Bundled CommonJS packages call require(); ES modules have none unless given one.
-    banner: {
-      js: 'import { createRequire as kgateRequire } from "node:module"; const require = kgateRequire(import.meta.url);',
-    },
   });
-  return result.outputFiles[0]!.text;
 }
 
 let verifyBundle: Promise<string> | undefined;

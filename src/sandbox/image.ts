@@ -3,6 +3,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import tar from "tar-stream";
+import { packagePath } from "../package-info.ts";
 import type { ProjectPaths } from "../project.ts";
 import { fileSetDigest, listFiles, sha256 } from "../task/index.ts";
 import { DEFAULT_RECIPE, ensureBootstrappedBase } from "./bootstrap.ts";
@@ -12,7 +13,7 @@ import type { ProgressLine } from "./docker-calls.ts";
 export const DEFAULT_BASE = "debian:bookworm-slim";
 export const CA_FILE_IN_CONTEXT = "extra-ca-certificates.crt";
 /** The sandbox/ folder shipped with kgate, used when a project has none of its own. */
-export const BUILTIN_SANDBOX_DIR = path.resolve(import.meta.dirname, "../../sandbox");
+export const BUILTIN_SANDBOX_DIR = packagePath("sandbox");
 
 export interface ImageOptions {
   onProgress?: ProgressLine;

@@ -3,6 +3,7 @@
 import { Worker } from "node:worker_threads";
 import type { Verdict } from "../model/index.ts";
 import type { LoadedTask } from "../task/index.ts";
+import { compiledVerifier } from "./compiled.ts";
 import type { OutputForVerification } from "./contract.ts";
 import type { WorkerJob } from "./worker-verify.ts";
 
@@ -17,18 +18,22 @@ export class VerifierRunError extends Error {
   }
 }
 
-const ENTRY = new URL("./verify-worker.mjs", import.meta.url);
+/** The worker's entry: verify-worker.js next to the bundle, or the sources' tsx-registering module. */
+const ENTRY = import.meta.url.endsWith(".ts")
+  ? new URL("./verify-worker.mjs", import.meta.url)
+  : new URL("./verify-worker.js", import.meta.url);
 /** Old space of the worker: a verifier that builds a huge structure dies alone, not with kgate. */
 const WORKER_HEAP_MB = 512;
 
 /** Verifies in a worker thread; rejects with VerifierRunError on timeout or a dead worker. */
-export function verifyKillable(
+export async function verifyKillable(
   root: string,
   task: LoadedTask,
   outputs: readonly OutputForVerification[],
   timeoutMs: number,
 ): Promise<Verdict> {
-  const job: WorkerJob = { root, taskId: task.id, outputs: [...outputs] };
+  const verifierModule = await compiledVerifier(task);
+  const job: WorkerJob = { root, taskId: task.id, outputs: [...outputs], verifierModule };
   return new Promise<Verdict>((resolve, reject) => {
     const worker = new Worker(ENTRY, {
       workerData: job,

@@ -2,7 +2,7 @@
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
-import { fieldPath } from "../common/index.ts";
+import { allowTypeScriptImport, fieldPath } from "../common/index.ts";
 import type { LoadedTask } from "../task/index.ts";
 import type { Rubric, TaskVerifier } from "./contract.ts";
 
@@ -87,28 +87,49 @@ function mismatches(task: LoadedTask, verifier: TaskVerifier<unknown>): string[]
 }
 
 const cache = new Map<string, Promise<LoadedVerifier>>();
+/** Verifier files this thread imports from a compiled module instead (compiled.ts). */
+const compiledModules = new Map<string, string>();
+
+/** From now on in this thread, `verifierPath` is imported from `compiledModule` (plain JavaScript). */
+export function importVerifierFrom(verifierPath: string, compiledModule: string): void {
+  compiledModules.set(verifierPath, compiledModule);
+}
+
+/**
+ * A module's default export. A verifier in a CommonJS package scope is compiled to CommonJS; imported
+ * from plain JavaScript (the bundle) its namespace's default is the exports object, flagged
+ * __esModule, holding the real default (tsx unwraps it when the importer is TypeScript).
+ */
+function defaultExport(module: Record<string, unknown>): unknown {
+  const outer = module.default as { __esModule?: unknown; default?: unknown } | undefined;
+  return outer !== null && typeof outer === "object" && outer.__esModule === true && "default" in outer
+    ? outer.default
+    : outer;
+}
 
 async function importVerifier(task: LoadedTask): Promise<LoadedVerifier> {
   const file = projectRelative(task, task.verifierPath);
-  let module: Record<string, unknown>;
+  let exported: unknown;
   try {
-    module = await import(pathToFileURL(task.verifierPath).href);
+    const source = compiledModules.get(task.verifierPath) ?? task.verifierPath;
+    await allowTypeScriptImport(source);
+    exported = defaultExport(await import(pathToFileURL(source).href));
   } catch (err) {
     throw new VerifierLoadError(`${file}: could not be imported: ${(err as Error).message}`);
   }
-  if (module.default === undefined) {
+  if (exported === undefined) {
     throw new VerifierLoadError(
       `${file}: has no default export (expected \`export default defineVerifier({ conventions, solve })\`)`,
     );
   }
-  const shape = VerifierShape.safeParse(module.default);
+  const shape = VerifierShape.safeParse(exported);
   if (!shape.success) {
     const lines = shape.error.issues.map(
       (i) => `${fieldPath(i.path)}: ${i.message.replace(/^Invalid input: /, "")}`,
     );
     throw new VerifierLoadError(`${file}: the default export is not a verifier: ${lines.join("; ")}`);
   }
-  const verifier = module.default as TaskVerifier<unknown>;
+  const verifier = exported as TaskVerifier<unknown>;
   const problems = mismatches(task, verifier);
   if (problems.length > 0) throw new VerifierLoadError(`${file}: ${problems.join("; ")}`);
   const rubrics = (verifier.rubric ?? {}) as Record<string, Rubric<unknown, unknown>>;

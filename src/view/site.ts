@@ -2,10 +2,10 @@
 // the data files as scripts that call back into the app (data/runs.js, data/trial/<key>.js).
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { packagePath } from "../package-info.ts";
 import type { TrialDetail, ViewIndex } from "./model.ts";
 
-const ASSETS = path.join(path.dirname(fileURLToPath(import.meta.url)), "assets");
+const ASSETS = packagePath("src", "view", "assets");
 
 export const INDEX_HTML = `<!doctype html>
 <html lang="en">

@@ -3,13 +3,14 @@
 // per trial) by the run's sandbox provider, where its trials run (SandboxProvider.prepareDerivedImage).
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { packagePath } from "../../package-info.ts";
 import type { ProjectPaths } from "../../project.ts";
 import type { DerivedImageSpec, SandboxProvider } from "../../sandbox/index.ts";
 import { fileSetDigest, listFiles, sha256 } from "../../task/index.ts";
 import { INSTALLED_HARNESSES } from "../harnesses.ts";
 
 /** kgate's own harness build context, used when a project has no sandbox/harness/Dockerfile. */
-export const BUILTIN_HARNESS_DIR = path.resolve(import.meta.dirname, "../../../sandbox/harness");
+export const BUILTIN_HARNESS_DIR = packagePath("sandbox", "harness");
 
 export interface HarnessImagePlan extends DerivedImageSpec {
   /** `@anthropic-ai/claude-code@2.1.332 @openai/codex@0.171.0` */

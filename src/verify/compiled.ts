@@ -1,0 +1,42 @@
+// A task's verifier compiled once per process to one plain ES module, so each verification's fresh
+// worker thread imports JavaScript instead of starting tsx and esbuild to compile TypeScript again.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { bundleModule } from "../common/index.ts";
+import type { LoadedTask } from "../task/index.ts";
+
+let folder: string | undefined;
+const compiled = new Map<string, Promise<string | undefined>>();
+
+/** This process's folder of compiled verifiers, removed when the process exits. */
+function compiledFolder(): string {
+  if (!folder) {
+    const made = mkdtempSync(path.join(os.tmpdir(), "kgate-verifiers-"));
+    folder = made;
+    process.once("exit", () => rmSync(made, { recursive: true, force: true }));
+  }
+  return folder;
+}
+
+/**
+ * The path of the task's verifier bundled to .mjs (once per verifier file and task digest), or
+ * undefined when it cannot be bundled: the worker then imports the TypeScript itself, and reports
+ * whatever is wrong with it in the words of a failed import.
+ */
+export function compiledVerifier(task: LoadedTask): Promise<string | undefined> {
+  const key = `${task.verifierPath}\u0000${task.digests.task}`;
+  let compiling = compiled.get(key);
+  if (!compiling) {
+    compiling = bundleModule({ entry: task.verifierPath, target: "node20" }).then(
+      (text) => {
+        const file = path.join(compiledFolder(), `${task.id}-${compiled.size}.mjs`);
+        writeFileSync(file, text);
+        return file;
+      },
+      () => undefined,
+    );
+    compiled.set(key, compiling);
+  }
+  return compiling;
+}
