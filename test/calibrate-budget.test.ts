@@ -1,4 +1,4 @@
-// The cost ceiling (--max-cost, src/calibrate/budget.ts): a trial's worst case from the token caps at
+// The cost ceiling (--max-cost, src/calibrate/budget.ts over src/cost): a trial's worst case from the token caps at
 // the prices; a session that stops placing trials before the ceiling, leaves the short task incomplete
 // and states spent / reserved / ceiling in summary.json; a resume with a higher ceiling finishes it.
 // Trials come from the in-process scripted runner (fixed costs per record), not a model.
@@ -10,11 +10,10 @@ import {
   type Backend,
   CalibrationConfig,
   CalibrationError,
-  type CostCaps,
   calibrate,
   type TrialJob,
-  worstCaseUsd,
 } from "../src/calibrate/index.ts";
+import { type CostCaps, worstCaseUsd } from "../src/cost/index.ts";
 import { readTrialRecords } from "../src/trial/index.ts";
 import { agentInfo, fakeRunner, scaffoldTasks } from "./support/calibrate-fixtures.ts";
 import { kgate } from "./support/cli.ts";

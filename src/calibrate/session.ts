@@ -3,12 +3,13 @@
 // The trial machinery comes in through a Backend, so the flow is the same for real and fake runs.
 import { mkdirSync, rmSync } from "node:fs";
 import type { Writable } from "node:stream";
+import type { CostCaps } from "../cost/index.ts";
 import type { TrialRecord } from "../model/index.ts";
 import { kgateVersion } from "../package-info.ts";
 import { type ProjectPaths, relativeToProject } from "../project.ts";
 import type { RunSummary } from "../report/index.ts";
 import { type LoadedTask, loadAllTasks, loadTask, loadValidTask } from "../task/index.ts";
-import { budgetLine, type CostCaps, CostCeiling, worstCaseUsd } from "./budget.ts";
+import { calibrationBudgetLine, type TrialCeiling, trialCeiling } from "./budget.ts";
 import type { CalibrationConfig } from "./config.ts";
 import { type EngineResult, runCalibration, type TrialRunner } from "./engine.ts";
 import {
@@ -98,7 +99,7 @@ export interface SessionOptions {
 }
 
 /** The run's cost ceiling; every agent of the plan must have prices, or the ceiling cannot be kept. */
-function costCeiling(o: SessionOptions, plan: Plan, records: readonly TrialRecord[]): CostCeiling | null {
+function costCeiling(o: SessionOptions, plan: Plan, records: readonly TrialRecord[]): TrialCeiling | null {
   if (!o.maxCost) return null;
   const { caps } = o.maxCost;
   const unpriced = plan.agents.filter((a) => !caps(a.name)?.pricing).map((a) => a.name);
@@ -108,11 +109,7 @@ function costCeiling(o: SessionOptions, plan: Plan, records: readonly TrialRecor
         `(set agents.<name>.pricing in ${relativeToProject(o.paths, o.paths.config)})`,
     );
   }
-  return new CostCeiling(
-    o.maxCost.ceilingUsd,
-    records,
-    (slot) => worstCaseUsd(caps(slot.agent.name)!, slot.task.spec.limits.maxTokens)!,
-  );
+  return trialCeiling(o.maxCost.ceilingUsd, records, (agent) => caps(agent)!);
 }
 
 export interface SessionResult {
@@ -250,7 +247,7 @@ export async function calibrate(o: SessionOptions, backend: Backend): Promise<Se
   }
   const taskMap = new Map(tasks.map((t) => [t.id, t]));
   let engine: EngineResult;
-  let ceiling: CostCeiling | null = null;
+  let ceiling: TrialCeiling | null = null;
   try {
     const { records, problems } = readRecords(run);
     for (const p of problems) o.stderr.write(`warning: ${p}\n`);
@@ -294,7 +291,7 @@ export async function calibrate(o: SessionOptions, backend: Backend): Promise<Se
   const summary = summariseRun(run);
   if (ceiling) {
     summary.budget = ceiling.state;
-    summary.warnings.push(budgetLine(ceiling.state, `kgate calibrate --resume ${run.id}`));
+    summary.warnings.push(calibrationBudgetLine(ceiling.state, run.id));
   }
   return { run, plan, summary, engine, reports: writeReports(summary, run) };
 }

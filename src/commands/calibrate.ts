@@ -22,6 +22,7 @@ import {
   runDir,
 } from "../calibrate/index.ts";
 import { pc } from "../colours.ts";
+import { parseMaxCost } from "../cost/index.ts";
 import { EXIT_FAILED, EXIT_OK, InternalTrialErrors, UsageError } from "../errors.ts";
 import {
   askRetrospectiveProbes,
@@ -136,9 +137,8 @@ function monitoringOf(ctx: CommandContext, o: CalibrateOptions): PlanMonitoring 
 
 /** --max-cost: a non-negative number of USD, with every configuration's caps and prices. */
 function maxCostOf(ctx: CommandContext, text: string) {
-  const ceilingUsd = Number(text);
-  if (!Number.isFinite(ceilingUsd) || ceilingUsd < 0 || text.trim() === "")
-    throw new UsageError(`--max-cost: "${text}" is not an amount in USD (e.g. 25 or 2.5)`);
+  const ceilingUsd = parseMaxCost(text);
+  if (typeof ceilingUsd === "string") throw new UsageError(ceilingUsd);
   const configs = new Map(loadAgentConfigs(ctx.paths).agents.map((a) => [a.name, a]));
   return { ceilingUsd, caps: (agent: string) => configs.get(agent) ?? null };
 }

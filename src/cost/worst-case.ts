@@ -1,0 +1,79 @@
+// The most one unit of work can cost (USD): a session bounded by a configuration's token caps
+// (calibration trials, task exams, sandboxed triage units), or model calls bounded by what is sent
+// and their output caps (item and inline exams, triage's item units and plans).
+import type { AgentConfig, Pricing } from "../agents/index.ts";
+
+/** What bounds one session's cost: the configuration's caps and prices. */
+export type CostCaps = Pick<
+  AgentConfig,
+  "tokenBudget" | "maxTurns" | "maxOutputTokens" | "outputTokenBudget" | "pricing"
+>;
+
+const perToken = (usdPerMTok: number) => usdPerMTok / 1e6;
+
+/** The dearest price of a token sent (uncached input, cache read or cache write), USD per million. */
+export function dearestInputPerMTok(p: Pricing): number {
+  return Math.max(
+    p.inputPerMTok,
+    p.cacheReadPerMTok ?? p.inputPerMTok,
+    p.cacheWritePerMTok ?? p.inputPerMTok,
+  );
+}
+
+/**
+ * The most one session of a configuration can cost on a task (USD), or null when the configuration
+ * has no prices. Tokens are bounded by the tighter of its token budget and the task's maxTokens;
+ * output tokens also by maxTurns x maxOutputTokens and its output budget; every other token is
+ * counted at the dearest of the input, cache-read and cache-write prices.
+ */
+export function worstCaseUsd(caps: CostCaps, taskMaxTokens: number): number | null {
+  const p = caps.pricing;
+  if (!p) return null;
+  const total = Math.min(caps.tokenBudget, taskMaxTokens);
+  const output = Math.min(total, caps.outputTokenBudget ?? total, caps.maxTurns * caps.maxOutputTokens);
+  const dearIn = dearestInputPerMTok(p);
+  // A linear cost over output in [0, output]: the worst case is at one end.
+  const allIn = total * perToken(dearIn);
+  const mostOut = output * perToken(p.outputPerMTok) + (total - output) * perToken(dearIn);
+  return Math.max(allIn, mostOut);
+}
+
+/** Tokens allowed for a message's framing (role markers, separators) beside its text. */
+export const MESSAGE_FRAMING_TOKENS = 16;
+
+/**
+ * At most how many tokens a message of this text is sent as: its UTF-8 bytes (a byte-level tokenizer
+ * never makes more tokens than bytes) plus the framing allowance.
+ */
+export function sentTokensBound(text: string): number {
+  return Buffer.byteLength(text, "utf8") + MESSAGE_FRAMING_TOKENS;
+}
+
+/** One model call's bound: tokens sent (every one at the dearest input price) and its output cap. */
+export interface CallBound {
+  input: number;
+  output: number;
+}
+
+/** The most these model calls can cost (USD), or null without prices. */
+export function callsWorstCaseUsd(
+  pricing: Pricing | null | undefined,
+  calls: readonly CallBound[],
+): number | null {
+  if (!pricing) return null;
+  const dearIn = perToken(dearestInputPerMTok(pricing));
+  return calls.reduce((s, c) => s + c.input * dearIn + c.output * perToken(pricing.outputPerMTok), 0);
+}
+
+/** Tokens priced as recorded (cache tokens at their own prices, default the input price). */
+export function priceTokens(
+  pricing: Pricing,
+  t: { input: number; output: number; cacheRead?: number; cacheWrite?: number },
+): number {
+  return (
+    t.input * perToken(pricing.inputPerMTok) +
+    t.output * perToken(pricing.outputPerMTok) +
+    (t.cacheRead ?? 0) * perToken(pricing.cacheReadPerMTok ?? pricing.inputPerMTok) +
+    (t.cacheWrite ?? 0) * perToken(pricing.cacheWritePerMTok ?? pricing.inputPerMTok)
+  );
+}
