@@ -62,6 +62,14 @@ export function addExamCommand(program: Command, action: ActionFor): void {
       "--resume <run>",
       "run the missing or failed exams of a run (refused if the pool or agent changed)",
     )
+    .option(
+      "--estimate",
+      "print the exams, tokens and cost per exam size and prompt (from earlier records, else an upper bound) and exit: no exam runs",
+    )
+    .option(
+      "--max-cost <usd>",
+      "a hard cost ceiling: an exam starts only if its worst case fits; --resume <run> --max-cost <more> continues",
+    )
     .option("--json", "print the report as JSON")
     .action(action("exam"));
 }

@@ -3,12 +3,17 @@
 // per exam, a report; resumable.
 import path from "node:path";
 import { DEFAULT_CONCURRENCY } from "../calibrate/index.ts";
+import { estimateLines, parseMaxCost } from "../cost/index.ts";
 import { EXIT_FAILED, EXIT_OK, InternalTrialErrors, UsageError, usageOrBug } from "../errors.ts";
 import {
   DEFAULT_TAU,
   ExamPrompt,
   type ExamRunFile,
   type ExamRunner,
+  type ExamSpec,
+  earlierExamRecords,
+  estimateExams,
+  examPool,
   formatExamSummary,
   inlineTaskRunner,
   itemRunner,
@@ -16,6 +21,7 @@ import {
   makeReference,
   Ordering,
   PointScheme,
+  planExams,
   REPORT_FILES,
   readExamRunFile,
   runExamSession,
@@ -50,6 +56,10 @@ export interface ExamOptions {
   trials: string;
   concurrency?: string;
   json?: boolean;
+  /** --estimate: print what the exams would cost and exit (no exam, no model call, no run directory). */
+  estimate?: boolean;
+  /** --max-cost <usd>: the run's cost ceiling (a resume may raise it). */
+  maxCost?: string;
 }
 
 function list<T>(option: string, text: string, parse: (item: string) => T): T[] {
@@ -171,8 +181,46 @@ async function reference(ctx: CommandContext, pool: string | undefined, o: ExamO
   return result.failed.length > 0 ? EXIT_FAILED : EXIT_OK;
 }
 
+/** --estimate: the plan's exams priced from earlier exam records or their bound; nothing runs. */
+function printEstimate(ctx: CommandContext, poolArg: string | undefined, o: ExamOptions): number {
+  if (o.resume) throw new UsageError("--estimate prices a new run's plan; it takes no --resume");
+  let estimate: ReturnType<typeof estimateExams>;
+  try {
+    const run = newRun(ctx, poolArg, o);
+    const pool = examPool(ctx.paths, run);
+    estimate = estimateExams({
+      specs: planExams(pool.units, run.factors),
+      kind: run.kind,
+      agentDigest: pool.config?.digest ?? "",
+      poolDigest: pool.poolDigest,
+      records: earlierExamRecords(ctx.paths.runs),
+      bound: pool.bound,
+    });
+  } catch (err) {
+    throw err instanceof UsageError ? err : new UsageError((err as Error).message);
+  }
+  ctx.stdout.write(
+    o.json
+      ? `${JSON.stringify(estimate, null, 2)}\n`
+      : estimateLines(estimate, "exam", [
+          "without earlier records an exam is priced at its bound: B generated, and every token sent at the dearest input price",
+        ]),
+  );
+  return EXIT_OK;
+}
+
+/** --max-cost: the ceiling, and each exam's bound at the configuration's prices (refused without them). */
+function maxCostOf(text: string, runner: ExamRunner, agent: string) {
+  const ceilingUsd = parseMaxCost(text);
+  if (typeof ceilingUsd === "string") throw new UsageError(ceilingUsd);
+  if (!runner.config?.pricing)
+    throw new UsageError(`--max-cost needs prices: agent configuration ${agent} has no "pricing"`);
+  return { ceilingUsd, worstCase: (spec: ExamSpec) => runner.bound(spec).usd! };
+}
+
 export async function run(ctx: CommandContext, poolArg: string | undefined, o: ExamOptions): Promise<number> {
   if (o.makeReference) return reference(ctx, poolArg, o);
+  if (o.estimate) return printEstimate(ctx, poolArg, o);
   const log = (line: string) => ctx.stderr.write(`${line}\n`);
   const resume = o.resume !== undefined;
   let run: ExamRunFile;
@@ -215,6 +263,7 @@ export async function run(ctx: CommandContext, poolArg: string | undefined, o: E
         concurrency,
         log,
         signal: controller.signal,
+        ...(o.maxCost === undefined ? {} : { maxCost: maxCostOf(o.maxCost, runner, run.agent.name) }),
       },
       resume,
     );

@@ -3,15 +3,18 @@
 // cost (at the worst case again when the record has none). No unit starts whose reservation would take
 // spent + reserved past the ceiling; what it leaves unrun has no record, and a resume with a higher
 // ceiling continues. Spent counts every earlier attempt of the run too.
+import { z } from "zod";
 import type { Admission } from "../trial/index.ts";
 
-export interface BudgetState {
-  ceilingUsd: number;
-  spentUsd: number;
-  reservedUsd: number;
+/** A run's budget as its summary states it. */
+export const BudgetState = z.object({
+  ceilingUsd: z.number().nonnegative(),
+  spentUsd: z.number().nonnegative(),
+  reservedUsd: z.number().nonnegative(),
   /** Units refused because their reservation would cross the ceiling. */
-  refused: number;
-}
+  refused: z.number().int().nonnegative(),
+});
+export type BudgetState = z.infer<typeof BudgetState>;
 
 export interface CeilingOptions<J, R> {
   ceilingUsd: number;

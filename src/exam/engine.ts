@@ -12,7 +12,7 @@ import {
   type Usage,
   ZERO_USAGE,
 } from "../model/index.ts";
-import { type EngineUnit, type RunPlace, UnitEngine, type UnitKind } from "../trial/index.ts";
+import { type Admit, type EngineUnit, type RunPlace, UnitEngine, type UnitKind } from "../trial/index.ts";
 import { analyseExam, type ReferenceEntry, type UnitOutcome } from "./analysis.ts";
 import type { Attribution } from "./attribution.ts";
 import type { ExamSpec } from "./plan.ts";
@@ -64,6 +64,8 @@ export interface ExamEngineOptions {
   log?: (line: string) => void;
   /** Aborted (e.g. Ctrl-C): no further exam starts; running ones end through their own signal. */
   signal?: AbortSignal;
+  /** May this exam start? (e.g. the cost ceiling's reservation); a refused exam gets no record. */
+  admit?: Admit<ExamSpec, ExamRecord>;
 }
 
 type ExamUnit = ExamSpec & EngineUnit;
@@ -145,11 +147,12 @@ export async function runExams(
   done: ReadonlySet<string>,
   latestAttempt: ReadonlyMap<string, number>,
   o: ExamEngineOptions,
-): Promise<{ records: ExamRecord[]; internal: ExamRecord[]; cancelled: boolean }> {
+): Promise<{ records: ExamRecord[]; internal: ExamRecord[]; cancelled: boolean; refused: string[] }> {
   const todo = specs
     .filter((s) => !done.has(s.key))
     .map((s) => ({ ...s, previousAttempt: latestAttempt.get(s.key) ?? 0 }));
   let ended = 0;
+  const refused: string[] = [];
   const engine = new UnitEngine<ExamUnit, ExamJob, ExamRecord>({
     runId: o.provenance.runId,
     runDir: o.runDir,
@@ -157,6 +160,7 @@ export async function runExams(
     concurrency: o.concurrency ?? 1,
     retries: o.retries,
     signal: o.signal,
+    admit: o.admit,
     runner: async (job, signal) => {
       const startedAt = new Date().toISOString();
       let run: ExamRun;
@@ -174,6 +178,10 @@ export async function runExams(
       return record;
     },
     events: {
+      refused: (job, reason) => {
+        refused.push(job.key);
+        o.log?.(`${job.key}: not started: ${reason}`);
+      },
       finished: (job, record, _outcome, retrying) => {
         const outcome = record.error
           ? `error (${record.error.kind}): ${record.error.message}${retrying ? " (retried)" : ""}`
@@ -184,5 +192,5 @@ export async function runExams(
     },
   });
   const records = await engine.runAll(todo);
-  return { records, internal: engine.internal, cancelled: engine.cancelled };
+  return { records, internal: engine.internal, cancelled: engine.cancelled, refused };
 }

@@ -1,5 +1,6 @@
 // The exam report as text: one line per (N, scheme, order, prompt) with score, coverage and the
 // correlations (mean over exams [95% bootstrap interval]).
+import { budgetLine } from "../cost/index.ts";
 import { errorKindsLine } from "../model/index.ts";
 import type { ExamSummary, GroupSummary } from "./summary.ts";
 
@@ -15,6 +16,14 @@ export function formatExamSummary(s: ExamSummary): string {
     `exam run ${s.runId}: ${s.kind} from ${s.pool.name} (sha256 ${s.pool.digest.slice(0, 12)}), agent ${s.agent.name} (${s.agent.model ?? "no model"}, config ${s.agent.digest.slice(0, 12)}), kgate ${s.kgateVersion}`,
     `budget B = ${s.budget} tokens, tau = ${s.tau}; ${s.finished} of ${s.planned} exams finished, ${s.failed} failed (rerun with --resume ${s.runId})`,
   ];
+  if (s.budget)
+    lines.push(
+      budgetLine(s.budget, {
+        unit: "exam",
+        shortfall: "those exams were not run and have no result",
+        resume: `kgate exam --resume ${s.runId}`,
+      }),
+    );
   const kinds = errorKindsLine(s.errors);
   if (kinds) lines.push(`failed exams by error kind: ${kinds}`);
   lines.push("");

@@ -4,6 +4,7 @@
 export * from "./analysis.ts";
 export * from "./attribution.ts";
 export * from "./chart.ts";
+export * from "./cost.ts";
 export * from "./engine.ts";
 export * from "./format.ts";
 export * from "./inline-task-exam.ts";

@@ -51,17 +51,27 @@ export function inlineExtractionPrompt(tasks: readonly LoadedTask[]): string {
   return lines.join("\n");
 }
 
-export async function runInlineTaskExam(spec: ExamSpec, ctx: InlineTaskExamContext): Promise<ExamRun> {
+/** The exam's tasks and their questions, in presentation order. */
+export function inlineExamQuestions(
+  spec: ExamSpec,
+  all: ReadonlyMap<string, LoadedTask>,
+  condition: Condition,
+): { tasks: LoadedTask[]; questions: PromptQuestion[] } {
   const tasks = spec.units.map((u) => {
-    const task = ctx.tasks.get(u.id);
+    const task = all.get(u.id);
     if (!task) throw new Error(`the exam's task "${u.id}" is not loaded`);
     return task;
   });
-  const questions: PromptQuestion[] = spec.units.map((u, i) => ({
+  const questions = spec.units.map((u, i) => ({
     position: u.position,
     points: u.points,
-    text: inlineQuestion(tasks[i]!, ctx.condition),
+    text: inlineQuestion(tasks[i]!, condition),
   }));
+  return { tasks, questions };
+}
+
+export async function runInlineTaskExam(spec: ExamSpec, ctx: InlineTaskExamContext): Promise<ExamRun> {
+  const { tasks, questions } = inlineExamQuestions(spec, ctx.tasks, ctx.condition);
   const exam = examPrompt(questions, ctx.budget, spec.prompt, spec.nameQuestions);
   const turns = await reasonThenExtract(ctx, exam, {
     prompt: inlineExtractionPrompt(tasks),

@@ -35,16 +35,21 @@ function textOf(reply: ModelReply): string {
     .slice(0, REPLY_TEXT_CAP);
 }
 
+/** The exam's items as its questions, in presentation order. */
+export function itemQuestions(spec: ExamSpec, items: ReadonlyMap<string, Item>) {
+  return spec.units.map((u) => {
+    const item = items.get(u.id);
+    if (!item) throw new Error(`the pool has no item "${u.id}" any more`);
+    return { position: u.position, points: u.points, text: item.prompt, item };
+  });
+}
+
 export async function runItemExam(
   spec: ExamSpec,
   items: ReadonlyMap<string, Item>,
   ctx: ItemExamContext,
 ): Promise<ExamRun> {
-  const questions = spec.units.map((u) => {
-    const item = items.get(u.id);
-    if (!item) throw new Error(`the pool has no item "${u.id}" any more`);
-    return { position: u.position, points: u.points, text: item.prompt, item };
-  });
+  const questions = itemQuestions(spec, items);
   const exam = examPrompt(questions, ctx.budget, spec.prompt, spec.nameQuestions);
   const turns = await reasonThenExtract(ctx, exam, {
     prompt: extractionPrompt(questions.length),

@@ -22,20 +22,25 @@ import {
   sha256,
 } from "../task/index.ts";
 import { defaultVerify, modelProviderOf } from "../trial/index.ts";
+import { type ExamBound, sessionBound, twoTurnBound } from "./cost.ts";
 import type { ExamAttempt, ExamRun } from "./engine.ts";
-import { inlineQuestion, runInlineTaskExam } from "./inline-task-exam.ts";
-import { runItemExam } from "./item-exam.ts";
+import {
+  inlineExamQuestions,
+  inlineExtractionPrompt,
+  inlineExtractionTokens,
+  inlineQuestion,
+  runInlineTaskExam,
+} from "./inline-task-exam.ts";
+import { extractionTokens, itemQuestions, runItemExam } from "./item-exam.ts";
 import type { ExamSpec, PoolUnit } from "./plan.ts";
+import { examPrompt, extractionPrompt } from "./prompts.ts";
 import type { ExamRecord } from "./record.ts";
 import { loadReference } from "./reference.ts";
 import type { ExamRunFile } from "./session.ts";
 import { runTaskExam } from "./task-exam.ts";
 
-export interface ExamRunner {
-  units: PoolUnit[];
-  poolDigest: string;
+export interface ExamRunner extends ExamPool {
   agent: ExamRecord["agent"];
-  reference: ReturnType<typeof loadReference> | null;
   runOne: (spec: ExamSpec, attempt: ExamAttempt) => Promise<ExamRun>;
   /** The model provider whose concurrency limit the exams share. */
   provider: string;
@@ -74,23 +79,51 @@ export async function modelOf(paths: ProjectPaths, agentName: string) {
   return { config, model: await loadChatModel(config, key) };
 }
 
-/** Items: the pool file, and the configuration's model called directly (two turns per exam). */
-export async function itemRunner(paths: ProjectPaths, run: ExamRunFile): Promise<ExamRunner> {
+/** An exam run's pool without its model or sandbox: what the plan, the estimate and the ceiling need. */
+export interface ExamPool {
+  units: PoolUnit[];
+  poolDigest: string;
+  reference: ReturnType<typeof loadReference> | null;
+  /** The agent configuration (null: a built-in agent without one, e.g. for a task exam's refusal later). */
+  config: ResolvedAgentConfig | null;
+  /** The most one exam can spend. */
+  bound: ExamBound;
+}
+
+function itemPool(paths: ProjectPaths, run: ExamRunFile) {
   const pool = loadItemPool(paths.root, run.pool.source);
   const reference = referenceOf(paths, run);
-  const { config, model } = await modelOf(paths, run.agent.name);
+  const config = agentConfig(paths, run.agent.name);
   const items = new Map(pool.items.map((item) => [item.id, item]));
   return {
+    items,
     units: pool.items.map((item) => ({
       id: item.id,
       difficulty: difficulty(item.difficulty, item.id, reference),
     })),
     poolDigest: sha256(readFileSync(pool.file)),
-    agent: { name: config.name, digest: config.digest, harness: "exam-items", model: config.model },
     reference,
+    config,
+    bound: (spec: ExamSpec) =>
+      twoTurnBound(
+        config.pricing,
+        examPrompt(itemQuestions(spec, items), run.budget, spec.prompt, spec.nameQuestions),
+        run.budget,
+        { prompt: extractionPrompt(spec.units.length), maxOutputTokens: extractionTokens(spec.units.length) },
+      ),
+  };
+}
+
+/** Items: the pool file, and the configuration's model called directly (two turns per exam). */
+export async function itemRunner(paths: ProjectPaths, run: ExamRunFile): Promise<ExamRunner> {
+  const pool = itemPool(paths, run);
+  const { config, model } = await modelOf(paths, run.agent.name);
+  return {
+    ...pool,
+    agent: { name: config.name, digest: config.digest, harness: "exam-items", model: config.model },
     provider: config.provider,
     runOne: (spec, attempt) =>
-      runItemExam(spec, items, {
+      runItemExam(spec, pool.items, {
         model,
         pricing: config.pricing,
         budget: run.budget,
@@ -109,34 +142,75 @@ export function taskIds(paths: ProjectPaths, source: string): string[] {
     .filter((s) => s !== "");
 }
 
-/** Inline tasks: the library tasks in their inline form, the configuration's model called directly. */
-export async function inlineTaskRunner(paths: ProjectPaths, run: ExamRunFile): Promise<ExamRunner> {
-  const condition = run.condition ?? "+A";
+/** The tasks of `--tasks` / `--inline-tasks`, loaded, and their digest as the pool's. */
+function loadedTasks(paths: ProjectPaths, run: ExamRunFile) {
   const tasks = new Map<string, LoadedTask>(
     taskIds(paths, run.pool.source).map((id) => [id, loadValidTask(paths, id)]),
   );
-  // a task that has no inline form is refused before any exam runs
-  for (const task of tasks.values()) inlineQuestion(task, condition);
-  const reference = referenceOf(paths, run);
-  const { config, model } = await modelOf(paths, run.agent.name);
   const digests = [...tasks.values()].map((t) => `${t.id}:${t.digests.task}:${t.digests.environment}`).sort();
+  const reference = referenceOf(paths, run);
   return {
-    units: [...tasks.values()].map((t) => ({ id: t.id, difficulty: difficulty(undefined, t.id, reference) })),
+    tasks,
     poolDigest: sha256(digests.join("\n")),
-    agent: { name: config.name, digest: config.digest, harness: "exam-inline-tasks", model: config.model },
     reference,
+    units: [...tasks.values()].map((t) => ({ id: t.id, difficulty: difficulty(undefined, t.id, reference) })),
+  };
+}
+
+function inlinePool(paths: ProjectPaths, run: ExamRunFile) {
+  const condition = run.condition ?? "+A";
+  const loaded = loadedTasks(paths, run);
+  // a task that has no inline form is refused before any exam runs
+  for (const task of loaded.tasks.values()) inlineQuestion(task, condition);
+  const config = agentConfig(paths, run.agent.name);
+  return {
+    ...loaded,
+    condition,
+    config,
+    bound: (spec: ExamSpec) => {
+      const { tasks, questions } = inlineExamQuestions(spec, loaded.tasks, condition);
+      return twoTurnBound(
+        config.pricing,
+        examPrompt(questions, run.budget, spec.prompt, spec.nameQuestions),
+        run.budget,
+        { prompt: inlineExtractionPrompt(tasks), maxOutputTokens: inlineExtractionTokens(tasks) },
+      );
+    },
+  };
+}
+
+/** Inline tasks: the library tasks in their inline form, the configuration's model called directly. */
+export async function inlineTaskRunner(paths: ProjectPaths, run: ExamRunFile): Promise<ExamRunner> {
+  const pool = inlinePool(paths, run);
+  const { config, model } = await modelOf(paths, run.agent.name);
+  return {
+    ...pool,
+    agent: { name: config.name, digest: config.digest, harness: "exam-inline-tasks", model: config.model },
     provider: config.provider,
     runOne: (spec, attempt) =>
       runInlineTaskExam(spec, {
         model,
         pricing: config.pricing,
-        tasks,
-        condition,
+        tasks: pool.tasks,
+        condition: pool.condition,
         budget: run.budget,
         temperature: config.temperature,
         signal: attempt.signal,
       }),
   };
+}
+
+function taskPool(paths: ProjectPaths, run: ExamRunFile) {
+  const loaded = loadedTasks(paths, run);
+  const config = loadAgentConfigs(paths).agents.find((a) => a.name === run.agent.name) ?? null;
+  return { ...loaded, config, bound: () => sessionBound(config, run.budget) };
+}
+
+/** The run's pool by kind, with no model loaded and no sandbox started (--estimate). */
+export function examPool(paths: ProjectPaths, run: ExamRunFile): ExamPool {
+  if (run.kind === "items") return itemPool(paths, run);
+  if (run.kind === "inline-tasks") return inlinePool(paths, run);
+  return taskPool(paths, run);
 }
 
 /** Tasks: the library tasks, one sandbox per exam, a built-in-loop agent session. */
@@ -145,10 +219,8 @@ export async function taskRunner(
   run: ExamRunFile,
   log: (line: string) => void,
 ): Promise<ExamRunner> {
-  const tasks = new Map<string, LoadedTask>(
-    taskIds(paths, run.pool.source).map((id) => [id, loadValidTask(paths, id)]),
-  );
-  const reference = referenceOf(paths, run);
+  const pool = taskPool(paths, run);
+  const { tasks } = pool;
   const agent: Agent = await resolveAgent(paths, run.agent.name, { log });
   if (agent.harness !== "builtin")
     throw new Error(`a task exam needs a built-in-loop agent; "${agent.name}" runs ${agent.harness}`);
@@ -157,7 +229,6 @@ export async function taskRunner(
   const reaped = await provider.reap();
   if (reaped > 0) log(`removed ${reaped} sandbox(es) left by kgate processes that are gone`);
   const image = await provider.prepareImage(paths, (line) => log(`sandbox: ${line}`));
-  const digests = [...tasks.values()].map((t) => `${t.id}:${t.digests.task}:${t.digests.environment}`).sort();
   const context = {
     agent,
     tasks,
@@ -171,10 +242,8 @@ export async function taskRunner(
     verify: defaultVerify(paths),
   };
   return {
-    units: [...tasks.values()].map((t) => ({ id: t.id, difficulty: difficulty(undefined, t.id, reference) })),
-    poolDigest: sha256(digests.join("\n")),
+    ...pool,
     agent: { name: agent.name, digest: agent.digest, harness: agent.harness, model: agent.model },
-    reference,
     provider: modelProviderOf(agent),
     runOne: (spec, attempt) => runTaskExam(spec, context, attempt),
     dispose: async () => {

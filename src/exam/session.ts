@@ -7,9 +7,10 @@ import { fieldPath, lineProblemText } from "../common/index.ts";
 import { Condition } from "../task/index.ts";
 import type { ReferenceEntry } from "./analysis.ts";
 import { effortChart } from "./chart.ts";
+import { examCeiling } from "./cost.ts";
 import { type ExamAttempt, type ExamRun, runExams } from "./engine.ts";
 import { formatExamSummary } from "./format.ts";
-import { PlanFactors, type PoolUnit, planExams } from "./plan.ts";
+import { type ExamSpec, PlanFactors, type PoolUnit, planExams } from "./plan.ts";
 import {
   type ExamProvenance,
   type ExamRecord,
@@ -74,6 +75,8 @@ export interface SessionInputs {
   concurrency?: number;
   log?: (line: string) => void;
   signal?: AbortSignal;
+  /** --max-cost: the ceiling in USD and the most one exam can cost (every exam priced). */
+  maxCost?: { ceilingUsd: number; worstCase: (spec: ExamSpec) => number };
 }
 
 /** Where a resumed run differs from what it was started with, as `field: was -> now`. */
@@ -124,7 +127,11 @@ export async function runExamSession(inputs: SessionInputs, resume: boolean): Pr
     budget: inputs.run.budget,
     tau: inputs.run.tau,
   };
+  const ceiling = inputs.maxCost
+    ? examCeiling(inputs.maxCost.ceilingUsd, before.records, inputs.maxCost.worstCase)
+    : null;
   const ran = await runExams(specs, done, latestAttempts(before.records), {
+    admit: ceiling?.admit,
     provenance,
     runDir: inputs.runDir,
     reference: inputs.reference,
@@ -135,7 +142,10 @@ export async function runExamSession(inputs: SessionInputs, resume: boolean): Pr
     signal: inputs.signal,
   });
   const all = readExamRecords(inputs.runDir);
-  const summary = summariseExams(all.records, specs.length, provenance);
+  const summary = {
+    ...summariseExams(all.records, specs.length, provenance),
+    budget: ceiling?.state ?? null,
+  };
   writeFileSync(path.join(inputs.runDir, REPORT_FILES.json), `${JSON.stringify(summary, null, 2)}\n`);
   writeFileSync(path.join(inputs.runDir, REPORT_FILES.text), formatExamSummary(summary));
   writeFileSync(path.join(inputs.runDir, REPORT_FILES.chart), effortChart(summary));

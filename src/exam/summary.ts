@@ -1,6 +1,7 @@
 // The exam report's numbers: per (N, scheme, order, prompt), the mean score, coverage, zero-token
 // rate and each correlation over exams with bootstrap intervals; and effort share by position per N.
 import { z } from "zod";
+import { BudgetState } from "../cost/index.ts";
 import { errorsByKind, FailureKind } from "../model/index.ts";
 import { seededRng } from "./random.ts";
 import { ExamProvenance, type ExamRecord, type ExamStats, finishedRecords } from "./record.ts";
@@ -36,6 +37,8 @@ export const ExamSummary = ExamProvenance.extend({
   /** The failed exams by their latest attempt's error kind (the closed taxonomy). */
   errors: z.partialRecord(FailureKind, z.number().int()).default({}),
   groups: z.array(GroupSummary),
+  /** --max-cost: the ceiling, what was spent and reserved, and the exams it refused (they have no result). */
+  budget: BudgetState.nullable().default(null),
   /** Per N: the mean share of the exam's attributed tokens at each position (1..N). */
   effortByPosition: z.array(z.object({ n: z.number().int(), share: z.array(z.number()) })),
 });
@@ -113,6 +116,7 @@ export function summariseExams(
     errors: errorsByKind([...lastError.values()]),
     groups: summaries,
     effortByPosition: effortByPosition(finished),
+    budget: null,
   };
 }
 
