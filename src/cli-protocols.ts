@@ -112,6 +112,14 @@ export function addTriageCommands(
       "--resolve",
       "budget re-solve: as --live's E, with the allocation also stated (in an item's or inline task's prompt, in a task agent's system prompt)",
     )
+    .option(
+      "--estimate",
+      "print tokens and cost per phase-0 unit and for the plans (from earlier records, else an upper bound) and exit: nothing runs",
+    )
+    .option(
+      "--max-cost <usd>",
+      "a hard cost ceiling over phase-0 units and plans (not with --live or --resolve); --resume <run> --max-cost <more> continues",
+    )
     .option("--json", "print the summary as JSON instead of Markdown")
     .action(action("triage"));
   triage

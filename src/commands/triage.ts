@@ -1,7 +1,7 @@
 // `kgate triage`: portfolio triage under a token budget (TRIAGE) on item pools or gated tasks
 // (sandboxed or inline), and
 // `kgate triage score`, which re-scores a saved plan offline against phase-0 results.
-import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import {
   createConfiguredChatModel,
@@ -10,7 +10,7 @@ import {
   resolveAgent,
 } from "../agents/index.ts";
 import { DEFAULT_CONCURRENCY } from "../calibrate/index.ts";
-import { EXIT_FAILED, EXIT_OK, InternalTrialErrors, UsageError, usageOrBug } from "../errors.ts";
+import { EXIT_FAILED, EXIT_OK, InternalTrialErrors, UsageError } from "../errors.ts";
 import { packageInfo } from "../package-info.ts";
 import { relativeToProject } from "../project.ts";
 import { InterruptedError, removeOnInterrupt } from "../sandbox/index.ts";
@@ -20,19 +20,14 @@ import {
   injectedVariants,
   inlineUnitRunner,
   type LoadedTriagePool,
-  loadPhase0,
   loadTriagePool,
-  MAX_PLAN_CHARS,
   markdownTriage,
   namesTasks,
-  type PlanScore,
-  parsePlan,
   readSettings,
   resolveItemRunner,
   runItemUnit,
   runTaskUnit,
   runTriage,
-  scorePlan,
   summariseTriage,
   svgTriage,
   type TriageSettings,
@@ -44,98 +39,9 @@ import {
 import { agentInfoOf, newRunId, openSandboxRunner, runDirOf, TrialEngine } from "../trial/index.ts";
 import type { CommandContext } from "./context.ts";
 import { concurrencyOption, integerOption } from "./options.ts";
+import { ceilingOf, printEstimate } from "./triage-cost.ts";
 
-export interface ScoreOptions {
-  phase0: string;
-  plan: string;
-  budget: string;
-  seed?: string;
-  json?: boolean;
-}
-
-function readPlanText(file: string): string {
-  try {
-    if (statSync(file).size > MAX_PLAN_CHARS) throw new UsageError(`${file}: over ${MAX_PLAN_CHARS} bytes`);
-    return readFileSync(file, "utf8");
-  } catch (err) {
-    if (err instanceof UsageError) throw err;
-    throw new UsageError(`${file}: cannot read: ${(err as Error).message}`);
-  }
-}
-
-const fixed = (v: number) => (Number.isNaN(v) ? "undefined (V_oracle = V_random)" : v.toFixed(4));
-
-function baselineText(b: PlanScore["baseline"], seedFrom: string): string {
-  return b.method === "exact"
-    ? `exact, all ${b.orders} orders`
-    : `sampled, ${b.orders} permutations, seed ${b.seed} (${seedFrom})`;
-}
-
-function table(s: PlanScore, budget: number, seedFrom: string): string {
-  return [
-    `budget B = ${budget}; plan ${s.compliant ? "within" : "OVER"} budget`,
-    `V_oracle ${s.vOracle}   V_random ${s.vRandom.toFixed(4)} (${baselineText(s.baseline, seedFrom)})`,
-    `regime U: V ${s.vU}   eta ${fixed(s.etaU)}   regret ${s.regretU.toFixed(4)}`,
-    `regime E: V ${s.vE}   eta ${fixed(s.etaE)}   regret ${s.regretE.toFixed(4)}`,
-    "",
-  ].join("\n");
-}
-
-export async function score(ctx: CommandContext, options: ScoreOptions): Promise<number> {
-  const budget = integerOption("--budget", options.budget, { min: 0 });
-  const phase0File = path.resolve(options.phase0);
-  const planFile = path.resolve(options.plan);
-  let units: ReturnType<typeof loadPhase0>;
-  try {
-    units = loadPhase0(phase0File);
-  } catch (err) {
-    throw usageOrBug(err);
-  }
-  const byId = new Map(units.map((u) => [u.id, u]));
-  const parsed = parsePlan(readPlanText(planFile), new Set(byId.keys()), budget);
-  if (!parsed.ok) throw new UsageError(`${planFile}: ${parsed.reason}`);
-  for (const d of parsed.dropped)
-    ctx.stderr.write(
-      `${planFile}: plan[${d.index}]${d.id === null ? "" : ` ("${d.id}")`}: ${d.reason}, dropped\n`,
-    );
-  const steps = parsed.steps.map((s) => ({ unit: byId.get(s.id)!, tokens: s.tokens }));
-  const sampler = samplerOf(ctx, phase0File, options.seed);
-  const result = scorePlan(units, steps, budget, sampler);
-  if (result.baseline.method === "sampled")
-    ctx.stderr.write(`V_random: ${baselineText(result.baseline, sampler.from)}\n`);
-  const { vOracle, vRandom, vU, vE, etaU, etaE, regretU, regretE, compliant } = result;
-  const keys = { vOracle, vRandom, vU, vE, etaU, etaE, regretU, regretE, compliant };
-  ctx.stdout.write(options.json ? `${JSON.stringify(keys, null, 2)}\n` : table(result, budget, sampler.from));
-  return EXIT_OK;
-}
-
-/**
- * The random baseline's sampler for a re-score: the seed and number of permutations of the run whose
- * phase0.jsonl this is (its triage.json beside it), `--seed` overriding the seed; else seed 0 and
- * 1,000 permutations. `from` says where the seed came from.
- */
-function samplerOf(
-  ctx: CommandContext,
-  phase0File: string,
-  seedOption: string | undefined,
-): { seed: number; permutations: number; from: string } {
-  const runDir = path.dirname(phase0File);
-  const files = triageRunFiles(path.dirname(runDir), path.basename(runDir));
-  let run: Pick<TriageSettings, "seed" | "permutations"> | null = null;
-  if (existsSync(files.settings)) {
-    try {
-      run = readSettings(files);
-    } catch (err) {
-      throw usage(err);
-    }
-  }
-  const shown = relativeToProject(ctx.paths, files.settings);
-  const permutations = run?.permutations ?? 1000;
-  if (seedOption !== undefined)
-    return { seed: integerOption("--seed", seedOption, { min: 0 }), permutations, from: "--seed" };
-  if (run) return { seed: run.seed, permutations, from: shown };
-  return { seed: 0, permutations, from: "the default" };
-}
+export { score } from "./triage-score.ts";
 
 export interface TriageOptions {
   agent?: string;
@@ -151,6 +57,10 @@ export interface TriageOptions {
   resolve?: boolean;
   concurrency?: string;
   json?: boolean;
+  /** --estimate: print what the run would cost and exit (no unit, no model call, no run directory). */
+  estimate?: boolean;
+  /** --max-cost <usd>: the run's cost ceiling over phase-0 units and plans (a resume may raise it). */
+  maxCost?: string;
 }
 
 /** Values of a repeatable, comma-separated option, each a number in [lo, hi]. */
@@ -289,14 +199,20 @@ export async function run(
     throw new UsageError(
       `--resolve on gated tasks states the budget in the agent's system prompt, which harness ${config.harness} keeps as its own`,
     );
+  let variants: ReturnType<typeof injectedVariants>;
   try {
     // refuse a ratio the pool cannot serve before the run's folder is made
     const solvable = pool.units.filter((u) => !u.unsolvable);
     const supply = pool.units.filter((u) => u.unsolvable);
-    injectedVariants(solvable, supply, settings.ratios, settings.seed, pool.twins);
+    variants = injectedVariants(solvable, supply, settings.ratios, settings.seed, pool.twins);
   } catch (err) {
     throw usage(err);
   }
+  if (o.estimate) {
+    if (o.resume) throw new UsageError("--estimate prices a new run's plan; it takes no --resume");
+    return printEstimate(ctx, { settings, config, pool, variants, json: o.json === true });
+  }
+  const ceiling = o.maxCost === undefined ? null : ceilingOf(ctx, o.maxCost, settings, config, pool);
   if (!o.resume) {
     if (existsSync(files.settings))
       throw new UsageError(`run ${settings.runId} exists: use --resume ${settings.runId}`);
@@ -351,6 +267,8 @@ export async function run(
     // a task unit's trial engine retries it by kind already
     unitRetries: tasks ? 0 : 1,
     signal: controller.signal,
+    pricing: config.pricing,
+    admit: ceiling?.admit,
     liveUnit: live ? taskLiveRunner(live, "live") : runUnit,
     // regime U live runs each unit as phase 0 did: an item at --unit-cap, a task at its own budget
     advisoryUnit: live ? taskLiveRunner(live, "live-u") : runUnit,
@@ -368,7 +286,10 @@ export async function run(
       stopListening();
       await tasks?.close();
     });
-  const summary = summariseTriage(settings, result.phase0, result.plans, result.failures);
+  const summary = {
+    ...summariseTriage(settings, result.phase0, result.plans, result.failures),
+    budget: ceiling?.state ?? null,
+  };
   writeFileSync(path.join(files.dir, "report.md"), markdownTriage(summary));
   writeFileSync(path.join(files.dir, "report.json"), `${JSON.stringify(summary, null, 2)}\n`);
   writeFileSync(path.join(files.dir, "report.svg"), svgTriage(summary));
@@ -380,6 +301,12 @@ export async function run(
   if (result.cancelled && interrupted instanceof InterruptedError) {
     log(`interrupted: resume with  kgate triage --agent ${config.name} --resume ${settings.runId}`);
     return interrupted.exitCode;
+  }
+  if (result.refused.length > 0) {
+    log(
+      `cost ceiling: ${result.refused.length} unit(s) or plan(s) not started: kgate triage --agent ${config.name} --resume ${settings.runId} --max-cost <more>`,
+    );
+    return EXIT_FAILED;
   }
   if (result.errors > 0) {
     log(

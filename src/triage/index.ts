@@ -1,6 +1,7 @@
 // The triage protocol's public face: pools of units, phase 0, the plan prompt and its parsing,
 // regimes U and E, the knapsack oracle, the random baseline, eta / regret / D / W, and the report.
 export * from "./baseline.ts";
+export * from "./cost.ts";
 export * from "./inline-unit.ts";
 export * from "./item-unit.ts";
 export * from "./live.ts";

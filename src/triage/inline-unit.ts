@@ -82,6 +82,7 @@ export function inlineUnitRunner(ctx: InlineUnitContext, stated = false): UnitRu
       reply: text.slice(0, MAX_KEPT_REPLY_CHARS),
       stopReason: reply.stopReason,
       inputTokens: reply.usage.input,
+      cacheTokens: reply.usage.cacheRead + reply.usage.cacheWrite,
     };
   };
 }

@@ -17,6 +17,10 @@ export interface UnitOutcome {
   reply: string;
   stopReason: string;
   inputTokens: number;
+  /** Cache tokens read and written (model-call units). */
+  cacheTokens?: number;
+  /** USD spent, when the unit knows it (a task unit's trial; a reused one: 0). */
+  costUsd?: number | null;
   /** A task unit's trial, relative to the triage run's folder (`<trial id>` or `live/<plan>/<trial id>`). */
   trial?: string;
 }
@@ -68,5 +72,6 @@ export async function runItemUnit(
     reply: text.slice(0, MAX_KEPT_REPLY_CHARS),
     stopReason: reply.stopReason,
     inputTokens: reply.usage.input,
+    cacheTokens: reply.usage.cacheRead + reply.usage.cacheWrite,
   };
 }

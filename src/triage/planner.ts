@@ -10,6 +10,8 @@ export const MAX_KEPT_PLAN_REPLY_CHARS = 65_536;
 export interface PlannerReply {
   text: string;
   outputTokens: number;
+  /** Tokens sent (uncached, cache read and written). */
+  inputTokens: number;
   stopReason: string;
 }
 
@@ -44,6 +46,7 @@ export async function askForPlan(
       text: text.slice(0, MAX_KEPT_PLAN_REPLY_CHARS),
       outputTokens: reply.usage.output,
       stopReason: reply.stopReason,
+      inputTokens: reply.usage.input + reply.usage.cacheRead + reply.usage.cacheWrite,
     });
     last = parsePlan(text, knownIds, budget);
     if (last.ok) return { parsed: last, failure: null, replies };

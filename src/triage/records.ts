@@ -52,6 +52,8 @@ export const Phase0Record = Phase0Line.extend({
   /** What `cost` counts. */
   costKind: z.string(),
   inputTokens: z.number().int().nonnegative(),
+  /** USD this run spent on the unit (a reused trial: 0); null without prices or in older records. */
+  costUsd: z.number().nonnegative().nullable().default(null),
   stopReason: z.string(),
   answer: z.string(),
   reply: z.string(),
@@ -62,7 +64,13 @@ export const Phase0Record = Phase0Line.extend({
 });
 export type Phase0Record = z.infer<typeof Phase0Record>;
 
-const Reply = z.object({ text: z.string(), outputTokens: z.number(), stopReason: z.string() });
+const Reply = z.object({
+  text: z.string(),
+  outputTokens: z.number(),
+  stopReason: z.string(),
+  /** Tokens sent (0 in records made before it was kept). */
+  inputTokens: z.number().default(0),
+});
 const Step = z.object({ id: z.string(), tokens: z.number() });
 
 /** One planned unit run live: its limit, what it cost, and whether it scored. */
@@ -119,6 +127,8 @@ export const PlanRecord = z.object({
     })
     .nullable(),
   failure: z.string().nullable(),
+  /** USD of the plan's calls (the live phase not included); null without prices or in older records. */
+  costUsd: z.number().nonnegative().nullable().default(null),
   scores: z.object({
     vOracle: z.number(),
     vRandom: z.number(),

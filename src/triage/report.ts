@@ -1,5 +1,6 @@
 // The triage report as Markdown (tables, every plan as written) and as an SVG chart of detection D
 // and waste W against the injection ratio r, one line per framing.
+import { budgetLine } from "../cost/index.ts";
 import { errorKindsLine } from "../model/index.ts";
 import { markdownTable } from "../report/index.ts";
 import type { TriageSummary } from "./summary.ts";
@@ -18,6 +19,15 @@ export function markdownTriage(s: TriageSummary): string {
     "",
     `Pool ${s.pool.name} (${s.pool.file}, sha256 ${s.pool.digest.slice(0, 12)}); configuration ${s.configuration.name} (${s.configuration.digest.slice(0, 12)}), model ${s.model}; kgate ${s.kgateVersion}.`,
     `Phase 0: ${s.phase0.units} units, ${s.phase0.correct} correct, ${s.phase0.capped} capped, ${s.phase0.totalCost} tokens (${s.phase0.costKind ?? "no unit run"}).`,
+    ...(s.budget
+      ? [
+          `${budgetLine(s.budget, {
+            unit: "unit or plan",
+            shortfall: "they were not run and have no result",
+            resume: `kgate triage --agent ${s.configuration.name} --resume ${s.run}`,
+          })}.`,
+        ]
+      : []),
     ...(errorKindsLine(s.errors)
       ? [`Failed (left out; --resume runs them), by error kind: ${errorKindsLine(s.errors)}.`]
       : []),

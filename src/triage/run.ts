@@ -3,12 +3,12 @@
 // from phase 0 (and run live, or re-solved with a_i stated, when asked). Phase-0 units and plans are
 // units of the one engine (bounded, retried by failure kind, cancelled on Ctrl-C); each is appended
 // as it finishes, and a failure is logged with its kind, not fatal.
-import type { ChatModel, RetryPolicy } from "../agents/index.ts";
-import { asTrialError, withRetry } from "../agents/index.ts";
+import type { ChatModel, Pricing, RetryPolicy } from "../agents/index.ts";
+import { withRetry } from "../agents/index.ts";
 import { appendJsonLine } from "../common/index.ts";
-import { FAILURE_KINDS, internalError, type Outcome, type TrialError, trialError } from "../model/index.ts";
-import { type EngineUnit, type RunPlace, UnitEngine, type UnitKind } from "../trial/index.ts";
-import { executeEnforcedLive, UnitFailure, type UnitRunner } from "./live.ts";
+import { callCostUsd } from "./cost.ts";
+import { type KeyedRunInput, runKeyed } from "./keyed.ts";
+import { executeEnforcedLive, type UnitRunner } from "./live.ts";
 import { executeAdvisoryLive } from "./live-advisory.ts";
 import type { ScoredUnit } from "./oracle.ts";
 import { askForPlan } from "./planner.ts";
@@ -20,7 +20,6 @@ import {
   Phase0Record as Phase0RecordSchema,
   PlanRecord,
   readLines,
-  type TriageRunFiles,
   type TriageSettings,
 } from "./records.ts";
 import { budgetFor, detection, efficiency, regret, scorePlan, waste } from "./scores.ts";
@@ -28,9 +27,7 @@ import { budgetFor, detection, efficiency, regret, scorePlan, waste } from "./sc
 export const COST_KIND =
   "output tokens as the provider reports them (reasoning/thinking tokens included: Anthropic output_tokens and OpenAI completion_tokens count them)";
 
-export interface TriageRunInput {
-  files: TriageRunFiles;
-  settings: TriageSettings;
+export interface TriageRunInput extends KeyedRunInput {
   /** Every unit: the solvable pool and the unsolvable supply. */
   units: TriageUnit[];
   /** A solvable unit's own unsolvable replacement (a gated task's -A twin); items use the supply. */
@@ -46,16 +43,10 @@ export interface TriageRunInput {
   resolveUnit?: UnitRunner;
   planner: ChatModel;
   retry: RetryPolicy;
-  log: (line: string) => void;
-  now?: () => Date;
-  /** Units (and plans) in flight at once (default 1). */
-  concurrency?: number;
-  /** The model provider whose limit the calls share (default `model`). */
-  provider?: string;
   /** Engine retries of a phase-0 unit whose failure kind is retried (default 1; 0 for task units, whose trial engine retries). */
   unitRetries?: number;
-  /** Ctrl-C: no unit or plan starts after it; running ones end as cancelled (a resume runs them). */
-  signal?: AbortSignal;
+  /** The configuration's prices: each unit's and plan's record states its cost. */
+  pricing?: Pricing | null;
 }
 
 export interface TriageRunResult {
@@ -67,94 +58,12 @@ export interface TriageRunResult {
   /** kgate's own errors (`internal`): the command reports them and fails. */
   internal: ErrorRecord[];
   cancelled: boolean;
-}
-
-/** One attempt of a unit or plan as the engine keeps it: what it made, or why not. */
-interface Attempt<T> {
-  key: string;
-  value: T | null;
-  error: TrialError | null;
-}
-
-interface KeyedUnit extends EngineUnit {
-  key: string;
-}
-
-/** A failure as the error record of the taxonomy: UnitFailure keeps its kind; anything else is classified. */
-function failureOf(err: unknown, signal: AbortSignal): TrialError {
-  if (signal.aborted) return trialError("cancelled", "the triage run was interrupted");
-  return err instanceof UnitFailure ? err.error : asTrialError(err);
+  /** Units and plans not started because their reservation would cross the cost ceiling. */
+  refused: string[];
 }
 
 const planKey = (ratio: number, alpha: number, framing: string) =>
   `r=${ratio} alpha=${alpha} framing=${framing}`;
-
-/**
- * Runs `todo` through an engine whose records are attempts: `work` makes the value; a failure becomes
- * the attempt's error (a line in errors.jsonl), retried by kind.
- */
-async function runKeyed<U extends KeyedUnit, T>(
-  input: TriageRunInput,
-  phase: ErrorRecord["phase"],
-  todo: readonly U[],
-  retries: number,
-  work: (unit: U, signal: AbortSignal) => Promise<T>,
-  outcome: (value: T) => Outcome,
-): Promise<{ failures: ErrorRecord[]; internal: ErrorRecord[]; cancelled: boolean }> {
-  const now = input.now ?? (() => new Date());
-  const failures = new Map<string, ErrorRecord>();
-  const logged = (job: U & { attempt: number }, error: TrialError): ErrorRecord => {
-    const line: ErrorRecord = {
-      phase,
-      key: job.key,
-      message: `${error.kind}: ${error.message}`.slice(0, 2000),
-      error,
-      attempt: job.attempt,
-      at: now().toISOString(),
-    };
-    appendJsonLine(input.files.errors, line);
-    failures.set(job.key, line);
-    return line;
-  };
-  type Job = U & RunPlace & { attempt: number };
-  const kind: UnitKind<U, Job, Attempt<T>> = {
-    job: (unit, attempt, run) => ({ ...unit, ...run, attempt }),
-    providerOf: () => input.provider ?? "model",
-    errorOf: (a) => a.error,
-    outcomeOf: (a) => (a.value !== null ? outcome(a.value) : "infra"),
-    crashed: (job, err) => {
-      const error = internalError(err);
-      logged(job, error);
-      return { key: job.key, value: null, error };
-    },
-  };
-  const engine = new UnitEngine<U, Job, Attempt<T>>({
-    runId: input.settings.runId,
-    runDir: input.files.dir,
-    kind,
-    concurrency: input.concurrency ?? 1,
-    retries,
-    signal: input.signal,
-    runner: async (job, signal) => {
-      try {
-        const value = await work(job, signal);
-        failures.delete(job.key);
-        return { key: job.key, value, error: null };
-      } catch (err) {
-        const error = failureOf(err, signal);
-        const retried = FAILURE_KINDS[error.kind].retried && !signal.aborted;
-        input.log(
-          `${phase === "phase0" ? "phase 0" : "plan"} ${job.key}: error (${error.kind}): ${error.message}${retried ? "" : " (left out; --resume retries it)"}`,
-        );
-        logged(job, error);
-        return { key: job.key, value: null, error };
-      }
-    },
-  });
-  await engine.runAll(todo);
-  const internal = engine.internal.flatMap((a) => failures.get(a.key) ?? []);
-  return { failures: [...failures.values()], internal, cancelled: engine.cancelled };
-}
 
 async function phase0(input: TriageRunInput, done: Map<string, Phase0Record>) {
   const { settings, files, log } = input;
@@ -181,6 +90,14 @@ async function phase0(input: TriageRunInput, done: Map<string, Phase0Record>) {
             : { kind: unit.source.kind, task: unit.source.task, condition: unit.source.condition },
         costKind: COST_KIND,
         inputTokens: outcome.inputTokens,
+        costUsd:
+          outcome.costUsd !== undefined
+            ? outcome.costUsd
+            : callCostUsd(input.pricing ?? null, {
+                input: outcome.inputTokens,
+                output: outcome.cost,
+                cache: outcome.cacheTokens,
+              }),
         stopReason: outcome.stopReason,
         answer: outcome.answer,
         reply: outcome.reply,
@@ -295,6 +212,10 @@ async function onePlan(
         }
       : null,
     failure: outcome.failure,
+    costUsd: outcome.replies.reduce<number | null>((sum, r) => {
+      const c = callCostUsd(input.pricing ?? null, { input: r.inputTokens, output: r.outputTokens });
+      return sum === null || c === null ? null : sum + c;
+    }, 0),
     scores: {
       vOracle: s.vOracle,
       vRandom: s.vRandom,
@@ -379,5 +300,6 @@ export async function runTriage(input: TriageRunInput): Promise<TriageRunResult>
     errors: failures.length,
     internal: [...first.internal, ...second.internal],
     cancelled: first.cancelled || second.cancelled,
+    refused: [...first.refused, ...second.refused],
   };
 }

@@ -1,6 +1,7 @@
 // The analysis of a triage run, from its records alone: eta and regret per alpha x regime x framing
 // (the paper's main table, at r = 0), detection D and waste W per injection ratio, compliance, plans.
 import { z } from "zod";
+import { BudgetState } from "../cost/index.ts";
 import { errorsByKind, FailureKind } from "../model/index.ts";
 import { NOT_RUN } from "./live-advisory.ts";
 import { type ErrorRecord, type Phase0Record, PlanRecord, TriageSettings } from "./records.ts";
@@ -65,6 +66,8 @@ export const TriageSummary = z.object({
     resolveShare: z.number().nullable(),
   }),
   plans: z.array(PlanRecord),
+  /** --max-cost: the ceiling, what was spent and reserved, and the units and plans it refused (they have no result). */
+  budget: BudgetState.nullable().optional(),
 });
 export type TriageSummary = z.infer<typeof TriageSummary>;
 
@@ -161,5 +164,6 @@ export function summariseTriage(
       resolveShare: resolveSteps.length === 0 ? null : resolveWithin / resolveSteps.length,
     },
     plans,
+    budget: null,
   };
 }

@@ -100,6 +100,7 @@ export function trialOutcome(record: TrialRecord, reused: boolean): UnitOutcome 
     reply: `${reused ? "reused " : ""}trial ${record.runId}/${record.trialId}: ${record.stopReason}, verdict ${record.verdict.status}`,
     stopReason: record.stopReason,
     inputTokens: record.usage.inputTokens,
+    costUsd: reused ? 0 : record.usage.costUsd,
   };
 }
 
