@@ -269,6 +269,14 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
         "run the trials of an earlier probe run that did not count (same task, agents and -n)",
       )
       .option("--run-id <id>", "id of the probe's run (default: a timestamp)")
+      .option(
+        "--estimate",
+        "print the trials, tokens and cost per configuration (from earlier records, else an upper bound) and exit: no trial runs",
+      )
+      .option(
+        "--max-cost <usd>",
+        "a hard cost ceiling: a trial starts only if its worst case fits; --resume <run> --max-cost <more> continues",
+      )
       .option("--json", "machine-readable output")
       .action(action(`probe.${name}`));
   probeVerb(

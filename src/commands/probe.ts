@@ -2,7 +2,7 @@
 // the one engine (--concurrency, retries by failure kind, Ctrl-C cancels, --resume finishes a run):
 // records in runs/<run>/trials.jsonl, what each probe learnt in probes.jsonl, the probe's report as
 // <probe>.json beside them and as a table on stdout.
-import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { lineProblemText } from "../common/index.ts";
 import { EXIT_FAILED, EXIT_OK, InternalTrialErrors, UsageError, usageOrBug } from "../errors.ts";
@@ -29,6 +29,14 @@ import { type LoadedTask, loadValidTask } from "../task/index.ts";
 import { newRunId, readTrialRecords, runDirOf } from "../trial/index.ts";
 import type { CommandContext } from "./context.ts";
 import { concurrencyOption, integerOption } from "./options.ts";
+import {
+  ceilingRun,
+  estimateAgents,
+  estimateRun,
+  type ProbeCost,
+  printEstimate,
+  probeBudgetLine,
+} from "./probe-cost.ts";
 
 export interface ProbeOptions {
   agent: string[];
@@ -38,6 +46,10 @@ export interface ProbeOptions {
   concurrency: string;
   resume?: string;
   json?: boolean;
+  /** --estimate: print what the probe would cost and exit (no trial, no model call, no run directory). */
+  estimate?: boolean;
+  /** --max-cost <usd>: the run's cost ceiling (a resume may raise it). */
+  maxCost?: string;
 }
 
 export interface ReciteOptions extends ProbeOptions {
@@ -51,6 +63,8 @@ interface Prepared {
   agents: ProbeAgent[];
   n: number;
   run: ProbeRun;
+  /** --estimate's collector or --max-cost's ceiling. */
+  cost: ProbeCost;
   /** Stops listening for Ctrl-C. */
   dispose(): void;
 }
@@ -68,28 +82,34 @@ async function prepare(
   if (o.resume && o.runId) throw new UsageError("--resume names the run: leave out --run-id");
   let task: LoadedTask;
   let agents: ProbeAgent[];
+  if (o.estimate && (o.resume || o.maxCost))
+    throw new UsageError("--estimate prices a new run; it takes no --resume or --max-cost");
   const runId = o.resume ?? o.runId ?? newRunId();
-  const runDir = runDirOf(ctx.paths, runId);
+  const estimate = o.estimate ? estimateRun() : null;
+  const runDir = estimate?.runDir ?? runDirOf(ctx.paths, runId);
   const kgateVersion = packageInfo().version;
   try {
     task = loadValidTask(ctx.paths, taskId);
-    agents = await probeAgents(ctx.paths, o.agent);
-    settleProbeRun(
-      runDir,
-      {
-        probe,
-        task: { id: task.id, digest: task.digests.task },
-        agents: agents.map(({ config }) => ({ name: config.name, digest: config.digest })),
-        n,
-        maxEnvironmentBytes: maxEnvironmentBytes ?? null,
-        kgateVersion,
-      },
-      o.resume !== undefined,
-    );
+    agents = estimate ? estimateAgents(ctx, o.agent) : await probeAgents(ctx.paths, o.agent);
+    if (!estimate)
+      settleProbeRun(
+        runDir,
+        {
+          probe,
+          task: { id: task.id, digest: task.digests.task },
+          agents: agents.map(({ config }) => ({ name: config.name, digest: config.digest })),
+          n,
+          maxEnvironmentBytes: maxEnvironmentBytes ?? null,
+          kgateVersion,
+        },
+        o.resume !== undefined,
+      );
   } catch (err) {
+    if (estimate) rmSync(estimate.runDir, { recursive: true, force: true });
     throw usageOrBug(err);
   }
-  const verb = o.resume ? "resuming" : "run";
+  const cost = estimate ?? (o.maxCost === undefined ? {} : ceilingRun(o.maxCost, agents, runDir));
+  const verb = o.estimate ? "estimating" : o.resume ? "resuming" : "run";
   ctx.stderr.write(
     `probe ${probe} ${task.id}: ${verb} ${runId}, ${n} trial(s) for ${o.agent.join(", ")}, concurrency ${concurrency}\n`,
   );
@@ -104,7 +124,9 @@ async function prepare(
     agents,
     n,
     dispose,
+    cost,
     run: {
+      admit: cost.admit,
       paths: ctx.paths,
       runId,
       runDir,
@@ -137,6 +159,8 @@ function ending(
     );
     return reason.exitCode;
   }
+  // units the cost ceiling refused have no result: the probe is not finished
+  if ((p.cost.ceiling?.state.refused ?? 0) > 0) return EXIT_FAILED;
   return code;
 }
 
@@ -208,7 +232,12 @@ function finish(
     kgateVersion: p.run.kgateVersion,
     ...report,
     errors: counted,
+    ...(p.cost.ceiling ? { budget: p.cost.ceiling.state } : {}),
   };
+  if (p.cost.ceiling) {
+    const resume = `kgate probe ${name} ${p.task.id} ${p.agents.map((a) => `--agent ${a.config.name}`).join(" ")} -n ${p.n} --resume ${p.run.runId}`;
+    ctx.stderr.write(`${probeBudgetLine(p.cost.ceiling.state, resume)}\n`);
+  }
   writeReport(ctx, p.run, name, full);
   ctx.stdout.write(
     json ? `${JSON.stringify({ runId: p.run.runId, ...report, errors: counted }, null, 2)}\n` : table,
@@ -223,6 +252,7 @@ export async function reciteCommand(ctx: CommandContext, taskId: string, o: Reci
     const ran = await recite(p.task, p.agents, p.n, p.run, against).catch((err) => {
       throw usageOrBug(err);
     });
+    if (p.cost.works) return printEstimate(ctx, "recite", p.task, p.cost, o.json);
     const { reports } = ran;
     const errors = readTrialRecords(p.run.runDir).records.map((r) => r.error);
     finish(ctx, "recite", p, { reports }, errors, reciteTable(reports), o.json);
@@ -261,6 +291,7 @@ export async function canaryCommand(ctx: CommandContext, taskId: string, o: Cana
     const ran = await canary(p.task, p.agents, p.n, p.run, against).catch((err) => {
       throw usageOrBug(err);
     });
+    if (p.cost.works) return printEstimate(ctx, "canary", p.task, p.cost, o.json);
     const { reports } = ran;
     const errors = reports.flatMap((r) => r.trials.map((t) => t.error));
     finish(ctx, "canary", p, { reports }, errors, canaryTable(reports), o.json);
@@ -289,6 +320,7 @@ export async function compressCommand(ctx: CommandContext, taskId: string, o: Pr
     const ran = await compress(p.task, p.agents, p.n, p.run).catch((err) => {
       throw usageOrBug(err);
     });
+    if (p.cost.works) return printEstimate(ctx, "compress", p.task, p.cost, o.json);
     const { report } = ran;
     const errors = existsSync(path.join(p.run.runDir, "compress"))
       ? readdirSync(path.join(p.run.runDir, "compress")).flatMap((arm) =>

@@ -77,3 +77,32 @@ export function priceTokens(
     (t.cacheWrite ?? 0) * perToken(pricing.cacheWritePerMTok ?? pricing.inputPerMTok)
   );
 }
+
+/**
+ * A conversation of one model call per user turn (the inline form): call i sends the system prompt,
+ * the turns so far and the replies before it (each counted as the output cap it was generated under),
+ * and generates at most the output cap.
+ */
+export function conversationBound(
+  pricing: Pricing | null | undefined,
+  maxOutputTokens: number,
+  system: string,
+  turns: readonly string[],
+): { tokens: { input: number; output: number; cacheRead: number; cacheWrite: number }; usd: number | null } {
+  const calls: CallBound[] = [];
+  let sent = sentTokensBound(system);
+  for (const turn of turns) {
+    sent += sentTokensBound(turn);
+    calls.push({ input: sent, output: maxOutputTokens });
+    sent += maxOutputTokens + MESSAGE_FRAMING_TOKENS;
+  }
+  return {
+    tokens: {
+      input: calls.reduce((s, c) => s + c.input, 0),
+      output: calls.reduce((s, c) => s + c.output, 0),
+      cacheRead: 0,
+      cacheWrite: 0,
+    },
+    usd: callsWorstCaseUsd(pricing, calls),
+  };
+}

@@ -2,6 +2,7 @@
 // artefact's first line and to state the task's private constants; a verbatim continuation, the
 // canary GUID, or a gated constant stated right marks the task contaminated for that configuration.
 import path from "node:path";
+import { conversationBound } from "../cost/index.ts";
 import {
   FAILURE_KINDS,
   internalError,
@@ -26,6 +27,7 @@ import {
   declaredConventions,
   scoreConventions,
 } from "./conventions.ts";
+import { type ProbeWork, probeAdmit } from "./cost.ts";
 import type { ProbeAgent } from "./models.ts";
 import { appendProbeLine, type ConventionResult, type ProbeLine, readProbeLines } from "./probe-log.ts";
 import type { ProbeRun, UnitsRun } from "./run.ts";
@@ -115,6 +117,7 @@ export function minusACells(records: readonly TrialRecord[], task: string, agent
 interface CanarySlot extends EngineUnit {
   agent: ProbeAgent;
   index: number;
+  bound: ProbeWork["bound"];
 }
 type CanaryJob = CanarySlot & RunPlace & { id: string; attempt: number };
 
@@ -213,7 +216,21 @@ export async function canary(
   const todo = agents.flatMap((agent) =>
     Array.from({ length: n }, (_, index) => ({ agent, index })).flatMap((slot) => {
       const last = before.get(`${agent.config.name}|${slot.index}`);
-      return last && !notDone(last) ? [] : [{ ...slot, previousAttempt: last?.attempt ?? 0 }];
+      if (last && !notDone(last)) return [];
+      // two one-turn conversations at the configuration's output cap
+      const { pricing, maxOutputTokens } = agent.config;
+      const one = (turn: string) => conversationBound(pricing, maxOutputTokens, CANARY_SYSTEM, [turn]);
+      const [a, b] = [one(continueTurn), one(constantsTurn)];
+      const bound = {
+        tokens: {
+          input: a.tokens.input + b.tokens.input,
+          output: a.tokens.output + b.tokens.output,
+          cacheRead: 0,
+          cacheWrite: 0,
+        },
+        usd: a.usd === null || b.usd === null ? null : a.usd + b.usd,
+      };
+      return [{ ...slot, previousAttempt: last?.attempt ?? 0, bound }];
     }),
   );
   const engine = new UnitEngine({
@@ -225,6 +242,11 @@ export async function canary(
     providerLimits: run.providerLimits,
     retries: run.retries,
     signal: run.signal,
+    admit: probeAdmit<CanaryJob, ProbeLine>(
+      run.admit,
+      (job) => ({ agent: job.agent, bound: job.bound, group: "" }),
+      (line) => line.usage?.costUsd ?? null,
+    ),
   });
   await engine.runAll(todo);
   const after = latest();

@@ -3,6 +3,7 @@
 export * from "./canary.ts";
 export * from "./compress.ts";
 export * from "./conventions.ts";
+export * from "./cost.ts";
 export * from "./curve-svg.ts";
 export * from "./models.ts";
 export * from "./probe-log.ts";

@@ -20,6 +20,7 @@ import {
   UnitEngine,
   type UnitKind,
 } from "../trial/index.ts";
+import { inlineWork, type ProbeAdmit, probeAdmit } from "./cost.ts";
 import type { ProbeAgent } from "./models.ts";
 
 export interface ProbeRun {
@@ -36,6 +37,8 @@ export interface ProbeRun {
   /** Ctrl-C: no unit starts after it; running ones end as cancelled (a resume runs them again). */
   signal?: AbortSignal;
   onRecord?: (record: TrialRecord) => void;
+  /** May this unit start? (--max-cost's reservation, probes/cost.ts); a refused one has no record. */
+  admit?: ProbeAdmit;
 }
 
 export const PROBE_RUN_FILE = "probe.json";
@@ -177,6 +180,11 @@ export async function runInlineSlots(
     providerLimits: run.providerLimits,
     retries: run.retries,
     signal: run.signal,
+    admit: probeAdmit<InlineJob, InlineTrialResult>(
+      run.admit,
+      inlineWork(run),
+      (r) => r.record.usage.costUsd,
+    ),
     runner: async (job, signal) => {
       const result = await runInlineTrial({
         paths: run.paths,

@@ -3,7 +3,6 @@
 // estimate per unit (phase 0) and for the plans from earlier records of the same configuration
 // (--estimate), on the shared cost module. The live phase (--live, --resolve) is not bounded here.
 import { existsSync, readdirSync } from "node:fs";
-import path from "node:path";
 import type { Pricing, ResolvedAgentConfig } from "../agents/index.ts";
 import {
   type CallBound,
