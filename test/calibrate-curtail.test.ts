@@ -1,6 +1,7 @@
 // Curtailment (src/calibrate/curtail.ts) through the calibration engine: on every outcome sequence of
 // a small cell set, the curtailed run and the full run give the same decision, borderline flag and
-// revise/discard; skipped trials are not run, and a curtailed task says why. The runner is scripted
+// revise/discard, at fixed n and under --sequential (every path of added trials up to a small cap);
+// skipped trials are not run, and a curtailed task says why. The runner is scripted
 // (an in-process function returning records of fixed outcomes), not a model.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
@@ -90,18 +91,21 @@ function* everySequence(labels: readonly string[], n: number): Generator<Record<
   }
 }
 
-async function proveEquivalence(config: CalibrationConfigInput, labels: string[], n: number) {
+/** Curtailed vs full on every outcome sequence; `length`: trials a cell can run (n, or the screening cap). */
+async function proveEquivalence(config: CalibrationConfigInput, labels: string[], n: number, length = n) {
   const f = fixture({ ...config, n });
   let full = 0;
   let curtailedTrials = 0;
   let sequences = 0;
   const mismatches: string[] = [];
-  for (const script of everySequence(labels, n)) {
+  const decisions = new Set<string>();
+  for (const script of everySequence(labels, length)) {
     sequences += 1;
     const a = await calibrated(f, false, script);
     const b = await calibrated(f, true, script);
     full += a.ran.length;
     curtailedTrials += b.ran.length;
+    decisions.add(a.task.decision);
     const same =
       a.task.decision === b.task.decision &&
       JSON.stringify(a.task.borderline) === JSON.stringify(b.task.borderline);
@@ -113,7 +117,7 @@ async function proveEquivalence(config: CalibrationConfigInput, labels: string[]
     // The full run is never incomplete here (every trial is valid), so neither may the curtailed one be.
     expect(a.task.decision).not.toBe("incomplete");
   }
-  return { sequences, full, curtailedTrials, mismatches };
+  return { sequences, full, curtailedTrials, mismatches, decisions };
 }
 
 describe("curtailment keeps every decision", () => {
@@ -139,6 +143,45 @@ describe("curtailment keeps every decision", () => {
       expect(r.mismatches).toEqual([]);
       expect(r.curtailedTrials).toBeLessThan(r.full);
     }
+  }, 120_000);
+});
+
+describe("curtailment keeps every decision under --sequential", () => {
+  // Screening settings that decide within a cap of 3 (so every kind of path occurs): delta = 0.3.
+  // ">= 0.6" tests p = 0.9 against p = 0.3: a pass adds ln(0.9/0.3) = 1.0986, a fail ln(0.1/0.7) =
+  // -1.9459, the bounds are +-ln(0.95/0.05) = +-2.9444: met after 3 passes in a row (3.2958), not met
+  // after 2 fails (-3.8918), undecided at the cap after e.g. P P F (0.2513). "<= 0.4" is the mirror
+  // image (3 fails meet it, 2 passes miss it). "= 0": the first pass misses it; 0/k meets it once
+  // 1 - 0.05^(1/k) < zeroBound: with zeroBound 0.7 at k = 3 (0.6316; k = 2 gives 0.7764).
+  const SCREENING = { enabled: true, cap: 3, delta: 0.3, zeroBound: 0.7 };
+
+  it("on all 512 outcome paths of three cells with a first round of 1 and the cap at 3", async () => {
+    const labels = THREE_CELLS.map((c) => c.name);
+    // Each cell's outcomes are a sequence of cap = 3 letters (the trials it could ever run): 3 x 3 =
+    // 9 binary outcomes, 2^9 = 512 sequences; every screening path is a prefix of one of them.
+    const r = await proveEquivalence({ cells: [...THREE_CELLS], sequential: SCREENING }, labels, 1, 3);
+    expect(r.sequences).toBe(512);
+    // the full runs add trials (more than the first round's 3 per sequence) and stop some cells
+    // before the cap (fewer than 9 per sequence)
+    expect(r.full).toBeGreaterThan(512 * 3);
+    expect(r.full).toBeLessThan(512 * 9);
+    expect(r.mismatches).toEqual([]);
+    expect(r.curtailedTrials).toBeLessThan(r.full);
+    // Every kind of decision occurs, so the proof is not of one easy case.
+    expect([...r.decisions].sort()).toEqual(["discard", "retain", "revise"]);
+  }, 120_000);
+
+  it("the same with a control cell (4 cells, cap 2: 256 sequences; zeroBound 0.8 decides 0/2: 0.7764)", async () => {
+    const cells = [
+      ...THREE_CELLS,
+      { name: "control", agent: "frontier", condition: "perturbed" as const, require: "= 0", control: true },
+    ];
+    const labels = cells.map((c) => c.name);
+    const sequential = { ...SCREENING, cap: 2, zeroBound: 0.8 };
+    const r = await proveEquivalence({ cells, sequential }, labels, 1, 2);
+    expect(r.sequences).toBe(256);
+    expect(r.mismatches).toEqual([]);
+    expect(r.curtailedTrials).toBeLessThan(r.full);
   }, 120_000);
 });
 
