@@ -5,6 +5,7 @@
 // (an in-process function returning records of fixed outcomes), not a model.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
+import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import {
   buildPlan,
@@ -12,12 +13,14 @@ import {
   type CalibrationConfigInput,
   Curtailer,
   type Plan,
+  Progress,
   runCalibration,
   summarise,
   type TrialRunner,
   tallyRecords,
 } from "../src/calibrate/index.ts";
 import type { TrialRecord } from "../src/model/index.ts";
+import { table1 } from "../src/report/index.ts";
 import type { LoadedTask } from "../src/task/index.ts";
 import { recordFor, recordsFromScript, resolver, scaffoldTasks } from "./support/calibrate-fixtures.ts";
 import { tempProject } from "./support/project.ts";
@@ -74,7 +77,7 @@ async function calibrated(f: Fixture, curtail: boolean, script: Record<string, s
   });
   const summary = summarise(plan, result.written);
   const task = summary.tasks[0]!;
-  return { task, ran, result };
+  return { task, ran, result, summary };
 }
 
 /** Every assignment of P/F to `cells` cells of `n` trials, as scripts per label. */
@@ -211,6 +214,67 @@ describe("curtailment in a run", () => {
     expect(count("frontier-A")).toBe(5);
     expect(count("frontier+A")).toBe(4);
     expect(count("mid+A")).toBe(4);
+  });
+
+  it("says a curtailed cell was curtailed: its counts, its clause and its Table 1 cell", async () => {
+    const f = fixture({ cells: [...THREE_CELLS], n: 5 });
+    const script = { "frontier+A": "PPPPF", "frontier-A": "FFFFF", "mid+A": "FFFFF" };
+    const { summary } = await calibrated(f, true, script);
+    const cell = (label: string) => summary.cells.find((c) => c.label === label)!;
+    // frontier+A ran 4 of 5: one trial curtailed, none missing
+    expect(cell("frontier+A").counts).toMatchObject({ pass: 4, runs: 4, missing: 0, curtailed: 1 });
+    expect(cell("frontier-A").counts).toMatchObject({ runs: 5, missing: 0, curtailed: 0 });
+    // its clause is what 4/4 shows (met), not "short of n" (undecided), and says it was curtailed
+    const clause = cell("frontier+A").clause!;
+    expect(clause.verdict).toBe("met");
+    expect(clause.short).toBe(0);
+    expect(clause.reason).not.toContain("short of n");
+    expect(clause.reason).toMatch(/^frontier\+A passed 4\/4 \(100%\): meets p\(frontier\+A\) >= 0\.6/);
+    expect(clause.reason).toContain(
+      "; curtailed: 1 trial(s) not run because no outcome of them changes the task's decision, so the rate and interval are of the 4 trial(s) run",
+    );
+    // Table 1: Wilson 95% for 4/4 is [4 / (4 + 1.96^2), 1] = [4 / 7.8416, 1] = [0.510, 1]; for mid+A
+    // 0/4 [0, 3.8416 / 7.8416] = [0, 0.490]
+    const table = table1(summary);
+    expect(table).toContain("4/4 (100%) [51, 100] +1 curtailed");
+    expect(table).toContain("0/4 (0%) [0, 49] +1 curtailed");
+    expect(table).not.toContain("missing");
+  });
+
+  it("reports as remaining only trials that may still run: a settled task's skipped trials are not", async () => {
+    const f = fixture({ cells: [...THREE_CELLS], n: 5 });
+    const plan = f.plan(true);
+    const remaining: number[] = [];
+    let text = "";
+    const stream = new Writable({
+      write(chunk, _e, done) {
+        text += chunk.toString();
+        done();
+      },
+    });
+    const progress = new Progress(plan, tallyRecords(plan, []), { stream, live: false });
+    await runCalibration({
+      plan,
+      runDir: f.runDir,
+      tasks: f.tasks,
+      runner: scripted({ "frontier+A": "PPPPP", "frontier-A": "PFFFF", "mid+A": "FFFFF" }, []),
+      records: [],
+      concurrency: 1,
+      events: {
+        planned: (r) => {
+          remaining.push(r);
+          progress.planned(r);
+        },
+        finished: (...a) => progress.finished(...a),
+      },
+    });
+    progress.close();
+    // Before the first trial the task is open: any of its 3 x 5 = 15 trials may run (an upper bound).
+    // The -A pass settles it (discard): the other 14 are skipped, so none remains.
+    expect(remaining).toEqual([15, 0]);
+    // the line of the first trial says the 15 is a bound; the total counts the one trial run
+    expect(text).toMatch(/^\[1\/≤15\] t frontier-A #0 pass /m);
+    expect(text).toMatch(/^trials 1\/1 · /m);
   });
 
   it("judges a resumed run's records the same way: a settled task is decided, an unsettled one incomplete", async () => {

@@ -261,7 +261,7 @@ export class Curtailer {
    * The decision of a task whose remaining trials were curtailed: the outcome they all give, with the
    * observed clauses' reasons and what was not run. Null when nothing is left or it is not settled.
    */
-  curtailedDecision(tally: Tally, task: string, observed: readonly ClauseResult[]): DecisionResult | null {
+  curtailedDecision(tally: Tally, task: string, observed: readonly ClauseResult[]): CurtailedDecision | null {
     const analysis = this.analyse(tally, task);
     if (!analysis.settled) return null;
     const labels = new Map(cellsOfTask(tally, task).map((t) => [t.cell.key, t.cell.label]));
@@ -273,16 +273,27 @@ export class Curtailer {
       `the decision or its borderline flag, so these cells' rates and intervals are of fewer trials`;
     // The observed clauses in the decision's own words when they already give it, else every clause;
     // a curtailed cell is worded by what it showed, not as short of n.
-    const byLabel = new Map(
-      cellsOfTask(tally, task)
-        .filter((t) => t.cell.require && analysis.left.has(t.cell.key))
-        .map((t) => [t.cell.label, this.shown(t)]),
-    );
+    const curtailedCells = cellsOfTask(tally, task).filter((t) => t.cell.require && analysis.left.has(t.cell.key));
+    const byLabel = new Map(curtailedCells.map((t) => [t.cell.label, this.shown(t)]));
     const shown = observed.map((r) => byLabel.get(r.cell) ?? r);
     const now = decide(shown, { pending: null, strict: this.plan.strict, resume: "" });
     const why = now.decision === analysis.settled.decision ? now.reasons : shown.map((r) => r.reason);
-    return { ...analysis.settled, reasons: [line, ...why] };
+    return {
+      ...analysis.settled,
+      reasons: [line, ...why],
+      cells: new Map(
+        curtailedCells.map((t) => [
+          t.cell.key,
+          { left: analysis.left.get(t.cell.key)!, shown: byLabel.get(t.cell.label)! },
+        ]),
+      ),
+    };
   }
+}
+
+/** A curtailed task's decision, and per curtailed cell its trials not run and its clause on those it ran. */
+export interface CurtailedDecision extends DecisionResult {
+  cells: ReadonlyMap<string, { left: number; shown: ClauseResult }>;
 }
 
 /** Laplace-smoothed pass rate of a spec over every task of the run so far. */

@@ -36,6 +36,10 @@ export interface EngineOptions {
   providerLimits?: Readonly<Record<string, number>>;
   signal?: AbortSignal;
   events?: EngineEvents<CellSlot> & {
+    /**
+     * Trials that may still run: in flight and wanted. Under curtailment an upper bound (every open
+     * trial of a task not yet settled); a settled task's skipped trials are not counted.
+     */
     planned?(remaining: number): void;
     /** A task's remaining trials were curtailed: no outcome of them changes its decision. */
     curtailed?(task: string, decision: string): void;
@@ -171,11 +175,18 @@ export async function runCalibration(o: EngineOptions): Promise<EngineResult> {
         !exhaustedSlots.has(slotKey(cell, index)) &&
         !refusedSlots.has(slotKey(cell, index));
       const costOf = specCosts(tally);
+      let possible = 0;
       const wanted = order
         .flatMap((id) => {
           const all = wantedTrials(plan, tally, id).filter(open);
-          if (!curtailer) return all;
-          return curtailedWanted(id, all, costOf);
+          if (!curtailer) {
+            possible += all.length;
+            return all;
+          }
+          const picked = curtailedWanted(id, all, costOf);
+          // a settled task runs only what it picked; an unsettled one may still run any open trial
+          possible += curtailed.has(id) ? picked.length : all.length;
+          return picked;
         })
         .sort((a, b) => a.index - b.index);
       // Past the first round a cell runs one trial at a time, so no trial is wasted once it is decided.
@@ -187,7 +198,7 @@ export async function runCalibration(o: EngineOptions): Promise<EngineResult> {
         launch(cell, index);
         started += 1;
       }
-      const remaining = inFlight.size + wanted.length - started;
+      const remaining = inFlight.size + possible - started;
       if (remaining !== lastRemaining) o.events?.planned?.(remaining);
       lastRemaining = remaining;
     }

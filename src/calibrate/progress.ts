@@ -134,7 +134,12 @@ export class Progress implements NonNullable<EngineOptions["events"]> {
   private eta(): string {
     if (this.doneSession === 0 || this.remaining === 0) return "";
     const per = (this.now() - this.startedAt) / this.doneSession;
-    return ` · eta ${formatDuration(per * this.remaining)}`;
+    return ` · eta ${this.upTo()}${formatDuration(per * this.remaining)}`;
+  }
+
+  /** Under curtailment the trials left are an upper bound while any are left: "≤". */
+  private upTo(): string {
+    return this.plan.curtail && this.remaining > 0 ? "≤" : "";
   }
 
   private money(): string {
@@ -147,7 +152,7 @@ export class Progress implements NonNullable<EngineOptions["events"]> {
     const done = this.doneBefore + this.doneSession;
     const c = this.colors;
     return (
-      `trials ${done}/${done + this.remaining} · ${c.green(`pass ${sum("pass")}`)} · ${c.red(`fail ${sum("fail")}`)}` +
+      `trials ${done}/${this.upTo()}${done + this.remaining} · ${c.green(`pass ${sum("pass")}`)} · ${c.red(`fail ${sum("fail")}`)}` +
       ` · ${c.yellow(`infra ${sum("infra")}`)} · running ${sum("running")} · spent ${formatTokens(this.tokens)} tokens` +
       ` · ${this.money()}${this.eta()}`
     );
@@ -161,7 +166,7 @@ export class Progress implements NonNullable<EngineOptions["events"]> {
     const took = formatDuration(Date.parse(record.finishedAt) - Date.parse(record.startedAt));
     const done = this.doneBefore + this.doneSession;
     this.options.stream.write(
-      `[${done}/${done + Math.max(0, this.remaining - 1)}] ${job.cell.task} ${job.cell.label} #${job.index}` +
+      `[${done}/${this.upTo()}${done + Math.max(0, this.remaining - 1)}] ${job.cell.task} ${job.cell.label} #${job.index}` +
         ` ${colour(outcome)}${error}${retrying ? " retrying" : ""}` +
         ` · ${formatTokens(budgetTokens(record.usage))} tok${cost} · ${took}${this.eta()}\n`,
     );

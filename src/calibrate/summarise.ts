@@ -115,6 +115,7 @@ function cellSummary(plan: Plan, t: CellTally): CellSummary {
       infra: t.infra,
       unverified: t.unverified,
       missing,
+      curtailed: 0,
       runs: t.runs,
     },
     rate: passRate(t.passes, t.runs),
@@ -122,6 +123,22 @@ function cellSummary(plan: Plan, t: CellTally): CellSummary {
     clause: clauseOf(plan, t),
     attribution: attributionOf(t.slots.values()),
     usage,
+  };
+}
+
+/**
+ * A cell of a curtailed task: its skipped trials counted as curtailed (not missing), its clause as
+ * what the trials it ran show, saying that it was curtailed and that its interval is of fewer trials.
+ */
+function curtailedCell(c: CellSummary, cut: { left: number; shown: Clause }): void {
+  c.counts.curtailed = cut.left;
+  c.counts.missing = Math.max(0, c.counts.missing - cut.left);
+  const ran = c.counts.pass + c.counts.fail;
+  c.clause = {
+    ...cut.shown,
+    reason:
+      `${cut.shown.reason}; curtailed: ${cut.left} trial(s) not run because no outcome of them changes ` +
+      `the task's decision, so the rate and interval are of the ${ran} trial(s) run`,
   };
 }
 
@@ -263,10 +280,10 @@ export function summarise(
       resume: `kgate calibrate --resume ${plan.runId}`,
     });
     // curtailment decides only what the rule would leave incomplete for want of skipped trials
-    const { decision, reasons, borderline } =
-      (plan.curtail && ruled.decision === "incomplete"
-        ? curtailer.curtailedDecision(tally, task.id, clauses)
-        : null) ?? ruled;
+    const curtailed =
+      plan.curtail && ruled.decision === "incomplete" ? curtailer.curtailedDecision(tally, task.id, clauses) : null;
+    const { decision, reasons, borderline } = curtailed ?? ruled;
+    for (const [key, cut] of curtailed?.cells ?? []) curtailedCell(mine.find((c) => c.key === key)!, cut);
     return {
       id: task.id,
       title: task.title,

@@ -25,6 +25,7 @@ export function cellText(c: CellSummary): string {
   if (c.counts.infra > 0) extra.push(`${c.counts.infra} infra`);
   if (c.counts.unverified > 0) extra.push(`${c.counts.unverified} unverified`);
   if (c.counts.missing > 0) extra.push(`${c.counts.missing} missing`);
+  if (c.counts.curtailed > 0) extra.push(`${c.counts.curtailed} curtailed`);
   return `${tallyText(c.counts.pass, c.counts.runs, c.interval)}${extra.length > 0 ? ` +${extra.join(", ")}` : ""}`;
 }
 

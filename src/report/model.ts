@@ -19,8 +19,10 @@ export const Counts = z.object({
   infra: z.number().int().nonnegative(),
   /** Trials without a verdict: shown, never counted in rates. */
   unverified: z.number().int().nonnegative(),
-  /** Planned trials with no record yet. */
+  /** Planned trials with no record yet (not those curtailment skipped). */
   missing: z.number().int().nonnegative(),
+  /** Trials curtailment did not run: no outcome of them changes the task's decision (absent in older summaries). */
+  curtailed: z.number().int().nonnegative().default(0),
   /** pass + fail: the denominator of the rate. */
   runs: z.number().int().nonnegative(),
 });
