@@ -273,7 +273,9 @@ export class Curtailer {
       `the decision or its borderline flag, so these cells' rates and intervals are of fewer trials`;
     // The observed clauses in the decision's own words when they already give it, else every clause;
     // a curtailed cell is worded by what it showed, not as short of n.
-    const curtailedCells = cellsOfTask(tally, task).filter((t) => t.cell.require && analysis.left.has(t.cell.key));
+    const curtailedCells = cellsOfTask(tally, task).filter(
+      (t) => t.cell.require && analysis.left.has(t.cell.key),
+    );
     const byLabel = new Map(curtailedCells.map((t) => [t.cell.label, this.shown(t)]));
     const shown = observed.map((r) => byLabel.get(r.cell) ?? r);
     const now = decide(shown, { pending: null, strict: this.plan.strict, resume: "" });

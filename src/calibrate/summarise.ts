@@ -281,7 +281,9 @@ export function summarise(
     });
     // curtailment decides only what the rule would leave incomplete for want of skipped trials
     const curtailed =
-      plan.curtail && ruled.decision === "incomplete" ? curtailer.curtailedDecision(tally, task.id, clauses) : null;
+      plan.curtail && ruled.decision === "incomplete"
+        ? curtailer.curtailedDecision(tally, task.id, clauses)
+        : null;
     const { decision, reasons, borderline } = curtailed ?? ruled;
     for (const [key, cut] of curtailed?.cells ?? []) curtailedCell(mine.find((c) => c.key === key)!, cut);
     return {
