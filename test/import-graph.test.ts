@@ -28,17 +28,20 @@ const ALLOWED: Record<string, string[]> = {
   // Table 1 as CSV quotes fields as the verifier reads them.
   report: ["verify", ...BASE],
   trial: ["agents", "sandbox", "verify", "task", ...BASE],
+  // The cost of units (worst case, ceiling, estimate), shared by the protocol verbs.
+  cost: ["trial", "agents", ...BASE],
   check: ["audit", ...PROTOCOL_BASE],
   // A calibration report carries the monitoring section, so calibrate reads monitor (never the reverse).
-  calibrate: ["monitor", ...PROTOCOL_BASE],
-  probes: ["calibrate", ...PROTOCOL_BASE],
+  calibrate: ["monitor", "cost", ...PROTOCOL_BASE],
+  probes: ["calibrate", "cost", ...PROTOCOL_BASE],
   monitor: PROTOCOL_BASE,
-  triage: ["calibrate", ...PROTOCOL_BASE],
-  exam: ["calibrate", ...PROTOCOL_BASE],
+  triage: ["calibrate", "cost", ...PROTOCOL_BASE],
+  exam: ["calibrate", "cost", ...PROTOCOL_BASE],
   export: ["check", ...PROTOCOL_BASE],
   view: ["report", ...BASE],
   commands: [
     "calibrate",
+    "cost",
     "check",
     "audit",
     "probes",
