@@ -147,12 +147,11 @@ export async function runExams(
   done: ReadonlySet<string>,
   latestAttempt: ReadonlyMap<string, number>,
   o: ExamEngineOptions,
-): Promise<{ records: ExamRecord[]; internal: ExamRecord[]; cancelled: boolean; refused: string[] }> {
+): Promise<{ records: ExamRecord[]; internal: ExamRecord[]; cancelled: boolean }> {
   const todo = specs
     .filter((s) => !done.has(s.key))
     .map((s) => ({ ...s, previousAttempt: latestAttempt.get(s.key) ?? 0 }));
   let ended = 0;
-  const refused: string[] = [];
   const engine = new UnitEngine<ExamUnit, ExamJob, ExamRecord>({
     runId: o.provenance.runId,
     runDir: o.runDir,
@@ -178,10 +177,7 @@ export async function runExams(
       return record;
     },
     events: {
-      refused: (job, reason) => {
-        refused.push(job.key);
-        o.log?.(`${job.key}: not started: ${reason}`);
-      },
+      refused: (job, reason) => o.log?.(`${job.key}: not started: ${reason}`),
       finished: (job, record, _outcome, retrying) => {
         const outcome = record.error
           ? `error (${record.error.kind}): ${record.error.message}${retrying ? " (retried)" : ""}`
@@ -192,5 +188,5 @@ export async function runExams(
     },
   });
   const records = await engine.runAll(todo);
-  return { records, internal: engine.internal, cancelled: engine.cancelled, refused };
+  return { records, internal: engine.internal, cancelled: engine.cancelled };
 }
