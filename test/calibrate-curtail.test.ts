@@ -281,7 +281,23 @@ describe("curtailment in a run", () => {
     const f = fixture({ cells: [...THREE_CELLS], n: 5 });
     const plan = f.plan(true);
     const settled = recordsFromScript(plan, f.tasks, { t: { "frontier-A": "P" } });
-    expect(summarise(plan, settled).tasks[0]!.decision).toBe("discard");
+    const discarded = summarise(plan, settled);
+    expect(discarded.tasks[0]!.decision).toBe("discard");
+    // the rule discards on its own (its reason stands); the trials skipped are curtailed, not missing:
+    // frontier-A 4 of its 5, the other cells all 5
+    const counts = (label: string) => discarded.cells.find((c) => c.label === label)!.counts;
+    expect(counts("frontier-A")).toMatchObject({ runs: 1, missing: 0, curtailed: 4 });
+    expect(counts("frontier+A")).toMatchObject({ runs: 0, missing: 0, curtailed: 5 });
+    expect(counts("mid+A")).toMatchObject({ runs: 0, missing: 0, curtailed: 5 });
+    // without curtailment the same records leave those trials missing (a resume runs them)
+    const noCurtail = summarise(
+      f.plan(false),
+      recordsFromScript(f.plan(false), f.tasks, { t: { "frontier-A": "P" } }),
+    );
+    expect(noCurtail.cells.find((c) => c.label === "frontier+A")!.counts).toMatchObject({
+      missing: 5,
+      curtailed: 0,
+    });
     const open = recordsFromScript(plan, f.tasks, { t: { "frontier-A": "F" } });
     expect(summarise(plan, open).tasks[0]!.decision).toBe("incomplete");
     // frontier+A 4/4 after frontier-A 5/5 fails and mid+A 0/4: settled retain with curtailment,

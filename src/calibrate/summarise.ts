@@ -126,19 +126,27 @@ function cellSummary(plan: Plan, t: CellTally): CellSummary {
   };
 }
 
+/** A settled task's skipped trials (slots without a record) count as curtailed, not missing. */
+function countCurtailed(c: CellSummary, left: number): number {
+  const skipped = Math.min(c.counts.missing, left);
+  c.counts.curtailed = skipped;
+  c.counts.missing -= skipped;
+  return skipped;
+}
+
 /**
- * A cell of a curtailed task: its skipped trials counted as curtailed (not missing), its clause as
- * what the trials it ran show, saying that it was curtailed and that its interval is of fewer trials.
+ * A cell of a task curtailment decided: its skipped trials counted as curtailed, its clause as what
+ * the trials it ran show, saying that it was curtailed and that its interval is of fewer trials.
  */
 function curtailedCell(c: CellSummary, cut: { left: number; shown: Clause }): void {
-  c.counts.curtailed = cut.left;
-  c.counts.missing = Math.max(0, c.counts.missing - cut.left);
+  const skipped = countCurtailed(c, cut.left);
   const ran = c.counts.pass + c.counts.fail;
+  const what = skipped > 0 ? `${skipped} trial(s) not run` : "no trial added";
   c.clause = {
     ...cut.shown,
     reason:
-      `${cut.shown.reason}; curtailed: ${cut.left} trial(s) not run because no outcome of them changes ` +
-      `the task's decision, so the rate and interval are of the ${ran} trial(s) run`,
+      `${cut.shown.reason}; curtailed: ${what} because no outcome of them changes the task's decision, ` +
+      `so the rate and interval are of the ${ran} trial(s) run`,
   };
 }
 
@@ -286,6 +294,12 @@ export function summarise(
         : null;
     const { decision, reasons, borderline } = curtailed ?? ruled;
     for (const [key, cut] of curtailed?.cells ?? []) curtailedCell(mine.find((c) => c.key === key)!, cut);
+    // a task the rule decides on its own: its clauses keep their words, its skipped trials are curtailed
+    if (plan.curtail && !curtailed && ruled.decision !== "incomplete") {
+      const settled = curtailer.analyse(tally, task.id);
+      if (settled.settled)
+        for (const [key, left] of settled.left) countCurtailed(mine.find((c) => c.key === key)!, left);
+    }
     return {
       id: task.id,
       title: task.title,
