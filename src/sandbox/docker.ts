@@ -20,8 +20,12 @@ export interface ContainerSpec {
   nanoCpus: number;
   pids: number;
   readOnlyRoot: boolean;
-  /** Named volumes (the capped tmpfs volumes of disk.ts), mounted without copy-up. */
-  mounts: Array<{ volume: string; target: string }>;
+  /**
+   * Anonymous volumes of the `local` driver (the capped tmpfs volumes of disk.ts): created with the
+   * container, labelled (the reaper finds a leftover by its labels), mounted without copy-up,
+   * removed with the container (removeContainer passes `v`).
+   */
+  volumes: Array<{ target: string; labels: Record<string, string>; options: Record<string, string> }>;
   tmpfs: Record<string, string>;
 }
 
@@ -218,11 +222,16 @@ export class DockerClient {
           PidsLimit: spec.pids,
           ReadonlyRootfs: spec.readOnlyRoot,
           Tmpfs: spec.tmpfs,
-          Mounts: spec.mounts.map((m) => ({
+          Mounts: spec.volumes.map((v) => ({
             Type: "volume" as const,
-            Source: m.volume,
-            Target: m.target,
-            VolumeOptions: { NoCopy: true } as Docker.MountSettings["VolumeOptions"],
+            // No source: an anonymous volume, which `rm -v` removes with the container.
+            Source: "",
+            Target: v.target,
+            VolumeOptions: {
+              NoCopy: true,
+              Labels: v.labels,
+              DriverConfig: { Name: "local", Options: v.options },
+            },
           })),
           AutoRemove: false,
           LogConfig: { Type: "none", Config: {} },
