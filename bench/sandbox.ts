@@ -1,7 +1,7 @@
 // Sandbox benchmark: kgate's trial lifecycle and exec round trip through the Engine API against the
 // docker CLI (`docker run --rm`, `docker exec`) measured in the same run, the disk cap's steps (pause
-// against kill, a tmpfs volume against `docker run --rm`), and trials per minute at concurrency 1, 2
-// and 4. Figures are medians (and p95) of interleaved rounds, reported as ratios.
+// against kill, a container with its tmpfs volume against one without), and trials per minute at
+// concurrency 1, 2 and 4. Figures are medians (and p95) of interleaved rounds, reported as ratios.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -9,7 +9,7 @@ import path from "node:path";
 import type { Agent } from "../src/agents/types.ts";
 import { projectPaths } from "../src/project.ts";
 import { DockerSandbox } from "../src/sandbox/container.ts";
-import { tmpfsVolumeOptions, volumeName } from "../src/sandbox/disk.ts";
+import { tmpfsVolumeOptions } from "../src/sandbox/disk.ts";
 import { DockerClient } from "../src/sandbox/docker.ts";
 import { DockerProvider } from "../src/sandbox/docker-provider.ts";
 import { ensureSandboxImage } from "../src/sandbox/image.ts";
@@ -169,29 +169,45 @@ function dockerOut(args: string[]): string {
 /**
  * The disk cap's own steps (issue 14 item 11), each against a same-run baseline: the stop by
  * `docker pause` against the `docker kill` it replaced (both CLI, on fresh running containers), and
- * one tmpfs volume created and removed (Engine API) against `docker run --rm` (CLI).
+ * a container created and removed (`rm -v`, Engine API) with the capped tmpfs volume it declares
+ * against the same container without it.
  */
 async function diskTable(image: string): Promise<void> {
   const client = new DockerClient();
   const label = Object.entries(LABELS).flatMap(([k, v]) => ["--label", `${k}=${v}`]);
   const running = () => dockerOut(["run", "-d", "--network", "none", ...label, image, "sleep", "300"]);
-  const volume = async () => {
-    const name = volumeName();
-    await client.createVolume(name, LABELS, tmpfsVolumeOptions(64, 1000, 1000));
-    await client.removeVolume(name);
+  const volume = { target: "/home/agent", labels: LABELS, options: tmpfsVolumeOptions(64, 1000, 1000) };
+  const container = (volumes: Array<typeof volume>) => async () => {
+    const id = await client.createContainer({
+      image,
+      cmd: ["true"],
+      user: "1000:1000",
+      workdir: SANDBOX_WORKDIR,
+      env: {},
+      labels: LABELS,
+      network: false,
+      memoryBytes: LIMITS.memoryMb * 1024 * 1024,
+      nanoCpus: LIMITS.cpus * 1e9,
+      pids: LIMITS.pids,
+      readOnlyRoot: true,
+      volumes,
+      tmpfs: {},
+    });
+    await client.removeContainer(id);
   };
-  await volume();
+  const [withVolume, without] = [container([volume]), container([])];
+  await withVolume();
   const pause: number[] = [];
   const kill: number[] = [];
   const volumes: number[] = [];
-  const run: number[] = [];
+  const bare: number[] = [];
   for (let i = 0; i < ROUNDS; i++) {
     const [a, b] = [running(), running()];
     pause.push(await time(() => docker(["pause", a])));
     kill.push(await time(() => docker(["kill", b])));
     docker(["rm", "-f", a, b]);
-    volumes.push(await time(volume));
-    run.push(await time(() => docker(["run", "--rm", image, "true"])));
+    volumes.push(await time(withVolume));
+    bare.push(await time(without));
   }
   const row = (name: string, v: number[], base: number[], baseName: string) =>
     console.log(
@@ -201,8 +217,8 @@ async function diskTable(image: string): Promise<void> {
   console.log("|---|---|---|---|");
   row("stop: docker pause (CLI)", pause, kill, "of docker kill");
   row("baseline: docker kill (CLI)", kill, kill, "of docker kill");
-  row("tmpfs volume: create + remove (Engine API)", volumes, run, "of docker run --rm");
-  row("baseline: docker run --rm <image> true (CLI)", run, run, "of docker run --rm");
+  row("container create + rm -v with its tmpfs volume (Engine API)", volumes, bare, "of no volume");
+  row("baseline: the same container without the volume", bare, bare, "of no volume");
   console.log("");
 }
 

@@ -19,7 +19,8 @@ import {
   runExams,
 } from "../src/exam/index.ts";
 import type { ProjectPaths } from "../src/project.ts";
-import { arithExamProject, inOrderExamTaker } from "./support/exam-model.ts";
+import { inOrderExamTaker } from "./support/exam-model.ts";
+import { arithExamProject } from "./support/exam-project.ts";
 import { type ModelServer, startModelServer } from "./support/model-server.ts";
 
 const KEY_ENV = "KGATE_EXAM_FIDELITY_KEY";

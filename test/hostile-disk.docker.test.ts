@@ -2,7 +2,7 @@
 // limits.diskMb; writing past it is ENOSPC, a trial that fills it is the agent's failure (disk-full)
 // with the outputs written before still collected and verified, and no volume outlives its sandbox,
 // not even one of a SIGKILLed run.
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -10,7 +10,7 @@ import { oracleAgent } from "../src/agents/index.ts";
 import { FAILURE_KINDS } from "../src/model/index.ts";
 import { DockerSandbox } from "../src/sandbox/container.ts";
 import { DockerClient } from "../src/sandbox/docker.ts";
-import { LABEL, LABEL_OWNER, LABEL_RUN } from "../src/sandbox/index.ts";
+import { LABEL, LABEL_OWNER, LABEL_RUN, SANDBOX_WORKDIR } from "../src/sandbox/index.ts";
 import { diskMbOf } from "../src/task/index.ts";
 import { runTrial } from "../src/trial/index.ts";
 import { KGATE_BIN, kgate } from "./support/cli.ts";
@@ -77,6 +77,50 @@ describe("limits.diskMb", () => {
       // The stop freezes every process: the volume's files stay readable for copy-out.
       await box.stop();
       expect((await box.stat("big"))?.size).toBeGreaterThan(0);
+    } finally {
+      await box.remove();
+    }
+    expect(await volumesOf(runId)).toEqual([]);
+  }, 60_000);
+
+  it("sends the seed with the first copy-in, in one extraction, and the volumes are anonymous ones gone with rm -v", async () => {
+    const runId = `test-disk-seed-${process.pid}`;
+    const since = Math.floor(Date.now() / 1000);
+    const box = await DockerSandbox.create({
+      image: sandboxImage(),
+      limits: { cpus: 1, memoryMb: 256, pids: 64, diskMb: 16 },
+      labels: { [LABEL]: "1", [LABEL_RUN]: runId },
+      docker,
+    });
+    try {
+      await box.putFiles(SANDBOX_WORKDIR, [{ path: "data/in.txt", bytes: Buffer.from("in\n") }]);
+      const home = await box.exec([
+        "bash",
+        "-c",
+        "stat -c '%u %a %n' /home/agent/work /home/agent/work/data/in.txt; cat data/in.txt; ls -A /home/agent",
+      ]);
+      expect(home.stdout).toMatch(
+        /^1000 755 \/home\/agent\/work\n1000 644 \/home\/agent\/work\/data\/in.txt\nin\n/,
+      );
+      expect(home.stdout).toContain(".bashrc");
+      // Before: one extraction for the seed at create and one for the copy-in.
+      const extractions = spawnSync(
+        "docker",
+        ["events", "--since", String(since), "--until", String(Math.ceil(Date.now() / 1000) + 1)].concat([
+          "--filter",
+          `container=${box.id}`,
+          "--filter",
+          "event=extract-to-dir",
+          "--format",
+          "{{.Action}}",
+        ]),
+        { encoding: "utf8" },
+      );
+      expect(extractions.stdout.trim().split("\n")).toEqual(["extract-to-dir"]);
+      // Anonymous volumes, with the container's labels (the reaper's way to find a leftover one).
+      const names = (await volumesOf(runId)).map((v) => v.name);
+      expect(names).toHaveLength(1);
+      expect(names[0]).toMatch(/^[0-9a-f]{64}$/);
     } finally {
       await box.remove();
     }

@@ -9,12 +9,11 @@ import { outcomeOf, type TrialRecord } from "../model/index.ts";
 import type { ProjectPaths } from "../project.ts";
 import type { Condition, LoadedTask } from "../task/index.ts";
 import {
-  crashRecord,
+  crashRecordOf,
   type EngineUnit,
   type InlineTrialResult,
   type RunPlace,
   readTrialRecords,
-  recordTask,
   runInlineTrial,
   trialId,
   UnitEngine,
@@ -107,22 +106,14 @@ const inlineKind: UnitKind<InlineSlot, InlineJob, InlineTrialResult> = {
   outcomeOf: (r) => outcomeOf(r.record),
   crashed: (job, err) => ({
     replies: [],
-    record: crashRecord(
+    record: crashRecordOf(
+      job,
+      "inline",
       {
-        runId: job.runId,
-        runDir: job.runDir,
-        trialId: job.trialId,
-        index: job.index,
-        attempt: job.attempt,
-        task: recordTask(job.task),
-        condition: job.condition,
-        form: "inline",
-        agent: {
-          name: job.agent.config.name,
-          digest: job.agent.config.digest,
-          harness: "inline",
-          model: job.agent.config.model,
-        },
+        name: job.agent.config.name,
+        digest: job.agent.config.digest,
+        harness: "inline",
+        model: job.agent.config.model,
       },
       err,
     ),

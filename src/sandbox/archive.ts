@@ -1,5 +1,6 @@
-// Tar streams in and out of containers: packing files for putArchive, reading one entry back with a cap.
-import type { Readable } from "node:stream";
+// Tar streams in and out of containers: packing files for putArchive (after a folder's seed, in one
+// tar), reading one entry back with a cap.
+import { Readable } from "node:stream";
 import tar from "tar-stream";
 
 export interface PackFile {
@@ -14,8 +15,12 @@ export interface Owner {
   gid: number;
 }
 
-/** A tar of `files` with their parent folders, owned by `owner`. */
-export function packFiles(files: readonly PackFile[], owner: Owner) {
+/**
+ * A tar of `files` with their parent folders, owned by `owner`; with `under`, every entry is named
+ * below that folder (which the tar does not create: it is the extraction folder's own).
+ */
+export function packFiles(files: readonly PackFile[], owner: Owner, under = "") {
+  const at = (p: string) => (under ? `${under}/${p}` : p);
   const pack = tar.pack();
   const dirs = new Set<string>();
   for (const file of files) {
@@ -24,13 +29,73 @@ export function packFiles(files: readonly PackFile[], owner: Owner) {
   }
   const mtime = new Date();
   for (const dir of [...dirs].sort()) {
-    pack.entry({ name: `${dir}/`, type: "directory", mode: 0o755, mtime, ...owner });
+    pack.entry({ name: `${at(dir)}/`, type: "directory", mode: 0o755, mtime, ...owner });
   }
   for (const file of files) {
-    pack.entry({ name: file.path, mode: file.mode ?? 0o644, mtime, ...owner }, file.bytes);
+    pack.entry({ name: at(file.path), mode: file.mode ?? 0o644, mtime, ...owner }, file.bytes);
   }
   pack.finalize();
   return pack;
+}
+
+/** A tar's entries as bytes (its end-of-archive blocks left off) and the names of its folders. */
+export interface TarBody {
+  bytes: Buffer;
+  /** Folder names without `./` and the trailing slash (the archived folder itself is ""). */
+  folders: ReadonlySet<string>;
+}
+
+const BLOCK = 512;
+
+function cString(block: Buffer, start: number, length: number): string {
+  const field = block.subarray(start, start + length);
+  const end = field.indexOf(0);
+  return field.subarray(0, end === -1 ? length : end).toString("utf8");
+}
+
+/** The size field of a tar header: octal, or base-256 when its first byte's high bit is set. */
+function entrySize(block: Buffer): number {
+  if ((block[124]! & 0x80) !== 0) return block.subarray(125, 136).reduce((n, b) => n * 256 + b, 0);
+  return Number.parseInt(cString(block, 124, 12).trim() || "0", 8);
+}
+
+/**
+ * Walks a tar (as Docker's archive API writes one) header by header, without reading content; null
+ * when it is cut off inside an entry or a header is not one. Long names (PAX, GNU) are not resolved:
+ * such a folder is only missing from `folders`.
+ */
+export function tarBody(archive: Buffer): TarBody | null {
+  const folders = new Set<string>();
+  let offset = 0;
+  while (offset + BLOCK <= archive.length) {
+    const header = archive.subarray(offset, offset + BLOCK);
+    if (header.every((b) => b === 0)) break;
+    const size = entrySize(header);
+    if (!Number.isSafeInteger(size) || size < 0) return null;
+    const type = String.fromCharCode(header[156]!);
+    if (type === "5") {
+      const prefix = cString(header, 257, 6) === "ustar" ? cString(header, 345, 155) : "";
+      const name = prefix ? `${prefix}/${cString(header, 0, 100)}` : cString(header, 0, 100);
+      folders.add(name.replace(/^(\.\/)+|^\.$/, "").replace(/\/+$/, ""));
+    }
+    offset += BLOCK + Math.ceil(size / BLOCK) * BLOCK;
+  }
+  if (offset > archive.length) return null;
+  return { bytes: archive.subarray(0, offset), folders };
+}
+
+/**
+ * One tar: a folder's archive (`seed`, its entries first) and then `files` packed under `under` (a
+ * folder the seed holds), so a single extraction at that folder does both.
+ */
+export function seededPack(seed: TarBody, under: string, files: readonly PackFile[], owner: Owner): Readable {
+  const pack = packFiles(files, owner, under);
+  return Readable.from(
+    (async function* () {
+      yield seed.bytes;
+      for await (const chunk of pack) yield chunk as Buffer;
+    })(),
+  );
 }
 
 export type SingleEntry =

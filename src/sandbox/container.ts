@@ -4,10 +4,10 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import type { SandboxRequirements } from "../model/index.ts";
 import { diskMbOf, type Limits } from "../task/index.ts";
-import { type PackFile, packFiles, readSingleEntry } from "./archive.ts";
+import { type PackFile, packFiles, readSingleEntry, seededPack, tarBody } from "./archive.ts";
 import { CappedSink } from "./capture.ts";
-import { containerTmpfs, imageSeed, tmpfsVolumeOptions, volumeName, writablePlaces } from "./disk.ts";
-import { DockerClient, isDirectoryMode, isSymlinkMode, type PathStat } from "./docker.ts";
+import { containerTmpfs, imageSeed, tmpfsVolumeOptions, writablePlaces } from "./disk.ts";
+import { type ContainerSpec, DockerClient, isDirectoryMode, isSymlinkMode, type PathStat } from "./docker.ts";
 import { collectOutputs } from "./outputs.ts";
 import { ownerLabel } from "./owner.ts";
 import type { DeclaredOutput, OutputFile, TrialSandbox } from "./provider.ts";
@@ -79,13 +79,34 @@ export class DockerSandbox implements TrialSandbox {
     /** Folders that are volumes (writable through the archive API). */
     readonly writableRoots: readonly string[],
     private readonly env: Record<string, string>,
-    /** The capped tmpfs volumes behind writableRoots, removed with the container. */
-    private readonly volumes: readonly string[],
+    /**
+     * The image's seed of each volume not yet copied in: the first putFiles into a volume sends it
+     * in the same archive as its files; every other call into the container first sends them all.
+     */
+    private readonly pending: Map<string, Buffer>,
   ) {}
 
+  /** The seeds sent so far (a failure stays: a sandbox without its home is no sandbox). */
+  private seeding: Promise<void> = Promise.resolve();
+
+  /** Sends the seeds still pending; every call into the container waits for them. */
+  private seeded(): Promise<void> {
+    if (this.pending.size > 0) {
+      const seeds = [...this.pending];
+      this.pending.clear();
+      const sent = this.seeding;
+      this.seeding = Promise.all([
+        sent,
+        ...seeds.map(([root, seed]) => this.docker.putArchive(this.id, root, Readable.from([seed]))),
+      ]).then(() => {});
+    }
+    return this.seeding;
+  }
+
   /**
-   * Creates and starts a hardened container whose writable folders are capped tmpfs volumes seeded
-   * from the image; a failed start removes what was created.
+   * Creates and starts a hardened container whose writable folders are capped tmpfs volumes, made
+   * and removed with it; what the image holds at each is copied in before anything else touches
+   * the container (with the first putFiles there). A failed start removes what was created.
    */
   static async create(options: ContainerOptions): Promise<DockerSandbox> {
     const docker = options.docker ?? new DockerClient();
@@ -94,36 +115,32 @@ export class DockerSandbox implements TrialSandbox {
     const req = options.requirements ?? {};
     const image = req.image ?? options.image;
     const roots = [SANDBOX_HOME, ...(req.writable ?? [])];
-    const mounts = roots.map((target) => ({ volume: volumeName(), target }));
-    const volumeOptions = tmpfsVolumeOptions(diskMbOf(options.limits), SANDBOX_UID, SANDBOX_GID);
+    const mountOptions = tmpfsVolumeOptions(diskMbOf(options.limits), SANDBOX_UID, SANDBOX_GID);
+    const volumes = roots.map((target) => ({ target, labels: options.labels, options: mountOptions }));
     // The seed container belongs to no run or trial (one serves every sandbox of the image): only
     // kgate's label and owner, so a dead owner's is still swept and no run counts it as its own.
     const seedLabels = { [LABEL]: "1", [LABEL_OWNER]: options.labels[LABEL_OWNER] ?? ownerLabel() };
     const seeds = await Promise.all(roots.map((dir) => imageSeed(docker, image, dir, seedLabels)));
-    const created: string[] = [];
     let id: string | undefined;
     try {
-      for (const m of mounts) {
-        await docker.createVolume(m.volume, options.labels, volumeOptions);
-        created.push(m.volume);
-      }
-      id = await DockerSandbox.createContainer(docker, options, image, mounts);
+      id = await DockerSandbox.createContainer(docker, options, image, volumes);
       await docker.startContainer(id);
-      for (const [i, seed] of seeds.entries())
-        if (seed) await docker.putArchive(id, roots[i]!, Readable.from([seed]));
     } catch (err) {
+      // The volumes go with the container (rm -v); a failed create is undone by the daemon, and the
+      // reaper finds any leftover volume by its labels.
       if (id) await docker.removeContainer(id).catch(() => {});
-      await Promise.all(created.map((v) => docker.removeVolume(v).catch(() => {})));
       throw err;
     }
-    return new DockerSandbox(id, docker, roots, req.env ?? {}, created);
+    const pending = new Map<string, Buffer>();
+    for (const [i, seed] of seeds.entries()) if (seed) pending.set(roots[i]!, seed);
+    return new DockerSandbox(id, docker, roots, req.env ?? {}, pending);
   }
 
   private static createContainer(
     docker: DockerClient,
     options: ContainerOptions,
     image: string,
-    mounts: Array<{ volume: string; target: string }>,
+    volumes: ContainerSpec["volumes"],
   ): Promise<string> {
     const req = options.requirements ?? {};
     const memoryMb = options.limits.memoryMb;
@@ -142,13 +159,14 @@ export class DockerSandbox implements TrialSandbox {
       nanoCpus: Math.round(options.limits.cpus * 1e9),
       pids: options.limits.pids,
       readOnlyRoot: true,
-      mounts,
+      volumes,
       tmpfs: containerTmpfs(memoryMb),
     });
   }
 
   async exec(argv: string[], options: ExecOptions = {}): Promise<ExecResult> {
     if (argv.length === 0) throw new Error("exec needs a command");
+    await this.seeded();
     const cap = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
     const stdout = new CappedSink(cap);
     const stderr = new CappedSink(cap);
@@ -200,8 +218,9 @@ export class DockerSandbox implements TrialSandbox {
   }
 
   /** argv with stdin and stdout as streams, as the sandbox user; ends when closed or the container stops. */
-  execStream(argv: string[], options: ExecStreamOptions = {}): Promise<ExecStream> {
+  async execStream(argv: string[], options: ExecStreamOptions = {}): Promise<ExecStream> {
     if (argv.length === 0) throw new Error("execStream needs a command");
+    await this.seeded();
     return this.docker.execStream(
       this.id,
       {
@@ -224,21 +243,26 @@ export class DockerSandbox implements TrialSandbox {
   }
 
   /** Stats a path; null when missing. */
-  stat(p: string): Promise<PathStat | null> {
-    return this.docker.statPath(this.id, this.resolve(p));
+  async stat(p: string): Promise<PathStat | null> {
+    const abs = this.resolve(p);
+    await this.seeded();
+    return this.docker.statPath(this.id, abs);
   }
 
   /**
    * A tar stream of one path (null when missing), for callers that check the entry themselves. Read
    * it to the end or destroy it: Docker keeps the container locked until then.
    */
-  archive(p: string): Promise<Readable | null> {
-    return this.docker.getArchive(this.id, this.resolve(p));
+  async archive(p: string): Promise<Readable | null> {
+    const abs = this.resolve(p);
+    await this.seeded();
+    return this.docker.getArchive(this.id, abs);
   }
 
   async readFile(p: string, options: { maxBytes?: number } = {}): Promise<Buffer> {
     const maxBytes = options.maxBytes ?? DEFAULT_MAX_READ_BYTES;
     let abs = this.resolve(p);
+    await this.seeded();
     let stat = await this.docker.statPath(this.id, abs);
     if (stat && isSymlinkMode(stat.mode) && stat.linkTarget) {
       abs = stat.linkTarget;
@@ -286,9 +310,27 @@ export class DockerSandbox implements TrialSandbox {
     await this.putFiles(root, [{ path: path.posix.relative(root, abs), bytes, mode: options.mode }]);
   }
 
-  /** Copies files (with their parent folders) into a folder of the container, owned by the sandbox user. */
+  /**
+   * Copies files (with their parent folders) into a folder of the container, owned by the sandbox
+   * user; into a volume not yet seeded, in one archive with its seed (one extraction, not two).
+   */
   async putFiles(dir: string, files: readonly PackFile[]): Promise<void> {
-    await this.docker.putArchive(this.id, dir, packFiles(files, { uid: SANDBOX_UID, gid: SANDBOX_GID }));
+    const owner = { uid: SANDBOX_UID, gid: SANDBOX_GID };
+    const root = this.writableRoots.find((r) => this.pending.has(r) && isUnder(r, dir));
+    const seed = root === undefined ? null : tarBody(this.pending.get(root)!);
+    const under = root === undefined ? "" : path.posix.relative(root, dir);
+    if (root === undefined || !seed?.folders.has(under)) {
+      await this.seeded();
+      await this.docker.putArchive(this.id, dir, packFiles(files, owner));
+      return;
+    }
+    this.pending.delete(root);
+    const others = this.seeded();
+    this.seeding = Promise.all([
+      others,
+      this.docker.putArchive(this.id, root, seededPack(seed, under, files, owner)),
+    ]).then(() => {});
+    await this.seeding;
   }
 
   /**
@@ -324,6 +366,7 @@ export class DockerSandbox implements TrialSandbox {
    * unmounted and their files lost, a paused one's stay readable until the container is removed.
    */
   async stop(): Promise<void> {
+    await this.seeded();
     await this.docker.pauseContainer(this.id);
   }
 
@@ -332,10 +375,9 @@ export class DockerSandbox implements TrialSandbox {
     return collectOutputs(this, outputs);
   }
 
-  /** Removes the container, then its volumes. */
+  /** Removes the container with its volumes (anonymous: `rm -v` takes them). */
   async remove(): Promise<void> {
     await this.docker.removeContainer(this.id);
-    await Promise.all(this.volumes.map((v) => this.docker.removeVolume(v)));
   }
 
   async [Symbol.asyncDispose](): Promise<void> {

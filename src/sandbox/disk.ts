@@ -1,8 +1,8 @@
 // The sandbox's capped disk: every writable folder of a container (/home/agent and any extra
-// writable folder) is a tmpfs volume of its own, sized by the task's diskMb, seeded with what the
-// image holds at that path (a tmpfs volume gets no copy-up from the image), removed with the sandbox;
+// writable folder) is a tmpfs volume of its own (anonymous, declared by the container), sized by the
+// task's diskMb, seeded with what the image holds at that path (a tmpfs volume gets no copy-up from
+// the image), removed with the container;
 // /tmp and /dev/shm are tmpfs mounts of the container. Each has an inode cap as well as a size.
-import { randomUUID } from "node:crypto";
 import type { Readable } from "node:stream";
 import type { DockerClient } from "./docker.ts";
 
@@ -12,11 +12,6 @@ export type DiskCapMechanism = typeof DISK_CAP_MECHANISM;
 
 /** Largest seed copied from the image per folder (the kgate images hold 20 KiB in /home/agent). */
 export const MAX_SEED_BYTES = 64 * 1024 * 1024;
-
-/** A fresh volume name per writable folder of one sandbox. */
-export function volumeName(): string {
-  return `kgate-disk-${randomUUID()}`;
-}
 
 /**
  * Files (and folders) a sandbox tmpfs of `sizeMb` holds: one per KiB of its size. A file costs the

@@ -20,8 +20,12 @@ export interface ContainerSpec {
   nanoCpus: number;
   pids: number;
   readOnlyRoot: boolean;
-  /** Named volumes (the capped tmpfs volumes of disk.ts), mounted without copy-up. */
-  mounts: Array<{ volume: string; target: string }>;
+  /**
+   * Anonymous volumes of the `local` driver (the capped tmpfs volumes of disk.ts): created with the
+   * container, labelled (the reaper finds a leftover by its labels), mounted without copy-up,
+   * removed with the container (removeContainer passes `v`).
+   */
+  volumes: Array<{ target: string; labels: Record<string, string>; options: Record<string, string> }>;
   tmpfs: Record<string, string>;
 }
 
@@ -218,11 +222,16 @@ export class DockerClient {
           PidsLimit: spec.pids,
           ReadonlyRootfs: spec.readOnlyRoot,
           Tmpfs: spec.tmpfs,
-          Mounts: spec.mounts.map((m) => ({
+          Mounts: spec.volumes.map((v) => ({
             Type: "volume" as const,
-            Source: m.volume,
-            Target: m.target,
-            VolumeOptions: { NoCopy: true } as Docker.MountSettings["VolumeOptions"],
+            // No source: an anonymous volume, which `rm -v` removes with the container.
+            Source: "",
+            Target: v.target,
+            VolumeOptions: {
+              NoCopy: true,
+              Labels: v.labels,
+              DriverConfig: { Name: "local", Options: v.options },
+            },
           })),
           AutoRemove: false,
           LogConfig: { Type: "none", Config: {} },
@@ -253,19 +262,22 @@ export class DockerClient {
     );
   }
 
-  /** Removes a volume; a missing one is fine. */
-  async removeVolume(name: string): Promise<void> {
+  /** Removes a volume; a missing one is fine. `signal` abandons the call (the reaper's bound). */
+  async removeVolume(name: string, signal?: AbortSignal): Promise<void> {
     try {
-      await this.docker.getVolume(name).remove();
+      await this.docker.getVolume(name).remove({ abortSignal: signal });
     } catch (err) {
       if (statusOf(err) === 404) return;
       throw unavailable(err, "volume remove");
     }
   }
 
-  async listVolumes(labels: string[]): Promise<Array<{ name: string; labels: Record<string, string> }>> {
+  async listVolumes(
+    labels: string[],
+    signal?: AbortSignal,
+  ): Promise<Array<{ name: string; labels: Record<string, string> }>> {
     const list = await call("volume list", () =>
-      this.docker.listVolumes({ filters: JSON.stringify({ label: labels }) }),
+      this.docker.listVolumes({ filters: JSON.stringify({ label: labels }), abortSignal: signal }),
     );
     return (list.Volumes ?? []).map((v) => ({ name: v.Name, labels: v.Labels ?? {} }));
   }
@@ -287,9 +299,9 @@ export class DockerClient {
   }
 
   /** Force-removes a container and its anonymous volumes; a missing container is fine. */
-  async removeContainer(id: string): Promise<void> {
+  async removeContainer(id: string, signal?: AbortSignal): Promise<void> {
     try {
-      await this.docker.getContainer(id).remove({ force: true, v: true });
+      await this.docker.getContainer(id).remove({ force: true, v: true, abortSignal: signal });
       this.starts.forget(id);
     } catch (err) {
       if (statusOf(err) === 404) return;
@@ -299,9 +311,13 @@ export class DockerClient {
     }
   }
 
-  async listContainers(labels: string[]): Promise<ContainerSummary[]> {
+  async listContainers(labels: string[], signal?: AbortSignal): Promise<ContainerSummary[]> {
     const list = await call("list", () =>
-      this.docker.listContainers({ all: true, filters: JSON.stringify({ label: labels }) }),
+      this.docker.listContainers({
+        all: true,
+        filters: JSON.stringify({ label: labels }),
+        abortSignal: signal,
+      }),
     );
     return list.map((c) => ({ id: c.Id, labels: c.Labels ?? {}, state: c.State }));
   }

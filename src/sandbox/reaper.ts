@@ -6,6 +6,7 @@ import { DockerClient } from "./docker.ts";
 import { statusOf } from "./docker-calls.ts";
 import { reapDeadFolders } from "./folders.ts";
 import { ownerAlive, ownerLabel } from "./owner.ts";
+import { SandboxUnavailableError } from "./types.ts";
 
 export const LABEL = "kgate";
 export const LABEL_RUN = "kgate.run";
@@ -36,31 +37,70 @@ export interface ReapResult {
   volumes: string[];
 }
 
-/** Removes the containers and temp folders of kgate processes that are gone (on this host). */
-export async function reapDeadRuns(docker: DockerClient = new DockerClient()): Promise<ReapResult> {
+/**
+ * How long a sweep may wait on the daemon. A call that never returns (a daemon deadlocked on one
+ * container) fails the sweep as unavailable instead of hanging every command behind it.
+ */
+export const REAP_TIMEOUT_MS = 30_000;
+
+/** Runs `sweep` with a signal that abandons its daemon calls after `ms`; then rejects, whatever they do. */
+async function withinBound<T>(
+  what: string,
+  ms: number,
+  sweep: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const controller = new AbortController();
+  const failure = () =>
+    new SandboxUnavailableError(`the Docker daemon did not answer ${what} within ${ms / 1000} s`);
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      reject(failure());
+    }, ms);
+  });
+  try {
+    return await Promise.race([sweep(controller.signal), expired]);
+  } catch (err) {
+    throw controller.signal.aborted ? failure() : err;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Removes the containers and temp folders of kgate processes that are gone (on this host); the
+ * daemon's part is bounded by `timeoutMs` (SandboxUnavailableError past it).
+ */
+export async function reapDeadRuns(
+  docker: DockerClient = new DockerClient(),
+  { timeoutMs = REAP_TIMEOUT_MS }: { timeoutMs?: number } = {},
+): Promise<ReapResult> {
   // Folders first: they need no daemon, so a daemon that does not answer still leaves them swept.
   const folders = await reapDeadFolders();
-  const containers = await docker.listContainers([`${LABEL}=1`, LABEL_OWNER]);
-  const dead = containers.filter((c) => !ownerAlive(c.labels[LABEL_OWNER] ?? ""));
-  await Promise.all(dead.map((c) => docker.removeContainer(c.id)));
-  // After the containers: a volume still mounted by a container cannot be removed.
-  const volumes = (await docker.listVolumes([`${LABEL}=1`, LABEL_OWNER]))
-    .filter((v) => !ownerAlive(v.labels[LABEL_OWNER] ?? ""))
-    .map((v) => v.name);
-  // 409: still in use by a container another process is removing right now; the next sweep gets it.
-  const inUse = (err: unknown) => {
-    if (statusOf(err) !== 409) throw err;
-  };
-  await Promise.all(volumes.map((v) => docker.removeVolume(v).catch(inUse)));
-  return {
-    removed: dead.map((c) => ({
-      id: c.id,
-      run: c.labels[LABEL_RUN] ?? "",
-      trial: c.labels[LABEL_TRIAL] ?? "",
-    })),
-    folders,
-    volumes,
-  };
+  return withinBound("the reaper", timeoutMs, async (signal) => {
+    const containers = await docker.listContainers([`${LABEL}=1`, LABEL_OWNER], signal);
+    const dead = containers.filter((c) => !ownerAlive(c.labels[LABEL_OWNER] ?? ""));
+    await Promise.all(dead.map((c) => docker.removeContainer(c.id, signal)));
+    // After the containers: a volume still mounted by a container cannot be removed.
+    const volumes = (await docker.listVolumes([`${LABEL}=1`, LABEL_OWNER], signal))
+      .filter((v) => !ownerAlive(v.labels[LABEL_OWNER] ?? ""))
+      .map((v) => v.name);
+    // 409: still in use by a container another process is removing right now; the next sweep gets it.
+    const inUse = (err: unknown) => {
+      if (statusOf(err) !== 409) throw err;
+    };
+    await Promise.all(volumes.map((v) => docker.removeVolume(v, signal).catch(inUse)));
+    return {
+      removed: dead.map((c) => ({
+        id: c.id,
+        run: c.labels[LABEL_RUN] ?? "",
+        trial: c.labels[LABEL_TRIAL] ?? "",
+      })),
+      folders,
+      volumes,
+    };
+  });
 }
 
 let once: Promise<ReapResult> | undefined;
@@ -74,17 +114,23 @@ export function reapDeadRunsOnce(docker: DockerClient = new DockerClient()): Pro
   return once;
 }
 
-/** Removes every container of one run, then its volumes (used on interrupt); returns how many containers. */
-export async function removeRunContainers(
+/**
+ * Removes every container of one run, then its volumes (used on interrupt); returns how many
+ * containers. Bounded as the reaper is.
+ */
+export function removeRunContainers(
   runId: string,
   docker: DockerClient = new DockerClient(),
+  { timeoutMs = REAP_TIMEOUT_MS }: { timeoutMs?: number } = {},
 ): Promise<number> {
   const labels = [`${LABEL}=1`, `${LABEL_RUN}=${runId}`];
-  const containers = await docker.listContainers(labels);
-  await Promise.all(containers.map((c) => docker.removeContainer(c.id)));
-  const volumes = await docker.listVolumes(labels);
-  await Promise.all(volumes.map((v) => docker.removeVolume(v.name)));
-  return containers.length;
+  return withinBound(`the removal of run ${runId}`, timeoutMs, async (signal) => {
+    const containers = await docker.listContainers(labels, signal);
+    await Promise.all(containers.map((c) => docker.removeContainer(c.id, signal)));
+    const volumes = await docker.listVolumes(labels, signal);
+    await Promise.all(volumes.map((v) => docker.removeVolume(v.name, signal)));
+    return containers.length;
+  });
 }
 
 /**

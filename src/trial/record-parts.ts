@@ -65,6 +65,17 @@ export interface TrialIdentity {
   agent: TrialRecord["agent"];
 }
 
+/** One attempt of one task, as the engine's jobs carry it (the trial engine's and the probes'). */
+export interface TaskAttempt {
+  runId: string;
+  runDir: string;
+  trialId: string;
+  index: number;
+  attempt: number;
+  task: LoadedTask;
+  condition: Condition;
+}
+
 /** A loaded task as a record names it. */
 export function recordTask(task: LoadedTask): TrialRecord["task"] {
   const { task: digest, instruction, environment } = task.digests;
@@ -202,7 +213,23 @@ export function writeRecord(runDir: string, record: TrialRecord): TrialRecord {
 }
 
 /** The record of an attempt whose runner threw: kgate's own bug, kept as an `internal` error and written. */
-export function crashRecord(identity: TrialIdentity, err: unknown): TrialRecord {
+export function crashRecordOf(
+  job: TaskAttempt,
+  form: TrialForm,
+  agent: TrialRecord["agent"],
+  err: unknown,
+): TrialRecord {
+  const identity: TrialIdentity = {
+    runId: job.runId,
+    runDir: job.runDir,
+    trialId: job.trialId,
+    index: job.index,
+    attempt: job.attempt,
+    task: recordTask(job.task),
+    condition: job.condition,
+    form,
+    agent,
+  };
   const now = new Date();
   const record = buildRecord({
     ...identity,

@@ -13,7 +13,7 @@ import {
   type UnitKind,
 } from "./engine.ts";
 import { trialId } from "./ids.ts";
-import { crashRecord, recordTask } from "./record-parts.ts";
+import { crashRecordOf } from "./record-parts.ts";
 
 /** Who ran a trial, as records and limits need it. */
 export interface EngineAgentInfo {
@@ -67,26 +67,10 @@ export function trialKind<S extends TrialSlot>(): UnitKind<S, TrialJob<S>, Trial
     providerOf: (slot) => slot.agent.provider,
     errorOf: (record) => record.error,
     outcomeOf: (record): Outcome => outcomeOf(record),
-    crashed: (job, err) =>
-      crashRecord(
-        {
-          runId: job.runId,
-          runDir: job.runDir,
-          trialId: job.trialId,
-          index: job.index,
-          attempt: job.attempt,
-          task: recordTask(job.task),
-          condition: job.condition,
-          form: "sandbox",
-          agent: {
-            name: job.agent.name,
-            digest: job.agent.digest,
-            harness: job.agent.harness,
-            model: job.agent.model,
-          },
-        },
-        err,
-      ),
+    crashed: (job, err) => {
+      const { name, digest, harness, model } = job.agent;
+      return crashRecordOf(job, "sandbox", { name, digest, harness, model }, err);
+    },
   };
 }
 

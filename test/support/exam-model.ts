@@ -1,13 +1,9 @@
 // Test support: a scripted exam-taker for the loopback model server. On the reasoning turn it works
 // the questions in presentation order, spending 3 (N - k + 1) filler words on question k, and reports
 // twice its trace's pieces as output tokens; on the extraction turn it answers every question right
-// except the last one presented. Questions must read "What is a + b?". And a project whose item pool
-// such an exam-taker can answer.
-import { mkdirSync, writeFileSync } from "node:fs";
-import path from "node:path";
-import type { ProjectPaths } from "../../src/project.ts";
+// except the last one presented. Questions must read "What is a + b?". Imports nothing of vitest, so
+// bench/exam.ts can use it (the project of such an exam is exam-project.ts).
 import type { ScriptStep, SeenRequest } from "./model-server.ts";
-import { tempProject, writeJson } from "./project.ts";
 
 export interface ExamQuestion {
   position: number;
@@ -59,41 +55,4 @@ export function inOrderExamTaker(): (request: SeenRequest) => ScriptStep {
     const lines = questions.map((q) => `Q${q.position}: ${q.position === last ? q.sum + 1 : q.sum}`);
     return { text: lines.join("\n"), usage: { input: 200, output: 5 * questions.length } };
   };
-}
-
-/**
- * A project with items/arith.jsonl (`What is i + 10 i?` for i = 1..8, answer 11 i, difficulty i) and
- * one agent `examiner` on the loopback server (its API key in `keyEnv`; `extra` adds to its config).
- */
-export function arithExamProject(
-  provider: "anthropic" | "openai-compatible",
-  url: string,
-  keyEnv: string,
-  extra: Record<string, unknown> = {},
-): ProjectPaths {
-  const project = tempProject();
-  mkdirSync(path.join(project.root, "items"));
-  const lines = Array.from({ length: 8 }, (_, i) =>
-    JSON.stringify({
-      id: `sum-${i + 1}`,
-      prompt: `What is ${i + 1} + ${10 * (i + 1)}?`,
-      answer: 11 * (i + 1),
-      checker: "number",
-      difficulty: i + 1,
-    }),
-  );
-  writeFileSync(path.join(project.root, "items", "arith.jsonl"), `${lines.join("\n")}\n`);
-  writeJson(project.config, {
-    agents: {
-      examiner: {
-        harness: "builtin",
-        provider,
-        model: "scripted-examiner",
-        baseUrl: url,
-        apiKeyEnv: keyEnv,
-        ...extra,
-      },
-    },
-  });
-  return project;
 }
