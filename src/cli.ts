@@ -159,6 +159,7 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
     )
     .argument("[task...]", "task ids (default: every task)")
     .option("--no-sandbox", "skip the oracle and noop trials (no Docker needed)")
+    .option("--concurrency <n>", "tasks checked side by side, each with its sandbox trials (default 2)")
     .option("--json", "machine-readable output")
     .action(action("check"));
 

@@ -95,6 +95,7 @@ const TABLE: Array<[string[], string, unknown[]]> = [
   [["sandbox", "reap"], "sandbox.reap", [{}]],
   [["check"], "check", [[], { sandbox: true }]],
   [["check", "a", "b", "--no-sandbox", "--json"], "check", [["a", "b"], { sandbox: false, json: true }]],
+  [["check", "--concurrency", "3"], "check", [[], { sandbox: true, concurrency: "3" }]],
   [["audit"], "audit", [[], { format: "text" }]],
   [
     ["audit", "a", "--format", "sarif", "--staged", "--show"],

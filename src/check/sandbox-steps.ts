@@ -19,7 +19,7 @@ const AGENTS: Record<SandboxCheckAgent, Agent> = { oracle: oracleAgent(), noop: 
 
 export function sandboxSession(
   paths: ProjectPaths,
-  options: { signal?: AbortSignal; progress?: (line: string) => void } = {},
+  options: { signal?: AbortSignal; progress?: (line: string) => void; concurrency?: number } = {},
 ): SandboxSession {
   const runId = `check-${newRunId()}`;
   const runDir = runDirOf(paths, runId);
@@ -33,7 +33,8 @@ export function sandboxSession(
           runId,
           runDir,
           runner: sandbox.runner,
-          concurrency: 1,
+          // One trial per task in flight: the command checks `concurrency` tasks side by side.
+          concurrency: options.concurrency ?? 1,
           signal: options.signal,
         }),
       }),

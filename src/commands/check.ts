@@ -12,13 +12,19 @@ import { pc } from "../colours.ts";
 import { EXIT_FAILED, EXIT_OK, InternalTrialErrors } from "../errors.ts";
 import { InterruptedError, removeOnInterrupt } from "../sandbox/index.ts";
 import type { CommandContext } from "./context.ts";
+import { concurrencyOption } from "./options.ts";
 import { selectTaskIds } from "./task-ids.ts";
 
 export interface CheckCommandOptions {
   json?: boolean;
   /** false with --no-sandbox: the oracle and noop trials are not run. */
   sandbox?: boolean;
+  /** --concurrency: tasks checked side by side (default DEFAULT_CHECK_CONCURRENCY). */
+  concurrency?: string;
 }
+
+/** Two tasks at a time: one task's sandbox trials overlap the other's checks on the host. */
+const DEFAULT_CHECK_CONCURRENCY = 2;
 
 const MARK: Record<CheckResult["status"], string> = {
   pass: pc.green("✓"),
@@ -48,6 +54,8 @@ export async function run(
   options: CheckCommandOptions,
 ): Promise<number> {
   const ids = selectTaskIds(ctx.paths, tasks);
+  const concurrency =
+    options.concurrency === undefined ? DEFAULT_CHECK_CONCURRENCY : concurrencyOption(options.concurrency);
   const log = (line: string) => ctx.stderr.write(`${pc.dim(line)}\n`);
 
   const controller = new AbortController();
@@ -55,18 +63,30 @@ export async function run(
   let dispose = () => {};
   if (options.sandbox !== false && ids.length > 0) {
     // The session's runner sweeps what dead kgate processes left on the configured provider when it opens.
-    session = sandboxSession(ctx.paths, { signal: controller.signal, progress: log });
+    session = sandboxSession(ctx.paths, { signal: controller.signal, progress: log, concurrency });
     dispose = removeOnInterrupt(session.runId, controller, log);
   }
 
   const results: TaskCheck[] = [];
   try {
-    for (const id of ids) {
-      if (controller.signal.aborted) break;
-      const result = await checkTask(ctx.paths, id, { progress: log, sandbox: session });
-      results.push(result);
-      if (!options.json) printTask(ctx, result);
-    }
+    // Tasks side by side; each is printed in the order given, once it and those before it are done.
+    const checked: Array<TaskCheck | undefined> = [];
+    let next = 0;
+    const flush = () => {
+      while (checked[results.length]) {
+        const result = checked[results.length]!;
+        results.push(result);
+        if (!options.json) printTask(ctx, result);
+      }
+    };
+    const worker = async () => {
+      while (next < ids.length && !controller.signal.aborted) {
+        const at = next++;
+        checked[at] = await checkTask(ctx.paths, ids[at]!, { progress: log, sandbox: session });
+        flush();
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, ids.length) }, worker));
   } finally {
     dispose();
     await session?.close();
