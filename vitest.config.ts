@@ -15,7 +15,18 @@ export default defineConfig({
     // Every project: the tests' `kgate` runs start from a bundle of the sources under test.
     globalSetup: ["test/support/bundle-setup.ts"],
     projects: [
-      { extends: true, test: { name: "unit", include: ["test/**/*.test.ts"], exclude: [DOCKER, BROWSER] } },
+      {
+        extends: true,
+        // Unit files share their workers' module cache (threads, no isolation): most of the lane's
+        // time was each file importing the sources anew. A unit test keeps no state across files.
+        test: {
+          name: "unit",
+          include: ["test/**/*.test.ts"],
+          exclude: [DOCKER, BROWSER],
+          pool: "threads",
+          isolate: false,
+        },
+      },
       {
         extends: true,
         // Finds the Docker daemon (or fails the run in one line naming the setup step), builds or
