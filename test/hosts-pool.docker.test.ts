@@ -1,7 +1,7 @@
 // `sandbox.hosts` with two real daemons: the machine's own and a second dockerd reached over TCP with
 // TLS certificates made here. Trials land on both hosts (records say where), the second host gets
-// the image by id, a SIGKILL'd run's containers are swept on both, and a host stopped mid-run has its
-// trials retried on the other one, every trial ending once.
+// the image by id, an interrupted run's containers are removed on both, a SIGKILL'd run's are swept
+// on both, and a host stopped mid-run has its trials retried on the other one, every trial ending once.
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TrialRecord } from "../src/model/index.ts";
 import { DockerClient } from "../src/sandbox/docker.ts";
 import { dockerOptions } from "../src/sandbox/docker-provider.ts";
-import { LABEL_RUN } from "../src/sandbox/index.ts";
+import { LABEL, LABEL_RUN, removeRunEverywhere } from "../src/sandbox/index.ts";
 import { readTrialRecords } from "../src/trial/index.ts";
 import { KGATE_BIN, kgate } from "./support/cli.ts";
 import { demoTask, sandboxImage } from "./support/sandbox.ts";
@@ -140,6 +140,42 @@ describe("a pool of two Docker hosts", () => {
     for (const h of out.hosts) {
       expect(h.checks.find((c) => c.name === "daemon")?.ok).toBe(true);
       expect(h.checks.find((c) => c.name === "image")?.ok).toBe(true);
+    }
+  }, 120_000);
+
+  it("an interrupted run's containers (and volumes) are removed on every host of the pool", async () => {
+    const paths = twoHostProject(0);
+    const runId = `interrupted-pool-${process.pid}`;
+    const labels = { [LABEL]: "1", [LABEL_RUN]: runId };
+    // One stopped container of the run on each daemon, with a labelled tmpfs volume, as a trial makes
+    // (the second daemon has the sandbox image since the first test placed a trial there).
+    const create = (client: DockerClient) =>
+      client.createContainer({
+        image: sandboxImage(),
+        cmd: ["true"],
+        user: "1000:1000",
+        workdir: "/",
+        env: {},
+        labels,
+        network: false,
+        memoryBytes: 64 * 1024 * 1024,
+        nanoCpus: 1e9,
+        pids: 16,
+        readOnlyRoot: true,
+        volumes: [{ target: "/tmp/disk", labels, options: { type: "tmpfs", device: "tmpfs", o: "size=1m" } }],
+        tmpfs: {},
+      });
+    await Promise.all([create(local), create(remote)]);
+    const results = await removeRunEverywhere(paths, runId);
+    // Config order: "here" then "there", one container each; the remote one is what the old
+    // default-daemon-only removal left behind.
+    expect(results).toEqual([
+      { host: "here", removed: 1 },
+      { host: "there", removed: 1 },
+    ]);
+    for (const client of [local, remote]) {
+      expect(await client.listContainers([`${LABEL_RUN}=${runId}`])).toEqual([]);
+      expect(await client.listVolumes([`${LABEL_RUN}=${runId}`])).toEqual([]);
     }
   }, 120_000);
 

@@ -185,7 +185,7 @@ export async function run(ctx: CommandContext, taskIds: string[], o: CalibrateOp
   const runId = o.resume ? undefined : (o.runId ?? newRunId());
   const log = (line: string) => ctx.stderr.write(`${line}\n`);
   const controller = new AbortController();
-  const dispose = removeOnInterrupt(o.resume ?? runId!, controller, log);
+  const dispose = removeOnInterrupt(ctx.paths, o.resume ?? runId!, controller, log);
   let result: Awaited<ReturnType<typeof calibrate>>;
   try {
     result = await calibrate(

@@ -64,7 +64,7 @@ export async function run(
   if (options.sandbox !== false && ids.length > 0) {
     // The session's runner sweeps what dead kgate processes left on the configured provider when it opens.
     session = sandboxSession(ctx.paths, { signal: controller.signal, progress: log, concurrency });
-    dispose = removeOnInterrupt(session.runId, controller, log);
+    dispose = removeOnInterrupt(ctx.paths, session.runId, controller, log);
   }
 
   const results: TaskCheck[] = [];

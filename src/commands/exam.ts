@@ -156,7 +156,7 @@ async function reference(ctx: CommandContext, pool: string | undefined, o: ExamO
   };
   const log = (line: string) => ctx.stderr.write(`${line}\n`);
   const controller = new AbortController();
-  const stopListening = removeOnInterrupt(options.runId, controller, log);
+  const stopListening = removeOnInterrupt(ctx.paths, options.runId, controller, log);
   let result: Awaited<ReturnType<typeof makeReference>>;
   try {
     result = await makeReference(ctx.paths, { ...options, signal: controller.signal }, log);
@@ -240,7 +240,7 @@ export async function run(ctx: CommandContext, poolArg: string | undefined, o: E
   const runDir = runDirOf(ctx.paths, run.runId);
   // Ctrl-C: no exam starts after it, running ones end as cancelled (a resume runs them again)
   const controller = new AbortController();
-  const stopListening = removeOnInterrupt(run.runId, controller, log);
+  const stopListening = removeOnInterrupt(ctx.paths, run.runId, controller, log);
   let result: Awaited<ReturnType<typeof runExamSession>>;
   try {
     result = await runExamSession(

@@ -118,7 +118,7 @@ async function prepare(
       `trial ${r.trialId}  ${r.verdict.status}${r.error ? `  ${r.error.owner}/${r.error.kind}` : ""}\n`,
     );
   const controller = new AbortController();
-  const dispose = removeOnInterrupt(runId, controller, (line) => ctx.stderr.write(`${line}\n`));
+  const dispose = removeOnInterrupt(ctx.paths, runId, controller, (line) => ctx.stderr.write(`${line}\n`));
   return {
     task,
     agents,

@@ -104,7 +104,7 @@ export async function run(ctx: CommandContext, taskId: string, options: RunOptio
   const runId = options.runId ?? newRunId();
   const runDir = runDirOf(ctx.paths, runId);
   const controller = new AbortController();
-  const dispose = removeOnInterrupt(runId, controller, log);
+  const dispose = removeOnInterrupt(ctx.paths, runId, controller, log);
   log(
     `run ${runId}: ${n} trial(s) of ${task.id} ${condition} with ${agent.name}, concurrency ${concurrency}`,
   );

@@ -226,7 +226,7 @@ export async function run(
   const concurrency = o.concurrency === undefined ? DEFAULT_CONCURRENCY : concurrencyOption(o.concurrency);
   // Ctrl-C: no unit or plan starts after it, running ones end as cancelled (a resume runs them)
   const controller = new AbortController();
-  const stopListening = removeOnInterrupt(settings.runId, controller, log);
+  const stopListening = removeOnInterrupt(ctx.paths, settings.runId, controller, log);
   const engine = { concurrency, signal: controller.signal };
   const tasks =
     pool.tasks && !pool.inline

@@ -1,11 +1,12 @@
-// Each Docker host kgate.config.json names (`sandbox.hosts`, else the one endpoint) on its own, for the
-// commands that look at every host in turn: `kgate sandbox doctor` and `kgate sandbox reap`.
+// Each Docker host kgate.config.json names (`sandbox.hosts`, else the one endpoint) on its own, for
+// what looks at every host in turn: `kgate sandbox doctor`, `kgate sandbox reap`, and the removal of
+// an interrupted run's containers.
 import type { ProjectPaths } from "../project.ts";
 import { loadSandboxConfig, poolHosts } from "./config.ts";
 import { DockerClient } from "./docker.ts";
 import { describeEndpoint, dockerOptions } from "./docker-provider.ts";
 import { type DoctorCheck, runDoctor } from "./doctor.ts";
-import { type ReapResult, reapDeadRuns } from "./reaper.ts";
+import { type ReapResult, reapDeadRuns, removeRunContainers } from "./reaper.ts";
 
 export interface ConfiguredHost {
   name: string;
@@ -17,6 +18,8 @@ export interface ConfiguredHost {
   doctor(): Promise<DoctorCheck[]>;
   /** Removes what kgate processes that are gone left there. Rejects with SandboxUnavailableError. */
   reap(): Promise<ReapResult>;
+  /** Removes every container and volume of one run there; how many containers. Rejects with SandboxUnavailableError. */
+  removeRun(runId: string): Promise<number>;
 }
 
 /**
@@ -32,6 +35,7 @@ export function configuredHosts(paths: ProjectPaths): ConfiguredHost[] {
       capacity: Number.isFinite(host.capacity) ? host.capacity : null,
       doctor: () => runDoctor(paths, docker),
       reap: () => reapDeadRuns(docker),
+      removeRun: (runId) => removeRunContainers(runId, docker),
     };
   });
 }

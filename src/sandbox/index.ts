@@ -20,6 +20,7 @@ export { type FolderKind, OWNERLESS_MIN_AGE_MS, ownedTempDir, reapDeadFolders } 
 export { AllHostsDownError, type PoolHost } from "./host-pool.ts";
 export { HostDownError } from "./hosted-sandbox.ts";
 export { planImage } from "./image.ts";
+export { type HostRemoval, InterruptedError, removeOnInterrupt, removeRunEverywhere } from "./interrupt.ts";
 export { unsafeOutputPath } from "./outputs.ts";
 export { ownerAlive, ownerLabel } from "./owner.ts";
 export type {
@@ -32,14 +33,5 @@ export type {
   SandboxSpec,
   TrialSandbox,
 } from "./provider.ts";
-export {
-  containerLabels,
-  InterruptedError,
-  LABEL,
-  LABEL_OWNER,
-  LABEL_RUN,
-  LABEL_TRIAL,
-  type ReapResult,
-  removeOnInterrupt,
-} from "./reaper.ts";
+export { containerLabels, LABEL, LABEL_OWNER, LABEL_RUN, LABEL_TRIAL, type ReapResult } from "./reaper.ts";
 export * from "./types.ts";

@@ -1,6 +1,6 @@
 // Labels on every kgate container and volume, and the reaper that uses them: containers, volumes (and
-// temp folders) whose owning kgate process is gone are removed on the next start, and a run's go on
-// Ctrl-C / SIGTERM.
+// temp folders) whose owning kgate process is gone are removed on the next start, and a run's on
+// one daemon when it is interrupted (interrupt.ts does so on every configured host).
 
 import { DockerClient } from "./docker.ts";
 import { statusOf } from "./docker-calls.ts";
@@ -131,45 +131,4 @@ export function removeRunContainers(
     await Promise.all(volumes.map((v) => docker.removeVolume(v.name, signal)));
     return containers.length;
   });
-}
-
-/**
- * On the first SIGINT/SIGTERM: aborts `controller` and removes the run's containers, then lets the
- * command finish (it records the cancelled trials). A second signal ends the process at once. Returns a disposer.
- */
-export function removeOnInterrupt(
-  runId: string,
-  controller: AbortController,
-  log: (line: string) => void = () => {},
-): () => void {
-  const handler = (signal: NodeJS.Signals) => {
-    if (controller.signal.aborted) {
-      // Second signal: give up waiting and let the default action end the process.
-      dispose();
-      process.kill(process.pid, signal);
-      return;
-    }
-    const code = signal === "SIGINT" ? 130 : 143;
-    log(`${signal}: stopping run ${runId} and removing its containers`);
-    controller.abort(new InterruptedError(signal, code));
-    removeRunContainers(runId).catch((err: Error) => log(`could not remove the containers: ${err.message}`));
-  };
-  process.on("SIGINT", handler);
-  process.on("SIGTERM", handler);
-  const dispose = () => {
-    process.off("SIGINT", handler);
-    process.off("SIGTERM", handler);
-  };
-  return dispose;
-}
-
-/** The abort reason of an interrupted run, carrying the exit code the command should return. */
-export class InterruptedError extends Error {
-  override name = "InterruptedError";
-  constructor(
-    readonly signal: NodeJS.Signals,
-    readonly exitCode: number,
-  ) {
-    super(`interrupted by ${signal}`);
-  }
 }
