@@ -14,6 +14,8 @@ export default defineConfig({
     maxWorkers: 2,
     // Every project: the tests' `kgate` runs start from a bundle of the sources under test.
     globalSetup: ["test/support/bundle-setup.ts"],
+    // Before every test file: the hooks that undo what the tests made (temp folders, processes).
+    setupFiles: ["test/support/cleanup-hooks.ts"],
     projects: [
       {
         extends: true,

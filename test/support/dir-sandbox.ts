@@ -4,25 +4,21 @@ import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterEach } from "vitest";
 import {
   type ExecOptions,
   type ExecResult,
   type Sandbox,
   SandboxFileError,
 } from "../../src/sandbox/types.ts";
-
-const made: string[] = [];
-afterEach(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+import { afterThis } from "./cleanups.ts";
 
 export class DirSandbox implements Sandbox {
   readonly workdir: string;
 
   constructor(files: Record<string, string> = {}) {
     this.workdir = mkdtempSync(path.join(tmpdir(), "kgate-dirsandbox-"));
-    made.push(this.workdir);
+    const dir = this.workdir;
+    afterThis("test", () => rmSync(dir, { recursive: true, force: true }));
     for (const [p, content] of Object.entries(files)) this.put(p, content);
   }
 

@@ -9,14 +9,7 @@ import { createHash } from "node:crypto";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll } from "vitest";
-
-const made = { containers: [] as string[], images: [] as string[], folders: [] as string[] };
-afterAll(() => {
-  for (const id of made.containers.splice(0)) docker(["rm", "-f", id], { check: false });
-  for (const tag of made.images.splice(0)) docker(["rmi", tag], { check: false });
-  for (const dir of made.folders.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+import { afterThis } from "./cleanups.ts";
 
 export interface DockerResult {
   code: number;
@@ -74,7 +67,7 @@ export function buildEnvironment(folder: string, base: string): string {
   const tag = `kgate-export-test:${process.pid}-${++counter}`;
   const args = ["build", "-q", "--network", "host", "--build-arg", `BASE=${base}`, "-t", tag];
   docker([...args, path.join(folder, "environment")]);
-  made.images.push(tag);
+  afterThis("file", () => docker(["rmi", tag], { check: false }));
   return tag;
 }
 
@@ -93,7 +86,7 @@ export function startEnvironment(image: string): string {
     "sleep",
     "900",
   ]).stdout.trim();
-  made.containers.push(id);
+  afterThis("file", () => docker(["rm", "-f", id], { check: false }));
   return id;
 }
 
@@ -134,7 +127,7 @@ export function runVerifier(
  */
 export function documentedVariablesOracle(folder: string, dir = "solution"): string {
   const copy = path.join(mkdtempSync(path.join(tmpdir(), "kgate-env-oracle-")), path.basename(folder));
-  made.folders.push(path.dirname(copy));
+  afterThis("file", () => rmSync(path.dirname(copy), { recursive: true, force: true }));
   cpSync(folder, copy, { recursive: true });
   const solve = path.join(copy, dir, "kgate", "solve.py");
   const source = readFileSync(solve, "utf8");
