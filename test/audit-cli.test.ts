@@ -1,11 +1,12 @@
-// `kgate audit` and `kgate hook` through the real bin: exit codes, redaction, formats, --staged on the
-// git index, and a pre-commit hook that blocks a leaking commit (plain git and husky layouts).
+// `kgate audit` and `kgate hook` through the real argv parser and verb modules, in the test's
+// process (cli-in-process.ts): exit codes, redaction, formats, --staged on the git index, and a
+// pre-commit hook that blocks a leaking commit (plain git and husky layouts).
 import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { corpusFile, writeAuditTask } from "./support/audit-task.ts";
-import { kgate } from "./support/cli.ts";
+import { kgateInProcess } from "./support/cli-in-process.ts";
 import { tempProject } from "./support/project.ts";
 
 const leak = `${corpusFile("instruction.md")}\nMissing prices follow the ZERO_FILL rule.\n`;
@@ -25,25 +26,25 @@ function repo() {
 }
 
 describe("kgate audit", () => {
-  it("exits 0 on clean tasks, 1 on a leak, and hides the matched value unless --show", () => {
+  it("exits 0 on clean tasks, 1 on a leak, and hides the matched value unless --show", async () => {
     const paths = tempProject();
     writeAuditTask(paths, "clean");
     writeAuditTask(paths, "leaky", { instruction: leak });
-    const clean = kgate(["--root", paths.root, "audit", "clean"]);
+    const clean = await kgateInProcess(["--root", paths.root, "audit", "clean"]);
     expect(clean.code).toBe(0);
     expect(clean.stdout).toMatch(/clean: no leaks/);
-    const all = kgate(["--root", paths.root, "audit"]);
+    const all = await kgateInProcess(["--root", paths.root, "audit"]);
     expect(all.code).toBe(1);
     expect(all.stdout).toMatch(/tasks\/leaky\/instruction\.md:9:27 {2}gated string "zero-fill"/);
     expect(all.stdout).not.toContain("ZERO_FILL");
     expect(all.stdout).toMatch(/\[hidden: 9 chars; --show reveals\]/);
-    expect(kgate(["--root", paths.root, "audit", "--show"]).stdout).toContain('"ZERO_FILL"');
+    expect((await kgateInProcess(["--root", paths.root, "audit", "--show"])).stdout).toContain('"ZERO_FILL"');
   });
 
-  it("prints JSON and SARIF for machines, both redacted by default", () => {
+  it("prints JSON and SARIF for machines, both redacted by default", async () => {
     const paths = tempProject();
     writeAuditTask(paths, "leaky", { instruction: leak });
-    const json = kgate(["--root", paths.root, "audit", "--json"]);
+    const json = await kgateInProcess(["--root", paths.root, "audit", "--json"]);
     expect(json.code).toBe(1);
     const report = JSON.parse(json.stdout);
     expect(report).toMatchObject({
@@ -52,7 +53,7 @@ describe("kgate audit", () => {
       tasks: [{ id: "leaky", status: "findings" }],
     });
     expect(json.stdout).not.toContain("ZERO_FILL");
-    const sarif = kgate(["--root", paths.root, "audit", "--format", "sarif"]);
+    const sarif = await kgateInProcess(["--root", paths.root, "audit", "--format", "sarif"]);
     expect(sarif.code).toBe(1);
     expect(JSON.parse(sarif.stdout)).toMatchObject({
       version: "2.1.0",
@@ -60,33 +61,35 @@ describe("kgate audit", () => {
     });
   });
 
-  it("exits 2 on a missing audit file or an unknown task, naming the file", () => {
+  it("exits 2 on a missing audit file or an unknown task, naming the file", async () => {
     const paths = tempProject();
     writeAuditTask(paths, "t");
-    const unknown = kgate(["--root", paths.root, "audit", "nope"]);
+    const unknown = await kgateInProcess(["--root", paths.root, "audit", "nope"]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/no task "nope"/);
     writeFileSync(path.join(paths.audits, "t.json"), '{"items": [{"id": "x", "kind": "colour"}]}');
-    const invalid = kgate(["--root", paths.root, "audit"]);
+    const invalid = await kgateInProcess(["--root", paths.root, "audit"]);
     expect(invalid.code).toBe(2);
     expect(invalid.stdout).toMatch(/audits\/t\.json: items\[0\]\.kind/);
   });
 
-  it("validates what it reads of task.json (the artefact's path) and leaves the rest to kgate check", () => {
+  it("validates what it reads of task.json (the artefact's path) and leaves the rest to kgate check", async () => {
     const paths = tempProject();
     writeAuditTask(paths, "t");
     const taskFile = path.join(paths.tasks, "t", "task.json");
     const task = JSON.parse(readFileSync(taskFile, "utf8"));
     writeFileSync(taskFile, JSON.stringify({ ...task, limits: { cpus: "many" } }));
-    expect(kgate(["--root", paths.root, "audit"]).code).toBe(0);
-    expect(kgate(["--root", paths.root, "check", "t", "--no-sandbox"]).stdout).toMatch(/limits\.cpus/);
+    expect((await kgateInProcess(["--root", paths.root, "audit"])).code).toBe(0);
+    expect((await kgateInProcess(["--root", paths.root, "check", "t", "--no-sandbox"])).stdout).toMatch(
+      /limits\.cpus/,
+    );
 
     writeFileSync(taskFile, JSON.stringify({ ...task, artefact: { ...task.artefact, path: "../up.md" } }));
-    const outside = kgate(["--root", paths.root, "audit"]);
+    const outside = await kgateInProcess(["--root", paths.root, "audit"]);
     expect(outside.code).toBe(2);
     expect(outside.stdout).toMatch(/tasks\/t\/task\.json: artefact\.path: must be a relative path/);
     writeFileSync(taskFile, JSON.stringify({ ...task, artefact: {} }));
-    const missing = kgate(["--root", paths.root, "audit"]);
+    const missing = await kgateInProcess(["--root", paths.root, "audit"]);
     expect(missing.code).toBe(2);
     expect(missing.stdout).toMatch(
       /tasks\/t\/task\.json: artefact\.path: required field missing \(expected string\)/,
@@ -95,42 +98,42 @@ describe("kgate audit", () => {
 });
 
 describe("kgate audit --staged", () => {
-  it("audits the staged content of the touched tasks only, not the working tree", () => {
+  it("audits the staged content of the touched tasks only, not the working tree", async () => {
     const paths = repo();
     writeAuditTask(paths, "a");
     writeAuditTask(paths, "b", { instruction: leak });
     git(paths.root, "add", "-A");
     // b leaks but is not touched by a staged change: nothing to audit.
     git(paths.root, "commit", "-qm", "init", "--no-verify");
-    expect(kgate(["--root", paths.root, "audit", "--staged"]).code).toBe(0);
+    expect((await kgateInProcess(["--root", paths.root, "audit", "--staged"])).code).toBe(0);
 
     const instruction = path.join(paths.tasks, "a", "instruction.md");
     writeFileSync(instruction, leak);
     git(paths.root, "add", instruction);
     writeFileSync(instruction, corpusFile("instruction.md"));
-    const staged = kgate(["--root", paths.root, "audit", "--staged", "--json"]);
+    const staged = await kgateInProcess(["--root", paths.root, "audit", "--staged", "--json"]);
     expect(staged.code).toBe(1);
     expect(JSON.parse(staged.stdout).tasks.map((t: { id: string }) => t.id)).toEqual(["a"]);
 
     git(paths.root, "add", instruction);
     writeFileSync(instruction, leak);
-    expect(kgate(["--root", paths.root, "audit", "--staged"]).code).toBe(0);
+    expect((await kgateInProcess(["--root", paths.root, "audit", "--staged"])).code).toBe(0);
   });
 
-  it("exits 2 outside a git repository", () => {
+  it("exits 2 outside a git repository", async () => {
     const paths = tempProject();
     writeAuditTask(paths, "a");
-    const result = kgate(["--root", paths.root, "audit", "--staged"]);
+    const result = await kgateInProcess(["--root", paths.root, "audit", "--staged"]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/--staged: git diff failed/);
   });
 });
 
 describe("kgate hook", () => {
-  it("installs a pre-commit hook that blocks a leaking commit, and uninstalls it", () => {
+  it("installs a pre-commit hook that blocks a leaking commit, and uninstalls it", async () => {
     const paths = repo();
     writeAuditTask(paths, "a");
-    const installed = kgate(["--root", paths.root, "hook", "install"]);
+    const installed = await kgateInProcess(["--root", paths.root, "hook", "install"]);
     expect(installed.code).toBe(0);
     const hook = path.join(paths.root, ".git", "hooks", "pre-commit");
     expect(readFileSync(hook, "utf8")).toMatch(/audit --staged/);
@@ -141,12 +144,12 @@ describe("kgate hook", () => {
     const blocked = git(paths.root, "commit", "-qm", "leak");
     expect(blocked.code).not.toBe(0);
     expect(blocked.out).toMatch(/gated string "zero-fill"/);
-    expect(kgate(["--root", paths.root, "hook", "uninstall"]).code).toBe(0);
+    expect((await kgateInProcess(["--root", paths.root, "hook", "uninstall"])).code).toBe(0);
     expect(existsSync(hook)).toBe(false);
     expect(git(paths.root, "commit", "-qm", "leak").code).toBe(0);
   });
 
-  it("adds itself to husky's .husky/pre-commit and keeps an existing hook's lines", () => {
+  it("adds itself to husky's .husky/pre-commit and keeps an existing hook's lines", async () => {
     const paths = repo();
     writeAuditTask(paths, "a");
     mkdirSync(path.join(paths.root, ".husky", "_"), { recursive: true });
@@ -154,18 +157,18 @@ describe("kgate hook", () => {
     const user = path.join(paths.root, ".husky", "pre-commit");
     writeFileSync(user, "npm run lint-staged\n");
     chmodSync(user, 0o755);
-    expect(kgate(["--root", paths.root, "hook", "install"]).stdout).toMatch(
+    expect((await kgateInProcess(["--root", paths.root, "hook", "install"])).stdout).toMatch(
       /added the audit to \.husky\/pre-commit \(husky\)/,
     );
-    expect(kgate(["--root", paths.root, "hook", "install"]).stdout).toMatch(/updated/);
+    expect((await kgateInProcess(["--root", paths.root, "hook", "install"])).stdout).toMatch(/updated/);
     const text = readFileSync(user, "utf8");
     expect(text.startsWith("npm run lint-staged\n")).toBe(true);
     expect(text.match(/audit --staged/g)).toHaveLength(1);
-    kgate(["--root", paths.root, "hook", "uninstall"]);
+    await kgateInProcess(["--root", paths.root, "hook", "uninstall"]);
     expect(readFileSync(user, "utf8")).toBe("npm run lint-staged\n");
   });
 
-  it("ships a pre-commit framework hook that runs the staged audit", () => {
+  it("ships a pre-commit framework hook that runs the staged audit", async () => {
     const text = readFileSync(path.resolve(import.meta.dirname, "../.pre-commit-hooks.yaml"), "utf8");
     expect(text).toMatch(/^- id: kgate-audit$/m);
     expect(text).toMatch(/^ {2}entry: kgate audit --staged$/m);

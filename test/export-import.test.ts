@@ -12,6 +12,7 @@ import { writeStaged } from "../src/export/import-stage.ts";
 import { projectPaths } from "../src/project.ts";
 import { listFiles, loadTask, loadValidTask } from "../src/task/index.ts";
 import { kgate } from "./support/cli.ts";
+import { kgateInProcess } from "./support/cli-in-process.ts";
 import { tempProject } from "./support/project.ts";
 
 const repo = projectPaths(path.resolve(import.meta.dirname, ".."));
@@ -41,14 +42,26 @@ function harborFolder(files: Record<string, string | undefined>): string {
 }
 
 describe("kgate import harbor", () => {
-  it("round-trips an exported library task: instruction, data and limits come back unchanged", () => {
+  it("round-trips an exported library task: instruction, data and limits come back unchanged", async () => {
     const original = loadValidTask(repo, "bom-costing");
     const out = tempProject().root;
     expect(
-      kgate(["--root", repo.root, "export", "harbor", "bom-costing", "--condition", "-A", "--out", out]).code,
+      (
+        await kgateInProcess([
+          "--root",
+          repo.root,
+          "export",
+          "harbor",
+          "bom-costing",
+          "--condition",
+          "-A",
+          "--out",
+          out,
+        ])
+      ).code,
     ).toBe(0);
     const project = tempProject();
-    const imported = kgate([
+    const imported = await kgateInProcess([
       "--root",
       project.root,
       "import",
@@ -97,9 +110,9 @@ describe("kgate import harbor", () => {
     );
   });
 
-  it("maps a Terminal-Bench-style folder: WORKDIR copies become the environment, the rest is kept and named", () => {
+  it("maps a Terminal-Bench-style folder: WORKDIR copies become the environment, the rest is kept and named", async () => {
     const project = tempProject();
-    const result = kgate(["--root", project.root, "import", "harbor", harborFolder({})]);
+    const result = await kgateInProcess(["--root", project.root, "import", "harbor", harborFolder({})]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("imported csv-summary (harbor layout) into tasks/csv-summary");
     expect(result.stderr).toContain(
@@ -121,12 +134,12 @@ describe("kgate import harbor", () => {
       readFileSync(path.join(project.tasks, "csv-summary", "harbor/environment/notes.txt"), "utf8"),
     ).toBe("build notes\n");
     // The imported skeleton can be leak-audited (exit 0 clean or 1 findings; 2 would mean it cannot be).
-    expect([0, 1]).toContain(kgate(["--root", project.root, "audit", "csv-summary"]).code);
+    expect([0, 1]).toContain((await kgateInProcess(["--root", project.root, "audit", "csv-summary"])).code);
   });
 
-  it("names the file, line and field of a bad task.toml, and what a folder lacks", () => {
+  it("names the file, line and field of a bad task.toml, and what a folder lacks", async () => {
     const project = tempProject();
-    const syntax = kgate([
+    const syntax = await kgateInProcess([
       "--root",
       project.root,
       "import",
@@ -135,7 +148,7 @@ describe("kgate import harbor", () => {
     ]);
     expect(syntax.code).toBe(2);
     expect(syntax.stderr).toMatch(/csv-summary\/task\.toml: line 2, column \d+: invalid TOML/);
-    const field = kgate([
+    const field = await kgateInProcess([
       "--root",
       project.root,
       "import",
@@ -146,14 +159,14 @@ describe("kgate import harbor", () => {
     expect(field.stderr).toContain("task.toml: environment.memory_mb: expected number, received string");
     const bare = path.join(tempProject().root, "empty-task");
     mkdirSync(bare);
-    const missing = kgate(["--root", project.root, "import", "harbor", bare]);
+    const missing = await kgateInProcess(["--root", project.root, "import", "harbor", bare]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain(
       "is not a Harbor task folder: missing task.toml, instruction.md, environment, tests/test.sh",
     );
     const linked = harborFolder({});
     symlinkSync("/etc/passwd", path.join(linked, "environment/data/passwd.csv"));
-    const link = kgate(["--root", project.root, "import", "harbor", linked]);
+    const link = await kgateInProcess(["--root", project.root, "import", "harbor", linked]);
     expect(link.code).toBe(2);
     expect(link.stderr).toContain(
       "environment/data/passwd.csv is a symbolic link; a task folder to import must hold none",
@@ -161,11 +174,13 @@ describe("kgate import harbor", () => {
     expect(listFiles(project.root)).toEqual([]);
   });
 
-  it("refuses an id that exists and writes nothing", () => {
+  it("refuses an id that exists and writes nothing", async () => {
     const project = tempProject();
-    expect(kgate(["--root", project.root, "import", "harbor", harborFolder({})]).code).toBe(0);
+    expect((await kgateInProcess(["--root", project.root, "import", "harbor", harborFolder({})])).code).toBe(
+      0,
+    );
     const before = listFiles(project.root).length;
-    const again = kgate(["--root", project.root, "import", "harbor", harborFolder({})]);
+    const again = await kgateInProcess(["--root", project.root, "import", "harbor", harborFolder({})]);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('task "csv-summary" already exists');
     expect(listFiles(project.root)).toHaveLength(before);
@@ -192,9 +207,16 @@ function skillsFolder(): string {
 }
 
 describe("kgate import harbor: SkillsBench and BenchFlow tasks", () => {
-  it("proposes the skills as the artefact, maps the outputs, and checks up to the curator's steps", () => {
+  it("proposes the skills as the artefact, maps the outputs, and checks up to the curator's steps", async () => {
     const project = tempProject();
-    const result = kgate(["--root", project.root, "import", "harbor", skillsFolder(), "--json"]);
+    const result = await kgateInProcess([
+      "--root",
+      project.root,
+      "import",
+      "harbor",
+      skillsFolder(),
+      "--json",
+    ]);
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout);
     expect(report).toMatchObject({
@@ -231,7 +253,14 @@ describe("kgate import harbor: SkillsBench and BenchFlow tasks", () => {
       ]),
     );
 
-    const check = kgate(["--root", project.root, "check", "csv-summary", "--no-sandbox", "--json"]);
+    const check = await kgateInProcess([
+      "--root",
+      project.root,
+      "check",
+      "csv-summary",
+      "--no-sandbox",
+      "--json",
+    ]);
     const checks = Object.fromEntries(
       (JSON.parse(check.stdout).tasks[0].checks as Array<{ id: string; status: string; detail: string }>).map(
         (c) => [c.id, c],
@@ -252,7 +281,7 @@ describe("kgate import harbor: SkillsBench and BenchFlow tasks", () => {
     }
   });
 
-  it("reads a BenchFlow task.md: its prompt is the instruction, its front matter the limits", () => {
+  it("reads a BenchFlow task.md: its prompt is the instruction, its front matter the limits", async () => {
     const dir = path.join(tempProject().root, "bf-task");
     const files: Record<string, string> = {
       "task.md":
@@ -267,7 +296,7 @@ describe("kgate import harbor: SkillsBench and BenchFlow tasks", () => {
       writeFileSync(path.join(dir, file), text);
     }
     const project = tempProject();
-    const result = kgate(["--root", project.root, "import", "harbor", dir, "--json"]);
+    const result = await kgateInProcess(["--root", project.root, "import", "harbor", dir, "--json"]);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({
       layout: "benchflow",
@@ -284,7 +313,15 @@ describe("kgate import harbor: SkillsBench and BenchFlow tasks", () => {
     expect(task.environment.map((f) => f.path)).toEqual(["rows.csv"]);
     expect(listFiles(path.join(project.tasks, "bf-task", "solution"))).toEqual(["solve.sh"]);
     writeFileSync(path.join(dir, "task.md"), "---\nagent:\n  timeout_sec: [\n---\nx\n");
-    const broken = kgate(["--root", project.root, "import", "harbor", dir, "--id", "bf-broken"]);
+    const broken = await kgateInProcess([
+      "--root",
+      project.root,
+      "import",
+      "harbor",
+      dir,
+      "--id",
+      "bf-broken",
+    ]);
     expect(broken.code).toBe(2);
     expect(broken.stderr).toMatch(/bf-task\/task\.md: line \d+, column \d+: invalid YAML/);
   });
@@ -312,13 +349,13 @@ describe("kgate import harbor: hostile folders", () => {
     untouched(project.root);
   });
 
-  it("refuses a hard link to a file outside, and a file over the task size cap", () => {
+  it("refuses a hard link to a file outside, and a file over the task size cap", async () => {
     const project = tempProject();
     const linked = harborFolder({});
     const outside = path.join(tempProject().root, "secret.json");
     writeFileSync(outside, "{}\n");
     linkSync(outside, path.join(linked, "environment/data/hard.json"));
-    const link = kgate(["--root", project.root, "import", "harbor", linked]);
+    const link = await kgateInProcess(["--root", project.root, "import", "harbor", linked]);
     expect(link.code).toBe(2);
     expect(link.stderr).toContain("environment/data/hard.json is a hard link (2 names for one file)");
     untouched(project.root);
@@ -327,7 +364,7 @@ describe("kgate import harbor: hostile folders", () => {
     // environment file cap): 3 x 1024^3 = 3,221,225,472 bytes.
     const big = harborFolder({});
     execFileSync("truncate", ["-s", "3G", path.join(big, "environment/data/huge.bin")]);
-    const huge = kgate(["--root", project.root, "import", "harbor", big]);
+    const huge = await kgateInProcess(["--root", project.root, "import", "harbor", big]);
     expect(huge.code).toBe(2);
     expect(huge.stderr).toContain(
       "environment/data/huge.bin is 3221225472 bytes, over the cap of 64 MiB a task file may have",
@@ -337,7 +374,7 @@ describe("kgate import harbor: hostile folders", () => {
     // memory_mb 64 gives the task a disk of 32 MiB (half); 40 MiB of data (under the file cap) is over it.
     const full = harborFolder({ "task.toml": "[environment]\nmemory_mb = 64\n" });
     execFileSync("truncate", ["-s", "40M", path.join(full, "environment/data/large.csv")]);
-    const disk = kgate(["--root", project.root, "import", "harbor", full]);
+    const disk = await kgateInProcess(["--root", project.root, "import", "harbor", full]);
     expect(disk.code).toBe(2);
     expect(disk.stderr).toContain(
       `the data copied into WORKDIR is ${40 * 1024 * 1024 + 8} bytes, over the task's disk of 32 MiB (limits.diskMb`,
@@ -345,7 +382,7 @@ describe("kgate import harbor: hostile folders", () => {
     untouched(project.root);
   });
 
-  it("writes a task whole or not at all: an error mid-write leaves no task and no staging folder", () => {
+  it("writes a task whole or not at all: an error mid-write leaves no task and no staging folder", async () => {
     const project = tempProject();
     const task = path.join(project.tasks, "half");
     expect(() =>

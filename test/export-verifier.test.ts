@@ -9,13 +9,14 @@ import { projectPaths } from "../src/project.ts";
 import { loadValidTask } from "../src/task/index.ts";
 import { loadVerifier, renderAnswers, solveRaw } from "../src/verify/index.ts";
 import { kgate } from "./support/cli.ts";
+import { kgateInProcess } from "./support/cli-in-process.ts";
 import { tempProject } from "./support/project.ts";
 
 const repo = projectPaths(path.resolve(import.meta.dirname, ".."));
 const task = loadValidTask(repo, "bom-costing");
 const output = task.spec.outputs[0]!;
 const out = tempProject("file").root;
-const exported = kgate([
+const exported = await kgateInProcess([
   "--root",
   repo.root,
   "export",
@@ -47,7 +48,7 @@ async function referenceBytes(): Promise<Buffer> {
 }
 
 describe("the bundled verifier on hostile outputs", () => {
-  it("exports only the condition asked for", () => {
+  it("exports only the condition asked for", async () => {
     expect(exported.code).toBe(0);
     expect(exported.stdout.trim().split("\n")).toEqual([
       `bom-costing +A  ${path.join(out, "bom-costing-plus-a")}`,
@@ -88,7 +89,7 @@ describe("the bundled verifier on hostile outputs", () => {
     expect(linked.verdict.reason).toContain(`${path.dirname(output.path)} is a symbolic link`);
   });
 
-  it("rejects an output over maxBytes without reading it whole", () => {
+  it("rejects an output over maxBytes without reading it whole", async () => {
     // bom-costing declares maxBytes 65536 for output/assembly_costs.csv: 65537 bytes is one too many.
     expect(output.maxBytes).toBe(65536);
     const result = verify((work) => writeFileSync(path.join(work, output.path), "x".repeat(65537)));
@@ -96,7 +97,7 @@ describe("the bundled verifier on hostile outputs", () => {
     expect(result.verdict.reason).toContain("is 65537 bytes, over the cap of 65536 bytes");
   });
 
-  it("fails garbage bytes as a format problem", () => {
+  it("fails garbage bytes as a format problem", async () => {
     const result = verify((work) =>
       writeFileSync(path.join(work, output.path), Buffer.from([0xff, 0xfe, 0x00, 0x22])),
     );
@@ -130,7 +131,7 @@ describe("the bundled verifier on hostile outputs", () => {
     });
   });
 
-  it("says a missing output was not written", () => {
+  it("says a missing output was not written", async () => {
     const result = verify(() => {});
     expect(result.reward).toBe("0");
     expect(result.verdict.reason).toContain("the file was not written");
@@ -138,8 +139,8 @@ describe("the bundled verifier on hostile outputs", () => {
 });
 
 describe("kgate export errors", () => {
-  it("an unknown task is a usage error naming it", () => {
-    const result = kgate([
+  it("an unknown task is a usage error naming it", async () => {
+    const result = await kgateInProcess([
       "--root",
       repo.root,
       "export",
@@ -152,8 +153,8 @@ describe("kgate export errors", () => {
     expect(result.stderr).toContain('no task "no-such-task"');
   });
 
-  it("a bad --condition is a usage error naming the value", () => {
-    const result = kgate([
+  it("a bad --condition is a usage error naming the value", async () => {
+    const result = await kgateInProcess([
       "--root",
       repo.root,
       "export",
@@ -167,25 +168,25 @@ describe("kgate export errors", () => {
     expect(result.stderr).toContain("--condition +B: expected +A, -A or variant:<name>");
   });
 
-  it("an existing folder is kept unless --force, and the other tasks are still exported", () => {
+  it("an existing folder is kept unless --force, and the other tasks are still exported", async () => {
     const target = tempProject().root;
     mkdirSync(path.join(target, "bom-costing-minus-a"));
     writeFileSync(path.join(target, "bom-costing-minus-a", "mine.txt"), "keep me");
     const args = ["--root", repo.root, "export", "harbor", "bom-costing", "paper-index", "--condition", "-A"];
-    const refused = kgate([...args, "--out", target, "--json"]);
+    const refused = await kgateInProcess([...args, "--out", target, "--json"]);
     expect(refused.code).toBe(1);
     const report = JSON.parse(refused.stdout);
     expect(report.tasks[0]).toMatchObject({ task: "bom-costing", ok: false });
     expect(report.tasks[0].error).toContain("bom-costing-minus-a exists (pass --force to replace it)");
     expect(report.tasks[1]).toMatchObject({ task: "paper-index", ok: true });
     expect(readFileSync(path.join(target, "bom-costing-minus-a", "mine.txt"), "utf8")).toBe("keep me");
-    expect(kgate([...args, "--out", target, "--force"]).code).toBe(0);
+    expect((await kgateInProcess([...args, "--out", target, "--force"])).code).toBe(0);
     expect(
       readFileSync(path.join(target, "bom-costing-minus-a", "instruction.md")).equals(task.instruction),
     ).toBe(true);
   });
 
-  it("--help documents the verb", () => {
+  it("--help documents the verb", async () => {
     const help = kgate(["export", "harbor", "--help"]);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain("--out <dir>");

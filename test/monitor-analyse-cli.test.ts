@@ -7,6 +7,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { canonicalModel, toFixedHalfEven, trackOfFolder } from "../src/monitor/index.ts";
 import { kgate } from "./support/cli.ts";
+import { kgateInProcess } from "./support/cli-in-process.ts";
 
 const SAMPLE = path.resolve(import.meta.dirname, "fixtures/mmb-sample");
 
@@ -64,7 +65,7 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 describe("kgate monitor analyse --csv on mmb-sample", () => {
   const result = kgate(["monitor", "analyse", SAMPLE, "--csv"]);
 
-  it("prints exactly the battery's columns, one row per model and track, in canonical order", () => {
+  it("prints exactly the battery's columns, one row per model and track, in canonical order", async () => {
     expect(result.code).toBe(0);
     const lines = result.stdout.trim().split("\n");
     expect(lines[0]).toBe("model,track,accuracy,kc_rate,ki_rate,withdraw_delta,n_correct,n_incorrect");
@@ -81,7 +82,7 @@ describe("kgate monitor analyse --csv on mmb-sample", () => {
     expect(result.stderr).toContain("read 648 responses from 8 files"); // 4 x 90 + 4 x 72
   });
 
-  it("reproduces DeepSeek R1 on T2 (`R1 metacog.csv`) from counts made here", () => {
+  it("reproduces DeepSeek R1 on T2 (`R1 metacog.csv`) from counts made here", async () => {
     const c = handCount("Meta Cog/R1 metacog.csv", "correct");
     // By hand from the file: 84 correct (8 kept), 6 incorrect (0 kept).
     expect(c).toEqual({ rows: 90, nc: 84, ni: 6, kc: 8, ki: 0 });
@@ -89,7 +90,7 @@ describe("kgate monitor analyse --csv on mmb-sample", () => {
     expect(csvRow(result.stdout, "DeepSeek R1", "T2")).toBe("DeepSeek R1,T2,0.9333,9.52,0.00,9.52,84,6");
   });
 
-  it("reproduces Claude Haiku 4.5 on T6 (quoted answers spanning lines; `is_correct`) from counts made here", () => {
+  it("reproduces Claude Haiku 4.5 on T6 (quoted answers spanning lines; `is_correct`) from counts made here", async () => {
     const c = handCount("prospective/Claude Haiku 4.5prospective_regulation_results.csv", "is_correct");
     // By hand: 62 correct (58 kept), 10 incorrect (10 kept).
     expect(c).toEqual({ rows: 72, nc: 62, ni: 10, kc: 58, ki: 10 });
@@ -100,7 +101,7 @@ describe("kgate monitor analyse --csv on mmb-sample", () => {
     );
   });
 
-  it("reproduces Claude Haiku 4.5 on T2 from counts made here", () => {
+  it("reproduces Claude Haiku 4.5 on T2 from counts made here", async () => {
     const c = handCount("Meta Cog/Claude Haiku 4.5 metacog.csv", "correct");
     expect(c).toEqual({ rows: 90, nc: 76, ni: 14, kc: 61, ki: 4 });
     // accuracy 76/90 = 0.84444; kc 61/76 = 80.263; ki 4/14 = 28.571; delta 51.692
@@ -109,7 +110,7 @@ describe("kgate monitor analyse --csv on mmb-sample", () => {
     );
   });
 
-  it("agrees with the battery's own published results for the sample's models", () => {
+  it("agrees with the battery's own published results for the sample's models", async () => {
     // Rows of the battery's outputs/all_tracks_probe_results.csv (commit 8fc0b4e) for these models.
     for (const row of [
       "DeepSeek R1,T6,0.0139,0.00,100.00,-100.00,1,71",
@@ -137,7 +138,7 @@ describe("unreadable rows", () => {
   );
   const result = kgate(["monitor", "analyse", dir, "--csv"]);
 
-  it("names each by file and line, exits 1 and still counts every other row", () => {
+  it("names each by file and line, exits 1 and still counts every other row", async () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(
       'unreadable: Meta Cog/R1 metacog.csv:3: correct is "Maybe", not True or False',
@@ -151,8 +152,8 @@ describe("unreadable rows", () => {
 });
 
 describe("other forms", () => {
-  it("Markdown by default, with profiles and the T6 choice mix", () => {
-    const r = kgate(["monitor", "analyse", SAMPLE]);
+  it("Markdown by default, with profiles and the T6 choice mix", async () => {
+    const r = await kgateInProcess(["monitor", "analyse", SAMPLE]);
     expect(r.code).toBe(0);
     // Profile on T2 alone (the sample's only retrospective track): Haiku keep (61+4)/90 = 72.2%,
     // delta 51.69 >= 15 -> C; R1 keep 8/90 = 8.9% <= 10 -> B; Gemini 2.5 Flash keep 90/90 = 100%,
@@ -167,9 +168,9 @@ describe("other forms", () => {
     );
   });
 
-  it("JSON and an HTML page", () => {
+  it("JSON and an HTML page", async () => {
     const html = path.join(tmp, "table.html");
-    const r = kgate(["monitor", "analyse", SAMPLE, "--json", "--html", html]);
+    const r = await kgateInProcess(["monitor", "analyse", SAMPLE, "--json", "--html", html]);
     expect(r.code).toBe(0);
     const json = JSON.parse(r.stdout);
     expect(json.tracks).toHaveLength(8);
@@ -180,8 +181,8 @@ describe("other forms", () => {
     expect(readFileSync(html, "utf8")).toContain("<td>GPT-5.4</td><td>T2</td><td>0.9111</td>");
   });
 
-  it("exits 2 on a folder without track folders", () => {
-    const r = kgate(["monitor", "analyse", tmp.replace(/$/, "/nope")]);
+  it("exits 2 on a folder without track folders", async () => {
+    const r = await kgateInProcess(["monitor", "analyse", tmp.replace(/$/, "/nope")]);
     expect(r.code).toBe(2);
     expect(kgate(["monitor", "analyse", "--help"]).stdout).toContain("--csv");
   });
@@ -200,14 +201,14 @@ describe("names and numbers", () => {
     ["Unknown 9 metacog.csv", null],
   ])("%s is %s", (file, model) => expect(canonicalModel(file)).toBe(model));
 
-  it("tracks come from the folder", () => {
+  it("tracks come from the folder", async () => {
     expect(trackOfFolder("Meta Cog")).toBe("T2");
     expect(trackOfFolder("prospective")).toBe("T6");
     expect(trackOfFolder("Overhypothesis")).toBe("T1");
     expect(trackOfFolder("misc")).toBeNull();
   });
 
-  it("rounds exact ties to even, as the published tables do", () => {
+  it("rounds exact ties to even, as the published tables do", async () => {
     expect((3.125).toFixed(2)).toBe("3.13"); // JavaScript rounds the exact tie up
     expect(toFixedHalfEven(3.125, 2)).toBe("3.12"); // 100 x 2/64: Python's format gives 3.12
     expect(toFixedHalfEven(-3.125, 2)).toBe("-3.12");

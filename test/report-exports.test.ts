@@ -12,6 +12,7 @@ import { leaderboardCsv } from "../src/monitor/leaderboard.ts";
 import { RunSummary, spreadsheetCell, table1Csv } from "../src/report/index.ts";
 import { parseCsv } from "../src/verify/index.ts";
 import { kgate } from "./support/cli.ts";
+import { kgateInProcess } from "./support/cli-in-process.ts";
 import { type PaperRun, paperRun } from "./support/paper-run.ts";
 import { tempProject } from "./support/project.ts";
 
@@ -54,7 +55,7 @@ describe("kgate report: configurations, provenance and tokens", () => {
   const json = kgate(["--root", paths.root, "report", "paper", "--json"]);
   const summary = RunSummary.parse(JSON.parse(json.stdout));
 
-  it("names the configuration behind every column, as the plan and records say", () => {
+  it("names the configuration behind every column, as the plan and records say", async () => {
     expect(json.code).toBe(0);
     // Default cells: frontier+A, frontier-A, mid+A, control (frontier on the perturbed variant);
     // the fixture's agents: frontier on anthropic, mid on openai, harness "scripted".
@@ -108,7 +109,7 @@ describe("kgate report: configurations, provenance and tokens", () => {
       sandboxBases: ["debian:bookworm-slim"],
       recordsWithout: 75,
     });
-    const md = kgate(["--root", paths.root, "report", "paper"]).stdout;
+    const md = (await kgateInProcess(["--root", paths.root, "report", "paper"])).stdout;
     expect(md).toContain("| mid+A | mid | +A | mid-model | scripted | openai | digest-of-mid |");
     expect(md).toContain(
       "| frontier+A | frontier | +A | frontier-model | scripted scripted 2.0 | anthropic | digest-of-frontier |",
@@ -123,7 +124,7 @@ describe("kgate report: configurations, provenance and tokens", () => {
     expect(tex).toContain("mid+A: mid-model via scripted (openai), digest digest-of-mi.");
   });
 
-  it("counts tokens as the budget does, over both sessions, with the cache beside", () => {
+  it("counts tokens as the budget does, over both sessions, with the cache beside", async () => {
     // 300 records x (1,000 + 200) = 360,000, plus 5 x (300 + 100) cache tokens = 2,000.
     expect(summary.totals.usage).toMatchObject({
       inputTokens: 300_000,
@@ -131,7 +132,7 @@ describe("kgate report: configurations, provenance and tokens", () => {
       cacheReadTokens: 1_500,
       cacheWriteTokens: 500,
     });
-    const md = kgate(["--root", paths.root, "report", "paper"]).stdout;
+    const md = (await kgateInProcess(["--root", paths.root, "report", "paper"])).stdout;
     expect(md).toContain("362,000 tokens (300,000 in · 60,000 out · 1,500 cache read · 500 cache write)");
     // t01 frontier+A: 5 x (1,000 + 200 + 300 + 100) = 8,000 tokens.
     expect(md).toMatch(
@@ -150,8 +151,8 @@ describe("kgate report: configurations, provenance and tokens", () => {
       ? `${task.decision} (borderline: ${task.borderline.join("; ")})`
       : task.decision;
 
-  it("writes Table 1 as CSV whose numbers, decisions and configurations are the JSON's", () => {
-    const result = kgate(["--root", paths.root, "report", "paper", "--format", "csv"]);
+  it("writes Table 1 as CSV whose numbers, decisions and configurations are the JSON's", async () => {
+    const result = await kgateInProcess(["--root", paths.root, "report", "paper", "--format", "csv"]);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(readFileSync(path.join(made.runDir, "table1.csv"), "utf8"));
     const parsed = parseCsv(result.stdout);
@@ -209,7 +210,7 @@ describe("kgate report: configurations, provenance and tokens", () => {
     ]);
   });
 
-  it("writes a text cell that starts like a formula as text, numbers as numbers", () => {
+  it("writes a text cell that starts like a formula as text, numbers as numbers", async () => {
     // =, +, -, @ open a formula in a spreadsheet; the cell gets a leading apostrophe (then quoting).
     expect(['=HYPERLINK("x")', "+1+2", "-cmd", "@SUM(A1)", "\tx"].map(spreadsheetCell)).toEqual([
       `"'=HYPERLINK(""x"")"`,
@@ -236,8 +237,8 @@ describe("kgate report: configurations, provenance and tokens", () => {
     expect(parsed.csv.records[0]![model]).toBe(`'=WEBSERVICE("http://x")`);
   });
 
-  it("writes Table 1 as LaTeX whose rows are the JSON's", () => {
-    const result = kgate(["--root", paths.root, "report", "paper", "--format", "latex"]);
+  it("writes Table 1 as LaTeX whose rows are the JSON's", async () => {
+    const result = await kgateInProcess(["--root", paths.root, "report", "paper", "--format", "latex"]);
     expect(result.code).toBe(0);
     const tex = result.stdout;
     // task, gate, four cells, decision: seven columns.
@@ -259,22 +260,22 @@ describe("kgate report: configurations, provenance and tokens", () => {
     expect(tex).toContain("all (15 tasks) &  & 51/75 (68.0\\%) [56.8, 77.5] & 0/75 (0.0\\%) [0.0, 4.9]");
   });
 
-  it("refuses an unknown --format with exit 2", () => {
-    const result = kgate(["--root", paths.root, "report", "paper", "--format", "docx"]);
+  it("refuses an unknown --format with exit 2", async () => {
+    const result = await kgateInProcess(["--root", paths.root, "report", "paper", "--format", "docx"]);
     expect(result.code).toBe(2);
     expect(result.stderr).toBe('kgate: --format: expected one of md, json, csv, latex, got "docx"\n');
   });
 });
 
 describe("the monitoring battery's CSV", () => {
-  it("writes a model name that starts like a formula as text, a negative delta as a number", () => {
+  it("writes a model name that starts like a formula as text, a negative delta as a number", async () => {
     const summary = { accuracy: 0.5, kcRate: 60, kiRate: 70, withdrawDelta: -10, nCorrect: 5, nIncorrect: 5 };
     const analysis = { tracks: [{ model: "@SUM(1+1)", track: "T2", summary }] } as unknown as BatteryAnalysis;
     // accuracy 0.5 at 4 places, rates at 2, delta -10 at 2 (a number: no apostrophe).
     expect(batteryCsv(analysis).split("\n")[1]).toBe("'@SUM(1+1),T2,0.5000,60.00,70.00,-10.00,5,5");
   });
 
-  it("writes a leaderboard model name that starts like a formula as text, a negative delta as a number", () => {
+  it("writes a leaderboard model name that starts like a formula as text, a negative delta as a number", async () => {
     const row = {
       model: "=1+1",
       accuracyRank: 1,

@@ -1,9 +1,11 @@
-// `kgate triage score` through the real bin: the seed's worked example as JSON with exactly the
-// issue's keys, dropped plan entries reported on stderr, and clear errors naming file and line/field.
+// `kgate triage score` through the real argv parser (in process; the bin where a test needs a cwd):
+// the seed's worked example as JSON with exactly the issue's keys, dropped plan entries reported on
+// stderr, and clear errors naming file and line/field.
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { kgate } from "./support/cli.ts";
+import { kgateInProcess } from "./support/cli-in-process.ts";
 import { tempProject, writeJson } from "./support/project.ts";
 
 function files(phase0: string, plan: string): { dir: string; phase0: string; plan: string } {
@@ -22,7 +24,7 @@ const WORKED_PHASE0 = [
 const WORKED_PLAN = '{"plan": [{"id": "1", "tokens": 400}, {"id": "2", "tokens": 1600}]}';
 
 describe("kgate triage score", () => {
-  it("scores the seed's worked example: V_oracle 2, V_random 1, V_U 1, V_E 0, eta_U 0, eta_E -1", () => {
+  it("scores the seed's worked example: V_oracle 2, V_random 1, V_U 1, V_E 0, eta_U 0, eta_E -1", async () => {
     const f = files(WORKED_PHASE0, WORKED_PLAN);
     const r = kgate(
       ["triage", "score", "--phase0", f.phase0, "--plan", f.plan, "--budget", "2000", "--json"],
@@ -55,9 +57,9 @@ describe("kgate triage score", () => {
     expect(text.stdout).toContain("regime E: V 0   eta -1.0000   regret 1.0000");
   });
 
-  it("gives eta null in JSON when the denominator is 0 (alpha = 1: B = 4000 fits every order)", () => {
+  it("gives eta null in JSON when the denominator is 0 (alpha = 1: B = 4000 fits every order)", async () => {
     const f = files(WORKED_PHASE0, WORKED_PLAN);
-    const r = kgate([
+    const r = await kgateInProcess([
       "triage",
       "score",
       "--phase0",
@@ -76,7 +78,7 @@ describe("kgate triage score", () => {
     expect(json.etaE).toBeNull();
   });
 
-  it("drops unknown and duplicate ids and bad allocations, says so, and flags an over-budget plan", () => {
+  it("drops unknown and duplicate ids and bad allocations, says so, and flags an over-budget plan", async () => {
     const plan = JSON.stringify({
       plan: [
         { id: "3", tokens: 1500 },
@@ -87,7 +89,7 @@ describe("kgate triage score", () => {
       ],
     });
     const f = files(WORKED_PHASE0, plan);
-    const r = kgate([
+    const r = await kgateInProcess([
       "triage",
       "score",
       "--phase0",
@@ -110,16 +112,25 @@ describe("kgate triage score", () => {
     expect(json.vE).toBe(2);
   });
 
-  it("exits 2 naming the file and line of a bad phase-0 line, and the plan file when it is garbage", () => {
+  it("exits 2 naming the file and line of a bad phase-0 line, and the plan file when it is garbage", async () => {
     const bad = files(
       '{"id": "1", "cost": 500, "correct": true}\n{"id": "2", "cost": -3, "correct": false}\n',
       WORKED_PLAN,
     );
-    const r = kgate(["triage", "score", "--phase0", bad.phase0, "--plan", bad.plan, "--budget", "2000"]);
+    const r = await kgateInProcess([
+      "triage",
+      "score",
+      "--phase0",
+      bad.phase0,
+      "--plan",
+      bad.plan,
+      "--budget",
+      "2000",
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`${bad.phase0}:2 (cost)`);
     const garbage = files(WORKED_PHASE0, "I would start with the easy ones.");
-    const g = kgate([
+    const g = await kgateInProcess([
       "triage",
       "score",
       "--phase0",
@@ -131,7 +142,7 @@ describe("kgate triage score", () => {
     ]);
     expect(g.code).toBe(2);
     expect(g.stderr).toContain(`${garbage.plan}: no JSON object in the reply`);
-    const budget = kgate([
+    const budget = await kgateInProcess([
       "triage",
       "score",
       "--phase0",
@@ -145,7 +156,7 @@ describe("kgate triage score", () => {
     expect(budget.stderr).toContain("--budget must be a non-negative integer");
   });
 
-  it("has --help", () => {
+  it("has --help", async () => {
     const r = kgate(["triage", "score", "--help"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("--phase0 <file>");
@@ -199,7 +210,7 @@ describe("kgate triage score re-scores a run with the run's own sampler (issue 3
     return { vRandom: JSON.parse(r.stdout).vRandom as number, stderr: r.stderr };
   };
 
-  it("reads the run's seed from its triage.json; --seed overrides it; without a run, seed 0", () => {
+  it("reads the run's seed from its triage.json; --seed overrides it; without a run, seed 0", async () => {
     const root = tempProject().root;
     const phase0 = runFolder(root, "seeded", 5, 1000);
     const own = score(root, phase0);
@@ -219,13 +230,13 @@ describe("kgate triage score re-scores a run with the run's own sampler (issue 3
     expect(defaults.vRandom).toBe(zero.vRandom);
   });
 
-  it("uses the run's number of permutations", () => {
+  it("uses the run's number of permutations", async () => {
     const root = tempProject().root;
     const r = score(root, runFolder(root, "few", 5, 200));
     expect(r.stderr).toContain("sampled, 200 permutations, seed 5");
   });
 
-  it("names the file of an unreadable triage.json, exit 2", () => {
+  it("names the file of an unreadable triage.json, exit 2", async () => {
     const root = tempProject().root;
     const phase0 = runFolder(root, "broken", 5, 1000);
     writeFileSync(path.join(root, "runs", "broken", "triage.json"), '{"seed": "five"}');
@@ -237,7 +248,7 @@ describe("kgate triage score re-scores a run with the run's own sampler (issue 3
     expect(r.stderr).toContain(path.join(root, "runs", "broken", "triage.json"));
   });
 
-  it("says the baseline is exact for the worked example (3 units: all 6 orders)", () => {
+  it("says the baseline is exact for the worked example (3 units: all 6 orders)", async () => {
     const f = files(WORKED_PHASE0, WORKED_PLAN);
     const r = kgate(["triage", "score", "--phase0", f.phase0, "--plan", f.plan, "--budget", "2000"], {
       cwd: f.dir,
