@@ -28,9 +28,11 @@ export function compiledVerifier(task: LoadedTask): Promise<string | undefined> 
   const key = `${task.verifierPath}\u0000${task.digests.task}`;
   let compiling = compiled.get(key);
   if (!compiling) {
+    // Numbered when asked, not when bundled: two bundles finishing together get two files.
+    const index = compiled.size;
     compiling = bundleModule({ entry: task.verifierPath, target: "node20" }).then(
       (text) => {
-        const file = path.join(compiledFolder(), `${task.id}-${compiled.size}.mjs`);
+        const file = path.join(compiledFolder(), `${task.id}-${index}.mjs`);
         writeFileSync(file, text);
         return file;
       },

@@ -4,6 +4,7 @@ import { pathToFileURL } from "node:url";
 import { z } from "zod";
 import { allowTypeScriptImport, fieldPath } from "../common/index.ts";
 import type { LoadedTask } from "../task/index.ts";
+import { compiledVerifier } from "./compiled.ts";
 import type { Rubric, TaskVerifier } from "./contract.ts";
 
 /** The verifier module is missing, broken, or does not fit its task: names the file and the field. */
@@ -107,11 +108,22 @@ function defaultExport(module: Record<string, unknown>): unknown {
     : outer;
 }
 
+/**
+ * From the bundle, the verifier compiled to plain JavaScript (compiled.ts, the module every
+ * verification's worker imports too), so the process needs no TypeScript loader (tsx costs about
+ * half a second of CPU to start); undefined from the sources (tsx is registered there) or when it
+ * does not compile (the TypeScript import then reports what is wrong in its own words).
+ */
+function compiledHere(task: LoadedTask): Promise<string | undefined> {
+  return import.meta.url.endsWith(".ts") ? Promise.resolve(undefined) : compiledVerifier(task);
+}
+
 async function importVerifier(task: LoadedTask): Promise<LoadedVerifier> {
   const file = projectRelative(task, task.verifierPath);
   let exported: unknown;
   try {
-    const source = compiledModules.get(task.verifierPath) ?? task.verifierPath;
+    const source =
+      compiledModules.get(task.verifierPath) ?? (await compiledHere(task)) ?? task.verifierPath;
     await allowTypeScriptImport(source);
     exported = defaultExport(await import(pathToFileURL(source).href));
   } catch (err) {
