@@ -33,9 +33,12 @@ export default defineConfig({
         extends: true,
         // Finds the Docker daemon (or fails the run in one line naming the setup step), builds or
         // finds the sandbox image once per run and provides its tag to the Docker tests.
+        // Docker files share their worker processes' module cache too (forks, no isolation): the
+        // lane is CPU-bound, and importing the sources anew cost each file about a second.
         test: {
           name: "docker",
           include: [DOCKER],
+          isolate: false,
           globalSetup: ["test/support/bundle-setup.ts", "test/support/global-setup.ts"],
         },
       },
