@@ -65,6 +65,22 @@ describe("kgate check", () => {
     expect(result.code).toBe(0);
     const oracle = report.tasks[0]!.checks.find((c) => c.id === "oracle")!;
     expect(oracle.detail).toMatch(/^passes in \d+\.\d s$/);
+    // The oracle under every variant, in the real sandbox: the three fixed Python oracles pass the
+    // compressed artefact and fail as the perturbed variant, attributed to its conventions.
+    for (const id of ["contract-clause", "mortgage-escrow", "payroll-overtime"]) {
+      const task = report.tasks.find((t) => t.id === id)!;
+      const byId = Object.fromEntries(task.checks.map((c) => [c.id, c]));
+      expect(byId["oracle:variant:compressed"], id).toMatchObject({
+        status: "pass",
+        detail: expect.stringMatching(/^compressed: the oracle passes in \d+\.\d s$/),
+      });
+      expect(byId["oracle:variant:perturbed"], id).toMatchObject({
+        status: "pass",
+        detail: expect.stringMatching(
+          /^perturbed: the oracle fails, attributed to perturbed-convention:perturbed in \d+\.\d s$/,
+        ),
+      });
+    }
   }, 600_000);
 
   it("prints one line per check and a summary", () => {
