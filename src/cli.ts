@@ -3,6 +3,7 @@ import { Argument, Command, CommanderError, Option } from "commander";
 import { addExamCommand, addTriageCommands, collect } from "./cli-protocols.ts";
 import type { CommandContext } from "./commands/context.ts";
 import { EXIT_USAGE, ExitError, REPORT_BUGS } from "./errors.ts";
+import { kgateVersion } from "./package-info.ts";
 import { findProjectRoot, projectPaths } from "./project.ts";
 
 type Runner = (ctx: CommandContext, ...args: never[]) => Promise<number>;
@@ -58,6 +59,7 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
       "Build knowledge-gated, verifiable tasks for LLM agents and calibrate them in Docker sandboxes",
     )
     .option("--root <dir>", "project root (default: nearest folder with kgate.config.json or tasks/)")
+    .version(kgateVersion(), "-V, --version", "print kgate's version (the one records name in provenance)")
     .showHelpAfterError()
     .exitOverride();
 

@@ -16,6 +16,15 @@ describe("kgate CLI", () => {
     expect(verb.stdout).toMatch(/--gate <kind>/);
   });
 
+  it("prints the version of package.json with --version and -V, exit 0", () => {
+    const pkg = JSON.parse(readFileSync(path.resolve(import.meta.dirname, "../package.json"), "utf8"));
+    for (const flag of ["--version", "-V"]) {
+      const shown = kgate([flag]);
+      expect(shown.code).toBe(0);
+      expect(shown.stdout).toBe(`${pkg.version}\n`);
+    }
+  });
+
   it("exits 2 on an unknown verb or a bad option value", () => {
     expect(kgate(["frobnicate"]).code).toBe(2);
     const project = tempProject();
