@@ -127,7 +127,9 @@ describe("kgate probe canary", () => {
       .split("\n");
     expect(lines).toHaveLength(4);
     // parrot (Anthropic wire): 100 + 20 tokens for the continuation, 500 + 40 for the constants.
-    expect(JSON.parse(lines[0]!).usage).toMatchObject({ inputTokens: 600, outputTokens: 60, modelCalls: 2 });
+    // Lines are appended as trials finish (two at a time): parrot's is found by its name.
+    const parrot = lines.map((l) => JSON.parse(l)).find((l) => l.agent.name === "parrot");
+    expect(parrot.usage).toMatchObject({ inputTokens: 600, outputTokens: 60, modelCalls: 2 });
   });
 
   it("counts the canary GUID as a hit and the first line alone as none", () => {

@@ -111,10 +111,13 @@ describe("kgate probe recite", () => {
     const read = readTrialRecords(runDir);
     expect(read.records).toHaveLength(8);
     expect(new Set(read.records.map((r) => r.form))).toEqual(new Set(["inline"]));
+    // Appended as trials finish (two at a time, so in any order): compared in the plan's order.
+    const planned = ["knower", "forgetter", "misapplier", "mumbler"];
     const lines = readFileSync(path.join(runDir, "probes.jsonl"), "utf8")
       .trim()
       .split("\n")
-      .map((l) => ProbeLine.parse(JSON.parse(l)));
+      .map((l) => ProbeLine.parse(JSON.parse(l)))
+      .sort((a, b) => planned.indexOf(a.agent.name) - planned.indexOf(b.agent.name));
     expect(
       lines.map((l) => [l.agent.name, l.conventions.map((c) => [c.name, c.stated, c.correct, c.gated])]),
     ).toEqual([
