@@ -122,8 +122,7 @@ async function importVerifier(task: LoadedTask): Promise<LoadedVerifier> {
   const file = projectRelative(task, task.verifierPath);
   let exported: unknown;
   try {
-    const source =
-      compiledModules.get(task.verifierPath) ?? (await compiledHere(task)) ?? task.verifierPath;
+    const source = compiledModules.get(task.verifierPath) ?? (await compiledHere(task)) ?? task.verifierPath;
     await allowTypeScriptImport(source);
     exported = defaultExport(await import(pathToFileURL(source).href));
   } catch (err) {
