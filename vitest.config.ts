@@ -2,6 +2,7 @@
 // unit project (no Docker daemon, no Chromium, no installed harness); `npm test` runs every project.
 // Docker tests are slow, so they get generous timeouts and limited parallelism.
 import { defineConfig } from "vitest/config";
+import { LongestFirstSequencer } from "./test/support/sequencer.ts";
 
 /** Files that need a Docker daemon (they may use Chromium too) and files that need Chromium only. */
 const DOCKER = "test/**/*.docker.test.ts";
@@ -12,6 +13,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 600_000,
     maxWorkers: 2,
+    // The same longest-first order on every machine, a fresh clone included (test/durations.json).
+    sequence: { sequencer: LongestFirstSequencer },
     // Every project: the tests' `kgate` runs start from a bundle of the sources under test.
     globalSetup: ["test/support/bundle-setup.ts"],
     // Before every test file: the hooks that undo what the tests made (temp folders, processes).
