@@ -2,8 +2,7 @@
 // shared queue and then fail (an error, or an exit), and the main thread still scans every file,
 // the ones the failed workers took included, with the findings one thread gives.
 import { EventEmitter } from "node:events";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { scanFiles, type WorkerData } from "../src/audit/parallel.ts";
@@ -11,6 +10,7 @@ import { compileRules } from "../src/audit/rules.ts";
 import type { ScanTarget } from "../src/audit/scan-file.ts";
 import { AuditFile } from "../src/audit/schema.ts";
 import { CORPUS_ARTEFACT_PATH, corpusFile } from "./support/audit-task.ts";
+import { tempDir } from "./support/project.ts";
 
 /** How the fake workers end: after taking their first file and one more from the queue. */
 const failure = vi.hoisted(() => ({ how: "error" as "error" | "exit", workers: 0 }));
@@ -43,7 +43,7 @@ const rules = compileRules(job.audit, job.artefact);
 
 /** Six files, two of them leaking, on disk. */
 function targets(): ScanTarget[] {
-  const dir = mkdtempSync(path.join(tmpdir(), "kgate-parallel-"));
+  const dir = tempDir("kgate-parallel-");
   return Array.from({ length: 6 }, (_, i) => {
     const name = `part-${i}.md`;
     const text = `${"Filler words for a file. ".repeat(200 + i * 10)}\n${i % 3 === 0 ? "The ZERO_FILL rule applies.\n" : ""}`;

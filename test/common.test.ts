@@ -1,11 +1,11 @@
 // The shared helpers of src/common: the bootstrap's nearest-rank bounds and its dropping of undefined
 // resamples, and the JSON-lines store on a file of any schema (a torn line closed off, bad lines by number).
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { appendJsonLine, bootstrap, readJsonLines } from "../src/common/index.ts";
+import { tempDir } from "./support/project.ts";
 
 describe("bootstrap", () => {
   it("takes nearest-rank quantiles of the defined statistics", () => {
@@ -22,7 +22,7 @@ describe("the JSON-lines store", () => {
   const Line = z.object({ id: z.number() });
 
   it("closes off a torn last line before appending, and reads each bad line by number", () => {
-    const file = path.join(mkdtempSync(path.join(tmpdir(), "kgate-jsonl-")), "x.jsonl");
+    const file = path.join(tempDir("kgate-jsonl-"), "x.jsonl");
     expect(readJsonLines(file, Line, "x line")).toEqual({ records: [], problems: [] });
     // a dead writer left line 3 half written
     writeFileSync(file, '{"id":1}\n{"id":"two"}\n{"id":');

@@ -1,8 +1,7 @@
 // The engine's stop when every sandbox host stayed down (no Docker: a runner that throws as the
 // pool's place() does): the attempt that met it gets no record, queued attempts never start, a
 // running one ends through its signal, and run()/runAll() reject with HostsDownStop (exit 2).
-import { mkdirSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildPlan, CalibrationConfig, runCalibration } from "../src/calibrate/index.ts";
@@ -18,7 +17,7 @@ import {
 } from "../src/trial/index.ts";
 import { scaffoldedTask } from "./support/agent-context.ts";
 import { fakeRunner, resolver, scaffoldTasks } from "./support/calibrate-fixtures.ts";
-import { tempProject } from "./support/project.ts";
+import { tempDir, tempProject } from "./support/project.ts";
 import { makeRecord } from "./support/records.ts";
 
 const agent = { name: "oracle", digest: "d".repeat(64), harness: "oracle", model: null, provider: "local" };
@@ -41,7 +40,7 @@ describe("every host down: the engine stops", () => {
     };
     const engine = new TrialEngine({
       runId: "r",
-      runDir: mkdtempSync(path.join(tmpdir(), "kgate-engine-down-")),
+      runDir: tempDir("kgate-engine-down-"),
       runner,
       concurrency: 2,
       retries: 3,

@@ -1,14 +1,14 @@
 // runs/<run>/trials.jsonl: one line per record, appended atomically by concurrent writers, and read
 // back with every bad line reported by its number while the good lines are kept.
 import { spawn } from "node:child_process";
-import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { appendTrialRecord, readTrialRecords, trialsFileOf } from "../src/trial/index.ts";
+import { tempDir } from "./support/project.ts";
 import { makeRecord } from "./support/records.ts";
 
-const runDir = () => mkdtempSync(path.join(tmpdir(), "kgate-records-"));
+const runDir = () => tempDir("kgate-records-");
 
 function writer(dir: string, id: number, count: number): Promise<number> {
   const script = path.resolve(import.meta.dirname, "support/append-records.ts");

@@ -2,14 +2,13 @@
 // a stream the test writes, or from the real forwarder script as a host process): garbage, a huge
 // frame length, thousands of stream opens, a relay that stops reading, a forwarder that exits.
 import { spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
 import { connect, createServer, type Server } from "node:net";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { Duplex, PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { FRAME, FRAME_HEADER, frame, RelayChannel } from "../src/agents/relay/channel.ts";
 import { FORWARDER } from "./support/forwarder-process.ts";
+import { tempDir } from "./support/project.ts";
 
 const ready = frame(FRAME.ready, 0, Buffer.from("4100"));
 
@@ -32,7 +31,7 @@ function collect(stream: PassThrough): () => Buffer {
 
 /** A relay stand-in on a unix socket that counts its connections (now and at most). */
 async function countingServer(): Promise<{ path: string; peak: () => number; close: () => void }> {
-  const socket = path.join(mkdtempSync(path.join(tmpdir(), "kgate-channel-test-")), "s.sock");
+  const socket = path.join(tempDir("kgate-channel-test-"), "s.sock");
   let open = 0;
   let peak = 0;
   const server: Server = createServer((c) => {

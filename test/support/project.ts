@@ -5,11 +5,16 @@ import path from "node:path";
 import { type ProjectPaths, projectPaths } from "../../src/project.ts";
 import { afterThis } from "./cleanups.ts";
 
+/** A temporary folder `<prefix>XXXXXX`, removed after the current test (or test file, scope "file"). */
+export function tempDir(prefix = "kgate-test-", scope: "test" | "file" = "test"): string {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  afterThis(scope, () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
 /** A temporary project, removed after the current test (or after the test file with scope "file"). */
 export function tempProject(scope: "test" | "file" = "test"): ProjectPaths {
-  const dir = mkdtempSync(path.join(tmpdir(), "kgate-test-"));
-  afterThis(scope, () => rmSync(dir, { recursive: true, force: true }));
-  return projectPaths(dir);
+  return projectPaths(tempDir("kgate-test-", scope));
 }
 
 export function writeJson(file: string, value: unknown): void {
