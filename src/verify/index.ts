@@ -7,7 +7,7 @@ export * from "./contract.ts";
 export { type CsvParse, type CsvText, type CsvVisitor, csvField, parseCsv, readCsv } from "./csv.ts";
 export { DIFF_CAP } from "./diff.ts";
 export { environmentRows, environmentText } from "./environment.ts";
-export { VerifierRunError, verifyKillable } from "./killable.ts";
+export { verifyKillable } from "./killable.ts";
 export {
   EMPTY_ARRAY,
   EMPTY_OBJECT,
@@ -34,3 +34,4 @@ export { roundHalfAway, roundHalfEven, roundToStep, type StepRounding } from "./
 export { rewardAndScore, runCriterion } from "./rubric.ts";
 export { leafAt, type Table, tableFromCsv, tableFromJson, tableFromRows, tableFromText } from "./table.ts";
 export { verifyTrial, verifyWith } from "./verify.ts";
+export { VerifierRunError } from "./worker-pool.ts";
