@@ -10,7 +10,7 @@ import { DockerClient } from "../src/sandbox/docker.ts";
 import { LABEL_RUN } from "../src/sandbox/index.ts";
 import { KGATE_BIN, kgate } from "./support/cli.ts";
 import { demoTask, sandboxImage } from "./support/sandbox.ts";
-import { copyImage, type SecondDaemon, startSecondDaemon } from "./support/second-daemon.ts";
+import { type SecondDaemon, startSecondDaemon } from "./support/second-daemon.ts";
 
 let second: SecondDaemon;
 const first = new DockerClient();
@@ -19,8 +19,7 @@ let hadBridge = false;
 
 beforeAll(async () => {
   hadBridge = bridgeOfFirst();
-  second = await startSecondDaemon();
-  copyImage(sandboxImage(), second.host);
+  second = await startSecondDaemon({ keep: { name: "docker-host", images: [sandboxImage()] } });
 }, 180_000);
 
 afterAll(async () => {

@@ -10,13 +10,12 @@ import { LABEL_RUN } from "../src/sandbox/index.ts";
 import { readTrialRecords } from "../src/trial/index.ts";
 import { KGATE_BIN } from "./support/cli.ts";
 import { demoTask, sandboxImage } from "./support/sandbox.ts";
-import { copyImage, type SecondDaemon, startSecondDaemon } from "./support/second-daemon.ts";
+import { type SecondDaemon, startSecondDaemon } from "./support/second-daemon.ts";
 
 let second: SecondDaemon;
 
 beforeAll(async () => {
-  second = await startSecondDaemon();
-  copyImage(sandboxImage(), second.host);
+  second = await startSecondDaemon({ keep: { name: "hosts-all-down", images: [sandboxImage()] } });
 }, 180_000);
 
 afterAll(async () => {

@@ -15,7 +15,7 @@ import { agentConfig, scaffoldedTask } from "./support/agent-context.ts";
 import { engineTrials } from "./support/engine.ts";
 import { type ModelServer, startModelServer, turnIndex } from "./support/model-server.ts";
 import { sandboxImage } from "./support/sandbox.ts";
-import { copyImage, type SecondDaemon, startSecondDaemon } from "./support/second-daemon.ts";
+import { type SecondDaemon, startSecondDaemon } from "./support/second-daemon.ts";
 import { standin } from "./support/standin.ts";
 
 const FORWARDER = path.resolve(import.meta.dirname, "..", "sandbox", "harness", "relay-forwarder.mjs");
@@ -26,8 +26,7 @@ let second: SecondDaemon;
 let server: ModelServer;
 
 beforeAll(async () => {
-  second = await startSecondDaemon();
-  copyImage(sandboxImage(), second.host);
+  second = await startSecondDaemon({ keep: { name: "hosts-harness-image", images: [sandboxImage()] } });
 }, 180_000);
 
 afterAll(async () => {

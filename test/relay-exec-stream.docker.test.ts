@@ -3,7 +3,6 @@
 // the real Claude Code through `kgate run` with that host as the only sandbox host; and on the
 // local daemon, an agent that writes hostile frames into the forwarder's stdout (garbage, a 4 GiB
 // length) or opens thousands of streams ends only its own trial, recorded as the agent's.
-import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import Docker from "dockerode";
@@ -25,7 +24,7 @@ import {
 import { writeJson } from "./support/project.ts";
 import { sandboxImage } from "./support/sandbox.ts";
 import { kgateAsync } from "./support/scripted-model.ts";
-import { copyImage, type SecondDaemon, startSecondDaemon } from "./support/second-daemon.ts";
+import { type SecondDaemon, startSecondDaemon } from "./support/second-daemon.ts";
 import { standin } from "./support/standin.ts";
 import { makeTlsFiles, type TlsFiles } from "./support/tls-certs.ts";
 
@@ -39,13 +38,11 @@ let tls: TlsFiles;
 beforeAll(async () => {
   image = await ensureHarnessImage(repo, new TestDockerProvider());
   tls = makeTlsFiles();
-  second = await startSecondDaemon({ tls: { ...tls, port: 24000 + Math.floor(Math.random() * 900) } });
-  // streamed, so the 1.4 GB image never sits in this process's memory
-  const copied = spawnSync("bash", ["-c", `docker save ${image} | docker -H ${second.host} load`], {
-    encoding: "utf8",
+  // Kept between runs with both images: the harness image is copied in once per machine and digest.
+  second = await startSecondDaemon({
+    tls: { ...tls, port: 24000 + Math.floor(Math.random() * 900) },
+    keep: { name: "relay-exec-stream", images: [image, sandboxImage()] },
   });
-  if (copied.status !== 0) throw new Error(`copying ${image}: ${copied.stderr}`);
-  copyImage(sandboxImage(), second.host);
 }, 600_000);
 
 afterAll(async () => {

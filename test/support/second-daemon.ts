@@ -1,13 +1,18 @@
 // Test support: a second Docker daemon on this machine (its own data-root, exec-root, unix socket
-// and bridge), started by the test and stopped after it, with an image copied in. Its bridge is its
+// and bridge), started by the test and stopped after it, with images copied in. Its bridge is its
 // own: `--bridge=none` would make dockerd delete docker0, the first daemon's bridge (its builds then
 // fail), and the default name would collide with it. No iptables rules; kgate's containers have no
-// network, so nothing is routed through the bridge.
+// network, so nothing is routed through the bridge. A daemon started with `keep` keeps its data-root
+// between runs under /var/tmp/kgate-test-dockerd/<name>: the images it was given stay there (copying
+// the 1.4 GB harness image cost about 28 s of CPU a run), everything else a run left is removed.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { DockerClient } from "../../src/sandbox/docker.ts";
+
+/** Where kept daemons' data-roots live (remove it to reclaim the disk; the next run copies again). */
+export const KEPT_DAEMONS = "/var/tmp/kgate-test-dockerd";
 
 export interface SecondDaemon {
   /** unix:///.../docker.sock, as DOCKER_HOST takes it. */
@@ -18,19 +23,31 @@ export interface SecondDaemon {
   stop(): Promise<void>;
 }
 
-/** `tls`: also listen on TCP at 127.0.0.1:`port` with --tlsverify and these files. */
-export async function startSecondDaemon(
-  o: { tls?: { ca: string; serverCert: string; serverKey: string; port: number } } = {},
-): Promise<SecondDaemon> {
+export interface SecondDaemonOptions {
+  /** Also listen on TCP at 127.0.0.1:`port` with --tlsverify and these files. */
+  tls?: { ca: string; serverCert: string; serverKey: string; port: number };
+  /**
+   * Keep the data-root between runs, under KEPT_DAEMONS/`name` (a fresh one while another process
+   * holds it), with exactly `images` (tags of the first daemon): those missing are copied in; other
+   * images, every container and every volume a run left are removed at the start.
+   */
+  keep?: { name: string; images: string[] };
+}
+
+export async function startSecondDaemon(o: SecondDaemonOptions = {}): Promise<SecondDaemon> {
   if (process.getuid?.() !== 0) throw new Error("a second dockerd needs root (CI runs the tests as root)");
   const dir = mkdtempSync(path.join(tmpdir(), "kgate-dockerd-"));
   const socket = path.join(dir, "docker.sock");
+  const kept = o.keep ? claimKept(o.keep.name) : undefined;
+  const dataRoot = kept?.dataRoot ?? path.join(dir, "data");
+  // The network state names the bridge of the last start; this start has another.
+  if (kept) rmSync(path.join(dataRoot, "network"), { recursive: true, force: true });
   const bridge = addBridge();
   const daemon: ChildProcess = spawn(
     "dockerd",
     [
       "--data-root",
-      path.join(dir, "data"),
+      dataRoot,
       "--exec-root",
       path.join(dir, "exec"),
       "--pidfile",
@@ -72,8 +89,21 @@ export async function startSecondDaemon(
       await new Promise((r) => setTimeout(r, 200));
     }
   }
+  const host = `unix://${socket}`;
+  if (o.keep) {
+    // A kept daemon holds what an earlier run left there: only the images asked for stay.
+    docker(host, ["container", "prune", "-f"]);
+    for (const id of lines(docker(host, ["ps", "-aq"]))) docker(host, ["rm", "-f", id]);
+    docker(host, ["volume", "prune", "-f"], false);
+    const wanted = new Set(o.keep.images);
+    for (const tag of lines(docker(host, ["images", "--format", "{{.Repository}}:{{.Tag}}"]))) {
+      if (!wanted.has(tag)) docker(host, ["rmi", "-f", tag], false);
+    }
+    docker(host, ["image", "prune", "-f"], false);
+  }
+  for (const tag of o.keep?.images ?? []) copyImage(tag, host);
   return {
-    host: `unix://${socket}`,
+    host,
     ...(o.tls ? { tcp: `tcp://127.0.0.1:${o.tls.port}` } : {}),
     client,
     stop() {
@@ -97,6 +127,45 @@ export async function startSecondDaemon(
         await new Promise((r) => setTimeout(r, 500));
       }
     }
+    kept?.release();
+  }
+}
+
+function docker(host: string, args: string[], check = true): string {
+  const run = spawnSync("docker", ["-H", host, ...args], { encoding: "utf8" });
+  if (check && run.status !== 0) throw new Error(`docker -H ${host} ${args.join(" ")}: ${run.stderr}`);
+  return run.stdout ?? "";
+}
+
+const lines = (text: string) => text.split("\n").filter((l) => l && !l.includes("<none>"));
+
+/**
+ * The kept data-root `name`, held by this process (its pid in a lock file, taken over when that
+ * process is gone), or undefined when a live process holds it.
+ */
+function claimKept(name: string): { dataRoot: string; release(): void } | undefined {
+  const dir = path.join(KEPT_DAEMONS, name);
+  mkdirSync(dir, { recursive: true });
+  const lock = path.join(dir, "lock");
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(lock, String(process.pid), { flag: "wx" });
+      return { dataRoot: path.join(dir, "data"), release: () => rmSync(lock, { force: true }) };
+    } catch {
+      const holder = Number(readFileSync(lock, "utf8"));
+      if (holder > 0 && alive(holder)) return undefined;
+      rmSync(lock, { force: true });
+    }
+  }
+  return undefined;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -120,13 +189,13 @@ function addBridge(): string {
   throw new Error("no free bridge name kgate-br200..249 for a second dockerd");
 }
 
-/** Copies an image of the first daemon into another (docker save | docker load). */
+/**
+ * Copies an image of the first daemon into another unless it has it: docker save | docker load,
+ * streamed (the harness image is 1.4 GB).
+ */
 export function copyImage(tag: string, host: string): void {
-  const saved = spawnSync("docker", ["save", tag], { maxBuffer: 2 * 1024 ** 3 });
-  if (saved.status !== 0) throw new Error(`docker save ${tag}: ${saved.stderr}`);
-  const loaded = spawnSync("docker", ["-H", host, "load"], {
-    input: saved.stdout,
-    maxBuffer: 64 * 1024 ** 2,
-  });
-  if (loaded.status !== 0) throw new Error(`docker load into ${host}: ${loaded.stderr}`);
+  if (spawnSync("docker", ["-H", host, "image", "inspect", tag], { stdio: "ignore" }).status === 0) return;
+  const script = 'set -o pipefail; docker save "$1" | docker -H "$2" load';
+  const copied = spawnSync("bash", ["-c", script, "copy", tag, host], { encoding: "utf8" });
+  if (copied.status !== 0) throw new Error(`copying ${tag} into ${host}: ${copied.stderr}`);
 }
