@@ -6,11 +6,12 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { OWNERLESS_MIN_AGE_MS, ownedTempDir, reapDeadFolders } from "../src/sandbox/index.ts";
+import { OWNERLESS_MIN_AGE_MS, ownedTempDir, reapDeadFolders } from "../src/common/index.ts";
 import { kgate } from "./support/cli.ts";
 import { tempProject } from "./support/project.ts";
 
 const HOLDER = path.resolve(import.meta.dirname, "support/relay-holder.ts");
+const VERIFIER_HOLDER = path.resolve(import.meta.dirname, "support/verifier-holder.ts");
 const scratch: string[] = [];
 const children: ChildProcess[] = [];
 afterAll(() => {
@@ -27,8 +28,8 @@ function scratchDir(): string {
 }
 
 /** Starts a process that runs the real relay with TMPDIR=`tmp`; resolves with it and its socket folder. */
-function startRelayHolder(tmp: string): Promise<{ child: ChildProcess; folder: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", HOLDER], {
+function startRelayHolder(tmp: string, holder = HOLDER): Promise<{ child: ChildProcess; folder: string }> {
+  const child = spawn(process.execPath, ["--import", "tsx", holder], {
     stdio: ["ignore", "pipe", "inherit"],
     env: { ...process.env, TMPDIR: tmp },
   });
@@ -75,6 +76,25 @@ describe("the folder reaper", () => {
     const closed = new Promise((resolve) => live.child.once("exit", resolve));
     live.child.kill("SIGTERM");
     expect(await closed).toBe(0);
+    expect(readdirSync(tmp).filter((name) => name.startsWith("kgate-"))).toEqual([]);
+  }, 60_000);
+
+  it("removes the compiled verifiers of a SIGKILLed process; one that exits removes its own", async () => {
+    const tmp = scratchDir();
+    const [dead, live] = await Promise.all([
+      startRelayHolder(tmp, VERIFIER_HOLDER),
+      startRelayHolder(tmp, VERIFIER_HOLDER),
+    ]);
+    for (const { child, folder } of [dead, live]) {
+      expect(path.basename(folder)).toMatch(new RegExp(`^kgate-verifiers-${child.pid}-\\d+-\\w{6}$`));
+      expect(readdirSync(folder)).toEqual(["bom-costing-0.mjs"]);
+    }
+    await killed(dead.child);
+    expect(await reapDeadFolders({ dir: tmp })).toEqual([dead.folder]);
+    expect(existsSync(live.folder)).toBe(true);
+    const exited = new Promise((resolve) => live.child.once("exit", resolve));
+    live.child.kill("SIGTERM");
+    expect(await exited).toBe(0);
     expect(readdirSync(tmp).filter((name) => name.startsWith("kgate-"))).toEqual([]);
   }, 60_000);
 

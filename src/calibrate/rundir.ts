@@ -13,8 +13,8 @@ import {
   writeSync,
 } from "node:fs";
 import path from "node:path";
+import { ownerAlive, ownerLabel } from "../common/index.ts";
 import { type ProjectPaths, relativeToProject } from "../project.ts";
-import { ownerAlive, ownerLabel } from "../sandbox/index.ts";
 import { formatProblem, parseJsonText, problemsFromZod } from "../task/index.ts";
 import { DECISION_SETTINGS, decisionSettingsDigest, Plan } from "./plan.ts";
 

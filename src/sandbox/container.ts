@@ -2,6 +2,7 @@
 // exec with timeout and output caps, read and write files through tar archives, freeze and remove.
 import path from "node:path";
 import { Readable } from "node:stream";
+import { ownerLabel } from "../common/index.ts";
 import type { SandboxRequirements } from "../model/index.ts";
 import { diskMbOf, type Limits } from "../task/index.ts";
 import { type PackFile, packFiles, readSingleEntry, seededPack, tarBody } from "./archive.ts";
@@ -9,7 +10,6 @@ import { CappedSink } from "./capture.ts";
 import { containerTmpfs, imageSeed, tmpfsVolumeOptions, writablePlaces } from "./disk.ts";
 import { type ContainerSpec, DockerClient, isDirectoryMode, isSymlinkMode, type PathStat } from "./docker.ts";
 import { collectOutputs } from "./outputs.ts";
-import { ownerLabel } from "./owner.ts";
 import type { DeclaredOutput, OutputFile, TrialSandbox } from "./provider.ts";
 import { LABEL, LABEL_OWNER, reapDeadRunsOnce } from "./reaper.ts";
 import {

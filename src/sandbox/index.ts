@@ -16,13 +16,11 @@ export { type ConfiguredHost, configuredHosts } from "./configured-hosts.ts";
 export { SANDBOX_HOME, SANDBOX_WORKDIR } from "./container.ts";
 export { DISK_CAP_MECHANISM, type DiskCapMechanism } from "./disk.ts";
 export type { DoctorCheck } from "./doctor.ts";
-export { type FolderKind, OWNERLESS_MIN_AGE_MS, ownedTempDir, reapDeadFolders } from "./folders.ts";
 export { AllHostsDownError, type PoolHost } from "./host-pool.ts";
 export { HostDownError } from "./hosted-sandbox.ts";
 export { planImage } from "./image.ts";
 export { type HostRemoval, InterruptedError, removeOnInterrupt, removeRunEverywhere } from "./interrupt.ts";
 export { unsafeOutputPath } from "./outputs.ts";
-export { ownerAlive, ownerLabel } from "./owner.ts";
 export type {
   DeclaredOutput,
   DerivedImageSpec,

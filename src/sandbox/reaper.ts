@@ -2,10 +2,9 @@
 // temp folders) whose owning kgate process is gone are removed on the next start, and a run's on
 // one daemon when it is interrupted (interrupt.ts does so on every configured host).
 
+import { ownerAlive, ownerLabel, reapDeadFolders } from "../common/index.ts";
 import { DockerClient } from "./docker.ts";
 import { statusOf } from "./docker-calls.ts";
-import { reapDeadFolders } from "./folders.ts";
-import { ownerAlive, ownerLabel } from "./owner.ts";
 import { SandboxUnavailableError } from "./types.ts";
 
 export const LABEL = "kgate";

@@ -1,18 +1,20 @@
 // A task's verifier compiled once per process to one plain ES module, so each verification's fresh
 // worker thread imports JavaScript instead of starting tsx and esbuild to compile TypeScript again.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { bundleModule } from "../common/index.ts";
+import { bundleModule, ownedTempDir } from "../common/index.ts";
 import type { LoadedTask } from "../task/index.ts";
 
 let folder: string | undefined;
 const compiled = new Map<string, Promise<string | undefined>>();
 
-/** This process's folder of compiled verifiers, removed when the process exits. */
+/**
+ * This process's folder of compiled verifiers, removed when the process exits; its name carries the
+ * process, so the reaper removes it after a process that was killed (`kgate sandbox reap`).
+ */
 function compiledFolder(): string {
   if (!folder) {
-    const made = mkdtempSync(path.join(os.tmpdir(), "kgate-verifiers-"));
+    const made = ownedTempDir("verifiers");
     folder = made;
     process.once("exit", () => rmSync(made, { recursive: true, force: true }));
   }

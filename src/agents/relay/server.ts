@@ -7,8 +7,8 @@
 import { rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import path from "node:path";
+import { ownedTempDir } from "../../common/index.ts";
 import { type TrajectoryEvent, trialError } from "../../model/index.ts";
-import { ownedTempDir } from "../../sandbox/folders.ts";
 import { type ProviderName, RELAY_DEFAULTS, type RetryPolicy } from "../config.ts";
 import { classifyStatus, errorMessage, ModelCallError } from "../errors.ts";
 import { retryLine, retryNote } from "../retry.ts";

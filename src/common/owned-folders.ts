@@ -1,5 +1,5 @@
 // Host folders kgate makes in the temp directory (the relay's socket folder, a bootstrap root file
-// system): the name carries the owning process's pid and start time, so the reaper removes the folders
+// system, the verifiers compiled for a process): the name carries the owning process's pid and start time, so the reaper removes the folders
 // of processes that are gone (killed with SIGKILL, say) and never those of live ones.
 import { type Dirent, lstatSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { connect } from "node:net";
@@ -7,10 +7,10 @@ import { hostname, tmpdir } from "node:os";
 import path from "node:path";
 import { ownerAlive, ownerLabel } from "./owner.ts";
 
-export type FolderKind = "relay" | "rootfs";
+export type FolderKind = "relay" | "rootfs" | "verifiers";
 
 /** `kgate-<kind>-<pid>-<start time>-XXXXXX`, made by ownedTempDir. */
-const OWNED = /^kgate-(?:relay|rootfs)-(\d+)-(\d+)-[A-Za-z0-9]{6}$/;
+const OWNED = /^kgate-(?:relay|rootfs|verifiers)-(\d+)-(\d+)-[A-Za-z0-9]{6}$/;
 /** `kgate-<kind>-XXXXXX`, made before folders carried their owner. */
 const OWNERLESS = /^kgate-(?:relay|rootfs)-[A-Za-z0-9]{6}$/;
 /** A folder without an owner in its name is left alone until it is this old. */
