@@ -1,9 +1,9 @@
 // Test support: a throw-away CA, a server certificate for 127.0.0.1 and a client certificate, made
 // with openssl, as a Docker daemon's --tlsverify and kgate's `sandbox.hosts[].tls` take them.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
+import { tempDir } from "./project.ts";
 
 export interface TlsFiles {
   dir: string;
@@ -19,8 +19,9 @@ function openssl(args: string[], cwd: string): void {
   if (r.status !== 0) throw new Error(`openssl ${args.join(" ")}: ${r.stderr}`);
 }
 
+/** Made in a folder removed after the test file (they are made in its beforeAll). */
 export function makeTlsFiles(): TlsFiles {
-  const dir = mkdtempSync(path.join(tmpdir(), "kgate-tls-"));
+  const dir = tempDir("kgate-tls-", "file");
   openssl(
     [
       "req",
