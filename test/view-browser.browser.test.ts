@@ -6,14 +6,13 @@
 // with the run directory gone; two runs as a run x cell matrix, a pass where the cell must fail
 // marked apart from ordinary fails. No console error.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { type OpenedPage, openInChromium } from "./support/chromium.ts";
 import { KGATE_BIN, kgate } from "./support/cli.ts";
-import { tempProject } from "./support/project.ts";
+import { tempDir, tempProject } from "./support/project.ts";
 import { DIFF_ROWS, SHOWN_OUTPUT, SHOWN_TRIAL, viewRun } from "./support/view-run.ts";
 
 const children: ChildProcess[] = [];
@@ -139,7 +138,7 @@ describe("kgate view", () => {
     const paths = tempProject();
     const made = viewRun(paths);
     made.append();
-    const work = mkdtempSync(path.join(tmpdir(), "kgate-view-zip-"));
+    const work = tempDir("kgate-view-zip-");
     const site = path.join(work, "site");
     const result = kgate(["--root", paths.root, "view", "paper", "--out", site, "--json"]);
     expect(result.code).toBe(0);
