@@ -1,5 +1,6 @@
-// Temp folders of killed kgate processes: a relay folder carries its owner in its name, `kgate sandbox
-// reap` (and every Docker command's first sweep) removes those whose owner is gone and keeps live ones.
+// Temp folders of killed kgate processes: a relay folder and a process's compiled verifiers carry
+// their owner in their name; `kgate sandbox reap` (and every Docker command's first sweep) removes
+// those whose owner is gone and keeps live ones.
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync } from "node:fs";
 import { createServer, type Server } from "node:net";
@@ -27,8 +28,11 @@ function scratchDir(): string {
   return dir;
 }
 
-/** Starts a process that runs the real relay with TMPDIR=`tmp`; resolves with it and its socket folder. */
-function startRelayHolder(tmp: string, holder = HOLDER): Promise<{ child: ChildProcess; folder: string }> {
+/**
+ * Starts a process that holds an owned folder with TMPDIR=`tmp` (by default the real relay's socket
+ * folder); resolves with it and the folder.
+ */
+function startHolder(tmp: string, holder = HOLDER): Promise<{ child: ChildProcess; folder: string }> {
   const child = spawn(process.execPath, ["--import", "tsx", holder], {
     stdio: ["ignore", "pipe", "inherit"],
     env: { ...process.env, TMPDIR: tmp },
@@ -44,10 +48,11 @@ function startRelayHolder(tmp: string, holder = HOLDER): Promise<{ child: ChildP
   });
 }
 
-function killed(child: ChildProcess): Promise<void> {
+/** Sends `signal` (SIGKILL by default); resolves with the exit code once the process is gone. */
+function ended(child: ChildProcess, signal: NodeJS.Signals = "SIGKILL"): Promise<number | null> {
   return new Promise((resolve) => {
-    child.once("exit", () => resolve());
-    child.kill("SIGKILL");
+    child.once("exit", (code) => resolve(code));
+    child.kill(signal);
   });
 }
 
@@ -56,13 +61,13 @@ const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000);
 describe("the folder reaper", () => {
   it("removes the relay folder of a SIGKILLed process and keeps a live process's", async () => {
     const tmp = scratchDir();
-    const [dead, live] = await Promise.all([startRelayHolder(tmp), startRelayHolder(tmp)]);
+    const [dead, live] = await Promise.all([startHolder(tmp), startHolder(tmp)]);
     for (const { child, folder } of [dead, live]) {
       expect(path.dirname(folder)).toBe(tmp);
       expect(path.basename(folder)).toMatch(new RegExp(`^kgate-relay-${child.pid}-\\d+-\\w{6}$`));
       expect(readdirSync(folder)).toEqual(["relay.sock"]);
     }
-    await killed(dead.child);
+    await ended(dead.child);
     expect(existsSync(dead.folder)).toBe(true);
 
     const paths = tempProject();
@@ -73,28 +78,24 @@ describe("the folder reaper", () => {
     expect(existsSync(live.folder)).toBe(true);
 
     // The live relay still serves, and removes its own folder when it closes.
-    const closed = new Promise((resolve) => live.child.once("exit", resolve));
-    live.child.kill("SIGTERM");
-    expect(await closed).toBe(0);
+    expect(await ended(live.child, "SIGTERM")).toBe(0);
     expect(readdirSync(tmp).filter((name) => name.startsWith("kgate-"))).toEqual([]);
   }, 60_000);
 
   it("removes the compiled verifiers of a SIGKILLed process; one that exits removes its own", async () => {
     const tmp = scratchDir();
     const [dead, live] = await Promise.all([
-      startRelayHolder(tmp, VERIFIER_HOLDER),
-      startRelayHolder(tmp, VERIFIER_HOLDER),
+      startHolder(tmp, VERIFIER_HOLDER),
+      startHolder(tmp, VERIFIER_HOLDER),
     ]);
     for (const { child, folder } of [dead, live]) {
       expect(path.basename(folder)).toMatch(new RegExp(`^kgate-verifiers-${child.pid}-\\d+-\\w{6}$`));
       expect(readdirSync(folder)).toEqual(["bom-costing-0.mjs"]);
     }
-    await killed(dead.child);
+    await ended(dead.child);
     expect(await reapDeadFolders({ dir: tmp })).toEqual([dead.folder]);
     expect(existsSync(live.folder)).toBe(true);
-    const exited = new Promise((resolve) => live.child.once("exit", resolve));
-    live.child.kill("SIGTERM");
-    expect(await exited).toBe(0);
+    expect(await ended(live.child, "SIGTERM")).toBe(0);
     expect(readdirSync(tmp).filter((name) => name.startsWith("kgate-"))).toEqual([]);
   }, 60_000);
 

@@ -1,6 +1,7 @@
 // Host folders kgate makes in the temp directory (the relay's socket folder, a bootstrap root file
-// system, the verifiers compiled for a process): the name carries the owning process's pid and start time, so the reaper removes the folders
-// of processes that are gone (killed with SIGKILL, say) and never those of live ones.
+// system, the verifiers compiled for a process): the name carries the owning process's pid and start
+// time, so the reaper removes the folders of processes that are gone (killed with SIGKILL, say) and
+// never those of live ones.
 import { type Dirent, lstatSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { connect } from "node:net";
 import { hostname, tmpdir } from "node:os";

@@ -1,5 +1,6 @@
-// A task's verifier compiled once per process to one plain ES module, so each verification's fresh
-// worker thread imports JavaScript instead of starting tsx and esbuild to compile TypeScript again.
+// A task's verifier compiled once per process to one plain ES module, so the verification worker
+// threads (and the process itself, from the bundle) import JavaScript instead of starting tsx and
+// esbuild to compile TypeScript again.
 import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { bundleModule, ownedTempDir } from "../common/index.ts";

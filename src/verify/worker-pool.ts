@@ -67,8 +67,7 @@ export class VerifierPool {
           resolve(outcome.verdict);
         } else {
           // A worker that timed out, threw or died is not used again.
-          this.forget(slot);
-          void slot.worker.terminate();
+          this.retire(slot);
           reject(outcome.failure);
         }
       };
@@ -107,16 +106,17 @@ export class VerifierPool {
   /** After a verdict: back to the idle workers, or ended when it has served its jobs or enough are idle. */
   private release(slot: Slot): void {
     if (slot.served >= this.options.jobsPerWorker || this.idle.length >= this.options.maxIdle) {
-      this.forget(slot);
-      void slot.worker.terminate();
+      this.retire(slot);
       return;
     }
     slot.worker.unref();
-    slot.idleTimer = setTimeout(() => {
-      this.forget(slot);
-      void slot.worker.terminate();
-    }, this.options.idleMs).unref();
+    slot.idleTimer = setTimeout(() => this.retire(slot), this.options.idleMs).unref();
     this.idle.push(slot);
+  }
+
+  private retire(slot: Slot): void {
+    this.forget(slot);
+    void slot.worker.terminate();
   }
 
   private forget(slot: Slot): void {

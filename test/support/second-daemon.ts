@@ -92,7 +92,6 @@ export async function startSecondDaemon(o: SecondDaemonOptions = {}): Promise<Se
   const host = `unix://${socket}`;
   if (o.keep) {
     // A kept daemon holds what an earlier run left there: only the images asked for stay.
-    docker(host, ["container", "prune", "-f"]);
     for (const id of lines(docker(host, ["ps", "-aq"]))) docker(host, ["rm", "-f", id]);
     docker(host, ["volume", "prune", "-f"], false);
     const wanted = new Set(o.keep.images);
