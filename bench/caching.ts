@@ -13,8 +13,8 @@ import { AnthropicModel } from "../src/agents/providers/anthropic.ts";
 import { TrajectoryRecorder } from "../src/agents/trajectory.ts";
 import type { Usage } from "../src/model/index.ts";
 import { projectPaths } from "../src/project.ts";
-import { DockerSandbox } from "../src/sandbox/container.ts";
-import { ensureSandboxImage } from "../src/sandbox/image.ts";
+import { DockerSandbox } from "../src/sandbox/docker/container.ts";
+import { ensureSandboxImage } from "../src/sandbox/docker/image.ts";
 import { longSession } from "../test/support/cached-session.ts";
 import { startModelServer } from "../test/support/model-server.ts";
 

@@ -3,7 +3,7 @@
 // finish), in real containers, at concurrency 1 and 8; trials per minute and their ratio (target >= 6x).
 import { cpus, loadavg } from "node:os";
 import { projectPaths } from "../src/project.ts";
-import { DockerProvider } from "../src/sandbox/docker-provider.ts";
+import { DockerProvider } from "../src/sandbox/docker/provider.ts";
 import { runTrial } from "../src/trial/index.ts";
 import { timedTrials, waitingAgent } from "./support/waiting-agent.ts";
 

@@ -19,9 +19,9 @@ import {
 } from "../src/agents/index.ts";
 import { outcomeOf } from "../src/model/index.ts";
 import { projectPaths } from "../src/project.ts";
-import { DockerSandbox } from "../src/sandbox/container.ts";
-import { DockerClient } from "../src/sandbox/docker.ts";
-import { ensureSandboxImage } from "../src/sandbox/image.ts";
+import { DockerClient } from "../src/sandbox/docker/client.ts";
+import { DockerSandbox } from "../src/sandbox/docker/container.ts";
+import { ensureSandboxImage } from "../src/sandbox/docker/image.ts";
 import { containerLabels } from "../src/sandbox/index.ts";
 import type { Condition, LoadedTask } from "../src/task/index.ts";
 import { agentConfig, runContext, scaffoldedTask } from "./support/agent-context.ts";

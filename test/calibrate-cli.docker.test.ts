@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { run as calibrateCommand } from "../src/commands/calibrate.ts";
 import { UsageError } from "../src/errors.ts";
 import type { ProjectPaths } from "../src/project.ts";
-import { DockerClient } from "../src/sandbox/docker.ts";
+import { DockerClient } from "../src/sandbox/docker/client.ts";
 import { LABEL, LABEL_RUN } from "../src/sandbox/index.ts";
 import { readTrialRecords } from "../src/trial/index.ts";
 import { KGATE_BIN, kgate } from "./support/cli.ts";

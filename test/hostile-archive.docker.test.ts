@@ -4,7 +4,7 @@ import { PassThrough } from "node:stream";
 import tar from "tar-stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readSingleEntry } from "../src/sandbox/archive.ts";
-import { DockerSandbox } from "../src/sandbox/container.ts";
+import { DockerSandbox } from "../src/sandbox/docker/container.ts";
 import { LABEL_RUN, SandboxFileError } from "../src/sandbox/index.ts";
 import { redteamFixture } from "./support/redteam.ts";
 import { sandboxImage } from "./support/sandbox.ts";

@@ -1,8 +1,8 @@
 // Every sandbox has a deadline of its own (red-team item 13): PID 1 exits at the task's timeout plus
 // slack, so a container whose kgate was SIGKILLed stops by itself, background processes included.
 import { describe, expect, it } from "vitest";
-import { DEADLINE_SLACK_SEC, DockerSandbox, keepaliveFor } from "../src/sandbox/container.ts";
-import { DockerClient } from "../src/sandbox/docker.ts";
+import { DockerClient } from "../src/sandbox/docker/client.ts";
+import { DEADLINE_SLACK_SEC, DockerSandbox, keepaliveFor } from "../src/sandbox/docker/container.ts";
 import { LABEL_RUN } from "../src/sandbox/index.ts";
 import { sandboxImage } from "./support/sandbox.ts";
 

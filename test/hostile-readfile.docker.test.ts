@@ -2,7 +2,7 @@
 // paths see exactly what `cat` in the agent's shell sees, in a real container. The red team's steps.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runTool, type ToolLimits } from "../src/agents/tools.ts";
-import { DockerSandbox } from "../src/sandbox/container.ts";
+import { DockerSandbox } from "../src/sandbox/docker/container.ts";
 import { LABEL_RUN } from "../src/sandbox/index.ts";
 import { redteamFixture } from "./support/redteam.ts";
 import { sandboxImage } from "./support/sandbox.ts";

@@ -2,7 +2,7 @@
 // whose hosts all fail to answer stops the run with each host's reason, and the placement order.
 import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { HostPoolProvider } from "../src/sandbox/host-pool.ts";
+import { HostPoolProvider } from "../src/sandbox/docker/host-pool.ts";
 import { kgate } from "./support/cli.ts";
 import { demoTask } from "./support/sandbox.ts";
 

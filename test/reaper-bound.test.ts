@@ -6,9 +6,9 @@ import { createServer, type IncomingMessage } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { DockerClient } from "../src/sandbox/docker.ts";
+import { DockerClient } from "../src/sandbox/docker/client.ts";
+import { reapDeadRuns, removeRunContainers } from "../src/sandbox/docker/reaper.ts";
 import { SandboxUnavailableError } from "../src/sandbox/index.ts";
-import { reapDeadRuns, removeRunContainers } from "../src/sandbox/reaper.ts";
 
 /** A daemon on a unix socket that reads every request and answers none; it notes what it was asked and what was closed. */
 async function silentDaemon() {

@@ -3,7 +3,7 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { DockerClient } from "../src/sandbox/docker.ts";
+import { DockerClient } from "../src/sandbox/docker/client.ts";
 import { LABEL_RUN } from "../src/sandbox/index.ts";
 import { readTrialRecords, runDirOf } from "../src/trial/index.ts";
 import { KGATE_BIN, kgate } from "./support/cli.ts";

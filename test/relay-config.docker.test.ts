@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ensureHarnessImage, InstalledAgent, parseConfigText } from "../src/agents/index.ts";
 import { projectPaths } from "../src/project.ts";
-import { DockerSandbox } from "../src/sandbox/container.ts";
+import { DockerSandbox } from "../src/sandbox/docker/container.ts";
 import { containerLabels } from "../src/sandbox/index.ts";
 import { runContext, scaffoldedTask } from "./support/agent-context.ts";
 import { TestDockerProvider } from "./support/engine.ts";

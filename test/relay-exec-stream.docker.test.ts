@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ensureHarnessImage, InstalledAgent, readTrajectory } from "../src/agents/index.ts";
 import { outcomeOf } from "../src/model/index.ts";
 import { projectPaths } from "../src/project.ts";
-import { DockerProvider, dockerOptions } from "../src/sandbox/docker-provider.ts";
+import { DockerProvider, dockerOptions } from "../src/sandbox/docker/provider.ts";
 import { containerLabels } from "../src/sandbox/index.ts";
 import { agentConfig, runContext, scaffoldedTask } from "./support/agent-context.ts";
 import { engineTrials, TestDockerProvider } from "./support/engine.ts";

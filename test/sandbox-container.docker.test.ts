@@ -1,8 +1,8 @@
 // The hardened container behind the Sandbox interface: no network, non-root, no capabilities,
 // read-only root, limits from task.json, exec with timeout / caps / stdin, file reads and writes.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DockerSandbox } from "../src/sandbox/container.ts";
-import { DockerClient } from "../src/sandbox/docker.ts";
+import { DockerClient } from "../src/sandbox/docker/client.ts";
+import { DockerSandbox } from "../src/sandbox/docker/container.ts";
 import { LABEL_RUN, SandboxFileError } from "../src/sandbox/index.ts";
 import { sandboxImage } from "./support/sandbox.ts";
 

@@ -3,9 +3,9 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { DockerSandbox } from "../src/sandbox/container.ts";
-import { DockerClient } from "../src/sandbox/docker.ts";
-import { BUILTIN_SANDBOX_DIR, ensureSandboxImage } from "../src/sandbox/image.ts";
+import { DockerClient } from "../src/sandbox/docker/client.ts";
+import { DockerSandbox } from "../src/sandbox/docker/container.ts";
+import { BUILTIN_SANDBOX_DIR, ensureSandboxImage } from "../src/sandbox/docker/image.ts";
 import { planImage } from "../src/sandbox/index.ts";
 import { tempProject } from "./support/project.ts";
 import { sandboxImage } from "./support/sandbox.ts";

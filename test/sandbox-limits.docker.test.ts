@@ -4,7 +4,7 @@ import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { oracleAgent } from "../src/agents/index.ts";
-import { DockerClient } from "../src/sandbox/docker.ts";
+import { DockerClient } from "../src/sandbox/docker/client.ts";
 import { LABEL_RUN } from "../src/sandbox/index.ts";
 import { runTrial } from "../src/trial/index.ts";
 import { sandboxTarget } from "./support/engine.ts";

@@ -1,7 +1,7 @@
 // Copying declared outputs out: only regular files inside the work directory, under the size cap;
 // every refusal carries a reason.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DockerSandbox } from "../src/sandbox/container.ts";
+import { DockerSandbox } from "../src/sandbox/docker/container.ts";
 import type { OutputFile } from "../src/sandbox/index.ts";
 import { collectOutputs } from "../src/sandbox/outputs.ts";
 import { sha256 } from "../src/task/index.ts";

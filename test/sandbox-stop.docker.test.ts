@@ -4,7 +4,7 @@
 import { spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
-import { DockerSandbox } from "../src/sandbox/container.ts";
+import { DockerSandbox } from "../src/sandbox/docker/container.ts";
 import { LABEL_RUN, SandboxUnavailableError } from "../src/sandbox/index.ts";
 import { sandboxImage } from "./support/sandbox.ts";
 

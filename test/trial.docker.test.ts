@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { noopAgent, oracleAgent } from "../src/agents/index.ts";
 import type { Agent, AgentRunContext } from "../src/agents/types.ts";
 import { UNVERIFIED, ZERO_USAGE } from "../src/model/index.ts";
-import { DockerClient } from "../src/sandbox/docker.ts";
+import { DockerClient } from "../src/sandbox/docker/client.ts";
 import { LABEL_RUN } from "../src/sandbox/index.ts";
 import { type Condition, sha256 } from "../src/task/index.ts";
 import { readTrialRecords, runTrial, type VerifyTrial } from "../src/trial/index.ts";

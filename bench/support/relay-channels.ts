@@ -9,9 +9,9 @@ import { startForwarder } from "../../src/agents/installed/forwarder.ts";
 import { ensureHarnessImage } from "../../src/agents/installed/image.ts";
 import { RELAY_PORT, RELAY_SOCKET_NAME } from "../../src/agents/relay/server.ts";
 import { projectPaths } from "../../src/project.ts";
-import { DockerSandbox } from "../../src/sandbox/container.ts";
-import { DockerClient } from "../../src/sandbox/docker.ts";
-import { DockerProvider } from "../../src/sandbox/docker-provider.ts";
+import { DockerClient } from "../../src/sandbox/docker/client.ts";
+import { DockerSandbox } from "../../src/sandbox/docker/container.ts";
+import { DockerProvider } from "../../src/sandbox/docker/provider.ts";
 import { containerLabels } from "../../src/sandbox/index.ts";
 import { startBenchRelay } from "./bench-relay.ts";
 

@@ -4,8 +4,8 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import type { ProjectPaths } from "../project.ts";
-import { DockerProvider, describeEndpoint } from "./docker-provider.ts";
-import { HostPoolProvider, type PoolHost } from "./host-pool.ts";
+import { HostPoolProvider, type PoolHost } from "./docker/host-pool.ts";
+import { DockerProvider, describeEndpoint } from "./docker/provider.ts";
 import type { SandboxProvider } from "./provider.ts";
 
 const Endpoint = z.string().regex(/^(unix|tcp|ssh):\/\//, "must start with unix://, tcp:// or ssh://");

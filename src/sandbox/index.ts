@@ -12,13 +12,21 @@ export {
   SandboxConfigError,
   sandboxProviderFor,
 } from "./config.ts";
-export { type ConfiguredHost, configuredHosts } from "./configured-hosts.ts";
-export { SANDBOX_HOME, SANDBOX_WORKDIR } from "./container.ts";
-export { DISK_CAP_MECHANISM, type DiskCapMechanism } from "./disk.ts";
-export type { DoctorCheck } from "./doctor.ts";
-export { AllHostsDownError, type PoolHost } from "./host-pool.ts";
-export { HostDownError } from "./hosted-sandbox.ts";
-export { planImage } from "./image.ts";
+export { type ConfiguredHost, configuredHosts } from "./docker/configured-hosts.ts";
+export { SANDBOX_HOME, SANDBOX_WORKDIR } from "./docker/container.ts";
+export { DISK_CAP_MECHANISM, type DiskCapMechanism } from "./docker/disk.ts";
+export type { DoctorCheck } from "./docker/doctor.ts";
+export { AllHostsDownError, type PoolHost } from "./docker/host-pool.ts";
+export { HostDownError } from "./docker/hosted-sandbox.ts";
+export { planImage } from "./docker/image.ts";
+export {
+  containerLabels,
+  LABEL,
+  LABEL_OWNER,
+  LABEL_RUN,
+  LABEL_TRIAL,
+  type ReapResult,
+} from "./docker/reaper.ts";
 export { type HostRemoval, InterruptedError, removeOnInterrupt, removeRunEverywhere } from "./interrupt.ts";
 export { unsafeOutputPath } from "./outputs.ts";
 export type {
@@ -31,5 +39,4 @@ export type {
   SandboxSpec,
   TrialSandbox,
 } from "./provider.ts";
-export { containerLabels, LABEL, LABEL_OWNER, LABEL_RUN, LABEL_TRIAL, type ReapResult } from "./reaper.ts";
 export * from "./types.ts";

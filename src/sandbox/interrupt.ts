@@ -2,7 +2,7 @@
 // on every Docker host kgate.config.json names (the one daemon, or each host of a pool), so a pool's
 // remote hosts are cleaned like the local one; the command then records its cancelled trials.
 import type { ProjectPaths } from "../project.ts";
-import { configuredHosts } from "./configured-hosts.ts";
+import { configuredHosts } from "./docker/configured-hosts.ts";
 
 /** The abort reason of an interrupted run, carrying the exit code the command should return. */
 export class InterruptedError extends Error {
@@ -20,7 +20,7 @@ export type HostRemoval = { host: string; removed: number } | { host: string; er
 
 /**
  * Removes every container (and volume) of run `runId` on each configured host, side by side; each
- * host's daemon calls are bounded (reaper.ts). Never rejects: a host that fails, or a configuration
+ * host's daemon calls are bounded (docker/reaper.ts). Never rejects: a host that fails, or a configuration
  * that cannot be read, is an entry with its error.
  */
 export async function removeRunEverywhere(paths: ProjectPaths, runId: string): Promise<HostRemoval[]> {

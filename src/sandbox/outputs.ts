@@ -7,7 +7,7 @@ import path from "node:path";
 import type { Readable } from "node:stream";
 import { sha256 } from "../task/index.ts";
 import { readSingleEntry } from "./archive.ts";
-import { isDirectoryMode, isSymlinkMode, type PathStat } from "./docker.ts";
+import { isDirectoryMode, isSymlinkMode, type PathStat } from "./docker/client.ts";
 import type { DeclaredOutput, OutputFile } from "./provider.ts";
 
 /** What collecting needs of a container: its work directory, and paths stated and archived through the API. */

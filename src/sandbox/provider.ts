@@ -7,7 +7,7 @@ import type { CollectedOutput, SandboxRequirements } from "../model/index.ts";
 import type { ProjectPaths } from "../project.ts";
 import type { Limits } from "../task/index.ts";
 import type { PackFile } from "./archive.ts";
-import type { DiskCapMechanism } from "./disk.ts";
+import type { DiskCapMechanism } from "./docker/disk.ts";
 import type { ExecStream, ExecStreamOptions, Sandbox } from "./types.ts";
 
 /** A file the task declares as output (task.json `outputs`), with its size cap. */

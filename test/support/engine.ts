@@ -3,7 +3,7 @@
 import type { Agent } from "../../src/agents/index.ts";
 import type { Condition, TrialRecord } from "../../src/model/index.ts";
 import type { ProjectPaths } from "../../src/project.ts";
-import { DockerProvider } from "../../src/sandbox/docker-provider.ts";
+import { DockerProvider } from "../../src/sandbox/docker/provider.ts";
 import type { SandboxImage, SandboxProvider } from "../../src/sandbox/index.ts";
 import type { LoadedTask } from "../../src/task/index.ts";
 import { agentInfoOf, openSandboxRunner, TrialEngine, type VerifyTrial } from "../../src/trial/index.ts";

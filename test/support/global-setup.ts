@@ -3,9 +3,9 @@
 // hands its tag to every test file; removes containers that dead kgate processes left behind.
 import type { TestProject } from "vitest/node";
 import { projectPaths } from "../../src/project.ts";
-import { DockerClient } from "../../src/sandbox/docker.ts";
-import { ensureSandboxImage } from "../../src/sandbox/image.ts";
-import { reapDeadRuns } from "../../src/sandbox/reaper.ts";
+import { DockerClient } from "../../src/sandbox/docker/client.ts";
+import { ensureSandboxImage } from "../../src/sandbox/docker/image.ts";
+import { reapDeadRuns } from "../../src/sandbox/docker/reaper.ts";
 import { SETUP_STEP } from "./requirements.ts";
 
 declare module "vitest" {

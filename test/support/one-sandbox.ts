@@ -1,6 +1,6 @@
 // Test support: a process that creates one sandbox and removes it (argv: image), as any kgate
 // command that uses Docker would (e.g. `kgate check`, `kgate calibrate`).
-import { DockerSandbox } from "../../src/sandbox/container.ts";
+import { DockerSandbox } from "../../src/sandbox/docker/container.ts";
 
 const box = await DockerSandbox.create({
   image: process.argv[2]!,

@@ -9,7 +9,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { DockerClient } from "../../src/sandbox/docker.ts";
+import { DockerClient } from "../../src/sandbox/docker/client.ts";
 
 /** Where kept daemons' data-roots live (remove it to reclaim the disk; the next run copies again). */
 export const KEPT_DAEMONS = "/var/tmp/kgate-test-dockerd";

@@ -2,23 +2,23 @@
 // exec with timeout and output caps, read and write files through tar archives, freeze and remove.
 import path from "node:path";
 import { Readable } from "node:stream";
-import { ownerLabel } from "../common/index.ts";
-import type { SandboxRequirements } from "../model/index.ts";
-import { diskMbOf, type Limits } from "../task/index.ts";
-import { type PackFile, packFiles, readSingleEntry, seededPack, tarBody } from "./archive.ts";
-import { CappedSink } from "./capture.ts";
-import { containerTmpfs, imageSeed, tmpfsVolumeOptions, writablePlaces } from "./disk.ts";
-import { type ContainerSpec, DockerClient, isDirectoryMode, isSymlinkMode, type PathStat } from "./docker.ts";
-import { collectOutputs } from "./outputs.ts";
-import type { DeclaredOutput, OutputFile, TrialSandbox } from "./provider.ts";
-import { LABEL, LABEL_OWNER, reapDeadRunsOnce } from "./reaper.ts";
+import { ownerLabel } from "../../common/index.ts";
+import type { SandboxRequirements } from "../../model/index.ts";
+import { diskMbOf, type Limits } from "../../task/index.ts";
+import { type PackFile, packFiles, readSingleEntry, seededPack, tarBody } from "../archive.ts";
+import { CappedSink } from "../capture.ts";
+import { collectOutputs } from "../outputs.ts";
+import type { DeclaredOutput, OutputFile, TrialSandbox } from "../provider.ts";
 import {
   type ExecOptions,
   type ExecResult,
   type ExecStream,
   type ExecStreamOptions,
   SandboxFileError,
-} from "./types.ts";
+} from "../types.ts";
+import { type ContainerSpec, DockerClient, isDirectoryMode, isSymlinkMode, type PathStat } from "./client.ts";
+import { containerTmpfs, imageSeed, tmpfsVolumeOptions, writablePlaces } from "./disk.ts";
+import { LABEL, LABEL_OWNER, reapDeadRunsOnce } from "./reaper.ts";
 
 export const SANDBOX_UID = 1000;
 export const SANDBOX_GID = 1000;

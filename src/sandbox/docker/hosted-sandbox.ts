@@ -1,14 +1,14 @@
 // A trial's sandbox on one host of a pool: every call goes through the pool's guard, so a provider
 // failure on a host that no longer answers becomes a HostDownError (the record's `host-down`).
-import type { PackFile } from "./archive.ts";
-import type { DeclaredOutput, OutputFile, TrialSandbox } from "./provider.ts";
+import type { PackFile } from "../archive.ts";
+import type { DeclaredOutput, OutputFile, TrialSandbox } from "../provider.ts";
 import {
   type ExecOptions,
   type ExecResult,
   type ExecStream,
   type ExecStreamOptions,
   SandboxUnavailableError,
-} from "./types.ts";
+} from "../types.ts";
 
 /** The host of a pool stopped answering while a trial used it (or none answers at all). */
 export class HostDownError extends SandboxUnavailableError {

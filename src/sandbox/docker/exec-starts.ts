@@ -4,8 +4,8 @@
 // forever (seen with Docker 20.10 on cgroup v1). Pausing refuses new execs first, then waits until
 // every exec in flight has started or ended.
 import type Docker from "dockerode";
-import { execCall } from "./docker-calls.ts";
-import { SandboxUnavailableError } from "./types.ts";
+import { SandboxUnavailableError } from "../types.ts";
+import { execCall } from "./calls.ts";
 
 /** How long a pause waits for the execs in flight to start before it freezes the container anyway. */
 export const EXEC_START_WAIT_MS = 10_000;

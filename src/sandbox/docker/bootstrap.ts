@@ -4,10 +4,10 @@ import { spawn } from "node:child_process";
 import { rmSync } from "node:fs";
 import path from "node:path";
 import tarFs from "tar-fs";
-import { ownedTempDir } from "../common/index.ts";
-import { sha256 } from "../task/index.ts";
-import type { DockerClient } from "./docker.ts";
-import type { ProgressLine } from "./docker-calls.ts";
+import { ownedTempDir } from "../../common/index.ts";
+import { sha256 } from "../../task/index.ts";
+import type { ProgressLine } from "./calls.ts";
+import type { DockerClient } from "./client.ts";
 
 export interface BootstrapRecipe {
   suite: string;

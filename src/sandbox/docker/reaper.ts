@@ -2,10 +2,10 @@
 // temp folders) whose owning kgate process is gone are removed on the next start, and a run's on
 // one daemon when it is interrupted (interrupt.ts does so on every configured host).
 
-import { ownerAlive, ownerLabel, reapDeadFolders } from "../common/index.ts";
-import { DockerClient } from "./docker.ts";
-import { statusOf } from "./docker-calls.ts";
-import { SandboxUnavailableError } from "./types.ts";
+import { ownerAlive, ownerLabel, reapDeadFolders } from "../../common/index.ts";
+import { SandboxUnavailableError } from "../types.ts";
+import { statusOf } from "./calls.ts";
+import { DockerClient } from "./client.ts";
 
 export const LABEL = "kgate";
 export const LABEL_RUN = "kgate.run";

@@ -1,11 +1,11 @@
 // The one file that talks to the Docker Engine API (through dockerode): a narrow client for the rest
-// of src/sandbox; how its calls fail is docker-calls.ts.
+// of src/sandbox; how its calls fail is calls.ts.
 import type { Readable, Writable } from "node:stream";
 import Docker from "dockerode";
-import { call, execCall, followProgress, type ProgressLine, statusOf, unavailable } from "./docker-calls.ts";
+import { type ExecStream, SandboxUnavailableError } from "../types.ts";
+import { call, execCall, followProgress, type ProgressLine, statusOf, unavailable } from "./calls.ts";
 import { ExecStarts, exitCodeOf, startTracked } from "./exec-starts.ts";
 import { attachSession } from "./exec-stream.ts";
-import { type ExecStream, SandboxUnavailableError } from "./types.ts";
 
 /** A hardened container as the lifecycle asks for it; translated to the Engine API here. */
 export interface ContainerSpec {

@@ -2,7 +2,7 @@
 // SandboxUnavailableError with a hint, an API error of a command in a running container is the
 // sandbox's too; and how a build, pull or import stream's progress lines are followed.
 import type Docker from "dockerode";
-import { SandboxUnavailableError } from "./types.ts";
+import { SandboxUnavailableError } from "../types.ts";
 
 export type ProgressLine = (line: string) => void;
 

@@ -2,10 +2,7 @@
 // loaded host with a free slot; the sandbox image and the images derived from it are built once, on
 // the first host that answers, and loaded into each other host by id when a trial lands there; a host
 // that stops answering is marked down (its trials fail as `host-down`) and comes back when it answers.
-import type { ProjectPaths } from "../project.ts";
-import { DISK_CAP_MECHANISM } from "./disk.ts";
-import { type DockerEndpoint, DockerProvider } from "./docker-provider.ts";
-import { HostDownError, HostedSandbox } from "./hosted-sandbox.ts";
+import type { ProjectPaths } from "../../project.ts";
 import type {
   DerivedImageSpec,
   Placement,
@@ -13,8 +10,11 @@ import type {
   SandboxProvider,
   SandboxSpec,
   TrialSandbox,
-} from "./provider.ts";
-import { SandboxUnavailableError } from "./types.ts";
+} from "../provider.ts";
+import { SandboxUnavailableError } from "../types.ts";
+import { DISK_CAP_MECHANISM } from "./disk.ts";
+import { HostDownError, HostedSandbox } from "./hosted-sandbox.ts";
+import { type DockerEndpoint, DockerProvider } from "./provider.ts";
 
 export interface PoolHost {
   name: string;

@@ -2,8 +2,8 @@
 // frames (8-byte header: stream type, 3 zero bytes, big-endian length) split as they arrive, stdout
 // with backpressure (a paused reader stops reading the socket), stderr into a capped sink.
 import { type Duplex, Transform, type TransformCallback } from "node:stream";
-import { CappedSink } from "./capture.ts";
-import { type ExecStream, SandboxUnavailableError } from "./types.ts";
+import { CappedSink } from "../capture.ts";
+import { type ExecStream, SandboxUnavailableError } from "../types.ts";
 
 const HEADER = 8;
 const STDERR = 2;

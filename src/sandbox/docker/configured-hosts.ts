@@ -1,11 +1,11 @@
 // Each Docker host kgate.config.json names (`sandbox.hosts`, else the one endpoint) on its own, for
 // what looks at every host in turn: `kgate sandbox doctor`, `kgate sandbox reap`, and the removal of
 // an interrupted run's containers.
-import type { ProjectPaths } from "../project.ts";
-import { loadSandboxConfig, poolHosts } from "./config.ts";
-import { DockerClient } from "./docker.ts";
-import { describeEndpoint, dockerOptions } from "./docker-provider.ts";
+import type { ProjectPaths } from "../../project.ts";
+import { loadSandboxConfig, poolHosts } from "../config.ts";
+import { DockerClient } from "./client.ts";
 import { type DoctorCheck, runDoctor } from "./doctor.ts";
+import { describeEndpoint, dockerOptions } from "./provider.ts";
 import { type ReapResult, reapDeadRuns, removeRunContainers } from "./reaper.ts";
 
 export interface ConfiguredHost {

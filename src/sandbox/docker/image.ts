@@ -3,12 +3,12 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import tar from "tar-stream";
-import { packagePath } from "../package-info.ts";
-import type { ProjectPaths } from "../project.ts";
-import { fileSetDigest, listFiles, sha256 } from "../task/index.ts";
+import { packagePath } from "../../package-info.ts";
+import type { ProjectPaths } from "../../project.ts";
+import { fileSetDigest, listFiles, sha256 } from "../../task/index.ts";
 import { DEFAULT_RECIPE, ensureBootstrappedBase } from "./bootstrap.ts";
-import { DockerClient } from "./docker.ts";
-import type { ProgressLine } from "./docker-calls.ts";
+import type { ProgressLine } from "./calls.ts";
+import { DockerClient } from "./client.ts";
 
 export const DEFAULT_BASE = "debian:bookworm-slim";
 export const CA_FILE_IN_CONTEXT = "extra-ca-certificates.crt";

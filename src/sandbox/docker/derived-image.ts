@@ -4,8 +4,8 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import tar from "tar-stream";
-import type { DockerClient } from "./docker.ts";
-import type { DerivedImageSpec } from "./provider.ts";
+import type { DerivedImageSpec } from "../provider.ts";
+import type { DockerClient } from "./client.ts";
 
 /** Builds `spec` on `docker` unless an image of its tag is there; returns the image's id. */
 export async function ensureDerivedImage(

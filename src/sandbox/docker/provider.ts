@@ -3,19 +3,19 @@
 // images (the sandbox image, and images derived from it) are built or found on that daemon.
 import { readFileSync } from "node:fs";
 import type Docker from "dockerode";
-import type { ProjectPaths } from "../project.ts";
-import { DockerSandbox } from "./container.ts";
-import { ensureDerivedImage } from "./derived-image.ts";
-import { DISK_CAP_MECHANISM } from "./disk.ts";
-import { DockerClient } from "./docker.ts";
-import { ensureSandboxImage } from "./image.ts";
+import type { ProjectPaths } from "../../project.ts";
 import type {
   DerivedImageSpec,
   SandboxImage,
   SandboxProvider,
   SandboxSpec,
   TrialSandbox,
-} from "./provider.ts";
+} from "../provider.ts";
+import { DockerClient } from "./client.ts";
+import { DockerSandbox } from "./container.ts";
+import { ensureDerivedImage } from "./derived-image.ts";
+import { DISK_CAP_MECHANISM } from "./disk.ts";
+import { ensureSandboxImage } from "./image.ts";
 import { reapDeadRuns } from "./reaper.ts";
 
 /** `sandbox.docker` in kgate.config.json; absent fields fall back to DOCKER_HOST and the local socket. */

@@ -4,7 +4,7 @@
 // the image), removed with the container;
 // /tmp and /dev/shm are tmpfs mounts of the container. Each has an inode cap as well as a size.
 import type { Readable } from "node:stream";
-import type { DockerClient } from "./docker.ts";
+import type { DockerClient } from "./client.ts";
 
 /** How the disk of a sandbox is capped: a tmpfs volume per writable folder (see docs/security.md). */
 export const DISK_CAP_MECHANISM = "tmpfs-volume";

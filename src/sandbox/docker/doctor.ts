@@ -1,10 +1,10 @@
 // `kgate sandbox doctor`: what the sandbox needs (daemon, permissions, image, a way to get a base)
 // and, for each missing piece, how to fix it.
 import { spawnSync } from "node:child_process";
-import { ownerAlive } from "../common/index.ts";
-import type { ProjectPaths } from "../project.ts";
+import { ownerAlive } from "../../common/index.ts";
+import type { ProjectPaths } from "../../project.ts";
 import { bootstrapTag, DEFAULT_RECIPE } from "./bootstrap.ts";
-import { DockerClient } from "./docker.ts";
+import { DockerClient } from "./client.ts";
 import { DEFAULT_BASE, planImage } from "./image.ts";
 import { LABEL, LABEL_OWNER } from "./reaper.ts";
 
