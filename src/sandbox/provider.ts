@@ -51,8 +51,13 @@ export interface TrialSandbox extends Sandbox {
    * the agent phase, while the agent's processes still run.
    */
   fullFolder?(): Promise<string | null>;
-  /** Ends every process in the sandbox; its files stay readable until remove(). */
-  stop(): Promise<void>;
+  /**
+   * After it, no agent process runs and none starts (exec and execStream are refused), and the files
+   * stay readable (readFile, collectOutputs) until remove(): however the provider does it (Docker
+   * freezes the processes). A provider that must ask again (a freeze the kernel refused) does so
+   * until `signal` aborts: the stop phase's bound.
+   */
+  stop(options?: { signal?: AbortSignal }): Promise<void>;
   /** Copies the declared outputs out, each checked by type, path and size; call after stop(). */
   collectOutputs(outputs: readonly DeclaredOutput[]): Promise<OutputFile[]>;
   /** Removes the sandbox and everything in it. */

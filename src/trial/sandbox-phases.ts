@@ -80,7 +80,9 @@ export async function sandboxPhases(env: FormEnv, plan: SandboxPlan): Promise<Sa
     error = await diskFullOr(box, outcome.error);
     // Every process ends before the outputs are read: nothing of the agent writes during copy-out.
     phase = "stop";
-    await timedPhase(clock, "stop", timeouts.stop, () => box.stop());
+    await timedPhase(clock, "stop", timeouts.stop, () =>
+      box.stop({ signal: AbortSignal.timeout(timeouts.stop) }),
+    );
     phase = "copyOut";
     if (error?.kind !== "cancelled")
       files = await timedPhase(clock, "copyOut", timeouts.copyOut, () => box.collectOutputs(plan.outputs));

@@ -1,6 +1,7 @@
 // How calls to the Docker Engine API fail, in kgate's terms: a connection failure becomes
 // SandboxUnavailableError with a hint, an API error of a command in a running container is the
-// sandbox's too; and how a build, pull or import stream's progress lines are followed.
+// sandbox's too; a freeze the kernel refused, asked again; and how a build, pull or import stream's
+// progress lines are followed.
 import type Docker from "dockerode";
 import { SandboxUnavailableError } from "../types.ts";
 
@@ -22,6 +23,34 @@ export function unavailable(err: unknown, what: string): Error {
   if (e.code === "EACCES")
     hint = " (permission denied on the Docker socket: add your user to the docker group)";
   return new SandboxUnavailableError(`Docker ${what} failed: ${e.message}${hint}`, { cause: err });
+}
+
+/**
+ * The daemon's answer when the kernel could not freeze every process of a container at once (one was
+ * forking, or in uninterruptible sleep; common on a loaded machine): runc thawed them again, and a
+ * later attempt usually succeeds. The daemon answers 500, "Cannot pause container <id>: OCI runtime
+ * pause failed: unable to freeze: unknown".
+ */
+export function freezeRefused(err: unknown): boolean {
+  return statusOf(err) === 500 && /unable to freeze/.test((err as Error).message);
+}
+
+/** How long a stop without a bound of its own asks again after freezeRefused (the stop phase's bound is 30 s). */
+export const FREEZE_RETRY_MS = 25_000;
+
+/** Waits `ms`; false at once (or as soon as it aborts) when `bound` has aborted. */
+export function pauseFor(ms: number, bound: AbortSignal): Promise<boolean> {
+  if (bound.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      bound.removeEventListener("abort", aborted);
+      resolve(ok);
+    };
+    const aborted = () => done(false);
+    const timer = setTimeout(() => done(true), ms);
+    bound.addEventListener("abort", aborted, { once: true });
+  });
 }
 
 export async function call<T>(what: string, fn: () => Promise<T>): Promise<T> {

@@ -3,7 +3,17 @@
 import type { Readable, Writable } from "node:stream";
 import Docker from "dockerode";
 import { type ExecStream, SandboxUnavailableError } from "../types.ts";
-import { call, execCall, followProgress, type ProgressLine, statusOf, unavailable } from "./calls.ts";
+import {
+  call,
+  execCall,
+  FREEZE_RETRY_MS,
+  followProgress,
+  freezeRefused,
+  type ProgressLine,
+  pauseFor,
+  statusOf,
+  unavailable,
+} from "./calls.ts";
 import { ExecStarts, exitCodeOf, startTracked } from "./exec-starts.ts";
 import { attachSession } from "./exec-stream.ts";
 
@@ -286,15 +296,27 @@ export class DockerClient {
     await call("start", () => this.docker.getContainer(id).start());
   }
 
-  /** Freezes every process of the container (cgroup freezer); one that is not running is fine. */
-  /** Freezes every process; new execs are refused from now on, and those starting are let start first. */
-  async pauseContainer(id: string): Promise<void> {
+  /**
+   * Freezes every process of the container (cgroup freezer); one that is not running is fine. New
+   * execs are refused from now on, and those starting are let start first. A freeze the kernel could
+   * not complete (freezeRefused) is asked again until `signal` aborts (else for FREEZE_RETRY_MS).
+   */
+  async pauseContainer(id: string, signal?: AbortSignal): Promise<void> {
     await this.starts.freeze(id);
-    try {
-      await this.docker.getContainer(id).pause();
-    } catch (err) {
-      if (statusOf(err) === 409 || statusOf(err) === 404) return;
-      throw unavailable(err, "pause");
+    const bound = signal ?? AbortSignal.timeout(FREEZE_RETRY_MS);
+    for (let attempt = 1, delay = 50; ; attempt++, delay = Math.min(delay * 2, 1000)) {
+      try {
+        await this.docker.getContainer(id).pause();
+        return;
+      } catch (err) {
+        if (statusOf(err) === 409 || statusOf(err) === 404) return;
+        if (!freezeRefused(err)) throw unavailable(err, "pause");
+        if (!(await pauseFor(delay, bound)))
+          throw new SandboxUnavailableError(
+            `Docker pause failed ${attempt} time(s) before the stop's bound: ${(err as Error).message.trim()}`,
+            { cause: err },
+          );
+      }
     }
   }
 

@@ -363,11 +363,12 @@ export class DockerSandbox implements TrialSandbox {
 
   /**
    * Stops every process by freezing it (docker pause): a killed container's tmpfs volumes are
-   * unmounted and their files lost, a paused one's stay readable until the container is removed.
+   * unmounted and their files lost, a paused one's stay readable until the container is removed. A
+   * freeze the kernel refused (a process forking at that moment) is asked again until `signal` aborts.
    */
-  async stop(): Promise<void> {
+  async stop(options: { signal?: AbortSignal } = {}): Promise<void> {
     await this.seeded();
-    await this.docker.pauseContainer(this.id);
+    await this.docker.pauseContainer(this.id, options.signal);
   }
 
   /** The declared outputs, each judged by its tar entry (call after stop()). */

@@ -55,8 +55,8 @@ export class HostedSandbox implements TrialSandbox {
     return this.guard(async () => (await this.inner.fullFolder?.()) ?? null);
   }
 
-  stop(): Promise<void> {
-    return this.guard(() => this.inner.stop());
+  stop(options?: { signal?: AbortSignal }): Promise<void> {
+    return this.guard(() => this.inner.stop(options));
   }
 
   collectOutputs(outputs: readonly DeclaredOutput[]): Promise<OutputFile[]> {
