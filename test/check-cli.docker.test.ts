@@ -94,12 +94,13 @@ describe("kgate check", () => {
     expect(result.stdout).toMatch(/^ {2}✓ variant:compressed +compressed: its answer passes$/m);
     expect(result.stdout).toMatch(/^ {2}- oracle +not run \(--no-sandbox\)$/m);
     // 18 checks: oracle, noop and the two oracle:variant trials are not run without the sandbox; the
-    // audit's one warning (a bare 12 in input.csv, "gear,2,12") is named in its line and the summary.
+    // audit's one warning (a bare 12 in input.csv, "gear,2,12") is named in its line and the summary,
+    // and so is dead-rules' (the memo's "names every item" passes every wrong deliverable).
     expect(result.stdout).toMatch(
       /^ {2}! leak-audit +no leak \(0 error\(s\), 1 warning\(s\), 0 suppressed\): gated-number at tasks\/markup\/environment\/input\.csv:4:8;/m,
     );
     expect(result.stdout).toMatch(
-      /^1 task\(s\): 13 passed, 1 warning\(s\) \(markup leak-audit\), 0 failed, 4 not available, 0 skipped$/m,
+      /^1 task\(s\): 12 passed, 2 warning\(s\) \(markup dead-rules, markup leak-audit\), 0 failed, 4 not available, 0 skipped$/m,
     );
   });
 

@@ -42,13 +42,21 @@ describe("conventionWeights (the dead-rule check)", () => {
     const project = markupProject();
     const task = project.load();
     // rate 0.12 -> 0: result.csv's 3 values (2.8, 6.72, 26.88 -> 2.5, 6, 24), summary.json's total
-    // and its 3 line values, memo.md's total; item names stay: 3 + 4 + 1 = 8.
+    // and its 3 line values, memo.md's total; item names stay: 3 + 4 + 1 = 8. The memo (a text
+    // judged by its rubric) states 32.50, not 36.40: its "states the total" fails it.
     expect(conventionWeights(task, await loadVerifier(task))).toEqual([
-      { name: "rate", loadBearing: true, changedValues: 8, sameAsDefault: false },
+      {
+        name: "rate",
+        read: true,
+        loadBearing: true,
+        changedValues: 8,
+        sameAsDefault: false,
+        rubricFails: true,
+      },
     ]);
   });
 
-  it("fails `kgate check`, naming a convention the answer never reads", () => {
+  it("fails `kgate check`, naming a convention the verifier never reads as the verifier's fault", () => {
     const project = markupProject({
       verifier: (imp) =>
         markupVerifierSource(imp)
@@ -60,7 +68,36 @@ describe("conventionWeights (the dead-rule check)", () => {
     expect(result.code).toBe(1);
     expect(checkOf(result.stdout, "dead-rules")).toMatchObject({
       status: "fail",
-      detail: expect.stringMatching(/^dead weight: "unused" set to the default change\(s\) no value/),
+      detail: expect.stringMatching(
+        /^the verifier never reads "unused": verifiers\/markup\.ts solve\(\) does not look at that convention, so no data can make it count/,
+      ),
+    });
+  });
+
+  it("blames the data for a convention the verifier reads but the data never exercises", () => {
+    const project = markupProject({
+      verifier: (imp) =>
+        markupVerifierSource(imp)
+          .replace("interface C { rate: number }", "interface C { rate: number; cap: number }")
+          .replace("artefact: { rate: 0.12 }", "artefact: { rate: 0.12, cap: 1000 }")
+          .replace("default: { rate: 0 }", "default: { rate: 0, cap: 2000 }")
+          .replace(
+            "perturbed: { rate: 0.15 }, compressed: { rate: 0.12 }",
+            "perturbed: { rate: 0.15, cap: 1000 }, compressed: { rate: 0.12, cap: 1000 }",
+          )
+          // Read, but no line of input.csv comes near either cap (the largest is 26.88).
+          .replace(
+            "const total =",
+            "for (const r of rows) r.value = Math.min(r.value, c.cap);\n    const total =",
+          ),
+    });
+    const result = kgate(["--root", project.paths.root, "check", "--no-sandbox", "--json"]);
+    expect(result.code).toBe(1);
+    expect(checkOf(result.stdout, "dead-rules")).toMatchObject({
+      status: "fail",
+      detail: expect.stringMatching(
+        /^dead weight: "cap" set to the default change\(s\) no value .*make the data exercise it/,
+      ),
     });
   });
 
@@ -73,11 +110,12 @@ describe("conventionWeights (the dead-rule check)", () => {
           .replace("default: { rate: 0 }", 'default: { rate: 0, unit: "EUR" }'),
     });
     const result = kgate(["--root", project.paths.root, "check", "--no-sandbox", "--json"]);
+    // A warning, not a failure: the memo's "names every item" passes every wrong deliverable.
     expect(checkOf(result.stdout, "dead-rules")).toEqual({
       id: "dead-rules",
-      status: "pass",
+      status: "warning",
       detail:
-        "each gated convention changes the answer when set to its default (values changed: rate 8); stated as the default, not gated: unit",
+        'each gated convention changes the answer when set to its default (values changed: rate 8); stated as the default, not gated: unit; the rubric fails each deliverable written under a wrong convention (4); idle criteria, passed by every wrong deliverable: "output/memo.md: names every item" (they check nothing a convention changes)',
       durationMs: expect.any(Number),
     });
   });
@@ -112,7 +150,14 @@ describe("dead rules under a rubric that judges an output alone", () => {
     const task = judgedProject(total).load();
     // rate 0.12 -> 0 changes summary.json's total and its 3 line values: 4; the total criterion sees it.
     expect(conventionWeights(task, await loadVerifier(task))).toEqual([
-      { name: "rate", loadBearing: true, changedValues: 4, sameAsDefault: false, rubricFails: true },
+      {
+        name: "rate",
+        read: true,
+        loadBearing: true,
+        changedValues: 4,
+        sameAsDefault: false,
+        rubricFails: true,
+      },
     ]);
   });
 

@@ -8,6 +8,7 @@ import {
   judgedSummarySource,
   markupOutputs,
   markupProject,
+  markupVerifierSource,
   withOutput,
 } from "./support/verify-fixture.ts";
 
@@ -161,7 +162,9 @@ describe("verifyTrial: failure attribution on constructed outputs", () => {
     const verdict = await verdictOf(markupOutputs({ ...HAND.default, gear: 25 }));
     expect(verdict.attribution).toBe("default-convention");
     // 7 distinguishing values (3 csv cells; json total and 3 line values); gear is off in both files
-    expect(verdict.agreement?.["default-convention"]).toBeCloseTo(5 / 7, 10);
+    // (5 agree), and the memo's "states the total" fails against the artefact's 36.40 but passes
+    // against the default's 32.50, which the memo states (1 of 1): (5 + 1) / (7 + 1).
+    expect(verdict.agreement?.["default-convention"]).toBeCloseTo(6 / 8, 10);
   });
 
   it("attributes values that follow no convention set to other", async () => {
@@ -182,6 +185,47 @@ describe("verifyTrial: failure attribution on constructed outputs", () => {
   it("gives format precedence over convention evidence", async () => {
     const outputs = withOutput(markupOutputs(HAND.default), collected("output/memo.md", ""));
     expect((await verdictOf(outputs)).attribution).toBe("format");
+  });
+});
+
+describe("verifyTrial: a text deliverable judged by its rubric alone is attributed by its criteria", () => {
+  // Only output/memo.md: no value to compare, the criteria are the evidence.
+  const memoOnly = markupProject({
+    scope: "file",
+    spec: (spec) => {
+      spec.outputs = (spec.outputs as Array<{ path: string }>).filter((o) => o.path === "output/memo.md");
+    },
+    verifier: (imp) =>
+      markupVerifierSource(imp)
+        .replace(/"output\/result\.csv": rows,\n/, "")
+        .replace(/"output\/summary\.json": \{ total, lines: rows \},\n/, ""),
+  }).load();
+  const memo = (text: string) => verifyTrial(memoOnly, [collected("output/memo.md", text)]);
+
+  it("a memo under the default conventions: default-convention (agreement 1)", async () => {
+    // "states the total" fails against 36.40 and passes against the default 32.50: 1 of 1.
+    const verdict = await memo("Items: bolt, nut, gear. Total 32.50.\n");
+    expect(verdict).toMatchObject({ status: "fail", attribution: "default-convention" });
+    expect(verdict.agreement).toEqual({ "default-convention": 1, "perturbed-convention:perturbed": 0 });
+  });
+
+  it("a memo under the perturbed variant: that variant", async () => {
+    // 37.375 to two decimals is 37.38 (toFixed), the perturbed total.
+    const verdict = await memo("Items: bolt, nut, gear. Total 37.38.\n");
+    expect(verdict.attribution).toBe("perturbed-convention:perturbed");
+  });
+
+  it("a memo that follows no convention set: other", async () => {
+    const verdict = await memo("Items: bolt, nut, gear. Total 99.00.\n");
+    expect(verdict.attribution).toBe("other");
+    expect(verdict.agreement).toEqual({ "default-convention": 0, "perturbed-convention:perturbed": 0 });
+  });
+
+  it("a missing memo: format", async () => {
+    const verdict = await verifyTrial(memoOnly, [
+      { path: "output/memo.md", status: "missing", reason: "was not produced" },
+    ]);
+    expect(verdict.attribution).toBe("format");
   });
 });
 

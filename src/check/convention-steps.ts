@@ -3,16 +3,27 @@
 import type { LoadedTask } from "../task/index.ts";
 import { type ConventionSet, parseAnswers, solveRaw } from "../verify/index.ts";
 import { conventionWeights } from "./dead-rules.ts";
-import type { CheckStep } from "./types.ts";
+import { holesOf, rubricHoles } from "./rubric-holes.ts";
+import type { CheckStep, StepOutcome } from "./types.ts";
 
 export const deadRuleStep: CheckStep = {
   id: "dead-rules",
   needs: ["task", "verifier"],
   async run(context) {
     const weights = conventionWeights(context.task!, context.verifier!);
-    const dead = weights.filter((w) => !w.loadBearing && !w.sameAsDefault).map((w) => w.name);
+    const gated = weights.filter((w) => !w.sameAsDefault);
+    const unread = gated.filter((w) => !w.read).map((w) => `"${w.name}"`);
+    const dead = gated.filter((w) => w.read && !w.loadBearing).map((w) => w.name);
     const stated = weights.filter((w) => w.sameAsDefault).map((w) => w.name);
     const statedNote = stated.length > 0 ? `; stated as the default, not gated: ${stated.join(", ")}` : "";
+    if (unread.length > 0) {
+      return [
+        {
+          status: "fail",
+          detail: `the verifier never reads ${unread.join(", ")}: ${context.verifier!.file} solve() does not look at that convention, so no data can make it count (read it in solve(), or drop it from the conventions and the artefact)`,
+        },
+      ];
+    }
     if (dead.length > 0) {
       return [
         {
@@ -34,15 +45,39 @@ export const deadRuleStep: CheckStep = {
       .filter((w) => !w.sameAsDefault)
       .map((w) => `${w.name} ${w.changedValues}`)
       .join(", ");
-    const rubric = weights.some((w) => w.rubricFails) ? "; the rubric fails each changed answer" : "";
-    return [
-      {
-        status: "pass",
-        detail: `each gated convention changes the answer when set to its default (values changed: ${shown})${statedNote}${rubric}`,
-      },
-    ];
+    const detail = `each gated convention changes the answer when set to its default (values changed: ${shown})${statedNote}`;
+    return [await rubricOutcome(context.task!, context.verifier!, detail)];
   },
 };
+
+/**
+ * The rubric's part of the dead-rule step (outputs judged by their rubric alone): the default
+ * answer and each perturbed variant's must fail it too, and a criterion that passes every wrong
+ * deliverable is named (a warning: it checks nothing a convention changes).
+ */
+async function rubricOutcome(
+  task: Parameters<typeof rubricHoles>[0],
+  loaded: Parameters<typeof rubricHoles>[1],
+  detail: string,
+): Promise<StepOutcome> {
+  const holes = await rubricHoles(task, loaded);
+  if (holes.judged.length === 0) return { status: "pass", detail };
+  const passed = holesOf(holes).map((p) => p.label);
+  if (passed.length > 0) {
+    return {
+      status: "fail",
+      detail: `the rubric of ${holes.judged.join(", ")} passes the deliverable written under ${passed.join(", ")}: its criteria miss what those conventions change (add a criterion that checks it)`,
+    };
+  }
+  const caught = `${detail}; the rubric fails each deliverable written under a wrong convention (${holes.probes.length})`;
+  if (holes.idle.length > 0) {
+    return {
+      status: "warning",
+      detail: `${caught}; idle criteria, passed by every wrong deliverable: ${holes.idle.map((c) => `"${c}"`).join(", ")} (they check nothing a convention changes)`,
+    };
+  }
+  return { status: "pass", detail: caught };
+}
 
 /** Does `pattern` (pointer segments, `*` for any) reach at least one array in `value`? */
 function reachesArray(value: unknown, pattern: readonly string[]): boolean {

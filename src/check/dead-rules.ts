@@ -10,16 +10,19 @@ import type { LoadedTask } from "../task/index.ts";
 import {
   type EnvironmentFiles,
   type LoadedVerifier,
-  numbersMatch,
   readEnvironment,
   renderAnswers,
   VerifierError,
   verifyWith,
 } from "../verify/index.ts";
+import { changedValues, isRecord } from "./answer-diff.ts";
+import { rubricJudged } from "./rubric-holes.ts";
 
 export interface ConventionWeight {
   /** The convention's key in the verifier's conventions. */
   name: string;
+  /** solve() reads it under the artefact's conventions (false: the verifier's fault, not the data's). */
+  read: boolean;
   /** Setting it to its default changes at least one value of the answer. */
   loadBearing: boolean;
   /** How many values (csv cells, json leaves, texts) of the answer change. */
@@ -27,46 +30,17 @@ export interface ConventionWeight {
   /** The artefact's value is the default's: the convention is written down but gates nothing. */
   sameAsDefault: boolean;
   /**
-   * Only when a rubric judges an output alone (`judgesAlone`): the answer with this convention at its
-   * default fails verification (false: the criteria let a changed answer pass).
+   * Only when a rubric judges an output alone (a text output, or `judgesAlone`): the answer with this
+   * convention at its default fails one of that rubric's criteria (false: they let it pass).
    */
   rubricFails?: boolean;
-}
-
-/** Numbers closer than this are the same value (the comparison tolerance of the method, 1e-4). */
-const SAME_NUMBER = { abs: 1e-4, rel: 0 };
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** Leaves of a raw answer by their path: `output/x.csv/3/total`. */
-function leaves(value: unknown, at: string, into: Map<string, unknown>): Map<string, unknown> {
-  const children = Array.isArray(value) || isRecord(value) ? Object.entries(value) : [];
-  if (children.length === 0) into.set(at, value);
-  for (const [key, child] of children) leaves(child, `${at}/${key}`, into);
-  return into;
-}
-
-function sameLeaf(a: unknown, b: unknown): boolean {
-  if (typeof a === "number" && typeof b === "number") return numbersMatch(a, b, SAME_NUMBER);
-  return isDeepStrictEqual(a, b);
-}
-
-/** How many leaves differ between two answers (a leaf present in one only counts once). */
-export function changedValues(a: Record<string, unknown>, b: Record<string, unknown>): number {
-  const left = leaves(a, "", new Map());
-  const right = leaves(b, "", new Map());
-  let changed = 0;
-  for (const [key, value] of left) if (!right.has(key) || !sameLeaf(value, right.get(key))) changed++;
-  for (const key of right.keys()) if (!left.has(key)) changed++;
-  return changed;
 }
 
 /**
  * Per declared convention of the verifier: does it bear load on this task's data? Conventions must
  * be an object (one key per convention); the answer under each mix is computed by the verifier's
- * own solver, so a convention the solver ignores is reported as dead, as it should be.
+ * own solver, so a convention the solver ignores is reported as dead, as it should be; whether the
+ * solver reads it at all is noted (a proxy over the artefact's set), to tell whose fault that is.
  */
 export function conventionWeights(
   task: LoadedTask,
@@ -77,8 +51,16 @@ export function conventionWeights(
   if (!isRecord(artefact) || !isRecord(defaults)) {
     throw new VerifierError(`${loaded.file}: conventions must be objects, one key per convention`);
   }
-  const reference = loaded.verifier.solve(environment, artefact);
-  const rubricAlone = task.spec.outputs.some((o) => loaded.rubricOf(o.path)?.judgesAlone);
+  const read = new Set<string | symbol>();
+  // The artefact's set behind a proxy that notes which conventions solve() reads.
+  const watched = new Proxy(artefact, {
+    get(target, key, receiver) {
+      read.add(key);
+      return Reflect.get(target, key, receiver);
+    },
+  });
+  const reference = loaded.verifier.solve(environment, watched);
+  const judged = rubricJudged(task, loaded);
   return Object.keys(artefact).map((name) => {
     const mixed = { ...artefact, [name]: defaults[name] };
     let answer: Record<string, unknown>;
@@ -91,9 +73,16 @@ export function conventionWeights(
     }
     const changed = changedValues(reference, answer);
     const sameAsDefault = isDeepStrictEqual(artefact[name], defaults[name]);
-    const weight = { name, loadBearing: changed > 0, changedValues: changed, sameAsDefault };
-    if (!rubricAlone || changed === 0) return weight;
+    const weight = {
+      name,
+      read: read.has(name),
+      loadBearing: changed > 0,
+      changedValues: changed,
+      sameAsDefault,
+    };
+    if (judged.length === 0 || changed === 0) return weight;
     const verdict = verifyWith(task, loaded, renderAnswers(task, loaded, answer));
-    return { ...weight, rubricFails: verdict.status !== "pass" };
+    const caught = verdict.criteria.some((c) => !c.passed && judged.some((p) => c.name.startsWith(`${p}: `)));
+    return { ...weight, rubricFails: caught };
   });
 }

@@ -37,12 +37,18 @@ export const oracleVariantStep: CheckStep = {
         continue;
       }
       const { verdict } = record;
-      const perturbed = failsAs(
-        context.task!,
-        context.verifier!,
-        verdict,
-        `perturbed-convention:${variant.name}`,
-      );
+      if (record.error || verdict.attribution === "format") {
+        // Whatever the output type: an oracle that crashes, or writes nothing usable, under a
+        // variant has not followed it (a rubric-judged text would otherwise "fail as expected").
+        const why = record.error ? `${record.error.kind}: ${record.error.message}` : failureText(verdict);
+        results.push({
+          id,
+          status: "fail",
+          detail: `${variant.kind}: the oracle did not run through under this variant (${why}); it must read the variant and write its answer (${where})`,
+        });
+        continue;
+      }
+      const perturbed = failsAs(verdict, `perturbed-convention:${variant.name}`);
       const ok = variant.kind === "compressed" ? verdict.status === "pass" : perturbed.ok;
       const seen =
         verdict.status === "pass"
@@ -58,11 +64,10 @@ export const oracleVariantStep: CheckStep = {
       }
       const must = variant.kind === "compressed" ? "must pass" : perturbed.expected;
       const why = verdict.status === "pass" ? "" : ` (${failureText(verdict)})`;
-      const agentError = record.error ? `; ${record.error.kind}: ${record.error.message}` : "";
       results.push({
         id,
         status: "fail",
-        detail: `${variant.kind}: the oracle ${seen}${why}${agentError}, ${must} (${where})`,
+        detail: `${variant.kind}: the oracle ${seen}${why}, ${must} (${where})`,
       });
     }
     return results;

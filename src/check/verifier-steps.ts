@@ -34,24 +34,11 @@ export const verifierStep: CheckStep = {
   },
 };
 
-/**
- * Whether a failure can be attributed at all: rubric-judged text outputs carry no values to compare,
- * so a task whose outputs are all such texts can only be expected to fail (attribution is `other`).
- */
-export function attributable(task: LoadedTask, loaded: LoadedVerifier): boolean {
-  return task.spec.outputs.some((o) => o.format !== "text" || loaded.rubricOf(o.path) === undefined);
-}
-
-/** "must fail as X", or only "must fail" when no output can be attributed; and whether `verdict` does. */
+/** "must fail as X", and whether `verdict` does (rubric-judged texts are attributed by their criteria). */
 export function failsAs(
-  task: LoadedTask,
-  loaded: LoadedVerifier,
   verdict: Pick<Verdict, "status" | "attribution">,
   label: string,
 ): { ok: boolean; expected: string } {
-  if (!attributable(task, loaded)) {
-    return { ok: verdict.status === "fail", expected: "must fail (rubric-only text: no attribution)" };
-  }
   return {
     ok: verdict.status === "fail" && verdict.attribution === label,
     expected: `must fail as ${label}`,
@@ -110,7 +97,7 @@ export const defaultStep: CheckStep = {
   async run(context) {
     try {
       const verdict = verdictOfAnswer(context.task!, context.verifier!, "default");
-      const { ok } = failsAs(context.task!, context.verifier!, verdict, "default-convention");
+      const { ok } = failsAs(verdict, "default-convention");
       const why =
         verdict.status === "pass"
           ? ": the default conventions give the artefact's answer, the gate does not bite"
@@ -138,7 +125,7 @@ export const variantStep: CheckStep = {
       }
       try {
         const verdict = verdictOfAnswer(task, context.verifier!, `variant:${variant.name}`);
-        const perturbed = failsAs(task, context.verifier!, verdict, `perturbed-convention:${variant.name}`);
+        const perturbed = failsAs(verdict, `perturbed-convention:${variant.name}`);
         const ok = variant.kind === "compressed" ? verdict.status === "pass" : perturbed.ok;
         const expected = variant.kind === "compressed" ? "must pass" : perturbed.expected;
         results.push({

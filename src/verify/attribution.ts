@@ -13,6 +13,9 @@ export interface Candidate {
   expected: ExpectedOutputs;
 }
 
+/** Evidence from rubric criteria (text outputs judged by their rubric): per candidate label. */
+export type RubricEvidence = ReadonlyMap<string, { discriminating: number; agreeing: number }>;
+
 export interface AttributionResult {
   attribution: Attribution;
   /** Per candidate with at least one distinguishing value: the share of those the output agrees with. */
@@ -23,18 +26,20 @@ export interface AttributionResult {
  * For each candidate, the values where its answer differs from the artefact's answer are the evidence;
  * the share of them on which the output matches the candidate is its agreement. The highest agreement
  * at or above ATTRIBUTION_THRESHOLD wins (ties go to the earlier candidate: default, then variants in
- * declaration order); without one the failure is `other`. Rubric-only text outputs carry no evidence.
+ * declaration order); without one the failure is `other`. Rubric-only text outputs carry no values:
+ * their evidence is the criteria they fail (`rubric`, see rubricEvidence in verify.ts).
  */
 export function attribute(
   reference: ExpectedOutputs,
   candidates: readonly Candidate[],
   actual: ReadonlyMap<string, ParsedOutput>,
+  rubric: RubricEvidence = new Map(),
 ): AttributionResult {
   const shares: Record<string, number> = {};
   let best: { label: Candidate["label"]; share: number } | undefined;
   for (const candidate of candidates) {
-    let discriminating = 0;
-    let agreeing = 0;
+    let discriminating = rubric.get(candidate.label)?.discriminating ?? 0;
+    let agreeing = rubric.get(candidate.label)?.agreeing ?? 0;
     for (const [outputPath, ref] of reference) {
       const cand = candidate.expected.get(outputPath)?.table;
       const out = actual.get(outputPath)?.table;

@@ -2,7 +2,7 @@
 
 import type { CriterionResult, Verdict } from "../model/index.ts";
 import type { LoadedTask, OutputSpec } from "../task/index.ts";
-import { attribute, type Candidate } from "./attribution.ts";
+import { attribute, type Candidate, type RubricEvidence } from "./attribution.ts";
 import { compareTables, describeFirstDifference } from "./compare.ts";
 import type { OutputForVerification } from "./contract.ts";
 import { capDiff, tableDiff, textDiff } from "./diff.ts";
@@ -141,7 +141,9 @@ export function verifyWith(
       ...(diff ? { diff } : {}),
     };
   }
-  const { attribution, agreement } = attribute(reference, candidates(task, loaded), actual);
+  const others = candidates(task, loaded);
+  const evidence = rubricEvidence(task, loaded, actual, criteria, others);
+  const { attribution, agreement } = attribute(reference, others, actual, evidence);
   const failed = criteria.filter((c) => !c.passed);
   return {
     status: "fail",
@@ -153,6 +155,40 @@ export function verifyWith(
     reason: `${failed.length} of ${criteria.length} criteria failed: ${failed.map((c) => c.name).join(", ")}`,
     ...(diff ? { diff } : {}),
   };
+}
+
+/**
+ * The evidence of text outputs judged by their rubric alone: the criteria the deliverable fails
+ * against the reference answer, and per candidate how many of those it passes against the
+ * candidate's answer (a memo written under the default conventions passes them against the default
+ * answer). The analogue of the values a candidate's answer changes.
+ */
+function rubricEvidence(
+  task: LoadedTask,
+  loaded: LoadedVerifier,
+  actual: ReadonlyMap<string, ParsedOutput>,
+  criteria: readonly CriterionResult[],
+  others: readonly Candidate[],
+): RubricEvidence {
+  const evidence = new Map<string, { discriminating: number; agreeing: number }>();
+  for (const output of task.spec.outputs) {
+    const rubric = loaded.rubricOf(output.path);
+    const parsed = actual.get(output.path);
+    if (!rubric || output.format !== "text" || !parsed) continue;
+    const failed = rubric.criteria.filter(
+      (c) => criteria.find((r) => r.name === `${output.path}: ${c.name}`)?.passed === false,
+    );
+    for (const candidate of others) {
+      const expected = candidate.expected.get(output.path)?.value;
+      const agreeing = failed.filter((c) => runCriterion(c.name, c, parsed.value, expected).passed).length;
+      const sum = evidence.get(candidate.label) ?? { discriminating: 0, agreeing: 0 };
+      evidence.set(candidate.label, {
+        discriminating: sum.discriminating + failed.length,
+        agreeing: sum.agreeing + agreeing,
+      });
+    }
+  }
+  return evidence;
 }
 
 /** The default conventions, then each perturbed variant in declaration order. */
