@@ -4,8 +4,8 @@
 // ratio in the same run (target >= 1.7x). The exec-stream relay's round trip is bench/relay.ts's.
 import { cpus, loadavg } from "node:os";
 import { projectPaths } from "../src/project.ts";
+import type { PoolHost } from "../src/sandbox/docker/host-pool.ts";
 import { HostPoolProvider } from "../src/sandbox/docker/host-pool.ts";
-import type { PoolHost } from "../src/sandbox/index.ts";
 import { openSandboxRunner } from "../src/trial/index.ts";
 import { copyImage, startSecondDaemon } from "../test/support/second-daemon.ts";
 import { timedTrials, waitingAgent } from "./support/waiting-agent.ts";

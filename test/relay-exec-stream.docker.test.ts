@@ -80,7 +80,7 @@ describe("the relay over the exec stream on a remote host (second dockerd, TCP +
   it("the stand-in reaches the loopback model, nothing of the host is mounted, the key stays out", async () => {
     const agent = await standinAgent([bash("echo hello > note.txt"), { text: "done" }]);
     const endpoint = { host: second.tcp, tls: { ca: tls.ca, cert: tls.cert, key: tls.key } };
-    const provider = new DockerProvider(endpoint, "there");
+    const provider = new DockerProvider(endpoint, { name: "there" });
     const task = scaffoldedTask();
     const requirements = await agent.prepare({ provider });
     expect(requirements.image).toBe(image);

@@ -17,7 +17,8 @@ import { pc } from "../colours.ts";
 import { EXIT_FAILED, EXIT_OK, UsageError } from "../errors.ts";
 import type { ProjectPaths } from "../project.ts";
 import {
-  planImage,
+  imageSourceOf,
+  loadSandboxConfig,
   SandboxConfigError,
   type SandboxProvider,
   SandboxUnavailableError,
@@ -54,13 +55,12 @@ async function imageStates(paths: ProjectPaths): Promise<{ sandbox: ImageState; 
     if (!(err instanceof SandboxConfigError)) throw err;
     return unknown(err.message);
   }
-  const sandboxTag = planImage(paths).tag;
+  const sandboxTag = imageSourceOf(paths, loadSandboxConfig(paths).image).ref;
   const harnessTag = planHarnessImage(paths, sandboxTag).tag;
+  const findImage = provider.findImage?.bind(provider);
+  if (!findImage) return unknown(`the ${provider.name} sandbox provider cannot say which images it has`);
   try {
-    const [sandboxId, harnessId] = await Promise.all([
-      provider.findImage(sandboxTag),
-      provider.findImage(harnessTag),
-    ]);
+    const [sandboxId, harnessId] = await Promise.all([findImage(sandboxTag), findImage(harnessTag)]);
     return {
       sandbox: { tag: sandboxTag, built: sandboxId !== null },
       harness: { tag: harnessTag, built: harnessId !== null },

@@ -2,11 +2,10 @@
 import { pc } from "../colours.ts";
 import { EXIT_FAILED, EXIT_OK, UsageError } from "../errors.ts";
 import {
-  type ConfiguredHost,
-  configuredHosts,
-  type DoctorCheck,
-  planImage,
-  type ReapResult,
+  type HostReport,
+  imageSourceOf,
+  loadSandboxConfig,
+  reapLeftovers,
   SandboxConfigError,
   sandboxProviderFor,
 } from "../sandbox/index.ts";
@@ -27,12 +26,12 @@ export async function build(ctx: CommandContext, options: JsonOption): Promise<n
   } catch (err) {
     throw new UsageError(`the sandbox image could not be built: ${(err as Error).message}`);
   }
-  const plan = planImage(ctx.paths);
+  const source = imageSourceOf(ctx.paths, loadSandboxConfig(ctx.paths).image);
   const seconds = (performance.now() - started) / 1000;
   if (options.json) {
-    ctx.stdout.write(
-      `${JSON.stringify({ tag, digest: plan.digest, context: plan.contextDir, seconds }, null, 2)}\n`,
-    );
+    const built =
+      source.kind === "build" ? { digest: source.plan.digest, context: source.plan.contextDir } : {};
+    ctx.stdout.write(`${JSON.stringify({ tag, ...built, seconds }, null, 2)}\n`);
   } else {
     ctx.stdout.write(`${tag}\n`);
   }
@@ -50,35 +49,27 @@ function withConfig<T>(read: () => T): T {
   }
 }
 
-interface HostChecks {
-  host: string;
-  endpoint: string;
-  capacity: number | null;
+/** One host's checks as `doctor --json` prints them. */
+interface HostChecks extends HostReport {
   ok: boolean;
-  checks: DoctorCheck[];
 }
 
+/** The provider's checks on each of its hosts; a provider without checks of its own says so. */
 export async function doctor(ctx: CommandContext, options: JsonOption): Promise<number> {
-  const hosts: ConfiguredHost[] = withConfig(() => configuredHosts(ctx.paths));
-  const results: HostChecks[] = await Promise.all(
-    hosts.map(async (h) => {
-      let checks: DoctorCheck[];
-      try {
-        checks = await h.doctor();
-      } catch (err) {
-        checks = [{ name: "daemon", ok: false, detail: (err as Error).message }];
-      }
-      if (h.capacity !== null)
-        checks.push({ name: "capacity", ok: true, detail: `${h.capacity} trial(s) at once` });
-      return {
-        host: h.name,
-        endpoint: h.endpoint,
-        capacity: h.capacity,
-        ok: checks.every((c) => c.ok),
-        checks,
-      };
-    }),
-  );
+  const provider = withConfig(() => sandboxProviderFor(ctx.paths));
+  const reports: HostReport[] = provider.doctor
+    ? await provider.doctor(ctx.paths)
+    : [
+        {
+          host: provider.host,
+          endpoint: provider.host,
+          capacity: null,
+          checks: [
+            { name: "provider", ok: true, detail: `the ${provider.name} provider has no checks of its own` },
+          ],
+        },
+      ];
+  const results: HostChecks[] = reports.map((r) => ({ ...r, ok: r.checks.every((c) => c.ok) }));
   const ok = results.every((r) => r.ok);
   if (options.json) {
     // One host keeps the single-host shape ({ ok, checks }); a pool adds every host's checks.
@@ -96,19 +87,14 @@ export async function doctor(ctx: CommandContext, options: JsonOption): Promise<
   return ok ? EXIT_OK : EXIT_FAILED;
 }
 
+/** What dead kgate processes left, on each host of the provider and in this machine's temp folders. */
 export async function reap(ctx: CommandContext, options: JsonOption): Promise<number> {
-  const hosts = withConfig(() => configuredHosts(ctx.paths));
-  const results: Array<ReapResult & { host: string }> = [];
-  for (const h of hosts) {
-    try {
-      results.push({ host: h.name, ...(await h.reap()) });
-    } catch (err) {
-      throw new UsageError(`host ${h.name}: ${(err as Error).message}`);
-    }
-  }
-  const removed = results.flatMap((r) => r.removed.map((c) => ({ ...c, host: r.host })));
-  const folders = results.flatMap((r) => r.folders);
-  const volumes = results.flatMap((r) => r.volumes.map((name) => ({ name, host: r.host })));
+  const provider = withConfig(() => sandboxProviderFor(ctx.paths));
+  const { hosts, folders } = await reapLeftovers(provider);
+  const failed = hosts.find((h) => h.error);
+  if (failed) throw new UsageError(`host ${failed.host}: ${failed.error}`);
+  const removed = hosts.flatMap((r) => r.removed.map((c) => ({ ...c, host: r.host })));
+  const volumes = hosts.flatMap((r) => r.volumes.map((name) => ({ name, host: r.host })));
   if (options.json) ctx.stdout.write(`${JSON.stringify({ removed, folders, volumes }, null, 2)}\n`);
   else {
     for (const v of volumes) ctx.stdout.write(`removed volume ${v.name} on ${v.host}\n`);

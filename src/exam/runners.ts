@@ -12,7 +12,7 @@ import {
   resolveApiKey,
 } from "../agents/index.ts";
 import type { ProjectPaths } from "../project.ts";
-import { sandboxProviderFor } from "../sandbox/index.ts";
+import { reapLeftovers, sandboxesRemoved, sandboxProviderFor } from "../sandbox/index.ts";
 import {
   formatProblem,
   type LoadedTask,
@@ -226,7 +226,7 @@ export async function taskRunner(
     throw new Error(`a task exam needs a built-in-loop agent; "${agent.name}" runs ${agent.harness}`);
   const provider = sandboxProviderFor(paths);
   const requirements = (await agent.prepare?.({ provider })) ?? {};
-  const reaped = await provider.reap();
+  const reaped = sandboxesRemoved((await reapLeftovers(provider)).hosts);
   if (reaped > 0) log(`removed ${reaped} sandbox(es) left by kgate processes that are gone`);
   const image = await provider.prepareImage(paths, (line) => log(`sandbox: ${line}`));
   const context = {
@@ -248,7 +248,7 @@ export async function taskRunner(
     runOne: (spec, attempt) => runTaskExam(spec, context, attempt),
     dispose: async () => {
       await agent.dispose?.();
-      await provider.reap().catch(() => 0);
+      await reapLeftovers(provider).catch(() => null);
     },
   };
 }

@@ -1,39 +1,32 @@
-// The sandbox concern's public face: the provider interface (images, sandboxes, the sweep, placement
-// on a pool) and the provider kgate.config.json names, the agent-facing Sandbox, the configured hosts
-// one by one (doctor, reap), labels and interrupts, owned temp folders. No Docker class leaves this
-// folder: everything else reaches Docker through a SandboxProvider.
+// The sandbox concern's public face: the provider interface (images, sandboxes, the sweep, a run's
+// removal, the doctor's checks, placement on hosts), the provider kgate.config.json names, the
+// defaults of optional capabilities, the agent-facing Sandbox, labels, layout and interrupts. No
+// provider's class leaves this folder: everything else reaches a sandbox through a SandboxProvider.
 
 export type { PackFile } from "./archive.ts";
+export { type Leftovers, putFiles, reapLeftovers, sandboxesRemoved } from "./capabilities.ts";
 export {
   loadSandboxConfig,
-  poolHosts,
   SANDBOX_PROVIDERS,
-  SandboxConfig,
+  type SandboxConfig,
   SandboxConfigError,
   sandboxProviderFor,
 } from "./config.ts";
-export { type ConfiguredHost, configuredHosts } from "./docker/configured-hosts.ts";
-export { SANDBOX_HOME, SANDBOX_WORKDIR } from "./docker/container.ts";
-export { DISK_CAP_MECHANISM, type DiskCapMechanism } from "./docker/disk.ts";
-export type { DoctorCheck } from "./docker/doctor.ts";
-export { AllHostsDownError, type PoolHost } from "./docker/host-pool.ts";
-export { HostDownError } from "./docker/hosted-sandbox.ts";
-export { planImage } from "./docker/image.ts";
-export {
-  containerLabels,
-  LABEL,
-  LABEL_OWNER,
-  LABEL_RUN,
-  LABEL_TRIAL,
-  type ReapResult,
-} from "./docker/reaper.ts";
+export { type ImageSource, imageSourceOf, planImage } from "./image-source.ts";
 export { type HostRemoval, InterruptedError, removeOnInterrupt, removeRunEverywhere } from "./interrupt.ts";
+export { containerLabels, LABEL, LABEL_OWNER, LABEL_RUN, LABEL_TASK, LABEL_TRIAL } from "./labels.ts";
+export { SANDBOX_GID, SANDBOX_HOME, SANDBOX_UID, SANDBOX_WORKDIR } from "./layout.ts";
 export { unsafeOutputPath } from "./outputs.ts";
 export type {
+  CommonSettings,
   DeclaredOutput,
   DerivedImageSpec,
+  DoctorCheck,
+  HostReport,
+  HostSweep,
   OutputFile,
   Placement,
+  ProviderRegistration,
   SandboxImage,
   SandboxProvider,
   SandboxSpec,

@@ -1,8 +1,8 @@
-// What a command does on Ctrl-C / SIGTERM: abort its run, and remove the run's containers and volumes
-// on every Docker host kgate.config.json names (the one daemon, or each host of a pool), so a pool's
-// remote hosts are cleaned like the local one; the command then records its cancelled trials.
+// What a command does on Ctrl-C / SIGTERM: abort its run, and have the provider kgate.config.json names
+// remove the run's sandboxes on each of its hosts (removeRun: for Docker the one daemon, or each host
+// of a pool, remote ones too); the command then records its cancelled trials.
 import type { ProjectPaths } from "../project.ts";
-import { configuredHosts } from "./docker/configured-hosts.ts";
+import { sandboxProviderFor } from "./config.ts";
 
 /** The abort reason of an interrupted run, carrying the exit code the command should return. */
 export class InterruptedError extends Error {
@@ -19,25 +19,20 @@ export class InterruptedError extends Error {
 export type HostRemoval = { host: string; removed: number } | { host: string; error: string };
 
 /**
- * Removes every container (and volume) of run `runId` on each configured host, side by side; each
- * host's daemon calls are bounded (docker/reaper.ts). Never rejects: a host that fails, or a configuration
- * that cannot be read, is an entry with its error.
+ * Removes every sandbox of run `runId` on each host of the configured provider, side by side (each
+ * host's calls bounded by the provider). Never rejects: a host that fails, or a configuration that
+ * cannot be read, is an entry with its error; a provider without removeRun removes nothing here
+ * (each trial still removes its own sandbox as it ends).
  */
 export async function removeRunEverywhere(paths: ProjectPaths, runId: string): Promise<HostRemoval[]> {
-  let hosts: ReturnType<typeof configuredHosts>;
   try {
-    hosts = configuredHosts(paths);
+    const sweeps = (await sandboxProviderFor(paths).removeRun?.(runId)) ?? [];
+    return sweeps.map((s) =>
+      s.error ? { host: s.host, error: s.error } : { host: s.host, removed: s.removed.length },
+    );
   } catch (err) {
     return [{ host: "kgate.config.json", error: (err as Error).message }];
   }
-  return Promise.all(
-    hosts.map((h) =>
-      h.removeRun(runId).then(
-        (removed): HostRemoval => ({ host: h.name, removed }),
-        (err: Error): HostRemoval => ({ host: h.name, error: err.message }),
-      ),
-    ),
-  );
 }
 
 /**

@@ -7,14 +7,24 @@ import path from "node:path";
 import type { Readable } from "node:stream";
 import { sha256 } from "../task/index.ts";
 import { readSingleEntry } from "./archive.ts";
-import { isDirectoryMode, isSymlinkMode, type PathStat } from "./docker/client.ts";
 import type { DeclaredOutput, OutputFile } from "./provider.ts";
 
-/** What collecting needs of a container: its work directory, and paths stated and archived through the API. */
+/** What a path is, without following it if it is a link. */
+export interface PathInfo {
+  type: "file" | "directory" | "symlink" | "other";
+  size: number;
+  /** Where a link points (empty for other types). */
+  linkTarget: string;
+}
+
+/**
+ * What collecting needs of a sandbox (a provider reuses collectOutputs by giving these): its work
+ * directory, what a path is, and a tar stream of one path (its entry judged here).
+ */
 export interface ArchiveReader {
   readonly workdir: string;
-  /** The path's stat, or null when it does not exist. */
-  stat(p: string): Promise<PathStat | null>;
+  /** What the path is (a link not followed), or null when it does not exist. */
+  stat(p: string): Promise<PathInfo | null>;
   /** A tarball of the path, or null when it does not exist. */
   archive(p: string): Promise<Readable | null>;
 }
@@ -42,15 +52,15 @@ function linkReason(what: string, target: string, workdir: string): string {
 function parentProblem(
   p: string,
   parents: readonly string[],
-  stats: ReadonlyArray<PathStat | null>,
+  stats: ReadonlyArray<PathInfo | null>,
   workdir: string,
 ): OutputFile | null {
   for (const [i, parent] of parents.entries()) {
     const stat = stats[i];
     if (!stat) return { record: { path: p, status: "missing", reason: `folder ${parent}/ does not exist` } };
-    if (isSymlinkMode(stat.mode))
+    if (stat.type === "symlink")
       return rejected(p, linkReason(`folder ${parent}`, stat.linkTarget, workdir));
-    if (!isDirectoryMode(stat.mode)) return rejected(p, `${parent} is not a folder`);
+    if (stat.type !== "directory") return rejected(p, `${parent} is not a folder`);
   }
   return null;
 }
@@ -62,7 +72,7 @@ async function collectOne(sandbox: ArchiveReader, output: DeclaredOutput): Promi
   const segments = p.split("/");
   const parents = segments.slice(0, -1).map((_, i) => segments.slice(0, i + 1).join("/"));
   // One archive call at a time: Docker keeps the container locked until a GET stream is read or closed.
-  const stats: Array<PathStat | null> = [];
+  const stats: Array<PathInfo | null> = [];
   for (const parent of parents) stats.push(await sandbox.stat(parent));
   const problem = parentProblem(p, parents, stats, sandbox.workdir);
   if (problem) return problem;

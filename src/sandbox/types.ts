@@ -1,7 +1,6 @@
-// The sandbox as agents see it: exec (and a streaming exec), read and write files, and the two errors
-// every sandbox call tells apart (the provider failed; an ordinary file problem). Each provider's
-// TrialSandbox (provider.ts) implements it: Docker's on the local socket, a configured endpoint or
-// a pool of hosts; nothing outside src/sandbox/ talks to Docker.
+// The sandbox as agents see it: exec (and a streaming exec), read and write files, and the errors
+// every sandbox call tells apart (the provider failed, or one of its hosts went down; an ordinary file
+// problem). Each provider's TrialSandbox (provider.ts) implements it.
 import type { Readable, Writable } from "node:stream";
 
 export interface ExecOptions {
@@ -69,6 +68,16 @@ export interface Sandbox {
 /** The sandbox itself failed (daemon gone, container vanished, API error): an infrastructure error. */
 export class SandboxUnavailableError extends Error {
   override name = "SandboxUnavailableError";
+}
+
+/** A host of a provider with hosts stopped answering while a trial used it (the record's `host-down`). */
+export class HostDownError extends SandboxUnavailableError {
+  override name = "HostDownError";
+}
+
+/** Every host of a provider is down: the message lists each with its reason; the engine stops the run. */
+export class AllHostsDownError extends HostDownError {
+  override name = "AllHostsDownError";
 }
 
 /** An ordinary file problem inside a working sandbox: missing, too large, not a regular file, unreadable. */

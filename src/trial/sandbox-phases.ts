@@ -7,6 +7,7 @@ import {
   type DeclaredOutput,
   type OutputFile,
   type PackFile,
+  putFiles,
   SANDBOX_WORKDIR,
   type SandboxImage,
   type SandboxProvider,
@@ -74,7 +75,7 @@ export async function sandboxPhases(env: FormEnv, plan: SandboxPlan): Promise<Sa
     const box = sandbox;
     signal?.throwIfAborted();
     phase = "copyIn";
-    await timedPhase(clock, "copyIn", timeouts.copyIn, () => box.putFiles(SANDBOX_WORKDIR, plan.files()));
+    await timedPhase(clock, "copyIn", timeouts.copyIn, () => putFiles(box, SANDBOX_WORKDIR, plan.files()));
     signal?.throwIfAborted();
     outcome = await clock.run("agent", () => plan.agent(box));
     error = await diskFullOr(box, outcome.error);

@@ -4,7 +4,13 @@
 import { type Agent, BuiltinAgent, InstalledAgent } from "../agents/index.ts";
 import type { SandboxRequirements } from "../model/index.ts";
 import type { ProjectPaths } from "../project.ts";
-import { type SandboxImage, type SandboxProvider, sandboxProviderFor } from "../sandbox/index.ts";
+import {
+  reapLeftovers,
+  type SandboxImage,
+  type SandboxProvider,
+  sandboxesRemoved,
+  sandboxProviderFor,
+} from "../sandbox/index.ts";
 import type { PhaseTimeouts } from "./phases.ts";
 import { runTrial, type TrialOptions } from "./run-trial.ts";
 import { onPlacedHost } from "./sandbox-phases.ts";
@@ -56,7 +62,7 @@ export interface SandboxRunner {
 export async function openSandboxRunner(o: SandboxRunnerOptions): Promise<SandboxRunner> {
   const log = o.log ?? (() => {});
   const provider = o.provider ?? sandboxProviderFor(o.paths);
-  const reaped = await provider.reap();
+  const reaped = sandboxesRemoved((await reapLeftovers(provider)).hosts);
   if (reaped > 0) log(`removed ${reaped} sandbox(es) left by kgate processes that are gone`);
   const image = await provider.prepareImage(o.paths, (line) => log(`sandbox: ${line}`));
   const prepared = new Map<string, SandboxRequirements>();
@@ -65,7 +71,7 @@ export async function openSandboxRunner(o: SandboxRunnerOptions): Promise<Sandbo
   const close = async () => {
     await Promise.allSettled(used.map((a) => a.dispose?.()));
     // A container whose create request was in flight when a process died can appear after a sweep.
-    await provider.reap().catch(() => 0);
+    await reapLeftovers(provider).catch(() => null);
   };
   try {
     for (const agent of byName.values()) {

@@ -2,6 +2,7 @@
 // setup step when no Docker daemon answers; builds or finds the sandbox image once per test run and
 // hands its tag to every test file; removes containers that dead kgate processes left behind.
 import type { TestProject } from "vitest/node";
+import { reapDeadFolders } from "../../src/common/index.ts";
 import { projectPaths } from "../../src/project.ts";
 import { DockerClient } from "../../src/sandbox/docker/client.ts";
 import { ensureSandboxImage } from "../../src/sandbox/docker/image.ts";
@@ -28,7 +29,7 @@ export default async function setup(project: TestProject) {
     throw missing;
   }
   try {
-    await reapDeadRuns(docker);
+    await Promise.all([reapDeadRuns(docker), reapDeadFolders()]);
     const tag = await ensureSandboxImage(projectPaths(process.cwd()), {
       docker,
       onProgress: (line) => process.stderr.write(`[sandbox image] ${line}\n`),

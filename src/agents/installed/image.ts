@@ -62,6 +62,10 @@ export async function ensureHarnessImage(
   provider: SandboxProvider,
   onProgress?: (line: string) => void,
 ): Promise<string> {
+  if (!provider.prepareDerivedImage)
+    throw new Error(
+      `the ${provider.name} sandbox provider builds no images derived from the sandbox image: installed harnesses cannot run on it`,
+    );
   const base = await provider.prepareImage(paths, onProgress);
   return (await provider.prepareDerivedImage(planHarnessImage(paths, base.ref), onProgress)).ref;
 }

@@ -7,7 +7,9 @@ import type { SandboxRequirements } from "../../model/index.ts";
 import { diskMbOf, type Limits } from "../../task/index.ts";
 import { type PackFile, packFiles, readSingleEntry, seededPack, tarBody } from "../archive.ts";
 import { CappedSink } from "../capture.ts";
-import { collectOutputs } from "../outputs.ts";
+import { LABEL, LABEL_OWNER } from "../labels.ts";
+import { SANDBOX_GID, SANDBOX_HOME, SANDBOX_UID, SANDBOX_WORKDIR } from "../layout.ts";
+import { collectOutputs, type PathInfo } from "../outputs.ts";
 import type { DeclaredOutput, OutputFile, TrialSandbox } from "../provider.ts";
 import {
   type ExecOptions,
@@ -16,14 +18,10 @@ import {
   type ExecStreamOptions,
   SandboxFileError,
 } from "../types.ts";
-import { type ContainerSpec, DockerClient, isDirectoryMode, isSymlinkMode, type PathStat } from "./client.ts";
+import { type ContainerSpec, DockerClient, isDirectoryMode, isSymlinkMode } from "./client.ts";
 import { containerTmpfs, imageSeed, tmpfsVolumeOptions, writablePlaces } from "./disk.ts";
-import { LABEL, LABEL_OWNER, reapDeadRunsOnce } from "./reaper.ts";
+import { reapDeadRunsOnce } from "./reaper.ts";
 
-export const SANDBOX_UID = 1000;
-export const SANDBOX_GID = 1000;
-export const SANDBOX_HOME = "/home/agent";
-export const SANDBOX_WORKDIR = "/home/agent/work";
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 export const DEFAULT_MAX_READ_BYTES = 16 * 1024 * 1024;
 /**
@@ -242,11 +240,14 @@ export class DockerSandbox implements TrialSandbox {
     return abs;
   }
 
-  /** Stats a path; null when missing. */
-  async stat(p: string): Promise<PathStat | null> {
+  /** What a path is (a link not followed); null when missing. */
+  async stat(p: string): Promise<PathInfo | null> {
     const abs = this.resolve(p);
     await this.seeded();
-    return this.docker.statPath(this.id, abs);
+    const stat = await this.docker.statPath(this.id, abs);
+    if (!stat) return null;
+    const type = isSymlinkMode(stat.mode) ? "symlink" : isDirectoryMode(stat.mode) ? "directory" : "file";
+    return { type, size: stat.size, linkTarget: stat.linkTarget };
   }
 
   /**

@@ -1,28 +1,24 @@
-// `kgate sandbox doctor`: what the sandbox needs (daemon, permissions, image, a way to get a base)
-// and, for each missing piece, how to fix it.
+// `kgate sandbox doctor` on one Docker daemon: what the sandbox needs (daemon, permissions, image, a way
+// to get a base) and, for each missing piece, how to fix it.
 import { spawnSync } from "node:child_process";
 import { ownerAlive } from "../../common/index.ts";
 import type { ProjectPaths } from "../../project.ts";
+import { planImage } from "../image-source.ts";
+import { LABEL, LABEL_OWNER } from "../labels.ts";
+import type { DoctorCheck } from "../provider.ts";
 import { bootstrapTag, DEFAULT_RECIPE } from "./bootstrap.ts";
 import { DockerClient } from "./client.ts";
-import { DEFAULT_BASE, planImage } from "./image.ts";
-import { LABEL, LABEL_OWNER } from "./reaper.ts";
-
-export interface DoctorCheck {
-  name: string;
-  ok: boolean;
-  detail: string;
-  /** How to fix it, when not ok. */
-  fix?: string;
-}
+import { DEFAULT_BASE } from "./image.ts";
 
 function hasCommand(name: string): boolean {
   return spawnSync("sh", ["-c", `command -v ${name}`], { stdio: "ignore" }).status === 0;
 }
 
+/** The checks of one daemon; `imageRef`: `sandbox.image`, a registry reference used instead of a build. */
 export async function runDoctor(
   paths: ProjectPaths,
   docker: DockerClient = new DockerClient(),
+  imageRef?: string,
 ): Promise<DoctorCheck[]> {
   const checks: DoctorCheck[] = [];
   try {
@@ -47,6 +43,43 @@ export async function runDoctor(
     return checks;
   }
 
+  if (imageRef) checks.push(await registryImageCheck(docker, imageRef));
+  else checks.push(...(await builtImageChecks(paths, docker)));
+
+  const containers = await docker.listContainers([`${LABEL}=1`, LABEL_OWNER]);
+  const orphans = containers.filter((c) => !ownerAlive(c.labels[LABEL_OWNER] ?? ""));
+  // Leftovers are not a failure: the next kgate command that uses Docker removes them.
+  const gone = orphans.length ? " (the next `kgate run` removes them, or run `kgate sandbox reap`)" : "";
+  checks.push({
+    name: "leftover containers",
+    ok: true,
+    detail: `${containers.length} kgate container(s), ${orphans.length} of them from kgate processes that are gone${gone}`,
+  });
+  const volumes = await docker.listVolumes([`${LABEL}=1`, LABEL_OWNER]);
+  const orphanVolumes = volumes.filter((v) => !ownerAlive(v.labels[LABEL_OWNER] ?? ""));
+  checks.push({
+    name: "leftover volumes",
+    ok: true,
+    detail: `${volumes.length} kgate disk volume(s), ${orphanVolumes.length} of them from kgate processes that are gone${orphanVolumes.length ? " (swept with the containers)" : ""}`,
+  });
+  return checks;
+}
+
+/** The image of `sandbox.image`: present on the daemon, or pulled by the first trial. */
+async function registryImageCheck(docker: DockerClient, ref: string): Promise<DoctorCheck> {
+  const present = await docker.imageExists(ref);
+  return {
+    name: "image",
+    ok: true,
+    detail: present
+      ? `${ref} (sandbox.image) is on the daemon`
+      : `${ref} (sandbox.image) is not on the daemon yet: the first trial pulls it`,
+  };
+}
+
+/** The build of sandbox/: its CA bundle, the image, and a base to build it on when it is missing. */
+async function builtImageChecks(paths: ProjectPaths, docker: DockerClient): Promise<DoctorCheck[]> {
+  const checks: DoctorCheck[] = [];
   let plan: ReturnType<typeof planImage> | null = null;
   try {
     plan = planImage(paths);
@@ -98,22 +131,5 @@ export async function runDoctor(
       });
     }
   }
-
-  const containers = await docker.listContainers([`${LABEL}=1`, LABEL_OWNER]);
-  const orphans = containers.filter((c) => !ownerAlive(c.labels[LABEL_OWNER] ?? ""));
-  // Leftovers are not a failure: the next kgate command that uses Docker removes them.
-  const gone = orphans.length ? " (the next `kgate run` removes them, or run `kgate sandbox reap`)" : "";
-  checks.push({
-    name: "leftover containers",
-    ok: true,
-    detail: `${containers.length} kgate container(s), ${orphans.length} of them from kgate processes that are gone${gone}`,
-  });
-  const volumes = await docker.listVolumes([`${LABEL}=1`, LABEL_OWNER]);
-  const orphanVolumes = volumes.filter((v) => !ownerAlive(v.labels[LABEL_OWNER] ?? ""));
-  checks.push({
-    name: "leftover volumes",
-    ok: true,
-    detail: `${volumes.length} kgate disk volume(s), ${orphanVolumes.length} of them from kgate processes that are gone${orphanVolumes.length ? " (swept with the containers)" : ""}`,
-  });
   return checks;
 }

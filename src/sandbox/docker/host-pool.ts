@@ -5,15 +5,17 @@
 import type { ProjectPaths } from "../../project.ts";
 import type {
   DerivedImageSpec,
+  HostReport,
+  HostSweep,
   Placement,
   SandboxImage,
   SandboxProvider,
   SandboxSpec,
   TrialSandbox,
 } from "../provider.ts";
-import { SandboxUnavailableError } from "../types.ts";
+import { AllHostsDownError, HostDownError, SandboxUnavailableError } from "../types.ts";
 import { DISK_CAP_MECHANISM } from "./disk.ts";
-import { HostDownError, HostedSandbox } from "./hosted-sandbox.ts";
+import { HostedSandbox } from "./hosted-sandbox.ts";
 import { type DockerEndpoint, DockerProvider } from "./provider.ts";
 
 export interface PoolHost {
@@ -32,6 +34,8 @@ export interface HostPoolOptions {
   settleMs?: number;
   /** How long every host may be down before place() gives up with AllHostsDownError (default 15 s). */
   allDownGraceMs?: number;
+  /** `sandbox.image`: a registry reference every host pulls instead of building sandbox/. */
+  image?: string;
   log?: (line: string) => void;
 }
 
@@ -56,11 +60,6 @@ function daemonFailure(err: unknown): boolean {
   );
 }
 
-/** Every host of the pool is down: the message lists each with its reason. */
-export class AllHostsDownError extends HostDownError {
-  override name = "AllHostsDownError";
-}
-
 export class HostPoolProvider implements SandboxProvider {
   readonly name = "docker";
   readonly diskCap = DISK_CAP_MECHANISM;
@@ -82,7 +81,7 @@ export class HostPoolProvider implements SandboxProvider {
     this.hosts = hosts.map((h) => ({
       name: h.name,
       capacity: h.capacity,
-      provider: new DockerProvider(h.endpoint, h.name),
+      provider: new DockerProvider(h.endpoint, { name: h.name, image: o.image }),
       running: 0,
       down: null,
       checkedAt: 0,
@@ -171,19 +170,30 @@ export class HostPoolProvider implements SandboxProvider {
     }
   }
 
-  async reap(): Promise<number> {
-    const counts = await Promise.all(
-      this.hosts.map(async (state) => {
-        try {
-          return await state.provider.reap();
-        } catch (err) {
-          if (!(err instanceof SandboxUnavailableError)) throw err;
-          this.markDown(state, err.message);
-          return 0;
-        }
-      }),
-    );
-    return counts.reduce((a, b) => a + b, 0);
+  /** Each host's sweep, side by side; a host that does not answer is marked down (swept next time). */
+  reap(): Promise<HostSweep[]> {
+    return this.onEveryHost((p) => p.reap());
+  }
+
+  /** The run's containers on every host at once (Ctrl-C), each host's calls bounded (reaper.ts). */
+  removeRun(runId: string): Promise<HostSweep[]> {
+    return this.onEveryHost((p) => p.removeRun(runId));
+  }
+
+  /** Each host's checks, with its capacity. */
+  async doctor(paths: ProjectPaths): Promise<HostReport[]> {
+    const reports = await Promise.all(this.hosts.map((h) => h.provider.doctor(paths)));
+    return reports.flat().map((r, i) => {
+      const capacity = this.hosts[i]!.capacity;
+      const checks = [...r.checks, { name: "capacity", ok: true, detail: `${capacity} trial(s) at once` }];
+      return { ...r, capacity, checks };
+    });
+  }
+
+  private async onEveryHost(work: (p: DockerProvider) => Promise<HostSweep[]>): Promise<HostSweep[]> {
+    const sweeps = (await Promise.all(this.hosts.map((h) => work(h.provider)))).flat();
+    for (const [i, sweep] of sweeps.entries()) if (sweep.error) this.markDown(this.hosts[i]!, sweep.error);
+    return sweeps;
   }
 
   async place(images: readonly string[], signal?: AbortSignal): Promise<Placement> {
@@ -328,10 +338,7 @@ export class HostPoolProvider implements SandboxProvider {
       name: this.name,
       host: this.host,
       prepareImage: () => Promise.reject(err),
-      prepareDerivedImage: () => Promise.reject(err),
-      findImage: () => Promise.reject(err),
       create: () => Promise.reject(err),
-      reap: () => Promise.resolve(0),
     };
     return { provider, release: () => {} };
   }
@@ -384,9 +391,5 @@ class PlacedProvider implements SandboxProvider {
   async create(spec: SandboxSpec): Promise<TrialSandbox> {
     const guard = <T>(fn: () => Promise<T>) => this.pool.guard(this.state, fn);
     return new HostedSandbox(await guard(() => this.state.provider.create(spec)), guard);
-  }
-
-  reap(): Promise<number> {
-    return this.pool.guard(this.state, () => this.state.provider.reap());
   }
 }

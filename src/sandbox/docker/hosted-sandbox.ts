@@ -2,24 +2,14 @@
 // failure on a host that no longer answers becomes a HostDownError (the record's `host-down`).
 import type { PackFile } from "../archive.ts";
 import type { DeclaredOutput, OutputFile, TrialSandbox } from "../provider.ts";
-import {
-  type ExecOptions,
-  type ExecResult,
-  type ExecStream,
-  type ExecStreamOptions,
-  SandboxUnavailableError,
-} from "../types.ts";
-
-/** The host of a pool stopped answering while a trial used it (or none answers at all). */
-export class HostDownError extends SandboxUnavailableError {
-  override name = "HostDownError";
-}
+import type { ExecOptions, ExecResult, ExecStream, ExecStreamOptions } from "../types.ts";
+import type { DockerSandbox } from "./container.ts";
 
 type Guard = <T>(fn: () => Promise<T>) => Promise<T>;
 
 export class HostedSandbox implements TrialSandbox {
   constructor(
-    private readonly inner: TrialSandbox,
+    private readonly inner: DockerSandbox,
     private readonly guard: Guard,
   ) {}
 
@@ -52,7 +42,7 @@ export class HostedSandbox implements TrialSandbox {
   }
 
   fullFolder(): Promise<string | null> {
-    return this.guard(async () => (await this.inner.fullFolder?.()) ?? null);
+    return this.guard(() => this.inner.fullFolder());
   }
 
   stop(options?: { signal?: AbortSignal }): Promise<void> {

@@ -1,19 +1,17 @@
-// The sandbox image: built by kgate from sandbox/ on first use and cached by the content digest of
-// the build context, on top of debian:bookworm-slim or, when that cannot be pulled, a bootstrapped base.
-import { existsSync, readFileSync } from "node:fs";
+// The sandbox image on a Docker daemon: the build of sandbox/ (../image-source.ts) made on first use and
+// found again by its content-addressed tag, on top of debian:bookworm-slim or, when that cannot be
+// pulled, a bootstrapped base; or a registry reference, pulled when the daemon lacks it.
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import tar from "tar-stream";
-import { packagePath } from "../../package-info.ts";
 import type { ProjectPaths } from "../../project.ts";
-import { fileSetDigest, listFiles, sha256 } from "../../task/index.ts";
+import { CA_FILE_IN_CONTEXT, type ImagePlan, type ImageSource, planImage } from "../image-source.ts";
+import { SandboxUnavailableError } from "../types.ts";
 import { DEFAULT_RECIPE, ensureBootstrappedBase } from "./bootstrap.ts";
 import type { ProgressLine } from "./calls.ts";
 import { DockerClient } from "./client.ts";
 
 export const DEFAULT_BASE = "debian:bookworm-slim";
-export const CA_FILE_IN_CONTEXT = "extra-ca-certificates.crt";
-/** The sandbox/ folder shipped with kgate, used when a project has none of its own. */
-export const BUILTIN_SANDBOX_DIR = packagePath("sandbox");
 
 export interface ImageOptions {
   onProgress?: ProgressLine;
@@ -24,50 +22,6 @@ export interface ImageOptions {
   /** How long a pull of the base may take before kgate bootstraps one instead. */
   pullTimeoutMs?: number;
   docker?: DockerClient;
-}
-
-export interface ImagePlan {
-  /** The folder whose files make the build context. */
-  contextDir: string;
-  /** Files of the context, relative to contextDir. */
-  files: string[];
-  caFile: string | null;
-  caBytes: Buffer;
-  /** sha256 over the context files and the CA bundle. */
-  digest: string;
-  tag: string;
-}
-
-/** The project's sandbox/ when it has a Dockerfile, else kgate's own. */
-export function sandboxContextDir(paths: ProjectPaths): string {
-  return existsSync(path.join(paths.sandbox, "Dockerfile")) ? paths.sandbox : BUILTIN_SANDBOX_DIR;
-}
-
-export function resolveExtraCaCerts(option?: string | null): string | null {
-  if (option !== undefined) return option || null;
-  const env = process.env.KGATE_EXTRA_CA_CERTS ?? process.env.NODE_EXTRA_CA_CERTS;
-  return env ? env : null;
-}
-
-export function planImage(paths: ProjectPaths, options: Pick<ImageOptions, "extraCaCerts"> = {}): ImagePlan {
-  const contextDir = sandboxContextDir(paths);
-  // harness/ is the context of the derived harness image (src/agents/installed/image.ts), not of this one
-  const files = listFiles(contextDir).filter((f) => f !== CA_FILE_IN_CONTEXT && !f.startsWith("harness/"));
-  if (!files.includes("Dockerfile")) throw new Error(`no Dockerfile in ${contextDir}`);
-  const caFile = resolveExtraCaCerts(options.extraCaCerts);
-  let caBytes = Buffer.alloc(0);
-  if (caFile) {
-    try {
-      caBytes = readFileSync(caFile);
-    } catch (err) {
-      throw new Error(`cannot read the extra CA certificates ${caFile}: ${(err as Error).message}`);
-    }
-  }
-  const digest = fileSetDigest([
-    ...files.map((f) => ({ path: f, sha256: sha256(readFileSync(path.join(contextDir, f))) })),
-    { path: CA_FILE_IN_CONTEXT, sha256: sha256(caBytes) },
-  ]);
-  return { contextDir, files, caFile, caBytes, digest, tag: `kgate-sandbox:${digest.slice(0, 12)}` };
 }
 
 function buildContext(plan: ImagePlan) {
@@ -157,4 +111,28 @@ async function buildIfNeeded(docker: DockerClient, plan: ImagePlan, options: Ima
   if (previous && previous !== built) await docker.removeImage(previous);
   log(`built ${plan.tag}`);
   return plan.tag;
+}
+
+/**
+ * The source's image on `options.docker`, by its ref: a build of sandbox/ (ensureSandboxImage), or a
+ * registry reference pulled when the daemon lacks it (`force` pulls again: a tag may have moved).
+ * A reference that cannot be pulled is a plain Error naming `sandbox.image`.
+ */
+export async function ensureImage(
+  source: ImageSource,
+  paths: ProjectPaths,
+  options: ImageOptions = {},
+): Promise<string> {
+  if (source.kind === "build") return ensureSandboxImage(paths, options);
+  localDaemon ??= new DockerClient();
+  const docker = options.docker ?? localDaemon;
+  if (!options.force && (await docker.imageId(source.ref))) return source.ref;
+  options.onProgress?.(`pulling ${source.ref} (sandbox.image)`);
+  try {
+    await docker.pullImage(source.ref, options.onProgress);
+  } catch (err) {
+    if (err instanceof SandboxUnavailableError) throw err;
+    throw new Error(`sandbox.image: ${source.ref} could not be pulled: ${(err as Error).message.trim()}`);
+  }
+  return source.ref;
 }

@@ -1,22 +1,27 @@
 // The Docker sandbox provider: the local socket, DOCKER_HOST, or a host configured in
 // kgate.config.json (`sandbox.docker`: tcp:// with TLS material, or ssh://), through dockerode. Its
-// images (the sandbox image, and images derived from it) are built or found on that daemon.
+// images (the sandbox image, and images derived from it) are built, pulled or found on that daemon;
+// its sweep, a run's removal and the doctor's checks are that daemon's.
 import { readFileSync } from "node:fs";
 import type Docker from "dockerode";
 import type { ProjectPaths } from "../../project.ts";
+import { imageSourceOf } from "../image-source.ts";
 import type {
   DerivedImageSpec,
+  HostReport,
+  HostSweep,
   SandboxImage,
   SandboxProvider,
   SandboxSpec,
-  TrialSandbox,
 } from "../provider.ts";
+import { SandboxUnavailableError } from "../types.ts";
 import { DockerClient } from "./client.ts";
 import { DockerSandbox } from "./container.ts";
 import { ensureDerivedImage } from "./derived-image.ts";
 import { DISK_CAP_MECHANISM } from "./disk.ts";
-import { ensureSandboxImage } from "./image.ts";
-import { reapDeadRuns } from "./reaper.ts";
+import { runDoctor } from "./doctor.ts";
+import { ensureImage } from "./image.ts";
+import { type ReapResult, reapDeadRuns, removeRunContainers } from "./reaper.ts";
 
 /** `sandbox.docker` in kgate.config.json; absent fields fall back to DOCKER_HOST and the local socket. */
 export interface DockerEndpoint {
@@ -64,14 +69,19 @@ export class DockerProvider implements SandboxProvider {
   readonly host: string;
   readonly diskCap = DISK_CAP_MECHANISM;
   readonly docker: DockerClient;
+  private readonly endpoint: string;
+  /** `sandbox.image`: a registry reference to pull instead of building sandbox/. */
+  private readonly imageRef?: string;
   private image?: Promise<SandboxImage>;
   /** Derived images by tag. */
   private readonly derived = new Map<string, Promise<SandboxImage>>();
 
-  /** `name`: what records call the host (default: the endpoint). */
-  constructor(endpoint: DockerEndpoint = {}, name?: string) {
+  /** `name`: what records call the host (default: the endpoint); `image`: `sandbox.image`. */
+  constructor(endpoint: DockerEndpoint = {}, o: { name?: string; image?: string } = {}) {
     this.docker = new DockerClient(dockerOptions(endpoint));
-    this.host = name ?? describeEndpoint(endpoint);
+    this.endpoint = describeEndpoint(endpoint);
+    this.host = o.name ?? this.endpoint;
+    this.imageRef = o.image;
   }
 
   prepareImage(
@@ -81,7 +91,8 @@ export class DockerProvider implements SandboxProvider {
   ): Promise<SandboxImage> {
     if (this.image && !options.force) return this.image;
     const image = (async () => {
-      const ref = await ensureSandboxImage(paths, { docker: this.docker, onProgress, force: options.force });
+      const source = imageSourceOf(paths, this.imageRef);
+      const ref = await ensureImage(source, paths, { docker: this.docker, onProgress, force: options.force });
       const labels = await this.docker.imageLabels(ref);
       return { ref, id: await this.docker.imageId(ref), base: labels["kgate.sandbox.base"] ?? null };
     })();
@@ -110,7 +121,7 @@ export class DockerProvider implements SandboxProvider {
     return this.docker.imageId(ref);
   }
 
-  create(spec: SandboxSpec): Promise<TrialSandbox> {
+  create(spec: SandboxSpec): Promise<DockerSandbox> {
     return DockerSandbox.create({
       image: spec.image,
       limits: spec.limits,
@@ -121,7 +132,30 @@ export class DockerProvider implements SandboxProvider {
     });
   }
 
-  async reap(): Promise<number> {
-    return (await reapDeadRuns(this.docker)).removed.length;
+  /** This daemon's containers and volumes of kgate processes that are gone (bounded: reaper.ts). */
+  async reap(): Promise<HostSweep[]> {
+    return [await this.sweep(() => reapDeadRuns(this.docker))];
+  }
+
+  /** This daemon's containers and volumes of run `runId` (bounded: reaper.ts). */
+  async removeRun(runId: string): Promise<HostSweep[]> {
+    return [await this.sweep(() => removeRunContainers(runId, this.docker))];
+  }
+
+  async doctor(paths: ProjectPaths): Promise<HostReport[]> {
+    const checks = await runDoctor(paths, this.docker, this.imageRef).catch((err: Error) => [
+      { name: "daemon", ok: false, detail: err.message },
+    ]);
+    return [{ host: this.host, endpoint: this.endpoint, capacity: null, checks }];
+  }
+
+  /** One sweep of this daemon as its host's entry: what went, or why nothing could. */
+  private async sweep(work: () => Promise<ReapResult>): Promise<HostSweep> {
+    try {
+      return { host: this.host, ...(await work()) };
+    } catch (err) {
+      if (!(err instanceof SandboxUnavailableError)) throw err;
+      return { host: this.host, removed: [], volumes: [], error: err.message };
+    }
   }
 }

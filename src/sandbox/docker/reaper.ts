@@ -1,38 +1,16 @@
-// Labels on every kgate container and volume, and the reaper that uses them: containers, volumes (and
-// temp folders) whose owning kgate process is gone are removed on the next start, and a run's on
-// one daemon when it is interrupted (interrupt.ts does so on every configured host).
+// The reaper of one Docker daemon: containers and volumes whose owning kgate process is gone (by the
+// labels of ../labels.ts) are removed on the next start and by `kgate sandbox reap`, and a run's when
+// it is interrupted; every sweep bounded, so a deadlocked daemon fails it instead of hanging it.
 
-import { ownerAlive, ownerLabel, reapDeadFolders } from "../../common/index.ts";
+import { ownerAlive } from "../../common/index.ts";
+import { LABEL, LABEL_OWNER, LABEL_RUN, LABEL_TRIAL } from "../labels.ts";
 import { SandboxUnavailableError } from "../types.ts";
 import { statusOf } from "./calls.ts";
 import { DockerClient } from "./client.ts";
 
-export const LABEL = "kgate";
-export const LABEL_RUN = "kgate.run";
-export const LABEL_TRIAL = "kgate.trial";
-export const LABEL_TASK = "kgate.task";
-/** `<host>/<pid>/<process start time>`: tells a live owner from a dead one whose pid was reused. */
-export const LABEL_OWNER = "kgate.owner";
-
-export function containerLabels(ids: {
-  runId: string;
-  trialId: string;
-  taskId: string;
-}): Record<string, string> {
-  return {
-    [LABEL]: "1",
-    [LABEL_RUN]: ids.runId,
-    [LABEL_TRIAL]: ids.trialId,
-    [LABEL_TASK]: ids.taskId,
-    [LABEL_OWNER]: ownerLabel(),
-  };
-}
-
+/** What a sweep of one daemon removed: containers (with their run and trial) and disk volumes (disk.ts). */
 export interface ReapResult {
   removed: Array<{ id: string; run: string; trial: string }>;
-  /** Host temp folders (relay sockets, bootstrap root file systems) of processes that are gone. */
-  folders: string[];
-  /** The sandboxes' disk volumes (disk.ts) of processes that are gone. */
   volumes: string[];
 }
 
@@ -68,15 +46,13 @@ async function withinBound<T>(
 }
 
 /**
- * Removes the containers and temp folders of kgate processes that are gone (on this host); the
- * daemon's part is bounded by `timeoutMs` (SandboxUnavailableError past it).
+ * Removes the containers and volumes of kgate processes that are gone (on this daemon), bounded by
+ * `timeoutMs` (SandboxUnavailableError past it).
  */
 export async function reapDeadRuns(
   docker: DockerClient = new DockerClient(),
   { timeoutMs = REAP_TIMEOUT_MS }: { timeoutMs?: number } = {},
 ): Promise<ReapResult> {
-  // Folders first: they need no daemon, so a daemon that does not answer still leaves them swept.
-  const folders = await reapDeadFolders();
   return withinBound("the reaper", timeoutMs, async (signal) => {
     const containers = await docker.listContainers([`${LABEL}=1`, LABEL_OWNER], signal);
     const dead = containers.filter((c) => !ownerAlive(c.labels[LABEL_OWNER] ?? ""));
@@ -96,7 +72,6 @@ export async function reapDeadRuns(
         run: c.labels[LABEL_RUN] ?? "",
         trial: c.labels[LABEL_TRIAL] ?? "",
       })),
-      folders,
       volumes,
     };
   });
@@ -114,20 +89,22 @@ export function reapDeadRunsOnce(docker: DockerClient = new DockerClient()): Pro
 }
 
 /**
- * Removes every container of one run, then its volumes (used on interrupt); returns how many
- * containers. Bounded as the reaper is.
+ * Removes every container of one run, then its volumes (used on interrupt). Bounded as the reaper is.
  */
 export function removeRunContainers(
   runId: string,
   docker: DockerClient = new DockerClient(),
   { timeoutMs = REAP_TIMEOUT_MS }: { timeoutMs?: number } = {},
-): Promise<number> {
+): Promise<ReapResult> {
   const labels = [`${LABEL}=1`, `${LABEL_RUN}=${runId}`];
   return withinBound(`the removal of run ${runId}`, timeoutMs, async (signal) => {
     const containers = await docker.listContainers(labels, signal);
     await Promise.all(containers.map((c) => docker.removeContainer(c.id, signal)));
     const volumes = await docker.listVolumes(labels, signal);
     await Promise.all(volumes.map((v) => docker.removeVolume(v.name, signal)));
-    return containers.length;
+    return {
+      removed: containers.map((c) => ({ id: c.id, run: runId, trial: c.labels[LABEL_TRIAL] ?? "" })),
+      volumes: volumes.map((v) => v.name),
+    };
   });
 }
