@@ -158,7 +158,8 @@ describe("kgate report: configurations, provenance and tokens", () => {
     const parsed = parseCsv(result.stdout);
     if (!parsed.ok) throw new Error(parsed.reason);
     const { header, records } = parsed.csv;
-    expect(header.slice(0, 10)).toEqual([
+    // n = 5: pass@1..pass@5 and pass^1..pass^5 beside the Wilson bounds, then the configuration.
+    expect(header.slice(0, 20)).toEqual([
       "task",
       "gate",
       "frontier+A",
@@ -166,10 +167,13 @@ describe("kgate report: configurations, provenance and tokens", () => {
       "frontier+A runs",
       "frontier+A lo",
       "frontier+A hi",
+      ...[1, 2, 3, 4, 5].map((k) => `frontier+A pass@${k}`),
+      ...[1, 2, 3, 4, 5].map((k) => `frontier+A pass^${k}`),
       "frontier+A model",
       "frontier+A harness",
       "frontier+A digest",
     ]);
+    const block = 8 + 2 * 5;
     expect(records).toHaveLength(15 + 2);
     for (const row of records.slice(0, 15)) {
       const task = summary.tasks.find((t) => t.id === row[0])!;
@@ -177,24 +181,29 @@ describe("kgate report: configurations, provenance and tokens", () => {
       expect(row.at(-1)).toBe(task.reasons.join("; "));
       summary.specs.forEach((spec, i) => {
         const cell = summary.cells.find((c) => c.task === task.id && c.spec === spec.name)!;
-        const at = 2 + i * 8;
+        const at = 2 + i * block;
         expect(row.slice(at + 1, at + 5).map(Number)).toEqual([
           cell.counts.pass,
           cell.counts.runs,
           cell.interval.lo,
           cell.interval.hi,
         ]);
+        expect(row.slice(at + 5, at + 10).map(Number)).toEqual(cell.passK.map((p) => p.passAt));
+        expect(row.slice(at + 10, at + 15).map(Number)).toEqual(cell.passK.map((p) => p.passHat));
       });
     }
     // t07: frontier+A PPPDD = 3/5 = 0.6 meets ">= 0.6" by one trial, so its decision is flagged.
     const t07 = records.find((r) => r[0] === "t07")!;
     expect(t07.at(-2)).toMatch(/^retain \(borderline: .*frontier\+A 3\/5/);
+    // Its frontier+A 3/5: pass@2 = 1 - C(2,2)/C(5,2) = 1 - 1/10 = 0.9; pass^2 = C(3,2)/C(5,2) = 3/10.
+    expect(Number(t07[2 + 6])).toBeCloseTo(0.9, 12);
+    expect(Number(t07[2 + 11])).toBeCloseTo(0.3, 12);
     // Every row names the configuration of each column: mid+A is mid-model via scripted, digest-of-mid
     // (mid's records carry no provenance, so no harness version).
     const mid = header.indexOf("mid+A");
     for (const row of records) {
-      expect(row.slice(mid + 5, mid + 8)).toEqual(["mid-model", "scripted", "digest-of-mid"]);
-      expect(row.slice(2 + 5, 2 + 8)).toEqual([
+      expect(row.slice(mid + 15, mid + 18)).toEqual(["mid-model", "scripted", "digest-of-mid"]);
+      expect(row.slice(2 + 15, 2 + 18)).toEqual([
         "frontier-model",
         "scripted scripted 2.0",
         "digest-of-frontier",
@@ -208,6 +217,8 @@ describe("kgate report: configurations, provenance and tokens", () => {
       "51",
       "75",
     ]);
+    // Its pass@1 is the mean of the 15 cells' c/5: (sum of c) / 75 = 51/75 = 0.68, as pooled.
+    expect(Number(records[15]![2 + 5])).toBeCloseTo(0.68, 12);
   });
 
   it("writes a text cell that starts like a formula as text, numbers as numbers", async () => {

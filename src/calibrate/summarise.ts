@@ -23,7 +23,7 @@ import { pendingReason, sequentialResult } from "./policy.ts";
 import { clauseText, isExtreme } from "./requirement.ts";
 import { type Decision, decide, fixedClause } from "./rule.ts";
 import { describeSequential } from "./sequential.ts";
-import { passRate } from "./stats.ts";
+import { passKCurve, passRate, pooledPassK } from "./stats.ts";
 import {
   type CellTally,
   cellOutcomeOf,
@@ -120,6 +120,7 @@ function cellSummary(plan: Plan, t: CellTally): CellSummary {
     },
     rate: passRate(t.passes, t.runs),
     interval: wilson(t.passes, t.runs),
+    passK: passKCurve(t.passes, t.runs),
     clause: clauseOf(plan, t),
     attribution: attributionOf(t.slots.values()),
     usage,
@@ -229,6 +230,7 @@ function aggregate(spec: string, scope: Aggregate["scope"], cells: CellSummary[]
     runs,
     rate: passRate(passes, runs),
     interval: wilson(passes, runs),
+    passK: pooledPassK(cells.map((c) => c.passK)),
   };
 }
 

@@ -15,6 +15,7 @@ import {
   usageLine,
 } from "./format.ts";
 import type { CellSummary, RunSummary } from "./model.ts";
+import { PASSK_NOTE, passKHead, passKRows, passKText, passKWidth } from "./passk.ts";
 import { provenanceLines } from "./provenance.ts";
 import { RUBRIC_NOTE, rubricHtml, rubricTables } from "./rubric.ts";
 import { escapeXml as esc, mustFail, svgChart } from "./svg.ts";
@@ -79,6 +80,31 @@ function table1(s: RunSummary): string {
     );
   }
   return `<table id="table1"><thead><tr>${head}</tr></thead><tbody>${rows.join("\n")}</tbody></table>\n<p class="note">${esc(intervalNote(s))}</p>`;
+}
+
+/** pass@k and pass^k per cell and aggregate row; each value carries data-k, data-measure and its exact value. */
+function passKTable(s: RunSummary): string {
+  const width = passKWidth(s);
+  if (width === 0) return "";
+  const head = passKHead(width)
+    .map((h) => `<th>${esc(h)}</th>`)
+    .join("");
+  const rows = passKRows(s).map((r) => {
+    const values = r.values
+      .map(
+        (v, i) =>
+          `<td class="num" data-k="${i + 1}"${v === null ? "" : ` data-value="${v}"`}>${passKText(v)}</td>`,
+      )
+      .join("");
+    return (
+      `<tr${r.aggregate ? ' class="aggregate"' : ""} data-task="${esc(r.task)}" data-cell="${esc(r.cell)}" data-measure="${r.measure}">` +
+      `<td>${esc(r.task)}</td><td>${esc(r.cell)}</td><td class="tally">${esc(r.tally)}</td><td>${r.measure}</td>${values}</tr>`
+    );
+  });
+  return (
+    `<h2>pass@k and pass^k</h2>\n<p class="meta">${esc(PASSK_NOTE)}</p>\n` +
+    `<table id="passk"><thead><tr>${head}</tr></thead><tbody>${rows.join("\n")}</tbody></table>`
+  );
 }
 
 function cellsTable(s: RunSummary): string {
@@ -199,6 +225,7 @@ ${configurationsTable(s)}
 <h2>Pass rates and decisions</h2>
 <p class="meta">Passes/valid runs (rate) [Wilson 95% interval, %]; infrastructure errors are shown but not counted.</p>
 ${table1(s)}
+${passKTable(s)}
 <h2>Pass rate per task and cell</h2>
 <div class="chart">${svgChart(s)}</div>
 <h2>Failure attribution, tokens and cost</h2>

@@ -6,6 +6,7 @@ export * from "./html.ts";
 export * from "./markdown.ts";
 export * from "./markdown-table.ts";
 export * from "./model.ts";
+export * from "./passk.ts";
 export * from "./provenance.ts";
 export * from "./rubric.ts";
 export * from "./svg.ts";

@@ -13,6 +13,7 @@ import {
 } from "./format.ts";
 import { markdownTable } from "./markdown-table.ts";
 import type { RunSummary } from "./model.ts";
+import { PASSK_NOTE, passKHead, passKRows, passKText, passKWidth } from "./passk.ts";
 import { provenanceLines } from "./provenance.ts";
 import { RUBRIC_NOTE, rubricRows, rubricTables } from "./rubric.ts";
 
@@ -41,6 +42,20 @@ export function table1(s: RunSummary): string {
   }
   const head = ["task", "gate", ...specs, "decision", "reasons"];
   return `${markdownTable(head, rows)}\n\n${intervalNote(s)}`;
+}
+
+/** pass@k and pass^k per cell and aggregate row, beside the tally and its Wilson interval; "" with no valid trial. */
+export function passKMarkdown(s: RunSummary): string {
+  const width = passKWidth(s);
+  if (width === 0) return "";
+  const rows = passKRows(s).map((r) => [
+    r.aggregate ? `**${r.task}**` : r.task,
+    r.cell,
+    r.tally,
+    r.measure,
+    ...r.values.map(passKText),
+  ]);
+  return markdownTable(passKHead(width), rows);
 }
 
 function attributionTable(s: RunSummary): string {
@@ -128,11 +143,10 @@ export function markdownReport(s: RunSummary): string {
     "Passes/valid runs (rate) [Wilson 95% interval, %].",
     "",
     table1(s),
-    "",
-    "## Failure attribution, tokens and cost",
-    "",
-    attributionTable(s),
   ];
+  const passK = passKMarkdown(s);
+  if (passK) parts.push("", "## pass@k and pass^k", "", PASSK_NOTE, "", passK);
+  parts.push("", "## Failure attribution, tokens and cost", "", attributionTable(s));
   const rubric = rubricMarkdown(s);
   if (rubric) parts.push("", "## Rubric criteria", "", RUBRIC_NOTE, "", rubric);
   const notes = s.tasks.flatMap((t) => t.notes.map((n) => `${t.id}: ${n}`));

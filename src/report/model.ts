@@ -10,6 +10,20 @@ const Rate = z.number().min(0).max(1);
 const RateInterval = Interval.extend({ lo: Rate, hi: Rate });
 export const Requirement = z.object({ op: z.enum([">=", "<="]), threshold: Rate });
 
+/**
+ * pass@k and pass^k at one k (docs/calibrate.md#passk-and-passk): of a cell, the unbiased
+ * estimates over its valid trials; of an aggregate row, their mean over the cells with k or more.
+ */
+export const PassK = z.object({
+  k: z.number().int().positive(),
+  /** At least one of k trials passes: 1 - C(n - c, k) / C(n, k). */
+  passAt: Rate,
+  /** All k trials pass: C(c, k) / C(n, k). */
+  passHat: Rate,
+});
+/** An aggregate row's pass@k and pass^k: the mean over `cells`, those with k or more valid trials. */
+export const PooledPassK = PassK.extend({ cells: z.number().int().positive() });
+
 export const Counts = z.object({
   /** Valid trials the plan asked for (n; the cap is the most under sequential screening). */
   planned: z.number().int().nonnegative(),
@@ -75,6 +89,8 @@ export const CellSummary = z.object({
   counts: Counts,
   rate: Rate.nullable(),
   interval: RateInterval,
+  /** pass@k and pass^k for k = 1..runs (absent in older summaries). */
+  passK: z.array(PassK).default([]),
   clause: Clause.nullable(),
   attribution: AttributionCounts,
   usage: UsageTotals,
@@ -103,6 +119,8 @@ export const Aggregate = z.object({
   runs: z.number().int().nonnegative(),
   rate: Rate.nullable(),
   interval: RateInterval,
+  /** The mean of the cells' pass@k and pass^k at each k some cell reaches (absent in older summaries). */
+  passK: z.array(PooledPassK).default([]),
 });
 
 export const TrialRow = z.object({
@@ -217,6 +235,8 @@ export const RunSummary = z.object({
     .optional(),
 });
 
+export type PassK = z.infer<typeof PassK>;
+export type PooledPassK = z.infer<typeof PooledPassK>;
 export type Counts = z.infer<typeof Counts>;
 export type AttributionCounts = z.infer<typeof AttributionCounts>;
 export type UsageTotals = z.infer<typeof UsageTotals>;

@@ -5,7 +5,8 @@
 
 import { spreadsheetCell } from "./csv.ts";
 import { cellText, decisionText, tallyText } from "./format.ts";
-import type { CellSummary, Configuration, RunSummary } from "./model.ts";
+import type { CellSummary, Configuration, PassK, RunSummary } from "./model.ts";
+import { passKValues, passKWidth } from "./passk.ts";
 import { configurationText } from "./provenance.ts";
 
 interface Column {
@@ -15,6 +16,8 @@ interface Column {
   runs: number | null;
   lo: number | null;
   hi: number | null;
+  /** pass@k and pass^k (k = 1..n) when the column holds one cell or an aggregate. */
+  passK: readonly PassK[];
 }
 
 interface Table1Row {
@@ -25,7 +28,7 @@ interface Table1Row {
   reasons: string;
 }
 
-const EMPTY: Column = { text: "—", passes: null, runs: null, lo: null, hi: null };
+const EMPTY: Column = { text: "—", passes: null, runs: null, lo: null, hi: null, passK: [] };
 
 function column(cells: CellSummary[]): Column {
   if (cells.length === 0) return EMPTY;
@@ -37,6 +40,7 @@ function column(cells: CellSummary[]): Column {
     runs: c.counts.runs,
     lo: c.interval.lo,
     hi: c.interval.hi,
+    passK: c.passK,
   };
 }
 
@@ -64,6 +68,7 @@ export function table1Rows(s: RunSummary): Table1Row[] {
           runs: a.runs,
           lo: a.interval.lo,
           hi: a.interval.hi,
+          passK: a.passK,
         };
       }),
       decision:
@@ -84,12 +89,15 @@ function configurationCells(c: Configuration | undefined): Array<string | null> 
 }
 
 /**
- * Table 1 as CSV: per cell spec its text, passes, runs, Wilson bounds (0..1) and the configuration
- * that ran it (model, harness, digest: repeated on every row, so a pasted excerpt still says what
- * was run).
+ * Table 1 as CSV: per cell spec its text, passes, runs, Wilson bounds (0..1), pass@k and pass^k for
+ * k = 1..n (empty past a cell's valid trials; an aggregate row's are the mean over its cells) and
+ * the configuration that ran it (model, harness, digest: repeated on every row, so a pasted excerpt
+ * still says what was run).
  */
 export function table1Csv(s: RunSummary): string {
   const specs = s.specs.map((x) => x.name);
+  const width = passKWidth(s);
+  const ks = Array.from({ length: width }, (_, i) => i + 1);
   const head = [
     "task",
     "gate",
@@ -99,6 +107,8 @@ export function table1Csv(s: RunSummary): string {
       `${spec} runs`,
       `${spec} lo`,
       `${spec} hi`,
+      ...ks.map((k) => `${spec} pass@${k}`),
+      ...ks.map((k) => `${spec} pass^${k}`),
       `${spec} model`,
       `${spec} harness`,
       `${spec} digest`,
@@ -117,6 +127,8 @@ export function table1Csv(s: RunSummary): string {
       c.runs,
       c.lo,
       c.hi,
+      ...passKValues(c.passK, "pass@k", width),
+      ...passKValues(c.passK, "pass^k", width),
       ...configurations[i]!,
     ]);
     lines.push([row.task, row.gate, ...columns, row.decision, row.reasons].map(spreadsheetCell).join(","));
