@@ -28,6 +28,7 @@ export const VERBS: Record<string, () => Promise<Runner>> = {
   "probe.canary": () => import("./commands/probe.ts").then((m) => m.canaryCommand),
   "export.harbor": () => import("./commands/export.ts").then((m) => m.harbor),
   "export.benchflow": () => import("./commands/export.ts").then((m) => m.benchflow),
+  "export.trajectories": () => import("./commands/export-trajectories.ts").then((m) => m.run),
   "import.harbor": () => import("./commands/import.ts").then((m) => m.run),
   exam: () => import("./commands/exam.ts").then((m) => m.run),
   "monitor.analyse": () => import("./commands/monitor.ts").then((m) => m.analyse),
@@ -301,7 +302,9 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
 
   const exporter = program
     .command("export")
-    .description("write tasks in another harness's task layout, one folder per condition");
+    .description(
+      "write tasks in another harness's task layout (one folder per condition), or a run's trajectories in Harbor's ATIF",
+    );
   const exportVerb = (layout: "harbor" | "benchflow", description: string) =>
     exporter
       .command(layout)
@@ -320,6 +323,14 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
     "--split",
     "Harbor's split layout (task.toml, instruction.md, solution/, tests/) with the skill instead",
   );
+  exporter
+    .command("trajectories")
+    .description("every trial of a run as a trajectory in Harbor's ATIF, with its verdict and cost")
+    .argument("<run>", "run id or run directory")
+    .requiredOption("--format <format>", "atif (the only format)")
+    .option("--out <dir>", "folder to write <trial>.json into (default: <run>/atif)")
+    .option("--json", "machine-readable output")
+    .action(action("export.trajectories"));
 
   program
     .command("import")

@@ -213,6 +213,11 @@ const TABLE: Array<[string[], string, unknown[]]> = [
     "export.benchflow",
     [["a"], { out: "x", condition: ["+A", "-A"], force: true, json: true }],
   ],
+  [
+    ["export", "trajectories", "r1", "--format", "atif", "--out", "x", "--json"],
+    "export.trajectories",
+    ["r1", { format: "atif", out: "x", json: true }],
+  ],
   [["import", "harbor", "dir", "--id", "t", "--json"], "import.harbor", ["dir", { id: "t", json: true }]],
   [
     ["exam", "arith", "--agent", "a"],

@@ -107,8 +107,8 @@ describe("the other writers", () => {
     const hostile = structuredClone(summary);
     hostile.tasks[0]!.reasons = [HOSTILE];
     const tables = expectWellFormed(markdownReport(hostile));
-    // Configurations, Table 1, attribution.
-    expect(tables).toHaveLength(3);
+    // Configurations, Table 1, pass@k and pass^k, attribution.
+    expect(tables).toHaveLength(4);
     const table1 = tables[1]!;
     const reasons = table1.header.length - 1;
     expect(shown(table1.rows[0]![reasons]!)).toBe(HOSTILE_SHOWN);
