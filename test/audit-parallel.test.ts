@@ -37,7 +37,11 @@ const audit = AuditFile.parse(JSON.parse(corpusFile("audit.json")));
 const job = {
   task: "t",
   audit,
-  artefact: { placedAt: CORPUS_ARTEFACT_PATH, text: corpusFile("artefact.md") },
+  artefact: {
+    file: "artefacts/corpus/artefact.md",
+    placedAt: CORPUS_ARTEFACT_PATH,
+    text: corpusFile("artefact.md"),
+  },
 };
 const rules = compileRules(job.audit, job.artefact);
 

@@ -99,6 +99,7 @@ function randomText(chars: number, ascii: boolean): string {
 }
 
 const rules = compileRules(AuditFile.parse(JSON.parse(corpusFile("audit.json"))), {
+  file: "artefacts/bom-costing/artefact.md",
   placedAt: "docs/internal/costing.md",
   text: ARTEFACT,
 });

@@ -100,7 +100,12 @@ export async function runAudit(input: AuditInput, problems: Problem[] = []): Pro
   const job: ScanJob = {
     task: input.id,
     audit,
-    artefact: { placedAt: input.artefact.placedAt, text: input.artefact.text, canary: input.artefact.canary },
+    artefact: {
+      file: input.artefact.file,
+      placedAt: input.artefact.placedAt,
+      text: input.artefact.text,
+      canary: input.artefact.canary,
+    },
   };
   const rules = compileRules(audit, job.artefact);
   const targets: ScanTarget[] = [

@@ -25,6 +25,10 @@ export interface Finding {
   message: string;
   /** The matched text (formatters redact it unless asked to show it). */
   match?: string;
+  /** A second place the finding is about (artefact-code: the artefact's code block). */
+  related?: { file: string; location: Location };
+  /** artefact-code: the share of the block's fingerprints the file holds (0-1). */
+  similarity?: number;
   /** How many occurrences a counted finding stands for. */
   count?: number;
   /** Content fingerprint (rule, item, path, normalised value, context; no line numbers). */

@@ -33,6 +33,21 @@ function result(f: Finding, ruleIndex: number) {
           : {}),
       },
     ],
+    ...(f.related
+      ? {
+          relatedLocations: [
+            {
+              id: 1,
+              physicalLocation: {
+                artifactLocation: { uri: f.related.file, uriBaseId: "%SRCROOT%" },
+                ...(f.related.location.line !== undefined
+                  ? { region: { startLine: f.related.location.line, endLine: f.related.location.endLine } }
+                  : {}),
+              },
+            },
+          ],
+        }
+      : {}),
     partialFingerprints: { "kgate/v1": f.fingerprint },
     ...(f.suppressed
       ? { suppressions: [{ kind: "external", status: "accepted", justification: f.suppressed.reason }] }
@@ -42,6 +57,7 @@ function result(f: Finding, ruleIndex: number) {
       ...(f.item ? { item: f.item } : {}),
       ...(f.via.length ? { via: f.via } : {}),
       ...(f.count !== undefined ? { count: f.count } : {}),
+      ...(f.similarity !== undefined ? { similarity: f.similarity } : {}),
       ...(f.match !== undefined ? { match: f.match } : {}),
     },
   };

@@ -23,6 +23,7 @@ function findingLines(f: Finding, show: boolean, c: Colours): string[] {
         ? ` · match ${JSON.stringify(f.match)}`
         : ` · match [hidden: ${f.match.length} chars; --show reveals]`;
   const lines = [`  ${mark} ${locationText(f)}  ${f.message}`];
+  if (f.related) lines.push(c.dim(`             and ${locationText({ ...f, ...f.related })}`));
   lines.push(c.dim(`             ${f.rule}${match} · fingerprint ${f.fingerprint}`));
   if (f.suppressed)
     lines.push(

@@ -48,6 +48,12 @@ export const RULES: Record<RuleId, { name: string; description: string; level: "
     description: "A run of words copied from the artefact's prose appears.",
     level: "error",
   },
+  "artefact-code": {
+    name: "ArtefactCode",
+    description:
+      "Code of the environment matches a code block or the formula lines of the artefact (winnowed fingerprints of tokens, names, literals and layout normalised).",
+    level: "error",
+  },
   coverage: {
     name: "Coverage",
     description: "A number of the artefact is neither declared as gated nor listed as ignored.",

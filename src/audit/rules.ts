@@ -2,6 +2,7 @@
 // artefact (file name, title, canary GUID, prose shingles), all literals in one Aho-Corasick automaton.
 import path from "node:path";
 import { AhoCorasick } from "./aho-corasick.ts";
+import { artefactCode, type CodeSource } from "./code-pass.ts";
 import { FormIndex, type GatedNumber } from "./forms.ts";
 import { normalise, normalisePattern } from "./normalise.ts";
 import { NUMBER_WORDS } from "./number-words.ts";
@@ -22,6 +23,7 @@ export type RuleId =
   | "artefact-name"
   | "artefact-title"
   | "artefact-prose"
+  | "artefact-code"
   | "coverage"
   | "allowlist-unused"
   | "allowlist-no-reason"
@@ -62,9 +64,13 @@ export interface RuleSet {
   words: WordTable;
   /** Index of the derived item that prose shingle hits belong to. */
   proseItem: number;
+  /** The artefact's code blocks and formula lines, as winnowed fingerprints (code-pass.ts). */
+  code: CodeSource;
 }
 
 export interface ArtefactInfo {
+  /** The artefact's project-relative path (findings about its code name it). */
+  file: string;
   /** Where the artefact is placed under +A (task.json artefact.path). */
   placedAt: string;
   text: string;
@@ -171,5 +177,6 @@ export function compileRules(audit: AuditFile, artefact: ArtefactInfo): RuleSet 
     forms: new FormIndex(numbers),
     shingles: shingles.size > 0 ? shingles : undefined,
     proseItem,
+    code: { artefactFile: artefact.file, blocks: artefactCode(artefact.text) },
   };
 }

@@ -1,6 +1,7 @@
 // One file's scan: its name and content as documents, every matcher over each, hits to findings
 // (alias tables counted over the whole file). The same on the main thread and in scan workers.
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { codeFindings } from "./code-pass.ts";
 import type { AuditDocument } from "./document.ts";
 import { contentDocuments, fileNameDocument, formatOf } from "./extract.ts";
 import { type Finding, findingsFromHits, fingerprint, tableFindings } from "./findings.ts";
@@ -101,7 +102,11 @@ export async function scanFile(task: string, rules: RuleSet, target: ScanTarget)
     });
   }
   try {
-    docs.push(...(await contentDocuments(file, bytes)));
+    const content = await contentDocuments(file, bytes);
+    docs.push(...content);
+    // An environment file that is code: compared with the artefact's code (code-pass.ts).
+    if (name !== undefined && rules.code.blocks.length > 0 && formatOf(file, bytes) === "text")
+      findings.push(...codeFindings(task, rules.code, file, name, content[0]!.text));
   } catch (err) {
     findings.push(unreadable(task, file, (err as Error).message));
   }
