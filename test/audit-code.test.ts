@@ -4,7 +4,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { artefactCode, CODE_ERROR_SHARE, codeFindings, codeLanguage } from "../src/audit/code-pass.ts";
+import { artefactCode } from "../src/audit/artefact-code.ts";
+import { CODE_ERROR_SHARE, codeFindings, codeLanguage } from "../src/audit/code-pass.ts";
 import { codeTokens } from "../src/audit/code-tokens.ts";
 import { auditTaskById, buildReport, formatSarif } from "../src/audit/index.ts";
 import { gramHashes, winnow } from "../src/audit/winnow.ts";

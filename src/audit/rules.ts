@@ -2,7 +2,7 @@
 // artefact (file name, title, canary GUID, prose shingles), all literals in one Aho-Corasick automaton.
 import path from "node:path";
 import { AhoCorasick } from "./aho-corasick.ts";
-import { artefactCode, type CodeSource } from "./code-pass.ts";
+import { artefactCode, type CodeSource } from "./artefact-code.ts";
 import { FormIndex, type GatedNumber } from "./forms.ts";
 import { normalise, normalisePattern } from "./normalise.ts";
 import { NUMBER_WORDS } from "./number-words.ts";
