@@ -234,9 +234,12 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
     )
     .option(
       "--max-cost <usd>",
-      "cost ceiling in USD: a trial starts only if its worst case (token caps at the prices) fits; resume with a higher one to continue",
+      "cost ceiling in USD, kept in the plan: a trial starts only if its worst case (token caps at the prices) fits; --resume <run> --max-cost <more> raises it",
     )
-    .option("--resume <run>", "run the missing trials of an existing run (its plan is kept)")
+    .option(
+      "--resume <run>",
+      "run the missing trials of an existing run (its plan is kept, cost ceiling included)",
+    )
     .option("--run-id <id>", "id of the new run (default: a timestamp)")
     .option("--json", "print the summary as JSON instead of Table 1")
     .action(action("calibrate"));

@@ -289,6 +289,11 @@ describe("curtailment in a run", () => {
     expect(counts("frontier-A")).toMatchObject({ runs: 1, missing: 0, curtailed: 4 });
     expect(counts("frontier+A")).toMatchObject({ runs: 0, missing: 0, curtailed: 5 });
     expect(counts("mid+A")).toMatchObject({ runs: 0, missing: 0, curtailed: 5 });
+    // a cell curtailment kept from every trial says so: they will never run, so not "no trial yet"
+    expect(discarded.cells.find((c) => c.label === "mid+A")!.clause!.reason).toBe(
+      "mid+A has no valid trial (5 curtailed: no outcome of them changes the decision): p(mid+A) <= 0.4 has no evidence either way",
+    );
+    expect(JSON.stringify(discarded)).not.toContain("no trial yet");
     // without curtailment the same records leave those trials missing (a resume runs them)
     const noCurtail = summarise(
       f.plan(false),

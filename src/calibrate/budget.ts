@@ -1,30 +1,75 @@
-// The cost ceiling of a calibration (--max-cost): the shared ceiling (src/cost) over the plan's trials,
-// each reserving its configuration's worst case on its task; the cells it leaves short stay incomplete.
-import { type BudgetState, budgetLine, type CostCaps, CostCeiling, worstCaseUsd } from "../cost/index.ts";
+// The cost ceiling of a calibration (--max-cost), kept in the plan: each cell's worst case priced from
+// its configuration's caps on its task, what a trial is charged against the ceiling, and what the run
+// has spent (every attempt, earlier sessions included).
+import { type CostCaps, CostCeiling, worstCaseUsd } from "../cost/index.ts";
 import type { TrialRecord } from "../model/index.ts";
+import type { LoadedTask } from "../task/index.ts";
+import { cellKey, type PlannedCell } from "./cells.ts";
 import type { TrialJob } from "./engine.ts";
+import type { Plan, PlanCeiling } from "./plan.ts";
 
-export type TrialCeiling = CostCeiling<TrialJob, TrialRecord>;
+/** The ceiling could not be priced: these agent configurations have no prices. */
+export class UnpricedCeiling extends Error {
+  constructor(readonly agents: string[]) {
+    super(`--max-cost needs prices: agent configuration(s) ${agents.join(", ")} have no "pricing"`);
+  }
+}
 
-/** A ceiling over trials: `caps` gives each agent configuration's caps and prices (every one priced). */
+/**
+ * The plan's ceiling at `usd`: each cell's worst case, its configuration's token caps at its prices
+ * on the task's maxTokens. Throws UnpricedCeiling naming every configuration without prices.
+ */
+export function priceCeiling(
+  usd: number,
+  cells: readonly PlannedCell[],
+  tasks: ReadonlyMap<string, LoadedTask>,
+  caps: (agent: string) => CostCaps | null,
+): PlanCeiling {
+  const unpriced = [...new Set(cells.map((c) => c.agent))].filter((a) => !caps(a)?.pricing);
+  if (unpriced.length > 0) throw new UnpricedCeiling(unpriced);
+  const worst: Record<string, number> = {};
+  for (const cell of cells) {
+    const task = tasks.get(cell.task);
+    if (task) worst[cell.key] = worstCaseUsd(caps(cell.agent)!, task.spec.limits.maxTokens)!;
+  }
+  return { usd, worstCaseUsd: worst };
+}
+
+/** The most one trial of a cell can cost under the plan's ceiling (0 without one, or for an unknown cell). */
+export const worstOf = (plan: Plan, key: string): number => plan.ceiling?.worstCaseUsd[key] ?? 0;
+
+/** What an attempt is charged against the ceiling: its recorded cost, or its cell's worst case when it has none. */
+export function chargedUsd(plan: Plan, record: TrialRecord): number {
+  return record.usage.costUsd ?? worstOf(plan, cellKey(record.task.id, record.agent.name, record.condition));
+}
+
+/** What the run has spent: every attempt in its records, whatever session wrote it. */
+export const spentUsd = (plan: Plan, records: readonly TrialRecord[]): number =>
+  records.reduce((sum, r) => sum + chargedUsd(plan, r), 0);
+
+/** `$2`, `$0.78`: a USD amount in the ceiling's words (at most four decimals). */
+export const dollars = (x: number) => `$${Math.round(x * 10_000) / 10_000}`;
+
+/** The command that continues a run, said so that following it never drops or silently keeps the ceiling. */
+export function resumeHint(plan: Plan, blocked: boolean): string {
+  const resume = `kgate calibrate --resume ${plan.runId}`;
+  if (!plan.ceiling) return resume;
+  return blocked
+    ? `${resume} --max-cost <more than ${dollars(plan.ceiling.usd)}>`
+    : `${resume} (keeps the cost ceiling ${dollars(plan.ceiling.usd)}; --max-cost <more> raises it)`;
+}
+
+/** The engine's admit hook over the plan's ceiling: each trial reserves its cell's worst case. */
 export function trialCeiling(
-  ceilingUsd: number,
+  plan: Plan,
   earlier: readonly TrialRecord[],
-  caps: (agent: string) => CostCaps,
-): TrialCeiling {
+): CostCeiling<TrialJob, TrialRecord> | null {
+  if (!plan.ceiling) return null;
   return new CostCeiling<TrialJob, TrialRecord>({
-    ceilingUsd,
-    spentBefore: earlier.reduce((s, r) => s + (r.usage.costUsd ?? 0), 0),
-    worstCase: (job) => worstCaseUsd(caps(job.agent.name), job.task.spec.limits.maxTokens)!,
-    costOf: (record) => record.usage.costUsd,
+    ceilingUsd: plan.ceiling.usd,
+    spentBefore: spentUsd(plan, earlier),
+    worstCase: (job) => worstOf(plan, job.cell.key),
+    costOf: (record) => chargedUsd(plan, record),
     unit: "trial",
   });
 }
-
-/** The budget in words, for the run's warnings (and so its reports). */
-export const calibrationBudgetLine = (state: BudgetState, runId: string) =>
-  budgetLine(state, {
-    unit: "trial",
-    shortfall: "the cells short of n are incomplete",
-    resume: `kgate calibrate --resume ${runId}`,
-  });

@@ -243,7 +243,7 @@ export class Curtailer {
   }
 
   /** A cell's clause on the trials it ran, as if they were all it had (the words of a curtailed cell). */
-  private shown(t: CellTally): ClauseResult {
+  private shown(t: CellTally, curtailed: number): ClauseResult {
     const input = {
       cell: t.cell.label,
       requirement: t.cell.require!,
@@ -251,6 +251,7 @@ export class Curtailer {
       passes: t.passes,
       runs: t.runs,
       excluded: t.infra + t.unverified,
+      curtailed,
     };
     return this.plan.mode === "sequential"
       ? sequentialClause(input, this.plan.sequential, this.plan.sequential.cap)
@@ -276,7 +277,9 @@ export class Curtailer {
     const curtailedCells = cellsOfTask(tally, task).filter(
       (t) => t.cell.require && analysis.left.has(t.cell.key),
     );
-    const byLabel = new Map(curtailedCells.map((t) => [t.cell.label, this.shown(t)]));
+    const byLabel = new Map(
+      curtailedCells.map((t) => [t.cell.label, this.shown(t, analysis.left.get(t.cell.key)!)]),
+    );
     const shown = observed.map((r) => byLabel.get(r.cell) ?? r);
     const now = decide(shown, { pending: null, strict: this.plan.strict, resume: "" });
     const why = now.decision === analysis.settled.decision ? now.reasons : shown.map((r) => r.reason);

@@ -72,6 +72,17 @@ export const PlanMonitoring = z.object({
 });
 export type PlanMonitoring = z.infer<typeof PlanMonitoring>;
 
+/**
+ * --max-cost: the run's cost ceiling (USD) and the most one trial of each cell can cost, by cell key,
+ * as priced when a session last set it. Part of the plan so that a resume keeps it; `--resume <run>
+ * --max-cost <usd>` replaces it. Not a decision setting: it changes which trials run, never the rule.
+ */
+export const PlanCeiling = z.object({
+  usd: z.number().nonnegative(),
+  worstCaseUsd: z.record(z.string(), z.number().nonnegative()),
+});
+export type PlanCeiling = z.infer<typeof PlanCeiling>;
+
 export const Plan = z.object({
   planVersion: z.literal(PLAN_VERSION),
   runId: z.string(),
@@ -98,6 +109,8 @@ export const Plan = z.object({
    * refuse a plan whose settings no longer match it (a hand edit). Absent in plans written before.
    */
   settingsDigest: z.string().optional(),
+  /** The cost ceiling; null or absent: none (absent in plans written before a plan kept it). */
+  ceiling: PlanCeiling.nullable().optional(),
 });
 export type Plan = z.infer<typeof Plan>;
 
@@ -139,6 +152,7 @@ export interface PlanInputs {
   resolveAgent: (name: string) => AgentInfo;
   provenance?: z.infer<typeof PlanProvenance> | null;
   monitoring?: PlanMonitoring | null;
+  ceiling?: PlanCeiling | null;
 }
 
 export function plannedTask(task: LoadedTask, notes: string[]): PlannedTask {
@@ -190,7 +204,7 @@ export function buildPlan(input: PlanInputs): Plan {
     provenance: input.provenance ?? null,
     monitoring: input.monitoring ?? null,
   };
-  return { ...plan, settingsDigest: decisionSettingsDigest(plan) };
+  return { ...plan, settingsDigest: decisionSettingsDigest(plan), ceiling: input.ceiling ?? null };
 }
 
 /** Most valid trials a cell may get: n, or the cap under sequential screening. */

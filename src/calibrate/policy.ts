@@ -6,7 +6,7 @@
 import { outcomeOf } from "../model/index.ts";
 import type { PlannedCell } from "./cells.ts";
 import type { Plan } from "./plan.ts";
-import { type ClauseResult, sequentialClause } from "./rule.ts";
+import { type ClauseInput, type ClauseResult, sequentialClause } from "./rule.ts";
 import { type CellTally, cellsOfTask, clauseInputOf, type Tally } from "./tally.ts";
 
 export interface WantedTrial {
@@ -15,9 +15,13 @@ export interface WantedTrial {
 }
 
 /** The clause of a cell, judged the way the plan's mode judges it (sequential only here). */
-export function sequentialResult(plan: Plan, t: CellTally): ClauseResult | null {
+export function sequentialResult(
+  plan: Plan,
+  t: CellTally,
+  held: Pick<ClauseInput, "refused" | "curtailed"> = {},
+): ClauseResult | null {
   const input = clauseInputOf(t);
-  return input && sequentialClause(input, plan.sequential, plan.sequential.cap);
+  return input && sequentialClause({ ...input, ...held }, plan.sequential, plan.sequential.cap);
 }
 
 function firstRound(plan: Plan, t: CellTally): number[] {
@@ -58,20 +62,42 @@ export function wantedTrials(plan: Plan, tally: Tally, task: string): WantedTria
   return wanted;
 }
 
-/** In words, why a task's decision must wait: trials that never ran or clauses still open. Null when none. */
-export function pendingReason(plan: Plan, tally: Tally, task: string): string | null {
+/** What the cost ceiling holds back of a task: its trials without a record, and the sentence that says so. */
+export interface CeilingHold {
+  notStarted: number;
+  sentence: string;
+}
+
+/**
+ * In words, why a task's decision must wait: trials that never ran, trials the cost ceiling holds back
+ * (never called "not run yet": they run only once the ceiling is raised), or clauses still open. Null when none.
+ */
+export function pendingReason(
+  plan: Plan,
+  tally: Tally,
+  task: string,
+  held: CeilingHold | null = null,
+): string | null {
   const cells = cellsOfTask(tally, task);
   const neverRan = cells.reduce((sum, t) => {
     let missing = 0;
     for (let i = 0; i < plan.n; i++) if (!t.slots.has(i)) missing += 1;
     return sum + missing;
   }, 0);
-  if (neverRan > 0) return `${neverRan} of ${cells.length * plan.n} planned trials have not run yet`;
-  if (plan.mode === "fixed" || decidedDiscard(plan, cells)) return null;
+  const notYet = neverRan - (held?.notStarted ?? 0);
+  const parts = [
+    ...(notYet > 0 ? [`${notYet} of ${cells.length * plan.n} planned trials have not run yet`] : []),
+    ...(held ? [held.sentence] : []),
+  ];
+  if (neverRan > 0 || plan.mode === "fixed" || decidedDiscard(plan, cells))
+    return parts.length > 0 ? parts.join("; ") : null;
   const open = cells.filter((t) => {
     const r = sequentialResult(plan, t);
     return r?.verdict === "undecided" && t.runs + t.unverified < plan.sequential.cap;
   });
-  if (open.length === 0) return null;
-  return `still screening: ${open.map((t) => `${t.cell.label} (${t.passes}/${t.runs})`).join(", ")} not yet decided`;
+  if (open.length > 0)
+    parts.unshift(
+      `still screening: ${open.map((t) => `${t.cell.label} (${t.passes}/${t.runs})`).join(", ")} not yet decided`,
+    );
+  return parts.length > 0 ? parts.join("; ") : null;
 }

@@ -19,6 +19,10 @@ export interface ClauseInput {
   runs: number;
   /** Trials left out of the rate, for the words. */
   excluded: number;
+  /** Trials not started because the cost ceiling holds them back (never "not run yet"). */
+  refused?: number;
+  /** Trials curtailment skipped: no outcome of them changes the task's decision (never "not run yet"). */
+  curtailed?: number;
   /**
    * Fixed n: the valid trials the cell needs (n). A cell with fewer is short: its clause is
    * undecided unless every outcome of the missing trials misses it alike (discard). Default: runs.
@@ -63,11 +67,20 @@ function base(c: ClauseInput, text: string) {
   };
 }
 
+/** Why a cell's missing trials will not run (the cost ceiling, curtailment), in words; "" when none says. */
+const heldWords = (c: ClauseInput) =>
+  [
+    c.refused ? `${c.refused} not started because of the cost ceiling` : "",
+    c.curtailed ? `${c.curtailed} curtailed: no outcome of them changes the decision` : "",
+  ]
+    .filter((w) => w !== "")
+    .join(", ");
+
 function noValidRun(c: ClauseInput, text: string): ClauseResult {
-  const why =
-    c.excluded > 0
-      ? `all ${c.excluded} trial(s) excluded as infrastructure errors or unverified`
-      : "no trial yet";
+  const all = heldWords(c) ? "" : "all ";
+  const excluded =
+    c.excluded > 0 ? `${all}${c.excluded} trial(s) excluded as infrastructure errors or unverified` : "";
+  const why = [excluded, heldWords(c)].filter((w) => w !== "").join(", ") || "no trial yet";
   return {
     ...base(c, text),
     verdict: "undecided",
@@ -146,8 +159,11 @@ export function fixedClause(c: ClauseInput): ClauseResult {
     const reason = `${head}: misses ${text} whatever the missing trial(s) show (at best ${best}/${planned})`;
     return { ...base(c, text), verdict: "not-met", borderline: false, short, reason };
   }
-  const why =
-    c.excluded > 0 ? ` (${c.excluded} trial(s) excluded as infrastructure errors or unverified)` : "";
+  const parts = [
+    c.excluded > 0 ? `${c.excluded} trial(s) excluded as infrastructure errors or unverified` : "",
+    heldWords(c),
+  ].filter((w) => w !== "");
+  const why = parts.length > 0 ? ` (${parts.join(", ")})` : "";
   const reason = `${head}${why}: too few valid trials to judge ${text}`;
   return { ...base(c, text), verdict: "undecided", borderline: false, short, reason };
 }

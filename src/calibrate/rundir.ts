@@ -65,6 +65,11 @@ export function writePlan(run: RunDir, plan: Plan): void {
   writeFileAtomic(run.plan, `${JSON.stringify(plan, null, 2)}\n`);
 }
 
+/** Rewrites an existing plan with a new cost ceiling (the only field a resume may change). */
+export function rewritePlanCeiling(run: RunDir, plan: Plan): void {
+  writeFileAtomic(run.plan, `${JSON.stringify(plan, null, 2)}\n`);
+}
+
 /** Reads and validates plan.json; the error names the file and the field. */
 export function readPlan(run: RunDir): Plan {
   const file = `${run.shown}/plan.json`;

@@ -4,25 +4,33 @@
 import { mkdirSync, rmSync } from "node:fs";
 import type { Writable } from "node:stream";
 import type { CostCaps } from "../cost/index.ts";
-import type { TrialRecord } from "../model/index.ts";
 import { kgateVersion } from "../package-info.ts";
 import { type ProjectPaths, relativeToProject } from "../project.ts";
 import type { RunSummary } from "../report/index.ts";
 import { type LoadedTask, loadAllTasks, loadTask, loadValidTask } from "../task/index.ts";
-import { calibrationBudgetLine, type TrialCeiling, trialCeiling } from "./budget.ts";
+import { priceCeiling, trialCeiling, UnpricedCeiling } from "./budget.ts";
 import type { CalibrationConfig } from "./config.ts";
 import { type EngineResult, runCalibration, type TrialRunner } from "./engine.ts";
 import {
   type AgentInfo,
   buildPlan,
   type Plan,
+  type PlanCeiling,
   type PlanMonitoring,
   planDrift,
   type SandboxInfo,
 } from "./plan.ts";
 import { Progress } from "./progress.ts";
 import { readRecords, summariseRun, writeReports } from "./reports.ts";
-import { acquireLock, newRunId, type RunDir, readPlan, runDir, writePlan } from "./rundir.ts";
+import {
+  acquireLock,
+  newRunId,
+  type RunDir,
+  readPlan,
+  rewritePlanCeiling,
+  runDir,
+  writePlan,
+} from "./rundir.ts";
 import { tallyRecords } from "./tally.ts";
 
 /** A calibration that cannot start: bad selection, unknown agent, drifted digests, a held lock. */
@@ -94,22 +102,33 @@ export interface SessionOptions {
   live?: boolean;
   /** The monitoring a new run asks (kept in its plan); ignored on resume, where the plan's holds. */
   monitoring?: PlanMonitoring | null;
-  /** --max-cost: the ceiling in USD, and each agent configuration's caps and prices (null: unknown). */
-  maxCost?: { ceilingUsd: number; caps: (agent: string) => CostCaps | null };
+  /**
+   * The cost ceiling: `ceilingUsd` is --max-cost (a new run's, or a resume's new one; absent: a resume
+   * keeps the plan's), `caps` each agent configuration's caps and prices (null: unknown), to price it.
+   */
+  maxCost?: { ceilingUsd?: number; caps: (agent: string) => CostCaps | null };
 }
 
-/** The run's cost ceiling; every agent of the plan must have prices, or the ceiling cannot be kept. */
-function costCeiling(o: SessionOptions, plan: Plan, records: readonly TrialRecord[]): TrialCeiling | null {
-  if (!o.maxCost) return null;
-  const { caps } = o.maxCost;
-  const unpriced = plan.agents.filter((a) => !caps(a.name)?.pricing).map((a) => a.name);
-  if (unpriced.length > 0) {
+/**
+ * The run's cost ceiling priced for this session: --max-cost's, else the plan's (null: none). Every
+ * agent of the plan must have prices, or the ceiling cannot be kept. Without caps the plan's stand.
+ */
+function sessionCeiling(
+  o: SessionOptions,
+  plan: Pick<Plan, "cells" | "ceiling">,
+  tasks: ReadonlyMap<string, LoadedTask>,
+): PlanCeiling | null {
+  const usd = o.maxCost?.ceilingUsd ?? plan.ceiling?.usd;
+  if (usd === undefined) return null;
+  if (!o.maxCost) return plan.ceiling ?? null;
+  try {
+    return priceCeiling(usd, plan.cells, tasks, o.maxCost.caps);
+  } catch (err) {
+    if (!(err instanceof UnpricedCeiling)) throw err;
     throw new CalibrationError(
-      `--max-cost needs prices: agent configuration(s) ${unpriced.join(", ")} have no "pricing" ` +
-        `(set agents.<name>.pricing in ${relativeToProject(o.paths, o.paths.config)})`,
+      `${err.message} (set agents.<name>.pricing in ${relativeToProject(o.paths, o.paths.config)})`,
     );
   }
-  return trialCeiling(o.maxCost.ceilingUsd, records, (agent) => caps(agent)!);
 }
 
 export interface SessionResult {
@@ -181,9 +200,11 @@ async function newRun(
       provenance: { kgateVersion: kgateVersion(), sandbox },
       monitoring: o.monitoring ?? null,
     });
+    plan.ceiling = sessionCeiling(o, plan, new Map(tasks.map((t) => [t.id, t])));
     mkdirSync(run.dir, { recursive: true });
     writePlan(run, plan);
   } catch (err) {
+    if (err instanceof CalibrationError) throw err;
     throw new CalibrationError((err as Error).message);
   }
   return { run, plan, tasks };
@@ -222,6 +243,13 @@ async function resumedRun(o: SessionOptions, backend: Backend, name: string) {
   return { run, plan, tasks: [...tasks.values()] };
 }
 
+/** A resume's ceiling into its plan (and plan.json) when it differs: a new --max-cost, or prices anew. */
+function keepCeiling(run: RunDir, plan: Plan, ceiling: PlanCeiling | null): void {
+  if (JSON.stringify(ceiling) === JSON.stringify(plan.ceiling ?? null)) return;
+  plan.ceiling = ceiling;
+  rewritePlanCeiling(run, plan);
+}
+
 /** Starts the backend; a new run that cannot start leaves no directory behind (it holds only its plan). */
 async function startOrForget(
   backend: Backend,
@@ -247,11 +275,11 @@ export async function calibrate(o: SessionOptions, backend: Backend): Promise<Se
   }
   const taskMap = new Map(tasks.map((t) => [t.id, t]));
   let engine: EngineResult;
-  let ceiling: TrialCeiling | null = null;
   try {
     const { records, problems } = readRecords(run);
     for (const p of problems) o.stderr.write(`warning: ${p}\n`);
-    ceiling = costCeiling(o, plan, records);
+    if (o.resume) keepCeiling(run, plan, sessionCeiling(o, plan, taskMap));
+    const ceiling = trialCeiling(plan, records);
     const started = await startOrForget(backend, plan, taskMap, o.resume ? null : run);
     const progress = new Progress(plan, tallyRecords(plan, records), {
       stream: o.stderr,
@@ -280,18 +308,9 @@ export async function calibrate(o: SessionOptions, backend: Backend): Promise<Se
         `curtailed: ${task}: its remaining trials were skipped (no outcome of them changes its decision)\n`,
       );
     }
-    if (engine.refused.length > 0) {
-      o.stderr.write(
-        `cost ceiling: ${engine.refused.length} trial(s) not started (${engine.refused[0]!.reason})\n`,
-      );
-    }
   } finally {
     release();
   }
   const summary = summariseRun(run);
-  if (ceiling) {
-    summary.budget = ceiling.state;
-    summary.warnings.push(calibrationBudgetLine(ceiling.state, run.id));
-  }
   return { run, plan, summary, engine, reports: writeReports(summary, run) };
 }

@@ -16,12 +16,14 @@ import type {
 } from "../report/model.ts";
 import { SUMMARY_VERSION } from "../report/model.ts";
 import { configurationsOf, provenanceOf } from "../report/provenance.ts";
+import { resumeHint, spentUsd } from "./budget.ts";
 import { Curtailer } from "./curtail.ts";
 import type { Plan } from "./plan.ts";
 import { maxTrials } from "./plan.ts";
-import { pendingReason, sequentialResult } from "./policy.ts";
+import { type CeilingHold, pendingReason, sequentialResult } from "./policy.ts";
+import { budgetLine, ceilingSentence, type RefusedCell, refusedOfTask } from "./refused.ts";
 import { clauseText, isExtreme } from "./requirement.ts";
-import { type Decision, decide, fixedClause } from "./rule.ts";
+import { type ClauseInput, type Decision, decide, fixedClause } from "./rule.ts";
 import { describeSequential } from "./sequential.ts";
 import { passKCurve, passRate, pooledPassK } from "./stats.ts";
 import {
@@ -88,15 +90,21 @@ function attributionOf(records: Iterable<TrialRecord>): AttributionCounts {
   return counts;
 }
 
-function clauseOf(plan: Plan, t: CellTally): Clause | null {
-  if (plan.mode === "sequential") return sequentialResult(plan, t);
+/** A cell's clause; `held`: its missing trials the ceiling holds back or curtailment skipped, for the words. */
+function clauseOf(plan: Plan, t: CellTally, held: Pick<ClauseInput, "refused" | "curtailed">): Clause | null {
+  if (plan.mode === "sequential") return sequentialResult(plan, t, held);
   const input = clauseInputOf(t, plan.n);
-  return input && fixedClause(input);
+  return input && fixedClause({ ...input, ...held });
 }
 
-function cellSummary(plan: Plan, t: CellTally): CellSummary {
+/** The trials of a cell the ceiling holds back that have no record (an infrastructure error's retry is counted as infra). */
+const notStarted = (t: CellTally, held: RefusedCell | undefined) =>
+  held?.trials.filter((i) => !t.slots.has(i)) ?? [];
+
+function cellSummary(plan: Plan, t: CellTally, held: RefusedCell | undefined): CellSummary {
+  const refused = notStarted(t, held);
   let missing = 0;
-  for (let i = 0; i < plan.n; i++) if (!t.slots.has(i)) missing += 1;
+  for (let i = 0; i < plan.n; i++) if (!t.slots.has(i) && !refused.includes(i)) missing += 1;
   const usage = zeroUsage();
   for (const r of t.slots.values()) addUsage(usage, r);
   return {
@@ -116,12 +124,13 @@ function cellSummary(plan: Plan, t: CellTally): CellSummary {
       unverified: t.unverified,
       missing,
       curtailed: 0,
+      refused: refused.length,
       runs: t.runs,
     },
     rate: passRate(t.passes, t.runs),
     interval: wilson(t.passes, t.runs),
     passK: passKCurve(t.passes, t.runs),
-    clause: clauseOf(plan, t),
+    clause: clauseOf(plan, t, { refused: refused.length }),
     attribution: attributionOf(t.slots.values()),
     usage,
   };
@@ -279,28 +288,55 @@ export function summarise(
   now: Date = new Date(),
 ): RunSummary {
   const tally = tallyRecords(plan, records);
-  const cells = [...tally.cells.values()].map((t) => cellSummary(plan, t));
   const curtailer = new Curtailer(plan);
+  const spent = spentUsd(plan, records);
+  const refused = plan.tasks.flatMap((t) =>
+    refusedOfTask(plan, tally, t.id, spent, plan.curtail ? curtailer : null),
+  );
+  const cells = [...tally.cells.values()].map((t) =>
+    cellSummary(
+      plan,
+      t,
+      refused.find((r) => r.key === t.cell.key),
+    ),
+  );
   const tasks: TaskSummary[] = plan.tasks.map((task) => {
     const mine = cells.filter((c) => c.task === task.id);
     const clauses = mine.map((c) => c.clause).filter((c): c is Clause => c !== null);
+    const ofTask = refused.filter((r) => r.task === task.id);
+    const held: CeilingHold | null =
+      ofTask.length > 0
+        ? {
+            notStarted: mine.reduce((sum, c) => sum + c.counts.refused, 0),
+            sentence: ceilingSentence(plan, ofTask, spent),
+          }
+        : null;
     const ruled = decide(clauses, {
-      pending: pendingReason(plan, tally, task.id),
+      pending: pendingReason(plan, tally, task.id, held),
       strict: plan.strict,
-      resume: `kgate calibrate --resume ${plan.runId}`,
+      resume: resumeHint(plan, held !== null),
     });
     // curtailment decides only what the rule would leave incomplete for want of skipped trials
     const curtailed =
       plan.curtail && ruled.decision === "incomplete"
         ? curtailer.curtailedDecision(tally, task.id, clauses)
         : null;
-    const { decision, reasons, borderline } = curtailed ?? ruled;
+    const { decision, borderline } = curtailed ?? ruled;
+    // a decided task the ceiling still held trials of (without curtailment) says so after its reasons
+    const reasons = [
+      ...(curtailed ?? ruled).reasons,
+      ...(held && decision !== "incomplete" ? [held.sentence] : []),
+    ];
     for (const [key, cut] of curtailed?.cells ?? []) curtailedCell(mine.find((c) => c.key === key)!, cut);
     // a task the rule decides on its own: its clauses keep their words, its skipped trials are curtailed
     if (plan.curtail && !curtailed && ruled.decision !== "incomplete") {
       const settled = curtailer.analyse(tally, task.id);
       if (settled.settled)
-        for (const [key, left] of settled.left) countCurtailed(mine.find((c) => c.key === key)!, left);
+        for (const [key, left] of settled.left) {
+          const c = mine.find((x) => x.key === key)!;
+          const curtailed = countCurtailed(c, left);
+          c.clause = clauseOf(plan, tally.cells.get(key)!, { refused: c.counts.refused, curtailed });
+        }
     }
     return {
       id: task.id,
@@ -331,7 +367,13 @@ export function summarise(
   const count = (o: TrialRow["outcome"]) => current.filter((t) => t.outcome === o).length;
   const decisions: Record<Decision, number> = { retain: 0, revise: 0, discard: 0, incomplete: 0 };
   for (const t of tasks) decisions[t.decision] += 1;
-  const warnings = [...extraWarnings];
+  const budget = {
+    ceilingUsd: plan.ceiling?.usd ?? null,
+    spentUsd: spent,
+    reservedUsd: 0,
+    refused: refused.map(({ key: _key, ...r }) => r),
+  };
+  const warnings = [...extraWarnings, ...(plan.ceiling ? [budgetLine(plan, budget)] : [])];
   if (tally.mismatched.length > 0) {
     warnings.push(
       `${tally.mismatched.length} record(s) were made with a task, artefact or agent digest other than the plan's and are left out`,
@@ -383,6 +425,7 @@ export function summarise(
       decisions,
     },
     warnings,
+    budget,
     caveats: caveatsOf(tasks, cells, plan.mode === "sequential" ? plan.sequential.alpha : 0.05),
   };
 }

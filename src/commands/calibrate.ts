@@ -56,7 +56,7 @@ export interface CalibrateOptions extends Omit<ConfigOverrides, "n" | "concurren
   payoff?: string;
   /** --estimate: print what the run would cost and exit (no trial, no model call). */
   estimate?: boolean;
-  /** --max-cost <usd>: the run's cost ceiling (a resume may raise it). */
+  /** --max-cost <usd>: the run's cost ceiling, kept in its plan (a resume keeps it, or replaces it with its own). */
   maxCost?: string;
 }
 
@@ -135,9 +135,12 @@ function monitoringOf(ctx: CommandContext, o: CalibrateOptions): PlanMonitoring 
   return o.monitor || prospective ? { probes: o.monitor === true, prospective } : null;
 }
 
-/** --max-cost: a non-negative number of USD, with every configuration's caps and prices. */
-function maxCostOf(ctx: CommandContext, text: string) {
-  const ceilingUsd = parseMaxCost(text);
+/**
+ * --max-cost (a non-negative number of USD; absent: a resume keeps the plan's ceiling), with every
+ * configuration's caps and prices to price it.
+ */
+function maxCostOf(ctx: CommandContext, text: string | undefined) {
+  const ceilingUsd = text === undefined ? undefined : parseMaxCost(text);
   if (typeof ceilingUsd === "string") throw new UsageError(ceilingUsd);
   const configs = new Map(loadAgentConfigs(ctx.paths).agents.map((a) => [a.name, a]));
   return { ceilingUsd, caps: (agent: string) => configs.get(agent) ?? null };
@@ -198,7 +201,7 @@ export async function run(ctx: CommandContext, taskIds: string[], o: CalibrateOp
         signal: controller.signal,
         stderr: ctx.stderr as CommandContext["stderr"] & { isTTY?: boolean },
         monitoring,
-        ...(o.maxCost === undefined ? {} : { maxCost: maxCostOf(ctx, o.maxCost) }),
+        maxCost: maxCostOf(ctx, o.maxCost),
       },
       dockerBackend({
         paths: ctx.paths,

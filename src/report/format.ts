@@ -26,6 +26,7 @@ export function cellText(c: CellSummary): string {
   if (c.counts.unverified > 0) extra.push(`${c.counts.unverified} unverified`);
   if (c.counts.missing > 0) extra.push(`${c.counts.missing} missing`);
   if (c.counts.curtailed > 0) extra.push(`${c.counts.curtailed} curtailed`);
+  if (c.counts.refused > 0) extra.push(`${c.counts.refused} not started (cost ceiling)`);
   return `${tallyText(c.counts.pass, c.counts.runs, c.interval)}${extra.length > 0 ? ` +${extra.join(", ")}` : ""}`;
 }
 

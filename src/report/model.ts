@@ -24,6 +24,24 @@ export const PassK = z.object({
 /** An aggregate row's pass@k and pass^k: the mean over `cells`, those with k or more valid trials. */
 export const PooledPassK = PassK.extend({ cells: z.number().int().positive() });
 
+/** A cell's trials the cost ceiling keeps from starting: each could cost more than the run has left. */
+export const RefusedTrials = z.object({
+  task: z.string(),
+  /** The cell's label. */
+  cell: z.string(),
+  /** Trial indices, 0-based as in the trial ids. */
+  trials: z.array(z.number().int().nonnegative()),
+  /** The most one of them can cost. */
+  worstCaseUsd: z.number().nonnegative(),
+});
+
+export const Budget = z.object({
+  ceilingUsd: z.number().nonnegative().nullable(),
+  spentUsd: z.number().nonnegative(),
+  reservedUsd: z.number().nonnegative(),
+  refused: z.array(RefusedTrials),
+});
+
 export const Counts = z.object({
   /** Valid trials the plan asked for (n; the cap is the most under sequential screening). */
   planned: z.number().int().nonnegative(),
@@ -37,6 +55,8 @@ export const Counts = z.object({
   missing: z.number().int().nonnegative(),
   /** Trials curtailment did not run: no outcome of them changes the task's decision (absent in older summaries). */
   curtailed: z.number().int().nonnegative().default(0),
+  /** Planned trials not started because the cost ceiling holds them back (not in `missing`; absent in older summaries). */
+  refused: z.number().int().nonnegative().default(0),
   /** pass + fail: the denominator of the rate. */
   runs: z.number().int().nonnegative(),
 });
@@ -224,20 +244,19 @@ export const RunSummary = z.object({
   warnings: z.array(z.string()),
   /** What the figures do not show (retained-set intervals, per-task bounds): the report's notes. */
   caveats: z.array(z.string()).default([]),
-  /** --max-cost: the ceiling and what was spent (every attempt of the run) and still reserved, USD. */
-  budget: z
-    .object({
-      ceilingUsd: z.number().nonnegative(),
-      spentUsd: z.number().nonnegative(),
-      reservedUsd: z.number().nonnegative(),
-      refused: z.number().int().nonnegative(),
-    })
-    .optional(),
+  /**
+   * The cost ceiling (--max-cost, kept in the plan; null: none), what the run spent (every attempt,
+   * as charged against the ceiling) and still holds reserved, USD, and the trials the ceiling keeps
+   * from starting. Absent in older summaries.
+   */
+  budget: Budget.optional(),
 });
 
 export type PassK = z.infer<typeof PassK>;
 export type PooledPassK = z.infer<typeof PooledPassK>;
 export type Counts = z.infer<typeof Counts>;
+export type Budget = z.infer<typeof Budget>;
+export type RefusedTrials = z.infer<typeof RefusedTrials>;
 export type AttributionCounts = z.infer<typeof AttributionCounts>;
 export type UsageTotals = z.infer<typeof UsageTotals>;
 export type Clause = z.infer<typeof Clause>;
