@@ -1,8 +1,19 @@
-// Spreadsheets (xlsx, through exceljs): sheet names, and for every cell its value, its formatted text
-// and its formula, laid out as one line per row so a cell's row is its context and row 1 its header.
-import type { CellValue, Worksheet } from "exceljs";
+// Spreadsheets (xlsx): sheet names, and for every cell its value, its text as Excel displays it
+// (its number format through numfmt: dates, fractions, scientific, sections), its formula and its
+// note, laid out as one line per row so a cell's row is its context and row 1 its header. The zip
+// is read with caps (xlsx-zip.ts), the XML parts streamed through a SAX parser (xlsx-parts.ts).
+import { format, getFormatFromId, isDateFormat } from "numfmt";
 import { type AuditDocument, floorIndex } from "./document.ts";
 import { isAsciiText } from "./normalise.ts";
+import {
+  numberFormats,
+  type RawCell,
+  sharedStrings,
+  sheetCells,
+  sheetNotes,
+  workbook,
+} from "./xlsx-parts.ts";
+import { openZip, XLSX_CAPS, type ZipCaps } from "./xlsx-zip.ts";
 
 interface Entry {
   start: number;
@@ -14,80 +25,102 @@ interface Entry {
   text: string;
 }
 
-/** The text a number shows under a number format (percent, fixed decimals, thousands). */
-export function formatNumber(value: number, numFmt: string | undefined): string | undefined {
-  if (!numFmt || numFmt === "General") return undefined;
-  const section = numFmt.split(";")[0]!.replace(/"[^"]*"|\\.|\[[^\]]*\]/g, "");
-  const decimals = /\.(0+)/.exec(section)?.[1]?.length ?? 0;
-  if (section.includes("%")) return `${(value * 100).toFixed(decimals)}%`;
-  if (!/[0#]/.test(section)) return undefined;
-  const fixed = value.toFixed(decimals);
-  if (!section.includes(",")) return fixed;
-  const [int, frac] = fixed.split(".");
-  const grouped = int!.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  return frac === undefined ? grouped : `${grouped}.${frac}`;
-}
+/** Days between Excel's 1900 and 1904 date systems: a 1904 workbook's serial + 1462 is the 1900 one. */
+const DAYS_1904 = 1462;
 
-function plain(value: CellValue): string | undefined {
-  if (value === null || value === undefined) return undefined;
-  if (typeof value === "number") return String(value);
-  if (typeof value === "string") return value;
-  if (typeof value === "boolean") return value ? "TRUE" : "FALSE";
-  if (value instanceof Date) return value.toISOString().slice(0, 10);
-  if ("richText" in value) return value.richText.map((r) => r.text).join("");
-  if ("hyperlink" in value) return `${value.text} ${value.hyperlink}`;
-  if ("error" in value) return value.error;
-  if ("result" in value) return value.result === undefined ? undefined : plain(value.result as CellValue);
-  return undefined;
-}
-
-function noteText(note: unknown): string | undefined {
-  if (typeof note === "string") return note;
-  if (note && typeof note === "object" && "texts" in note) {
-    return ((note as { texts?: Array<{ text: string }> }).texts ?? []).map((t) => t.text).join("");
-  }
-  return undefined;
-}
-
-function sheetEntries(sheet: Worksheet, push: (e: Omit<Entry, "start">) => void): void {
-  push({ sheet: sheet.name, address: "", row: 0, col: 0, part: "sheet name", text: sheet.name });
-  sheet.eachRow({ includeEmpty: false }, (row, rowNumber) => {
-    row.eachCell({ includeEmpty: false }, (cell, col) => {
-      const base = { sheet: sheet.name, address: cell.address, row: rowNumber, col };
-      const value = plain(cell.value);
-      if (value !== undefined) push({ ...base, part: "value", text: value });
-      const numeric =
-        typeof cell.value === "number"
-          ? cell.value
-          : typeof cell.result === "number"
-            ? cell.result
-            : undefined;
-      const formatted = numeric === undefined ? undefined : formatNumber(numeric, cell.numFmt);
-      if (formatted !== undefined && formatted !== value)
-        push({ ...base, part: "formatted text", text: formatted });
-      if (cell.formula) push({ ...base, part: "formula", text: `=${cell.formula}` });
-      const note = noteText(cell.note);
-      if (note) push({ ...base, part: "note", text: note });
-    });
-  });
-}
-
-/** Reads a workbook into one document; throws with a clear message when the file is not an xlsx. */
-export async function xlsxDocument(file: string, bytes: Buffer): Promise<AuditDocument> {
-  const { default: ExcelJS } = await import("exceljs");
-  const workbook = new ExcelJS.Workbook();
+/**
+ * The text a number shows under a number format code, as Excel renders it (numfmt); undefined for
+ * General (the value itself is shown) or a code numfmt cannot read.
+ */
+export function formatNumber(value: number, code: string | undefined, date1904 = false): string | undefined {
+  if (!code || code === "General") return undefined;
   try {
-    await workbook.xlsx.load(bytes as unknown as ArrayBuffer);
-  } catch (err) {
-    throw new Error(`cannot read ${file} as an xlsx workbook: ${(err as Error).message}`);
+    const serial = date1904 && isDateFormat(code) ? value + DAYS_1904 : value;
+    return format(code, serial, { throws: true, dateErrorThrows: true });
+  } catch {
+    return undefined;
   }
+}
+
+interface Book {
+  strings: string[];
+  styles: number[];
+  custom: Map<number, string>;
+  date1904: boolean;
+}
+
+/** The cell's value as stored: a number's digits, a string, TRUE/FALSE, an error code. */
+function plain(c: RawCell, book: Book): string | undefined {
+  if (c.type === "s") return c.value === undefined ? undefined : book.strings[Number(c.value)];
+  if (c.type === "inlineStr") return c.inline;
+  if (c.type === "b") return c.value === undefined ? undefined : c.value === "1" ? "TRUE" : "FALSE";
+  return c.value;
+}
+
+function formatCode(c: RawCell, book: Book): string | undefined {
+  const id = book.styles[c.style] ?? 0;
+  return book.custom.get(id) ?? getFormatFromId(id);
+}
+
+function cellEntries(
+  c: RawCell,
+  book: Book,
+  note: string | undefined,
+  push: (e: Omit<Entry, "start">) => void,
+): void {
+  const base = { address: c.address, row: c.row, col: c.col };
+  const value = plain(c, book);
+  if (value !== undefined) push({ ...base, sheet: "", part: "value", text: value });
+  const numeric = c.type === "n" && value !== undefined && value !== "" ? Number(value) : Number.NaN;
+  const formatted = Number.isFinite(numeric)
+    ? formatNumber(numeric, formatCode(c, book), book.date1904)
+    : undefined;
+  if (formatted !== undefined && formatted !== value)
+    push({ ...base, sheet: "", part: "formatted text", text: formatted });
+  if (c.formula) push({ ...base, sheet: "", part: "formula", text: `=${c.formula}` });
+  if (note) push({ ...base, sheet: "", part: "note", text: note });
+}
+
+/** Every entry of the workbook in order: per sheet its name, then its cells row by row. */
+async function workbookEntries(
+  bytes: Buffer,
+  file: string,
+  caps: ZipCaps,
+  push: (e: Omit<Entry, "start">) => void,
+): Promise<void> {
+  const zip = await openZip(bytes, file, caps);
+  try {
+    const { sheets, date1904 } = await workbook(zip, file);
+    const { styles, custom } = await numberFormats(zip, file);
+    const book: Book = { strings: await sharedStrings(zip, file), styles, custom, date1904 };
+    for (const sheet of sheets) {
+      push({ sheet: sheet.name, address: "", row: 0, col: 0, part: "sheet name", text: sheet.name });
+      const notes = await sheetNotes(zip, sheet.part, file);
+      await sheetCells(zip, sheet.part, file, (c) =>
+        cellEntries(c, book, notes.get(c.address), (e) => push({ ...e, sheet: sheet.name })),
+      );
+    }
+  } finally {
+    zip.close();
+  }
+}
+
+/**
+ * Reads a workbook into one document; throws with a clear message naming the file when it is not an
+ * xlsx, is malformed, or is a zip bomb (an entry over `caps`).
+ */
+export async function xlsxDocument(
+  file: string,
+  bytes: Buffer,
+  caps: ZipCaps = XLSX_CAPS,
+): Promise<AuditDocument> {
   const entries: Entry[] = [];
   const parts: string[] = [];
   let length = 0;
   let lastRow = -1;
   let lastSheet = "";
-  for (const sheet of workbook.worksheets) {
-    sheetEntries(sheet, (e) => {
+  try {
+    await workbookEntries(bytes, file, caps, (e) => {
       // One line per row: a new row or sheet starts a new line, cells of a row are tab-separated.
       const sep = length === 0 ? "" : e.row === lastRow && e.sheet === lastSheet ? "\t" : "\n";
       const text = e.text.replace(/[\t\n\r]+/g, " ");
@@ -98,6 +131,13 @@ export async function xlsxDocument(file: string, bytes: Buffer): Promise<AuditDo
       lastRow = e.row;
       lastSheet = e.sheet;
     });
+  } catch (err) {
+    const message = (err as Error).message;
+    throw new Error(
+      message.startsWith(file)
+        ? `cannot read ${message}`
+        : `cannot read ${file} as an xlsx workbook: ${message}`,
+    );
   }
   const text = parts.join("");
   const starts = Int32Array.from(entries.map((e) => e.start));

@@ -3,7 +3,6 @@ import { isAscii } from "node:buffer";
 import path from "node:path";
 import { type AuditDocument, cellSpans, floorIndex, lineStarts, textLocator, unquote } from "./document.ts";
 import { jsonDocument } from "./extract-json.ts";
-import { xlsxDocument } from "./extract-xlsx.ts";
 import { isAsciiText } from "./normalise.ts";
 
 export type FileFormat = "text" | "csv" | "tsv" | "json" | "jsonl" | "xlsx" | "binary";
@@ -77,7 +76,8 @@ export function fileNameDocument(file: string, name: string): AuditDocument {
 export async function contentDocuments(file: string, bytes: Buffer): Promise<AuditDocument[]> {
   const format = formatOf(file, bytes);
   if (format === "binary") return [];
-  if (format === "xlsx") return [await xlsxDocument(file, bytes)];
+  // The workbook reader (zip, XML and number-format libraries) loads only when a workbook is read.
+  if (format === "xlsx") return [await (await import("./extract-xlsx.ts")).xlsxDocument(file, bytes)];
   const { text, ascii } = decodeText(bytes);
   if (format === "csv" || format === "tsv")
     return [tableDocument(file, text, ascii, format === "csv" ? "," : "\t")];

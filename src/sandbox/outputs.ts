@@ -58,8 +58,7 @@ function parentProblem(
   for (const [i, parent] of parents.entries()) {
     const stat = stats[i];
     if (!stat) return { record: { path: p, status: "missing", reason: `folder ${parent}/ does not exist` } };
-    if (stat.type === "symlink")
-      return rejected(p, linkReason(`folder ${parent}`, stat.linkTarget, workdir));
+    if (stat.type === "symlink") return rejected(p, linkReason(`folder ${parent}`, stat.linkTarget, workdir));
     if (stat.type !== "directory") return rejected(p, `${parent} is not a folder`);
   }
   return null;

@@ -1,4 +1,5 @@
-// Test support: small xlsx workbooks written through exceljs (the library the audit reads them with).
+// Test support: small xlsx workbooks written through exceljs, a writer independent of the audit's own
+// reader (src/audit/extract-xlsx.ts); a devDependency only.
 import ExcelJS from "exceljs";
 
 export type CellSpec =
