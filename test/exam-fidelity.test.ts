@@ -212,6 +212,8 @@ describe("a record that fails its schema (item 2)", () => {
         outputTokens: 1,
         cacheReadTokens: 0,
         cacheWriteTokens: 0,
+        cacheWrite1hTokens: 0,
+        callsChargedAtReservation: 0,
         modelCalls: 1,
         costUsd: null,
       },

@@ -12,7 +12,9 @@ const usage = {
   outputTokens: 1,
   cacheReadTokens: 0,
   cacheWriteTokens: 0,
+  cacheWrite1hTokens: 0,
   modelCalls: 1,
+  callsChargedAtReservation: 0,
   costUsd: null,
 };
 const verdict = (pass: boolean) => ({

@@ -349,6 +349,9 @@ describe("an upstream that stalls is cut, as the provider's failure", () => {
     expect(result.body).toContain("the provider sent nothing for");
     expect(session.infraFailure).toMatchObject({ kind: "provider-outage", owner: "provider" });
     expect(session.inFlight).toBe(0);
+    // the request was sent: the provider may have billed it, so it is charged at its reservation,
+    // ceil(85 bytes / 2) = 43 input and the 5 output tokens granted (issue 40 item 1)
+    expect(session.usage()).toMatchObject({ inputTokens: 43, outputTokens: 5, callsChargedAtReservation: 1 });
   });
 
   it("in the middle of its body: the stream is cut, its start counted, the failure the provider's", async () => {
@@ -365,8 +368,11 @@ describe("an upstream that stalls is cut, as the provider's failure", () => {
     );
     expect([200, "aborted", "socket hang up"]).toContain(outcome);
     expect(session.infraFailure).toMatchObject({ kind: "provider-outage" });
-    // message_start reported 10 input and 1 output token: what was streamed is counted
-    expect(session.usage().inputTokens).toBe(10);
+    // message_start reported 10 input and 1 output token, but the call's whole usage never came: it
+    // is charged at its reservation, the body {"model":"m","max_tokens":5,"stream":true,"messages":
+    // [{"role":"user","content":"x"}]} of 85 bytes -> ceil(85 / 2) = 43 input, 5 output (issue 40 item 1)
+    expect(session.usage()).toMatchObject({ inputTokens: 43, outputTokens: 5, callsChargedAtReservation: 1 });
+    expect(session.reportedUsage().modelCalls).toBe(0);
   });
 });
 

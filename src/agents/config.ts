@@ -21,18 +21,48 @@ const EnvVarName = z
     "must name an environment variable (e.g. ANTHROPIC_API_KEY); never put the key itself in the file",
   );
 
+const RATES = {
+  /** USD per million uncached input tokens. */
+  inputPerMTok: z.number().nonnegative(),
+  /** USD per million output tokens. */
+  outputPerMTok: z.number().nonnegative(),
+  /** USD per million tokens read from the prompt cache (defaults to the input price). */
+  cacheReadPerMTok: z.number().nonnegative().optional(),
+  /** USD per million tokens written to the prompt cache for 5 minutes (defaults to the input price). */
+  cacheWritePerMTok: z.number().nonnegative().optional(),
+  /**
+   * USD per million tokens written to the prompt cache for 1 hour (Anthropic's `ttl: "1h"`, published
+   * at 2x the input price). Unset: the relay refuses a request that asks for 1-hour writes.
+   */
+  cacheWrite1hPerMTok: z.number().nonnegative().optional(),
+};
+
+/**
+ * A long-context tier: a call whose input (uncached + cache reads + cache writes) is above
+ * `aboveInputTokens` is billed whole at these rates (Anthropic's 1M-context models above 200K,
+ * DashScope's tiers); the highest tier whose threshold the call passes applies.
+ */
+export const PriceTier = z.object({ aboveInputTokens: z.number().int().positive(), ...RATES }).strict();
+
 export const Pricing = z
   .object({
-    /** USD per million uncached input tokens. */
-    inputPerMTok: z.number().nonnegative(),
-    /** USD per million output tokens. */
-    outputPerMTok: z.number().nonnegative(),
-    /** USD per million tokens read from the prompt cache (defaults to the input price). */
-    cacheReadPerMTok: z.number().nonnegative().optional(),
-    /** USD per million tokens written to the prompt cache (defaults to the input price). */
-    cacheWritePerMTok: z.number().nonnegative().optional(),
+    ...RATES,
+    /** Long-context tiers, by ascending threshold (none: one price at every length). */
+    tiers: z.array(PriceTier).optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((p, ctx) => {
+    const at = (p.tiers ?? []).map((t) => t.aboveInputTokens);
+    at.forEach((threshold, i) => {
+      if (i > 0 && threshold <= at[i - 1]!) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["tiers", i, "aboveInputTokens"],
+          message: "tiers go by ascending aboveInputTokens, each threshold once",
+        });
+      }
+    });
+  });
 
 export const RetryPolicy = z
   .object({
@@ -142,6 +172,14 @@ export const AgentConfig = z
     if (c.anthropicBetas !== undefined && c.provider !== "anthropic") {
       ctx.addIssue({ code: "custom", path: ["anthropicBetas"], message: "only for provider anthropic" });
     }
+    const longContext = (c.anthropicBetas ?? []).find((b) => b.startsWith("context-1m"));
+    if (longContext && c.pricing && !c.pricing.tiers?.length) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["pricing", "tiers"],
+        message: `beta ${longContext} lets a call send more than 200K input tokens, which Anthropic bills at its long-context rates: add them as a tier ({ "aboveInputTokens": 200000, ... }), or drop the beta`,
+      });
+    }
     for (const field of ["openaiOrganization", "openaiProject"] as const) {
       if (c[field] !== undefined && c.provider === "anthropic") {
         ctx.addIssue({
@@ -221,6 +259,7 @@ export const KgateConfig = z
 export type HarnessName = z.infer<typeof HarnessName>;
 export type ProviderName = z.infer<typeof ProviderName>;
 export type Pricing = z.infer<typeof Pricing>;
+export type PriceTier = z.infer<typeof PriceTier>;
 export type RetryPolicy = z.infer<typeof RetryPolicy>;
 export type RelaySettings = z.infer<typeof RelaySettings>;
 export type SystemPromptPolicy = z.infer<typeof SystemPromptPolicy>;

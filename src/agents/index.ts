@@ -30,13 +30,14 @@ export {
 } from "./load-config.ts";
 export { noopAgent } from "./noop.ts";
 export { oracleAgent, SOLUTION_DIR_IN_SANDBOX } from "./oracle.ts";
+export { callCostUsd, dearestRates, ratesFor, reservationCostUsd } from "./pricing.ts";
 export { modelsUrl, PROBE_TIMEOUT_MS, type ProbeResult, probeEndpoint } from "./providers/probe.ts";
 export type * from "./providers/types.ts";
 export { RELAY_PORT, Relay } from "./relay/server.ts";
 export { retryLine, withRetry } from "./retry.ts";
 export { artefactOpened, readTrajectory, TrajectoryRecorder } from "./trajectory.ts";
 export * from "./types.ts";
-export { costUsd, UsageMeter } from "./usage.ts";
+export { UsageMeter } from "./usage.ts";
 
 /** A ChatModel for a configuration, through its provider's SDK (loaded on this first use). */
 export async function loadChatModel(

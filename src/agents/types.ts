@@ -86,7 +86,13 @@ export interface AgentRunContext {
 
 export interface AgentResult {
   stopReason: StopReason;
+  /** What the trial's model calls were charged (the token budget and the cost ceiling count this). */
   usage: Usage;
+  /**
+   * The usage the provider reported, over the calls where it reached kgate (an installed harness's
+   * relay); absent when the agent is its own client and saw every call's usage (then equal to usage).
+   */
+  reportedUsage?: Usage;
   /** Set when the agent could not complete; infra errors are retried and never counted. */
   error?: TrialError;
   /** Did the harness list the artefact as an available reference (or install it as a skill)? */

@@ -1,26 +1,22 @@
-// Token usage of model calls: normalised counts from each wire format, totals, and cost.
-import type { Usage } from "../model/index.ts";
+// Token usage of model calls: normalised counts from each wire format, and a trial's running totals
+// with its cost, each call priced as it was billed (pricing.ts) or charged at its reservation.
+import { type Usage, ZERO_USAGE } from "../model/index.ts";
 import type { Pricing } from "./config.ts";
+import { type CallUsage, callCostUsd, reservationCostUsd } from "./pricing.ts";
 
-/** One model call's tokens. `input` excludes cache reads and writes (the Anthropic convention). */
-export interface CallUsage {
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-}
-
-export const NO_CALL_USAGE: CallUsage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+export { type CallUsage, NO_CALL_USAGE } from "./pricing.ts";
 
 const n = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) && v > 0 ? Math.round(v) : 0);
 
-/** From an Anthropic Messages `usage` object. */
+/** From an Anthropic Messages `usage` object (`cache_creation` splits the writes by lifetime). */
 export function fromAnthropicUsage(u: Record<string, unknown> | null | undefined): CallUsage {
+  const creation = u?.cache_creation as Record<string, unknown> | null | undefined;
   return {
     input: n(u?.input_tokens),
     output: n(u?.output_tokens),
     cacheRead: n(u?.cache_read_input_tokens),
     cacheWrite: n(u?.cache_creation_input_tokens),
+    cacheWrite1h: n(creation?.ephemeral_1h_input_tokens),
   };
 }
 
@@ -39,6 +35,7 @@ export function fromOpenAIUsage(u: Record<string, unknown> | null | undefined): 
     output: n(u?.completion_tokens ?? u?.output_tokens),
     cacheRead: cached,
     cacheWrite: 0,
+    cacheWrite1h: 0,
   };
 }
 
@@ -47,39 +44,26 @@ export function totalTokens(u: CallUsage | Usage): number {
   return u.input + u.output + u.cacheRead + u.cacheWrite;
 }
 
-/** USD for the given counts; null without pricing. */
-export function costUsd(u: Usage, pricing: Pricing | null): number | null {
-  if (!pricing) return null;
-  const cacheRead = pricing.cacheReadPerMTok ?? pricing.inputPerMTok;
-  const cacheWrite = pricing.cacheWritePerMTok ?? pricing.inputPerMTok;
-  const usd =
-    (u.inputTokens * pricing.inputPerMTok +
-      u.outputTokens * pricing.outputPerMTok +
-      u.cacheReadTokens * cacheRead +
-      u.cacheWriteTokens * cacheWrite) /
-    1_000_000;
-  return Math.round(usd * 1e6) / 1e6;
-}
-
-/** Running totals of a trial's model calls. */
+/** Running totals of a trial's model calls: tokens, and USD summed call by call. */
 export class UsageMeter {
-  private usage: Usage = {
-    inputTokens: 0,
-    outputTokens: 0,
-    cacheReadTokens: 0,
-    cacheWriteTokens: 0,
-    modelCalls: 0,
-    costUsd: null,
-  };
+  private usage: Usage = { ...ZERO_USAGE };
+  private usd = 0;
 
   constructor(private readonly pricing: Pricing | null) {}
 
+  /** A call as the provider reported it, priced at its tier's rates. */
   add(call: CallUsage): void {
-    this.usage.inputTokens += call.input;
-    this.usage.outputTokens += call.output;
-    this.usage.cacheReadTokens += call.cacheRead;
-    this.usage.cacheWriteTokens += call.cacheWrite;
-    this.usage.modelCalls += 1;
+    this.count(call, this.pricing ? callCostUsd(call, this.pricing) : 0);
+  }
+
+  /**
+   * A call whose usage never reached kgate, charged at its reservation: `inputBound` tokens sent and
+   * `outputCap` generated, at the dearest rates (the sent tokens could have been any kind of input).
+   */
+  addReservation(inputBound: number, outputCap: number): void {
+    const usd = this.pricing ? reservationCostUsd(this.pricing, inputBound, outputCap) : 0;
+    this.count({ input: inputBound, output: outputCap, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0 }, usd);
+    this.usage.callsChargedAtReservation += 1;
   }
 
   get total(): number {
@@ -87,6 +71,16 @@ export class UsageMeter {
   }
 
   snapshot(): Usage {
-    return { ...this.usage, costUsd: costUsd(this.usage, this.pricing) };
+    return { ...this.usage, costUsd: this.pricing ? Math.round(this.usd * 1e6) / 1e6 : null };
+  }
+
+  private count(call: CallUsage, usd: number): void {
+    this.usage.inputTokens += call.input;
+    this.usage.outputTokens += call.output;
+    this.usage.cacheReadTokens += call.cacheRead;
+    this.usage.cacheWriteTokens += call.cacheWrite;
+    this.usage.cacheWrite1hTokens += Math.min(call.cacheWrite1h, call.cacheWrite);
+    this.usage.modelCalls += 1;
+    this.usd += usd;
   }
 }

@@ -99,7 +99,17 @@ const RecordV3 = z.object({
   startedAt: z.iso.datetime(),
   finishedAt: z.iso.datetime(),
   phases: z.partialRecord(PhaseName, PhaseTiming),
+  /**
+   * What the trial's model calls were charged: the provider's reported usage where it reached kgate,
+   * each other call at its reservation (Usage.callsChargedAtReservation); the token budget, the cost
+   * ceiling and reports count this.
+   */
   usage: Usage,
+  /**
+   * The usage the provider reported, over the calls where it reached kgate (installed harnesses);
+   * null when not tracked apart (the agent saw every call's usage, or a record older than this field).
+   */
+  reportedUsage: Usage.nullable().default(null),
   stopReason: StopReason,
   outputs: z.array(CollectedOutput),
   verdict: Verdict,

@@ -4,6 +4,7 @@
 import path from "node:path";
 import { conversationBound } from "../cost/index.ts";
 import {
+  addUsage,
   FAILURE_KINDS,
   internalError,
   type TrialError,
@@ -194,7 +195,7 @@ export async function canary(
       const line = lineOf(job, {
         conventions: scoreConventions(conventions, stated.replies[0] ?? ""),
         continuationHit: continuationHit(continued.replies[0] ?? "", privateText, task.artefact.canary),
-        usage: sumUsage(continued.usage, stated.usage),
+        usage: addUsage(continued.usage, stated.usage),
         error: continued.error ?? stated.error,
       });
       appendProbeLine(run.runDir, line);
@@ -279,16 +280,4 @@ export async function canary(
     };
   });
   return { reports, internal: engine.internal, cancelled: engine.cancelled };
-}
-
-function sumUsage(a: Usage, b: Usage): Usage {
-  return {
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
-    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
-    modelCalls: a.modelCalls + b.modelCalls,
-    costUsd:
-      a.costUsd === null || b.costUsd === null ? null : Math.round((a.costUsd + b.costUsd) * 1e6) / 1e6,
-  };
 }

@@ -44,6 +44,7 @@ export async function agentPhase(o: AgentPhaseOptions): Promise<TrialOutcome> {
     const result = await Promise.race([o.agent.run({ ...o.context, signal: controller.signal }), abandoned]);
     const base = {
       usage: result.usage,
+      reportedUsage: result.reportedUsage ?? null,
       artefactOpened: minusA ? null : (result.artefactOpened ?? null),
       artefactListed: result.artefactListed ?? null,
       retrospective: result.followUp ?? null,

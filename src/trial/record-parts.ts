@@ -32,7 +32,10 @@ import type { FileTrajectory } from "./trajectory.ts";
 
 export interface TrialOutcome {
   stopReason: StopReason;
+  /** What the agent's model calls were charged. */
   usage: Usage;
+  /** The usage the provider reported, where the agent tracks it apart (an installed harness's relay). */
+  reportedUsage?: Usage | null;
   error: TrialError | null;
   artefactOpened: boolean | null;
   artefactListed: boolean | null;
@@ -160,6 +163,7 @@ export function buildRecord(p: RecordParts): TrialRecord {
     finishedAt: new Date().toISOString(),
     phases: p.phases,
     usage: p.outcome.usage,
+    reportedUsage: p.outcome.reportedUsage ?? null,
     stopReason: stopReasonOf(p.error, p.outcome.stopReason),
     outputs: p.files.map((f) => f.record),
     verdict: p.verdict,
@@ -182,6 +186,7 @@ export function buildRecord(p: RecordParts): TrialRecord {
     return TrialRecord.parse({
       ...raw,
       usage: { ...ZERO_USAGE, ...sane(raw.usage) },
+      reportedUsage: raw.reportedUsage ? { ...ZERO_USAGE, ...sane(raw.reportedUsage) } : null,
       phases: {},
       outputs: [],
       verdict: UNVERIFIED,

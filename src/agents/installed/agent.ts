@@ -35,6 +35,8 @@ import { harnessDeathError } from "./outcome.ts";
 export const AGENT_HOME = "/home/agent";
 /** Bytes of the harness's stdout kept (its tail: the final report is at the end). */
 const STDOUT_TAIL = 256 * 1024;
+/** How long the relay keeps reading replies the exited harness hung up on, for their usage. */
+const SETTLE_GRACE_MS = 5000;
 
 export interface InstalledAgentOptions {
   adapter: HarnessAdapter;
@@ -212,7 +214,9 @@ export class InstalledAgent implements Agent {
       stderr: exec?.stderr.slice(-4000) ?? null,
       ...report.facts,
     });
-    session.flush();
+    // the calls the harness left are read to their end for a while, then charged at their reservation
+    await session.settled(SETTLE_GRACE_MS);
+    session.close();
     const broken = channelEnd?.reason === "violation" ? describeEnd(channelEnd) : null;
     const { stopReason, error } = this.outcome(ctx.signal, exec, thrown, session, report.stopReason, broken);
     if (error) ctx.trajectory.append({ type: "error", ...error });
@@ -223,6 +227,7 @@ export class InstalledAgent implements Agent {
     return {
       stopReason,
       usage,
+      reportedUsage: session.reportedUsage(),
       artefactListed: artefact !== null && adapter.skillsDir !== null,
       artefactOpened: openedFrom(ctx.trajectory.events, artefact, skillPaths),
       ...(error ? { error } : {}),

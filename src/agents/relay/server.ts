@@ -10,9 +10,10 @@ import path from "node:path";
 import { ownedTempDir } from "../../common/index.ts";
 import { type TrajectoryEvent, trialError } from "../../model/index.ts";
 import { type ProviderName, RELAY_DEFAULTS, type RetryPolicy } from "../config.ts";
-import { classifyStatus, errorMessage, ModelCallError } from "../errors.ts";
+import { errorMessage, ModelCallError } from "../errors.ts";
 import { retryLine, retryNote } from "../retry.ts";
 import { checkedBody, readBody } from "./body.ts";
+import { type ForwardedCall, pipeReply } from "./reply.ts";
 import { requestedMaxTokens, rewriteModelCall } from "./rewrite.ts";
 import { type HeaderPolicy, refusalBody, routeOf, upstreamHeaders } from "./routes.ts";
 import {
@@ -21,16 +22,16 @@ import {
   RelaySession,
   type RelaySessionOptions,
   type Reservation,
+  type Settlement,
 } from "./session.ts";
-import { callUpstream, type StallTimer, UpstreamStallError, UpstreamStatusError } from "./upstream.ts";
 import {
-  replyOfJson,
-  StreamAccumulator,
-  systemOf,
-  toolResultsOf,
-  userTextsOf,
-  type WireApi,
-} from "./wire.ts";
+  callUpstream,
+  mayHaveBeenBilled,
+  type StallTimer,
+  UpstreamStallError,
+  UpstreamStatusError,
+} from "./upstream.ts";
+import { systemOf, toolResultsOf, userTextsOf, type WireApi } from "./wire.ts";
 
 export interface RelayOptions extends Omit<HeaderPolicy, "provider" | "apiKey"> {
   provider: ProviderName;
@@ -222,12 +223,13 @@ export class Relay {
       });
       if (json && session.options.model) json.model = session.options.model;
       const out = json ? Buffer.from(JSON.stringify(json)) : null;
-      return this.forward(req, res, url, session, {
+      await this.forward(req, res, url, session, {
         api: null,
         body: out,
         offersTools: false,
         model: json?.model,
       });
+      return;
     }
     await this.modelCall(req, res, url, session, { api: route.api, json, bytes: body.length });
   }
@@ -259,6 +261,8 @@ export class Relay {
       session.limitHit = "token-budget";
       return this.limitRefusal(res, session, "token-budget", 400, "token budget of this trial reached");
     }
+    // a call that ends in any way not settled below (kgate's own error) keeps its reservation
+    let settlement: Settlement = "reservation";
     try {
       if (offersTools)
         session.recordRequest(systemOf(api, json), userTextsOf(api, json), toolResultsOf(api, json));
@@ -267,26 +271,26 @@ export class Relay {
         json.stream_options = { ...(json.stream_options as object | undefined), include_usage: true };
       }
       const body = Buffer.from(JSON.stringify(json));
-      await this.forward(req, res, url, session, { api, body, offersTools, model: json.model });
+      settlement = await this.forward(req, res, url, session, { api, body, offersTools, model: json.model });
     } finally {
-      session.release(grant);
+      session.settle(grant, settlement);
     }
   }
 
+  /** Forwards a request and passes the answer on; says what the call is charged. */
   private async forward(
     req: IncomingMessage,
     res: ServerResponse,
     url: URL,
     session: RelaySession,
-    call: { api: WireApi | null; body: Buffer | null; offersTools: boolean; model: unknown },
-  ): Promise<void> {
+    call: Omit<ForwardedCall, "started"> & { body: Buffer | null },
+  ): Promise<Settlement> {
     const started = Date.now();
-    // the harness hanging up (or the session closing) abandons the upstream call and its retries
+    // the harness hanging up stops further attempts; the one under way is read to its end for its usage
     const hangUp = new AbortController();
     res.on("close", () => {
       if (!res.writableFinished) hangUp.abort(new Error("the harness closed the connection"));
     });
-    const signal = AbortSignal.any([session.abort.signal, hangUp.signal]);
     let upstream: { response: Response; stall: StallTimer };
     try {
       upstream = await callUpstream({
@@ -294,7 +298,8 @@ export class Relay {
         method: req.method ?? "GET",
         headers: upstreamHeaders(req, this.options),
         body: call.body,
-        signal,
+        signal: AbortSignal.any([session.abort.signal, hangUp.signal]),
+        attemptSignal: session.abort.signal,
         timeoutMs: this.options.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
         retry: this.options.retry,
         random: this.options.random,
@@ -304,86 +309,35 @@ export class Relay {
         },
       });
     } catch (err) {
-      if (signal.aborted) return this.refuse(res, 503, "session closed");
-      const failure =
-        err instanceof ModelCallError ? err.toTrialError() : trialError("relay", errorMessage(err));
-      const cause = (err as { cause?: unknown }).cause;
-      const status = err instanceof ModelCallError ? (err.failure.status ?? null) : null;
-      session.recordUpstreamFailure(failure, status);
-      if (cause instanceof UpstreamStatusError) {
-        res.writeHead(cause.status, { "content-type": "application/json" });
-        return void res.end(cause.body);
-      }
-      if (cause instanceof UpstreamStallError) return this.refuse(res, 504, failure.message);
-      return this.refuse(res, 502, `provider unreachable: ${failure.message}`);
+      // a harness that hung up between two attempts is simply gone: nothing more was sent
+      if (err !== hangUp.signal.reason) this.upstreamFailed(err, res, session);
+      return call.api && mayHaveBeenBilled(err) ? "reservation" : "nothing";
     }
-    await this.pipeReply(upstream, res, session, call.api, { started, ...call });
+    return pipeReply(upstream, res, session, { ...call, started });
+  }
+
+  /** The upstream call failed after its retries: recorded, and answered while the harness waits. */
+  private upstreamFailed(err: unknown, res: ServerResponse, session: RelaySession): void {
+    if (session.abort.signal.aborted) {
+      this.refuse(res, 503, "session closed");
+      return;
+    }
+    const waiting = !res.destroyed;
+    const failure =
+      err instanceof ModelCallError ? err.toTrialError() : trialError("relay", errorMessage(err));
+    const cause = (err as { cause?: unknown }).cause;
+    const status = err instanceof ModelCallError ? (err.failure.status ?? null) : null;
+    session.recordUpstreamFailure(failure, status, waiting);
+    if (!waiting) return;
+    if (cause instanceof UpstreamStatusError) {
+      res.writeHead(cause.status, { "content-type": "application/json" });
+      res.end(cause.body);
+    } else if (cause instanceof UpstreamStallError) this.refuse(res, 504, failure.message);
+    else this.refuse(res, 502, `provider unreachable: ${failure.message}`);
   }
 
   private upstreamUrl(url: URL): string {
     const rest = this.options.provider === "anthropic" ? url.pathname : url.pathname.replace(/^\/v1/, "");
     return `${this.options.upstream}${rest}${url.search}`;
-  }
-
-  private async pipeReply(
-    upstream: { response: Response; stall: StallTimer },
-    res: ServerResponse,
-    session: RelaySession,
-    api: WireApi | null,
-    meta: { started: number; offersTools: boolean; model: unknown },
-  ): Promise<void> {
-    const { response, stall } = upstream;
-    const headers: Record<string, string> = {};
-    response.headers.forEach((value, name) => {
-      if (!["content-length", "content-encoding", "transfer-encoding", "connection"].includes(name))
-        headers[name] = value;
-    });
-    res.writeHead(response.status, headers);
-    const sse = (response.headers.get("content-type") ?? "").includes("text/event-stream");
-    const stream = api && sse ? new StreamAccumulator(api) : null;
-    const chunks: Buffer[] = [];
-    const seen = {
-      model: typeof meta.model === "string" ? meta.model : null,
-      offersTools: meta.offersTools,
-    };
-    try {
-      for await (const chunk of response.body ?? []) {
-        stall.touch();
-        const buf = Buffer.from(chunk as Uint8Array);
-        res.write(buf);
-        if (stream) stream.push(buf);
-        else if (api) chunks.push(buf);
-      }
-    } catch (err) {
-      stall.clear();
-      // cut off mid-stream: the provider bills what it streamed, so count that much
-      const partial = stream?.result();
-      if (partial) session.recordReply(partial, { ...seen, durationMs: Date.now() - meta.started });
-      if (stall.fired)
-        session.recordUpstreamFailure(trialError("provider-outage", errorMessage(stall.signal.reason)), null);
-      throw err;
-    }
-    stall.clear();
-    res.end();
-    if (!api) return;
-    const text = Buffer.concat(chunks).toString("utf8");
-    if (response.status >= 400) {
-      const failure = trialError(classifyStatus(response.status, text).kind, text.slice(0, 500));
-      // kgate's key refused is the relay's own failure; any other 4xx judged the request's content
-      if (failure.kind === "auth" || failure.kind === "provider-outage") {
-        session.recordUpstreamFailure(failure, response.status);
-      } else session.recordRejection(failure, response.status);
-      return;
-    }
-    let reply = stream?.result();
-    if (!reply) {
-      try {
-        reply = replyOfJson(api, JSON.parse(text) as Record<string, unknown>);
-      } catch {
-        const failure = trialError("provider-rejected", "the provider's reply is not JSON");
-        return session.recordUpstreamFailure(failure, response.status);
-      }
-    }
-    session.recordReply(reply, { ...seen, durationMs: Date.now() - meta.started });
   }
 }

@@ -1,11 +1,13 @@
-// One trial's view of the relay: its secret token, usage, limits, the failures of its calls (the
-// relay's own upstream failures apart from the provider's refusals of the request's content), its
-// counted notes, and the trajectory events the relay derives from the traffic (narration.ts).
+// One trial's view of the relay: its secret token, what its calls are charged (each model call's
+// reservation settled at the usage the provider reported, or kept whole when that never reached the
+// relay), limits, the failures of its calls (the relay's own upstream failures apart from the
+// provider's refusals of the request's content), its counted notes, and the trajectory events the
+// relay derives from the traffic (narration.ts).
 import { randomBytes } from "node:crypto";
 import type { TrajectorySink, TrialError, Usage } from "../../model/index.ts";
 import { type Pricing, RELAY_DEFAULTS } from "../config.ts";
 import { capText } from "../tools.ts";
-import { UsageMeter } from "../usage.ts";
+import { type CallUsage, UsageMeter } from "../usage.ts";
 import { CountedNotes } from "./counted-notes.ts";
 import { Narrator } from "./narration.ts";
 import type { ReplySeen, ToolResultSeen } from "./wire.ts";
@@ -48,8 +50,18 @@ export function inputTokenBound(bytes: number): number {
 /** One call's hold on the budget: its output cap, and what it reserved (input bound + output cap). */
 export interface Reservation {
   outputTokens: number;
+  inputBound: number;
   held: number;
 }
+
+/**
+ * How a model call ends for its charge: the usage the provider reported for it (its reply read to
+ * the end), `reservation` (the provider may have billed it but its usage never reached the relay: a
+ * harness that hung up before the last event and a reply not drained, an upstream cut off mid-reply
+ * or after the request was sent), or `nothing` (the provider answered with an error status, or the
+ * request never left the host).
+ */
+export type Settlement = CallUsage | "reservation" | "nothing";
 const DEFAULT_MAX_OUTPUT_TOKENS = 8192;
 const TEXT_CAP = 64 * 1024;
 
@@ -83,11 +95,17 @@ export class RelaySession {
   /** The relay's refusals and unnarrated calls, counted: one event per kind and minute. */
   readonly notes: CountedNotes;
   readonly narrator: Narrator;
+  /** What the trial's model calls are charged: the token budget and the record count this. */
   private readonly meter: UsageMeter;
+  /** The usage the provider reported, over the calls where it reached the relay. */
+  private readonly reported: UsageMeter;
+  /** Reservations not settled yet (a closing session charges each at its reservation). */
+  private readonly open = new Set<Reservation>();
   closed = false;
 
   constructor(readonly options: RelaySessionOptions) {
     this.meter = new UsageMeter(options.pricing);
+    this.reported = new UsageMeter(options.pricing);
     this.notes = new CountedNotes(options.trajectory, options.now);
     this.narrator = new Narrator(options.trajectory);
   }
@@ -97,8 +115,14 @@ export class RelaySession {
     return this.rejectedCalls >= (this.options.maxRejectedCalls ?? DEFAULT_MAX_REJECTED_CALLS);
   }
 
+  /** What the trial's calls were charged (see Settlement). */
   usage(): Usage {
     return this.meter.snapshot();
+  }
+
+  /** The usage the provider reported, summed over the calls whose usage reached the relay. */
+  reportedUsage(): Usage {
+    return this.reported.snapshot();
   }
 
   /** Why the next model call must be refused, or null. */
@@ -126,12 +150,25 @@ export class RelaySession {
     const held = inputBound + outputTokens;
     this.reserved += held;
     this.reservedOutput += outputTokens;
-    return { outputTokens, held };
+    const grant = { outputTokens, inputBound, held };
+    this.open.add(grant);
+    return grant;
   }
 
-  release(reservation: Reservation): void {
-    this.reserved -= reservation.held;
-    this.reservedOutput -= reservation.outputTokens;
+  /**
+   * Releases a call's reservation and charges the call as it ended (see Settlement); a call settled
+   * already (by the session's close) is left as it was.
+   */
+  settle(grant: Reservation, how: Settlement): void {
+    if (!this.open.delete(grant)) return;
+    this.reserved -= grant.held;
+    this.reservedOutput -= grant.outputTokens;
+    if (how === "nothing") return;
+    if (how === "reservation") this.meter.addReservation(grant.inputBound, grant.outputTokens);
+    else {
+      this.meter.add(how);
+      this.reported.add(how);
+    }
   }
 
   /** Output tokens of outputTokenBudget neither spent nor reserved (Infinity without one). */
@@ -145,11 +182,11 @@ export class RelaySession {
     this.narrator.request(this.turns, system, userTexts, results);
   }
 
+  /** Narrates a reply (whole or as far as it came); its charge is settle()'s. */
   recordReply(
     reply: ReplySeen,
     meta: { model: string | null; durationMs: number; offersTools: boolean },
   ): void {
-    this.meter.add(reply.usage);
     if (meta.offersTools) this.turns += 1;
     this.infraFailure = null;
     const t = this.options.trajectory;
@@ -168,9 +205,12 @@ export class RelaySession {
     }
   }
 
-  /** The relay's own upstream call failed (infrastructure, see infraFailure). */
-  recordUpstreamFailure(error: TrialError, status: number | null): void {
-    this.infraFailure = error;
+  /**
+   * The relay's own upstream call failed (infrastructure, see infraFailure) while its client was
+   * `waiting` for the answer; a call its client had hung up on is written down only.
+   */
+  recordUpstreamFailure(error: TrialError, status: number | null, waiting: boolean): void {
+    if (waiting) this.infraFailure = error;
     this.options.trajectory.append({ type: "error", ...error, status, source: "relay" });
   }
 
@@ -182,14 +222,28 @@ export class RelaySession {
     this.options.trajectory.append({ type: "error", ...error, status, source: "relay" });
   }
 
+  /**
+   * Resolves once every call under way has settled (a reply the harness hung up on, still being read
+   * for its usage), or after `ms`: whatever is still open then is charged at its reservation by close().
+   */
+  async settled(ms: number): Promise<void> {
+    const until = Date.now() + ms;
+    while (this.open.size > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
+  }
+
   /** Writes the counted notes still open (before the trial's last events). */
   flush(): void {
     this.notes.flush();
   }
 
+  /**
+   * Ends the session: the counted notes written, every call still open charged at its reservation
+   * (its usage can no longer reach the trial's record) and its upstream call cut.
+   */
   close(): void {
     if (!this.closed) this.flush();
     this.closed = true;
+    for (const grant of [...this.open]) this.settle(grant, "reservation");
     this.abort.abort(new Error("relay session closed"));
   }
 }

@@ -1,8 +1,11 @@
-// One model call to the provider: retried with back-off on 429 / 5xx / 408 / connection failures, and
-// cut when the provider sends nothing for the call's timeout (before its headers or between two
-// chunks of its body): a stalled upstream is the provider's failure and frees the connection.
+// One model call to the provider: retried with back-off on 429 / 5xx / 408 and on connections that
+// never opened, and cut when the provider sends nothing for the call's timeout (before its headers or
+// between two chunks of its body): a stalled upstream is the provider's failure and frees the
+// connection. An attempt that failed after its request may have reached the provider (a reset, a
+// stall) is not retried here: the provider may have billed it, so the call keeps its reservation and
+// the harness's own retry comes as a new call with a reservation of its own.
 import type { RetryPolicy } from "../config.ts";
-import { classifyError, classifyStatus, type FailureClass, retryAfterMs } from "../errors.ts";
+import { classifyError, classifyStatus, type FailureClass, ModelCallError, retryAfterMs } from "../errors.ts";
 import { type RetryNotice, withRetry } from "../retry.ts";
 
 export class UpstreamStatusError extends Error {
@@ -59,12 +62,42 @@ export interface UpstreamCall {
   method: string;
   headers: Headers;
   body: Buffer | null;
-  /** The session closing or the harness hanging up: abandons the call and its retries. */
+  /** The session closing or the harness hanging up: no further attempt is started. */
   signal: AbortSignal;
+  /**
+   * The session closing: cuts the attempt under way. (A harness that hangs up does not: the relay
+   * reads the answer to learn the call's usage.)
+   */
+  attemptSignal: AbortSignal;
   timeoutMs: number;
   retry: RetryPolicy;
   random?: () => number;
   onRetry?: (notice: RetryNotice) => void;
+}
+
+/** Connection failures by which nothing reached the provider (no connection was ever opened). */
+const NEVER_CONNECTED = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+const causeCode = (err: unknown): string =>
+  String((err as { cause?: { code?: unknown } } | null)?.cause?.code ?? "");
+
+/**
+ * Whether a failed call may have been billed: its last attempt was cut after the request may have
+ * reached the provider (a stall, a connection reset or closed), as opposed to an answer with an error
+ * status (billed nothing) or a connection that never opened.
+ */
+export function mayHaveBeenBilled(err: unknown): boolean {
+  const last = err instanceof ModelCallError ? err.cause : err;
+  if (last instanceof UpstreamStallError) return true;
+  if (last instanceof UpstreamStatusError) return false;
+  return classifyError(last).kind === "provider-unreachable" && !NEVER_CONNECTED.has(causeCode(last));
 }
 
 function classify(err: unknown): FailureClass {
@@ -73,7 +106,8 @@ function classify(err: unknown): FailureClass {
   }
   // a stall already waited the whole timeout: not retried (the harness's own retry may try again)
   if (err instanceof UpstreamStallError) return { kind: "provider-outage", retryable: false };
-  return classifyError(err);
+  const failure = classifyError(err);
+  return mayHaveBeenBilled(err) ? { ...failure, retryable: false } : failure;
 }
 
 /**
@@ -93,7 +127,7 @@ export async function callUpstream(call: UpstreamCall): Promise<{ response: Resp
           method: call.method,
           headers: call.headers,
           body: call.body === null ? undefined : new Uint8Array(call.body),
-          signal: AbortSignal.any([call.signal, timer.signal]),
+          signal: AbortSignal.any([call.attemptSignal, timer.signal]),
         });
         if (r.status === 429 || r.status >= 500 || r.status === 408) {
           throw new UpstreamStatusError(r.status, r.headers, await r.text());

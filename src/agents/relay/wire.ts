@@ -1,7 +1,7 @@
 // What the relay reads from the traffic it forwards, in the Anthropic Messages, OpenAI Chat Completions
-// and OpenAI Responses formats: tool results in requests; text, tool calls and usage in replies
-// (JSON bodies or SSE streams, parsed incrementally as they pass through).
-import { type CallUsage, fromAnthropicUsage, fromOpenAIUsage, NO_CALL_USAGE } from "../usage.ts";
+// and OpenAI Responses formats: tool results in requests; text, tool calls and usage in JSON replies
+// (streamed replies: stream.ts).
+import { type CallUsage, fromAnthropicUsage, fromOpenAIUsage } from "../usage.ts";
 
 export type WireApi = "anthropic" | "openai-chat" | "openai-responses";
 
@@ -22,12 +22,15 @@ export interface ReplySeen {
   toolCalls: ToolCallSeen[];
   usage: CallUsage;
   stopReason: string | null;
+  /** The reply carried the provider's usage of the whole call (a JSON reply's, a stream's last event). */
+  reported: boolean;
 }
 
 type Json = Record<string, unknown>;
-const obj = (v: unknown): Json => (v !== null && typeof v === "object" ? (v as Json) : {});
-const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-const parseArgs = (s: unknown): unknown => {
+const isObject = (v: unknown): v is Json => v !== null && typeof v === "object" && !Array.isArray(v);
+export const obj = (v: unknown): Json => (v !== null && typeof v === "object" ? (v as Json) : {});
+export const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+export const parseArgs = (s: unknown): unknown => {
   if (typeof s !== "string") return s;
   try {
     return JSON.parse(s);
@@ -117,6 +120,7 @@ export function replyOfJson(api: WireApi, body: Json): ReplySeen {
         .map((b) => ({ id: String(b.id), name: String(b.name), input: b.input })),
       usage: fromAnthropicUsage(obj(body.usage)),
       stopReason: typeof body.stop_reason === "string" ? body.stop_reason : null,
+      reported: isObject(body.usage),
     };
   }
   if (api === "openai-chat") {
@@ -130,6 +134,7 @@ export function replyOfJson(api: WireApi, body: Json): ReplySeen {
       }),
       usage: fromOpenAIUsage(obj(body.usage)),
       stopReason: typeof choice.finish_reason === "string" ? choice.finish_reason : null,
+      reported: isObject(body.usage),
     };
   }
   const output = arr(body.output).map(obj);
@@ -143,105 +148,6 @@ export function replyOfJson(api: WireApi, body: Json): ReplySeen {
       .map((o) => ({ id: String(o.call_id), name: String(o.name), input: parseArgs(o.arguments) })),
     usage: fromOpenAIUsage(obj(body.usage)),
     stopReason: typeof body.status === "string" ? body.status : null,
+    reported: isObject(body.usage),
   };
-}
-
-/** Accumulates a streamed reply from SSE bytes as they pass through. */
-export class StreamAccumulator {
-  private buffer = "";
-  private text = "";
-  private usage: CallUsage = { ...NO_CALL_USAGE };
-  private stopReason: string | null = null;
-  private readonly calls = new Map<number, { id: string; name: string; args: string }>();
-  private final: ReplySeen | null = null;
-
-  constructor(private readonly api: WireApi) {}
-
-  push(chunk: Buffer | string): void {
-    this.buffer += chunk.toString();
-    for (;;) {
-      const end = this.buffer.search(/\r?\n\r?\n/);
-      if (end < 0) return;
-      const block = this.buffer.slice(0, end);
-      this.buffer = this.buffer.slice(end).replace(/^\r?\n\r?\n/, "");
-      const data = block
-        .split(/\r?\n/)
-        .filter((l) => l.startsWith("data:"))
-        .map((l) => l.slice(5).trimStart())
-        .join("\n");
-      if (!data || data === "[DONE]") continue;
-      try {
-        this.event(JSON.parse(data) as Json);
-      } catch {
-        // a malformed event is the harness's problem; the relay only observes
-      }
-    }
-  }
-
-  private event(e: Json): void {
-    if (this.api === "anthropic") this.anthropic(e);
-    else if (this.api === "openai-chat") this.chat(e);
-    else if (e.type === "response.completed" || e.type === "response.incomplete") {
-      this.final = replyOfJson("openai-responses", obj(e.response));
-    } else if (e.type === "response.output_text.delta") this.text += String(e.delta ?? "");
-  }
-
-  private anthropic(e: Json): void {
-    if (e.type === "message_start") {
-      const u = fromAnthropicUsage(obj(obj(e.message).usage));
-      this.usage = { ...u, output: Math.max(this.usage.output, u.output) };
-    } else if (e.type === "content_block_start") {
-      const block = obj(e.content_block);
-      if (block.type === "tool_use") {
-        this.calls.set(Number(e.index), { id: String(block.id), name: String(block.name), args: "" });
-      }
-    } else if (e.type === "content_block_delta") {
-      const delta = obj(e.delta);
-      if (delta.type === "text_delta") this.text += String(delta.text ?? "");
-      const call = this.calls.get(Number(e.index));
-      if (delta.type === "input_json_delta" && call) call.args += String(delta.partial_json ?? "");
-    } else if (e.type === "message_delta") {
-      const u = obj(e.usage);
-      const later = fromAnthropicUsage(u);
-      this.usage = {
-        input: later.input || this.usage.input,
-        cacheRead: later.cacheRead || this.usage.cacheRead,
-        cacheWrite: later.cacheWrite || this.usage.cacheWrite,
-        output: later.output || this.usage.output,
-      };
-      const stop = obj(e.delta).stop_reason;
-      if (typeof stop === "string") this.stopReason = stop;
-    }
-  }
-
-  private chat(e: Json): void {
-    if (e.usage) this.usage = fromOpenAIUsage(obj(e.usage));
-    const choice = obj(arr(e.choices)[0]);
-    const delta = obj(choice.delta);
-    if (typeof delta.content === "string") this.text += delta.content;
-    for (const c of arr(delta.tool_calls).map(obj)) {
-      const index = Number(c.index ?? 0);
-      const call = this.calls.get(index) ?? { id: "", name: "", args: "" };
-      const f = obj(c.function);
-      if (c.id) call.id = String(c.id);
-      if (f.name) call.name = String(f.name);
-      if (typeof f.arguments === "string") call.args += f.arguments;
-      this.calls.set(index, call);
-    }
-    if (typeof choice.finish_reason === "string") this.stopReason = choice.finish_reason;
-  }
-
-  result(): ReplySeen {
-    if (this.final) return this.final;
-    return {
-      text: this.text,
-      toolCalls: [...this.calls.values()].map((c) => ({
-        id: c.id,
-        name: c.name,
-        input: parseArgs(c.args || "{}"),
-      })),
-      usage: this.usage,
-      stopReason: this.stopReason,
-    };
-  }
 }
