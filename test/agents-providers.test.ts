@@ -57,7 +57,7 @@ describe("Anthropic provider", () => {
     expect(reply.stopReason).toBe("tool-use");
     expect(reply.parts[0]).toEqual({ type: "text", text: "Looking." });
     expect(reply.parts[1]).toMatchObject({ type: "tool-call", name: "bash", input: { command: "ls -la" } });
-    expect(reply.usage).toEqual({ input: 120, output: 30, cacheRead: 400, cacheWrite: 50 });
+    expect(reply.usage).toEqual({ input: 120, output: 30, cacheRead: 400, cacheWrite: 50, cacheWrite1h: 0 });
     const seen = server!.requests[0]!;
     expect(seen.stream).toBe(true);
     // the system prompt goes as one text block carrying a cache breakpoint (see agents-caching.test.ts)
@@ -104,7 +104,7 @@ describe("OpenAI provider", () => {
     const reply = await openai.complete(request);
     expect(reply.stopReason).toBe("tool-use");
     expect(reply.parts[0]).toMatchObject({ type: "tool-call", name: "bash", input: { command: "pwd" } });
-    expect(reply.usage).toEqual({ input: 80, output: 12, cacheRead: 20, cacheWrite: 0 });
+    expect(reply.usage).toEqual({ input: 80, output: 12, cacheRead: 20, cacheWrite: 0, cacheWrite1h: 0 });
     const body = server!.requests[0]!.body;
     expect(body.max_completion_tokens).toBe(64_000);
     expect((body.messages as Array<{ role: string }>)[0]!.role).toBe("system");

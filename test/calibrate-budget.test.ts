@@ -41,6 +41,7 @@ const backend: Backend = {
 
 describe("worst case of a trial", () => {
   const caps: CostCaps = {
+    harness: "builtin",
     tokenBudget: 100_000,
     maxTurns: 10,
     maxOutputTokens: 2000,
@@ -54,6 +55,8 @@ describe("worst case of a trial", () => {
     // an output budget of 1000 tokens: 1000 x 15/M + 99,000 x 3.75/M = 0.015 + 0.37125
     expect(worstCaseUsd({ ...caps, outputTokenBudget: 1000 }, 500_000)).toBeCloseTo(0.38625, 10);
     expect(worstCaseUsd({ ...caps, pricing: null }, 500_000)).toBeNull();
+    // an installed harness's calls without tools are no turns: all 100,000 tokens output, x $15/M
+    expect(worstCaseUsd({ ...caps, harness: "claude-code" }, 500_000)).toBeCloseTo(1.5, 10);
   });
 });
 

@@ -217,6 +217,7 @@ export const RELAY_DEFAULTS = {
   maxConnections: 64,
   maxRejectedCalls: 32,
   upstreamTimeoutSec: 600,
+  requestTimeoutSec: 30,
 } as const;
 
 /**
@@ -237,6 +238,8 @@ export const RelaySettings = z
     maxConnections: z.number().int().min(1).max(4096).default(RELAY_DEFAULTS.maxConnections),
     maxRejectedCalls: z.number().int().min(1).max(10_000).default(RELAY_DEFAULTS.maxRejectedCalls),
     upstreamTimeoutSec: z.number().int().min(1).max(3600).default(RELAY_DEFAULTS.upstreamTimeoutSec),
+    /** A request's head and body must reach the relay within this (a slow sender holds no slot longer). */
+    requestTimeoutSec: z.number().int().min(1).max(600).default(RELAY_DEFAULTS.requestTimeoutSec),
   })
   .strict();
 

@@ -1,40 +1,47 @@
 // The most one unit of work can cost (USD): a session bounded by a configuration's token caps
 // (calibration trials, task exams, sandboxed triage units), or model calls bounded by what is sent
 // and their output caps (item and inline exams, triage's item units and plans).
-import type { AgentConfig, Pricing } from "../agents/index.ts";
+import { type AgentConfig, dearestRates, type Pricing } from "../agents/index.ts";
 
-/** What bounds one session's cost: the configuration's caps and prices. */
+/**
+ * What bounds one session's cost: the configuration's caps and prices, and its harness (the built-in
+ * loop's every call is a turn; an installed harness's calls without tools are not, so maxTurns bounds
+ * none of its output). Without a harness, the bound that holds for any.
+ */
 export type CostCaps = Pick<
   AgentConfig,
   "tokenBudget" | "maxTurns" | "maxOutputTokens" | "outputTokenBudget" | "pricing"
->;
+> &
+  Partial<Pick<AgentConfig, "harness">>;
 
 const perToken = (usdPerMTok: number) => usdPerMTok / 1e6;
 
-/** The dearest price of a token sent (uncached input, cache read or cache write), USD per million. */
+/**
+ * The dearest price of a token sent (uncached input, cache read, a 5-minute or 1-hour cache write, at
+ * any long-context tier), USD per million.
+ */
 export function dearestInputPerMTok(p: Pricing): number {
-  return Math.max(
-    p.inputPerMTok,
-    p.cacheReadPerMTok ?? p.inputPerMTok,
-    p.cacheWritePerMTok ?? p.inputPerMTok,
-  );
+  return dearestRates(p).input;
 }
 
 /**
  * The most one session of a configuration can cost on a task (USD), or null when the configuration
  * has no prices. Tokens are bounded by the tighter of its token budget and the task's maxTokens;
- * output tokens also by maxTurns x maxOutputTokens and its output budget; every other token is
- * counted at the dearest of the input, cache-read and cache-write prices.
+ * output tokens also by its output budget and, in the built-in loop, by maxTurns x maxOutputTokens;
+ * every token is counted at the dearest rate of its kind (input of any kind, output) over every tier.
+ * The relay charges no call more than its reservation within the token budget (docs/agents.md), so
+ * this bounds what a trial is charged whatever its harness sends.
  */
 export function worstCaseUsd(caps: CostCaps, taskMaxTokens: number): number | null {
   const p = caps.pricing;
   if (!p) return null;
   const total = Math.min(caps.tokenBudget, taskMaxTokens);
-  const output = Math.min(total, caps.outputTokenBudget ?? total, caps.maxTurns * caps.maxOutputTokens);
-  const dearIn = dearestInputPerMTok(p);
+  const turns = caps.harness === "builtin" ? caps.maxTurns * caps.maxOutputTokens : total;
+  const output = Math.min(total, caps.outputTokenBudget ?? total, turns);
+  const dear = dearestRates(p);
   // A linear cost over output in [0, output]: the worst case is at one end.
-  const allIn = total * perToken(dearIn);
-  const mostOut = output * perToken(p.outputPerMTok) + (total - output) * perToken(dearIn);
+  const allIn = total * perToken(dear.input);
+  const mostOut = output * perToken(dear.output) + (total - output) * perToken(dear.input);
   return Math.max(allIn, mostOut);
 }
 
@@ -61,8 +68,8 @@ export function callsWorstCaseUsd(
   calls: readonly CallBound[],
 ): number | null {
   if (!pricing) return null;
-  const dearIn = perToken(dearestInputPerMTok(pricing));
-  return calls.reduce((s, c) => s + c.input * dearIn + c.output * perToken(pricing.outputPerMTok), 0);
+  const dear = dearestRates(pricing);
+  return calls.reduce((s, c) => s + c.input * perToken(dear.input) + c.output * perToken(dear.output), 0);
 }
 
 /** Tokens priced as recorded (cache tokens at their own prices, default the input price). */

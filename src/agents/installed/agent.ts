@@ -83,6 +83,7 @@ export class InstalledAgent implements Agent {
       maxBodyBytes: this.config.relay.maxBodyBytes,
       maxConnections: this.config.relay.maxConnections,
       upstreamTimeoutMs: this.config.relay.upstreamTimeoutSec * 1000,
+      requestTimeoutMs: this.config.relay.requestTimeoutSec * 1000,
       anthropicBetas: this.config.anthropicBetas,
       openaiOrganization: this.config.openaiOrganization,
       openaiProject: this.config.openaiProject,

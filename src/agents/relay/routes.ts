@@ -1,8 +1,5 @@
 // Which requests the relay forwards at all: the model endpoints of the configured provider, each with
-// the one method it is used with and the query parameters it takes, and the headers passed upstream
-// (the client's auth, hop-by-hop and identity headers dropped; the real key, the configured
-// organisation / project and only the configured Anthropic betas put in).
-import type { IncomingMessage } from "node:http";
+// the one method it is used with and the query parameters it takes (the headers: headers.ts).
 import type { ProviderName } from "../config.ts";
 import type { WireApi } from "./wire.ts";
 
@@ -22,43 +19,45 @@ const ALL: readonly ProviderName[] = ["anthropic", ...OPENAI];
 const NONE: ReadonlySet<string> = new Set();
 const BETA: ReadonlySet<string> = new Set(["beta"]);
 
-export const ROUTES: Record<string, Route> = {
-  "/v1/messages": {
-    api: "anthropic",
-    body: "anthropic",
-    method: "POST",
-    providers: ["anthropic"],
-    query: BETA,
-  },
-  "/v1/messages/count_tokens": {
-    api: null,
-    body: "anthropic",
-    method: "POST",
-    providers: ["anthropic"],
-    query: BETA,
-  },
-  "/v1/chat/completions": {
-    api: "openai-chat",
-    body: "openai-chat",
-    method: "POST",
-    providers: OPENAI,
-    query: NONE,
-  },
-  "/v1/responses": {
-    api: "openai-responses",
-    body: "openai-responses",
-    method: "POST",
-    providers: OPENAI,
-    query: NONE,
-  },
-  "/v1/models": {
-    api: null,
-    body: null,
-    method: "GET",
-    providers: ALL,
-    query: new Set(["limit", "after_id", "before_id", "after"]),
-  },
-};
+export const ROUTES: ReadonlyMap<string, Route> = new Map(
+  Object.entries({
+    "/v1/messages": {
+      api: "anthropic",
+      body: "anthropic",
+      method: "POST",
+      providers: ["anthropic"],
+      query: BETA,
+    },
+    "/v1/messages/count_tokens": {
+      api: null,
+      body: "anthropic",
+      method: "POST",
+      providers: ["anthropic"],
+      query: BETA,
+    },
+    "/v1/chat/completions": {
+      api: "openai-chat",
+      body: "openai-chat",
+      method: "POST",
+      providers: OPENAI,
+      query: NONE,
+    },
+    "/v1/responses": {
+      api: "openai-responses",
+      body: "openai-responses",
+      method: "POST",
+      providers: OPENAI,
+      query: NONE,
+    },
+    "/v1/models": {
+      api: null,
+      body: null,
+      method: "GET",
+      providers: ALL,
+      query: new Set(["limit", "after_id", "before_id", "after"]),
+    },
+  } satisfies Record<string, Route>),
+);
 
 /** Why the request may not be forwarded at all: the status, the refusal's kind and its message. */
 export interface RouteRefusal {
@@ -69,7 +68,7 @@ export interface RouteRefusal {
 
 /** The route of a request, or why it is refused. */
 export function routeOf(provider: ProviderName, method: string, url: URL): Route | RouteRefusal {
-  const route = ROUTES[url.pathname];
+  const route = ROUTES.get(url.pathname);
   if (!route?.providers.includes(provider)) {
     return {
       status: 404,
@@ -89,55 +88,6 @@ export function routeOf(provider: ProviderName, method: string, url: URL): Route
       return { status: 400, kind: "query", message: `query parameter "${key}" of ${url.pathname}` };
   }
   return route;
-}
-
-/** Headers never passed on: hop-by-hop, the client's auth, and the identity the configuration sets. */
-const DROP_HEADERS = new Set([
-  "host",
-  "connection",
-  "content-length",
-  "transfer-encoding",
-  "accept-encoding",
-  "authorization",
-  "x-api-key",
-  "keep-alive",
-  "proxy-authorization",
-  "anthropic-beta",
-  "openai-organization",
-  "openai-project",
-]);
-
-/** What the configuration puts into every upstream request. */
-export interface HeaderPolicy {
-  provider: ProviderName;
-  apiKey: string | null;
-  /** Betas passed on from a request's `anthropic-beta` (none when unset). */
-  anthropicBetas?: readonly string[];
-  openaiOrganization?: string;
-  openaiProject?: string;
-}
-
-/** The upstream headers of a client request under `policy`. */
-export function upstreamHeaders(req: IncomingMessage, policy: HeaderPolicy): Headers {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (DROP_HEADERS.has(name) || value === undefined) continue;
-    headers.set(name, Array.isArray(value) ? value.join(", ") : value);
-  }
-  headers.set("accept-encoding", "identity");
-  const allowed = new Set(policy.anthropicBetas ?? []);
-  const asked = String(req.headers["anthropic-beta"] ?? "")
-    .split(",")
-    .map((b) => b.trim())
-    .filter((b) => allowed.has(b));
-  if (asked.length > 0) headers.set("anthropic-beta", [...new Set(asked)].join(","));
-  if (policy.openaiOrganization) headers.set("openai-organization", policy.openaiOrganization);
-  if (policy.openaiProject) headers.set("openai-project", policy.openaiProject);
-  if (policy.apiKey !== null) {
-    if (policy.provider === "anthropic") headers.set("x-api-key", policy.apiKey);
-    else headers.set("authorization", `Bearer ${policy.apiKey}`);
-  }
-  return headers;
 }
 
 /** A refusal's body, in the provider's own error format (so that the harness's SDK reads it). */

@@ -1,9 +1,10 @@
 // The model relay: an HTTP proxy on a host unix socket (in a folder only this user can enter), which
 // sandboxes with no network reach through the forwarder's channel over a streaming exec. It maps a
 // trial's secret token to its session, injects the real API key (which never enters the container),
-// forwards only the model endpoints of the configured provider (routes.ts) with bodies that reference
-// nothing outside themselves (guard.ts), rewrites model calls (rewrite.ts), retries and cuts stalled
-// upstream calls (upstream.ts), enforces the token budget and turn limit, and counts tokens.
+// forwards only the model endpoints of the configured provider (routes.ts) with allow-listed headers
+// (headers.ts) and bodies that reference nothing outside themselves (guard.ts), rewrites model calls
+// (rewrite.ts), retries and cuts stalled upstream calls (upstream.ts), bounds how long a request may
+// take to arrive, enforces the token budget and turn limit, and charges each call (reply.ts).
 import { rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import path from "node:path";
@@ -13,9 +14,11 @@ import { type ProviderName, RELAY_DEFAULTS, type RetryPolicy } from "../config.t
 import { errorMessage, ModelCallError } from "../errors.ts";
 import { retryLine, retryNote } from "../retry.ts";
 import { checkedBody, readBody } from "./body.ts";
+import { type HeaderPolicy, upstreamHeaders } from "./headers.ts";
+import { unpricedProblem } from "./priced.ts";
 import { type ForwardedCall, pipeReply } from "./reply.ts";
 import { requestedMaxTokens, rewriteModelCall } from "./rewrite.ts";
-import { type HeaderPolicy, refusalBody, routeOf, upstreamHeaders } from "./routes.ts";
+import { refusalBody, routeOf } from "./routes.ts";
 import {
   DEFAULT_MAX_IN_FLIGHT,
   inputTokenBound,
@@ -27,6 +30,7 @@ import {
 import {
   callUpstream,
   mayHaveBeenBilled,
+  RequestFaultError,
   type StallTimer,
   UpstreamStallError,
   UpstreamStatusError,
@@ -51,11 +55,17 @@ export interface RelayOptions extends Omit<HeaderPolicy, "provider" | "apiKey"> 
   maxConnections?: number;
   /** An upstream call that sends nothing for this long is cut (the provider's failure). */
   upstreamTimeoutMs?: number;
+  /**
+   * A request's head and body must arrive within this (else 408 and the connection closed), so that a
+   * body sent a byte at a time holds no in-flight slot for long.
+   */
+  requestTimeoutMs?: number;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = RELAY_DEFAULTS.maxBodyBytes;
 export const DEFAULT_MAX_CONNECTIONS = RELAY_DEFAULTS.maxConnections;
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = RELAY_DEFAULTS.upstreamTimeoutSec * 1000;
+export const DEFAULT_REQUEST_TIMEOUT_MS = RELAY_DEFAULTS.requestTimeoutSec * 1000;
 
 /** The socket's name in its folder, and the loopback port the forwarder serves in the container. */
 export const RELAY_SOCKET_NAME = "relay.sock";
@@ -79,7 +89,14 @@ export class Relay {
   static async start(options: RelayOptions): Promise<Relay> {
     // The folder's name carries this process, so the reaper removes it if the process is killed.
     const socketDir = ownedTempDir("relay");
-    const server = createServer();
+    const deadline = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    // Node answers 408 and closes a connection whose request head and body took longer than this,
+    // checked every connectionsCheckingInterval; a reply being streamed back is not bounded by it
+    const server = createServer({
+      requestTimeout: deadline,
+      headersTimeout: deadline,
+      connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(deadline / 4))),
+    });
     server.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
     const relay = new Relay(options, server, socketDir);
     server.on("request", (req, res) => {
@@ -121,6 +138,15 @@ export class Relay {
     res.end(refusalBody(this.options.provider, status, `kgate relay: ${message}`));
   }
 
+  /**
+   * A refusal of the relay's own to a session's request: the latest answer the harness got is now the
+   * relay's (the agent's doing), not an earlier failure of the provider.
+   */
+  private refuseInSession(res: ServerResponse, session: RelaySession, status: number, message: string): void {
+    session.infraFailure = null;
+    this.refuse(res, status, message);
+  }
+
   /** A refusal counted in the session's notes (one event per kind and minute), then answered. */
   private refuseCounted(
     res: ServerResponse,
@@ -130,7 +156,7 @@ export class Relay {
     if (session.notes.count(refusal.kind, refusal.note)) {
       this.options.log?.(`relay: refused a request (${refusal.message})`);
     }
-    this.refuse(res, refusal.status, refusal.message);
+    this.refuseInSession(res, session, refusal.status, refusal.message);
   }
 
   private limitRefusal(
@@ -253,6 +279,15 @@ export class Relay {
       const what = limit === "max-turns" ? "turn limit" : "token budget";
       return this.limitRefusal(res, session, limit, 400, `${what} of this trial reached`);
     }
+    const unpriced = unpricedProblem(api, json, session.options.pricing);
+    if (unpriced) {
+      return this.refuseCounted(res, session, {
+        status: 400,
+        kind: "relay-refused:unpriced",
+        note: { type: "note", kind: "relay-refused", reason: "unpriced", problem: unpriced },
+        message: `${unpriced} refused: kgate charges only what it can price`,
+      });
+    }
     const grant: Reservation | null = session.reserve(
       requestedMaxTokens(api, json),
       inputTokenBound(call.bytes),
@@ -326,6 +361,12 @@ export class Relay {
     const failure =
       err instanceof ModelCallError ? err.toTrialError() : trialError("relay", errorMessage(err));
     const cause = (err as { cause?: unknown }).cause;
+    if (cause instanceof RequestFaultError) {
+      // it never left the host: the request's own fault (the agent's), like a provider's 400
+      session.recordRejection(trialError("provider-rejected", cause.message), 400);
+      if (waiting) this.refuse(res, 400, cause.message);
+      return;
+    }
     const status = err instanceof ModelCallError ? (err.failure.status ?? null) : null;
     session.recordUpstreamFailure(failure, status, waiting);
     if (!waiting) return;

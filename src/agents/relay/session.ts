@@ -81,8 +81,10 @@ export class RelaySession {
   limitHit: "token-budget" | "max-turns" | null = null;
   /**
    * The relay's own upstream failure on the latest model call, after retries (5xx, 408, 429,
-   * unreachable, stalled, kgate's key refused, a reply that is not one): infrastructure. Cleared by a
-   * later success.
+   * unreachable, stalled, kgate's key refused, a reply that is not one), answered to a client that
+   * was waiting for it: infrastructure. Cleared by any later answer to the session (a reply, the
+   * provider's refusal, a refusal of the relay's own): a trial is infrastructure's only when the
+   * provider failed the last call the harness heard back on.
    */
   infraFailure: TrialError | null = null;
   /**

@@ -25,6 +25,25 @@ export class UpstreamStallError extends Error {
   }
 }
 
+const causeCode = (err: unknown): string =>
+  String((err as { cause?: { code?: unknown } } | null)?.cause?.code ?? "");
+
+/**
+ * The relay's HTTP client refused to send the request (a header or body it cannot send): it never
+ * left the host, so it is the request's fault, never the provider's.
+ */
+export class RequestFaultError extends Error {}
+
+/** The codes of undici refusing a request before sending it. */
+const REQUEST_FAULTS = new Set(["UND_ERR_INVALID_ARG", "UND_ERR_NOT_SUPPORTED"]);
+
+/** The request itself could not be sent (RequestFaultError), or null for any other failure. */
+export function requestFault(err: unknown): RequestFaultError | null {
+  if (!REQUEST_FAULTS.has(causeCode(err))) return null;
+  const cause = (err as { cause?: { message?: unknown } }).cause;
+  return new RequestFaultError(`the request could not be sent: ${String(cause?.message ?? "refused")}`);
+}
+
 /** Aborts its signal once `ms` pass without a touch(). */
 export class StallTimer {
   private readonly controller = new AbortController();
@@ -85,9 +104,6 @@ const NEVER_CONNECTED = new Set([
   "UND_ERR_CONNECT_TIMEOUT",
 ]);
 
-const causeCode = (err: unknown): string =>
-  String((err as { cause?: { code?: unknown } } | null)?.cause?.code ?? "");
-
 /**
  * Whether a failed call may have been billed: its last attempt was cut after the request may have
  * reached the provider (a stall, a connection reset or closed), as opposed to an answer with an error
@@ -106,6 +122,7 @@ function classify(err: unknown): FailureClass {
   }
   // a stall already waited the whole timeout: not retried (the harness's own retry may try again)
   if (err instanceof UpstreamStallError) return { kind: "provider-outage", retryable: false };
+  if (err instanceof RequestFaultError) return { kind: "provider-rejected", retryable: false };
   const failure = classifyError(err);
   return mayHaveBeenBilled(err) ? { ...failure, retryable: false } : failure;
 }
@@ -128,6 +145,8 @@ export async function callUpstream(call: UpstreamCall): Promise<{ response: Resp
           headers: call.headers,
           body: call.body === null ? undefined : new Uint8Array(call.body),
           signal: AbortSignal.any([call.attemptSignal, timer.signal]),
+        }).catch((err: unknown) => {
+          throw requestFault(err) ?? err;
         });
         if (r.status === 429 || r.status >= 500 || r.status === 408) {
           throw new UpstreamStatusError(r.status, r.headers, await r.text());
