@@ -44,10 +44,11 @@ describe("kgate.config.json relay", () => {
       maxConnections: 64,
       maxRejectedCalls: 32,
       upstreamTimeoutSec: 600,
+      requestTimeoutSec: 30,
     });
     const set = parseConfigText(
       FILE,
-      configText({ maxBodyBytes: 4096, maxInFlight: 2, upstreamTimeoutSec: 30 }),
+      configText({ maxBodyBytes: 4096, maxInFlight: 2, upstreamTimeoutSec: 30, requestTimeoutSec: 5 }),
     );
     expect(set.agents[0]?.relay).toEqual({
       maxBodyBytes: 4096,
@@ -55,6 +56,7 @@ describe("kgate.config.json relay", () => {
       maxConnections: 64,
       maxRejectedCalls: 32,
       upstreamTimeoutSec: 30,
+      requestTimeoutSec: 5,
     });
     // The caps bound a harness, they do not define the configuration: the digest stays.
     expect(set.agents[0]?.digest).toBe(defaults.agents[0]?.digest);
@@ -66,6 +68,7 @@ describe("kgate.config.json relay", () => {
     [{ maxConnections: 1.5 }, "relay.maxConnections"],
     [{ maxRejectedCalls: 0 }, "relay.maxRejectedCalls"],
     [{ upstreamTimeoutSec: 7200 }, "relay.upstreamTimeoutSec"],
+    [{ requestTimeoutSec: 0 }, "relay.requestTimeoutSec"],
     [{ maxBody: 10 }, "relay"],
   ])("refuses %j, naming the file and the field %s", (relay, field) => {
     const result = parseConfigText(FILE, configText(relay));

@@ -57,7 +57,7 @@ export async function resolveAgent(
   name: string,
   options: ConfiguredAgentOptions = {},
 ): Promise<Agent> {
-  const make = BUILTIN[name];
+  const make = Object.hasOwn(BUILTIN, name) ? BUILTIN[name] : undefined;
   if (make) return make();
   const configured = findConfiguredAgent(paths, name, options);
   if (configured) return configured;

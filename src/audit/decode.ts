@@ -99,7 +99,8 @@ function decodeEntity(entity: string): string | undefined {
       body[1] === "x" || body[1] === "X" ? Number.parseInt(body.slice(2), 16) : Number(body.slice(1));
     return Number.isInteger(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : undefined;
   }
-  return ENTITIES[body.toLowerCase()];
+  const name = body.toLowerCase();
+  return Object.hasOwn(ENTITIES, name) ? ENTITIES[name] : undefined;
 }
 
 function isHexDigit(c: number): boolean {

@@ -58,6 +58,9 @@ function describe(verdict: Verdict): string {
   return `fails (${failureText(verdict)}), attributed to ${verdict.attribution}${share}`;
 }
 
+const ORDER_DEPENDENT =
+  "the default-convention answer got another verdict once the artefact's answer had been verified: the verifier keeps state between verifications (a module variable, or a criterion that changes what it is given), so in a kept verification worker a trial's verdict would depend on the trials before it";
+
 export const deterministicStep: CheckStep = {
   id: "deterministic",
   needs: ["task", "verifier"],
@@ -75,16 +78,29 @@ export const deterministicStep: CheckStep = {
           },
         ];
       }
-      const outputs = renderAnswers(task, loaded, first);
-      const verdicts = [verifyWith(task, loaded, outputs), verifyWith(task, loaded, outputs)];
-      if (!isDeepStrictEqual(verdicts[0], verdicts[1])) {
+      const right = renderAnswers(task, loaded, first);
+      const wrong = renderAnswers(task, loaded, solveRaw(task, loaded, "default"));
+      // one after the other in one process, as a kept verification worker verifies trials: a wrong
+      // answer, the right one, the wrong one again, the right one again
+      const [wrong1, right1, wrong2, right2] = [wrong, right, wrong, right].map((o) =>
+        verifyWith(task, loaded, o),
+      );
+      if (!isDeepStrictEqual(right1, right2)) {
         return [{ status: "fail", detail: "the same outputs got two different verdicts" }];
       }
-      if (verdicts[0]!.status !== "pass") {
-        return [{ status: "fail", detail: `the artefact's own answer ${describe(verdicts[0]!)}` }];
+      if (!isDeepStrictEqual(wrong1, wrong2)) {
+        return [{ status: "fail", detail: ORDER_DEPENDENT }];
       }
-      const detail = verdicts[0]!.criteria.map((c) => c.detail ?? c.name).join("; ");
-      return [{ status: "pass", detail: `same answer and same passing verdict twice: ${detail}` }];
+      if (right1!.status !== "pass") {
+        return [{ status: "fail", detail: `the artefact's own answer ${describe(right1!)}` }];
+      }
+      const detail = right1!.criteria.map((c) => c.detail ?? c.name).join("; ");
+      return [
+        {
+          status: "pass",
+          detail: `same answer and same passing verdict twice, and the default-convention answer's verdict unchanged after it: ${detail}`,
+        },
+      ];
     } catch (err) {
       return [{ status: "fail", detail: (err as Error).message }];
     }

@@ -135,10 +135,13 @@ const LEGACY_KINDS: Record<string, FailureKind> = {
 /** Reads a version-1 error ({class, kind, message}) into the taxonomy. */
 export function legacyError(old: { class?: string; kind?: string; message?: string }): TrialError {
   const raw = old.kind ?? "";
-  const kind: FailureKind =
-    raw in FAILURE_KINDS
-      ? (raw as FailureKind)
-      : (LEGACY_KINDS[raw] ?? (old.class === "agent" ? "agent-exit" : "internal"));
+  const kind: FailureKind = Object.hasOwn(FAILURE_KINDS, raw)
+    ? (raw as FailureKind)
+    : Object.hasOwn(LEGACY_KINDS, raw)
+      ? LEGACY_KINDS[raw]!
+      : old.class === "agent"
+        ? "agent-exit"
+        : "internal";
   return trialError(kind, old.message ?? "");
 }
 

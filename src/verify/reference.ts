@@ -90,21 +90,28 @@ export function parseAnswers(
 const CACHE_SIZE = 32;
 const cache = new Map<string, ExpectedOutputs>();
 
-/** The parsed answers under one convention set, computed once per task digest and set. */
+/**
+ * The parsed answers under one convention set, computed once per task digest and set. Each call gets
+ * its own copy of what the curator's code receives (a rubric criterion's `expected`): a criterion that
+ * consumes it (splices matched lines out) changes no later verification in a kept worker.
+ */
 export function expectedOutputs(
   task: LoadedTask,
   loaded: LoadedVerifier,
   set: ConventionSet,
 ): ExpectedOutputs {
   const key = `${task.dir}\u0000${task.digests.task}\u0000${set}`;
-  const hit = cache.get(key);
-  if (hit) {
-    cache.delete(key);
-    cache.set(key, hit);
-    return hit;
-  }
-  const parsed = parseAnswers(task, loaded, set, solveRaw(task, loaded, set));
+  let parsed = cache.get(key);
+  if (parsed) cache.delete(key);
+  else parsed = parseAnswers(task, loaded, set, solveRaw(task, loaded, set));
   cache.set(key, parsed);
   if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
-  return parsed;
+  return copyOf(parsed);
+}
+
+/** A copy whose values (what criteria receive) share nothing with the cache; tables are kgate's own. */
+function copyOf(outputs: ExpectedOutputs): ExpectedOutputs {
+  return new Map(
+    [...outputs].map(([path, o]) => [path, { table: o.table, value: structuredClone(o.value) }]),
+  );
 }

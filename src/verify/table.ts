@@ -25,7 +25,13 @@ export type Built<T> = { ok: true; value: T } | { ok: false; reason: string };
 
 const KEY_SEP = "\u001f";
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
-const BOOLEAN: Record<string, boolean> = { true: true, false: false, "1": true, "0": false };
+/** A Map, not an object: an agent's cell "constructor" or "__proto__" must find nothing (issue 40). */
+const BOOLEAN: ReadonlyMap<string, boolean> = new Map([
+  ["true", true],
+  ["false", false],
+  ["1", true],
+  ["0", false],
+]);
 
 function ruleOf(output: CsvOutput, column: CsvColumn): Column {
   return {
@@ -39,7 +45,7 @@ function ruleOf(output: CsvOutput, column: CsvColumn): Column {
 function cellFromText(text: string, column: CsvColumn, rule: Column): Leaf | undefined {
   if (column.type === "string") return normaliseString(text, rule.normalise);
   const trimmed = text.trim();
-  if (column.type === "boolean") return BOOLEAN[trimmed.toLowerCase()];
+  if (column.type === "boolean") return BOOLEAN.get(trimmed.toLowerCase());
   if (!NUMBER.test(trimmed)) return undefined;
   const value = Number(trimmed);
   if (!Number.isFinite(value) || (column.type === "integer" && !Number.isInteger(value))) return undefined;
@@ -200,12 +206,10 @@ export function tableFromRows(
     const leaves = new Array<Leaf>(output.columns.length);
     for (let i = 0; i < output.columns.length; i++) {
       const column = output.columns[i]!;
-      const cell = cellFromValue(row[column.name], column, rules[i]!);
+      const value = Object.hasOwn(row, column.name) ? row[column.name] : undefined;
+      const cell = cellFromValue(value, column, rules[i]!);
       if (cell === undefined) {
-        return {
-          ok: false,
-          reason: `row ${r + 1}: ${column.name}: ${cellProblem(row[column.name], column)}`,
-        };
+        return { ok: false, reason: `row ${r + 1}: ${column.name}: ${cellProblem(value, column)}` };
       }
       leaves[i] = cell;
     }
@@ -254,7 +258,7 @@ export function tableFromJson(output: JsonOutput, document: unknown): Built<Tabl
           }
           const parts: string[] = [];
           for (const field of fields) {
-            const key = element[field];
+            const key = Object.hasOwn(element, field) ? element[field] : undefined;
             if (key === null || typeof key === "object" || key === undefined) {
               return `${pointer}/${i}: key field "${field}" is missing or not a plain value`;
             }

@@ -103,7 +103,7 @@ export class AnthropicModel implements ChatModel {
     const stop = message.stop_reason ?? "unknown";
     return {
       parts,
-      stopReason: STOP[stop] ?? stop,
+      stopReason: Object.hasOwn(STOP, stop) ? STOP[stop]! : stop,
       usage: fromAnthropicUsage(message.usage as unknown as Record<string, unknown>),
       model: message.model ?? null,
     };

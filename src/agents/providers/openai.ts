@@ -106,7 +106,7 @@ export class OpenAIModel implements ChatModel {
     const stop = choice?.finish_reason ?? "unknown";
     return {
       parts,
-      stopReason: STOP[stop] ?? stop,
+      stopReason: Object.hasOwn(STOP, stop) ? STOP[stop]! : stop,
       usage: fromOpenAIUsage(completion.usage as unknown as Record<string, unknown>),
       model: completion.model ?? null,
     };
