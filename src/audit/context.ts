@@ -36,6 +36,16 @@ const OPERATOR_BEFORE =
   /(?:(?:multipl|divid)\w*\b[^.;:\n]{0,30}\bby *|(?:^|[ (])(?:times|x) *|[×÷^/] *|(?<!\*)\* *)$/;
 const OPERATOR_AFTER = /^ *(?:[×÷^]|\*(?!\*)|\/(?!\d)|times\b|x\b)/;
 
+/**
+ * A name assigned the value in code right before it: `a=0.975` (a default or keyword argument),
+ * `margin = 0.65`, `alpha: float = 0.975`; not a comparison (`==`, `<=`, `!=`, `>=`).
+ */
+const ASSIGNED_BEFORE = /(?:^|[^\w.])[a-z_][\w]*\s*(?::\s*[a-z_][\w.[\], ]*)?=\s*[-+]?$/;
+
+export function assignedNear(text: string, vStart: number): boolean {
+  return ASSIGNED_BEFORE.test(text.slice(Math.max(0, vStart - 48), vStart).toLowerCase());
+}
+
 /** An arithmetic operator right before or after view[vStart, vEnd) ("× 1.12", "divide by 235", "1.12 * cost"). */
 export function operatorNear(text: string, vStart: number, vEnd: number): boolean {
   const before = text.slice(Math.max(0, vStart - 48), vStart).toLowerCase();

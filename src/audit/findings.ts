@@ -1,7 +1,7 @@
 // Hits -> findings: context gating decides the severity, bare look-alikes are counted per file
 // instead of listed one by one, alias tables need k entries, and every finding gets a fingerprint.
 import { createHash } from "node:crypto";
-import { contextWindow, findKeyword, operatorNear } from "./context.ts";
+import { assignedNear, contextWindow, findKeyword, operatorNear } from "./context.ts";
 import type { AuditDocument, Location } from "./document.ts";
 import type { FormKind } from "./forms.ts";
 import type { RuleId, RuleSet } from "./rules.ts";
@@ -93,6 +93,7 @@ const RULE_LABEL: Partial<Record<RuleId, string>> = {
   "artefact-canary": "the artefact's canary GUID",
   "artefact-name": "the artefact's file name or path",
   "artefact-title": "the artefact's title",
+  "artefact-id": "the artefact's identifier",
 };
 
 /** Three words each side of a match: a line-number-free context for fingerprints of prose matches. */
@@ -116,6 +117,18 @@ function nearbyWords(hit: Hit): string {
   return words.join(" ");
 }
 
+/** The first of `tokens` that is a word of a structural context (snake, kebab or camel case split). */
+function sharedName(structure: string | undefined, tokens: readonly string[]): string | undefined {
+  if (!structure) return undefined;
+  const words = new Set(
+    structure
+      .replace(/([a-z])([A-Z])/g, "$1 $2")
+      .toLowerCase()
+      .split(/[^\p{L}\p{N}]+/u),
+  );
+  return tokens.find((t) => words.has(t));
+}
+
 function viaSuffix(via: readonly string[]): string {
   return via.length ? ` (inside ${via.join(" inside ")})` : "";
 }
@@ -131,7 +144,7 @@ export function findingsFromHits(task: string, doc: AuditDocument, rules: RuleSe
   const mayBeInStructure = (hit: Hit, keywords: readonly string[]) => {
     if (hit.view.via.length > 0) return true;
     if (present === undefined) {
-      const all = [...new Set(rules.items.flatMap((i) => i.context))];
+      const all = [...new Set(rules.items.flatMap((i) => [...i.context, ...(i.nameTokens ?? [])]))];
       present = doc.structureText
         ? keywordsIn(doc.structureText(), all)
         : keywordsIn(doc.text, all, (offset) => doc.inStructure?.(offset) ?? true, doc.ascii);
@@ -163,11 +176,16 @@ export function findingsFromHits(task: string, doc: AuditDocument, rules: RuleSe
       if (keyword === undefined && mayBeInStructure(hit, item.context))
         keyword = findKeyword(structureOf()?.toLowerCase() ?? "", item.context);
     }
+    // A column or key path that shares a word with the item's name ("alpha" for "filter-alpha").
+    if (keyword === undefined && item.nameTokens?.length && mayBeInStructure(hit, item.nameTokens))
+      keyword = sharedName(structureOf(), item.nameTokens);
     const isNumber = item.rule === "gated-number";
     const operator =
       isNumber &&
       (!hit.explicit || item.unitsNeedContext === true) &&
       operatorNear(hit.view.text, hit.vStart, hit.vEnd);
+    // A constant assigned in code (a default or keyword argument, a module constant) is the gated use.
+    const assigned = isNumber && !operator && assignedNear(hit.view.text, hit.vStart);
     const unitCounts = hit.explicit && !item.unitsNeedContext;
     // A whole number that only equals the reciprocal of a gated value below 1 (a rounding step 0.05
     // -> 20, a cushion 1/12 -> 12) reads as an ordinary count ("20 pallets", "2 decimals", "12
@@ -180,7 +198,7 @@ export function findingsFromHits(task: string, doc: AuditDocument, rules: RuleSe
     const full = reciprocalCount
       ? false
       : isNumber
-        ? unitCounts || operator || hit.distinctive || keyword !== undefined
+        ? unitCounts || operator || assigned || hit.distinctive || keyword !== undefined
         : item.context.length === 0 || keyword !== undefined;
     const location = doc.locate(hit.start, hit.end);
     if (!full && isNumber) {
@@ -213,6 +231,7 @@ export function findingsFromHits(task: string, doc: AuditDocument, rules: RuleSe
     if (keyword) why.push(`near "${keyword}"`);
     if (hit.explicit) why.push("written with a unit or notation");
     if (operator) why.push("next to an arithmetic operator");
+    if (assigned) why.push("assigned to a name in code");
     if (hit.spelled) why.push("spelled out");
     if (isNumber && hit.distinctive && why.length === 0) why.push("too many digits to be chance");
     let message: string;

@@ -49,15 +49,50 @@ add("hundred", "hundred", 100);
 add("thousand", "scale", 1000);
 add("million", "scale", 1_000_000);
 add("point", "point", 0);
-/** Fraction words, read only after "a"/"an", after a number ("three quarters"), or in "X and a half". */
+/**
+ * Fraction words, read only after "a"/"an", after a number ("three quarters", "thirteen
+ * twentieths"), or in "X and a half". Ordinals name the denominators 3 to 20, the tens, 100 and
+ * 1000 ("second" is left out: "one second" is a time).
+ */
+const ORDINALS: Array<[string, number]> = [
+  ["third", 3],
+  ["fourth", 4],
+  ["fifth", 5],
+  ["sixth", 6],
+  ["seventh", 7],
+  ["eighth", 8],
+  ["ninth", 9],
+  ["tenth", 10],
+  ["eleventh", 11],
+  ["twelfth", 12],
+  ["thirteenth", 13],
+  ["fourteenth", 14],
+  ["fifteenth", 15],
+  ["sixteenth", 16],
+  ["seventeenth", 17],
+  ["eighteenth", 18],
+  ["nineteenth", 19],
+  ["twentieth", 20],
+  ["thirtieth", 30],
+  ["fortieth", 40],
+  ["fiftieth", 50],
+  ["sixtieth", 60],
+  ["seventieth", 70],
+  ["eightieth", 80],
+  ["ninetieth", 90],
+  ["hundredth", 100],
+  ["thousandth", 1000],
+];
 for (const [word, value] of [
   ["half", 1 / 2],
   ["halves", 1 / 2],
   ["quarter", 1 / 4],
   ["quarters", 1 / 4],
-  ["third", 1 / 3],
-  ["thirds", 1 / 3],
-] as const)
+  ...ORDINALS.flatMap(([word, d]) => [
+    [word, 1 / d],
+    [`${word}s`, 1 / d],
+  ]),
+] as Array<[string, number]>)
   add(word, "fraction", value);
 
 /** "X and a half": the gap between the whole number and its fraction word. */

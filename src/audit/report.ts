@@ -54,6 +54,11 @@ export const RULES: Record<RuleId, { name: string; description: string; level: "
       "Code of the environment matches a code block or the formula lines of the artefact (winnowed fingerprints of tokens, names, literals and layout normalised).",
     level: "error",
   },
+  "artefact-id": {
+    name: "ArtefactId",
+    description: "An identifier of the artefact (a code like HYD-BF-3 in its title or first lines) appears.",
+    level: "error",
+  },
   coverage: {
     name: "Coverage",
     description: "A number of the artefact is neither declared as gated nor listed as ignored.",

@@ -24,6 +24,7 @@ export type RuleId =
   | "artefact-title"
   | "artefact-prose"
   | "artefact-code"
+  | "artefact-id"
   | "coverage"
   | "allowlist-unused"
   | "allowlist-no-reason"
@@ -36,6 +37,11 @@ export interface CompiledItem {
   severity: "error" | "warning";
   /** Normalised context keywords; empty means every match counts at full severity. */
   context: string[];
+  /**
+   * Gated numbers: the item id's words ("separation-margin": separation, margin); a column or key
+   * path that shares one is context.
+   */
+  nameTokens?: string[];
   /** Gated numbers only: a unit-written form needs a context keyword or operator too. */
   unitsNeedContext?: boolean;
   /** For alias tables: how many distinct entries in one file make a leak. */
@@ -64,6 +70,8 @@ export interface RuleSet {
   words: WordTable;
   /** Index of the derived item that prose shingle hits belong to. */
   proseItem: number;
+  /** String items that are lists, matched in any list syntax (JSON, YAML, quoted). */
+  lists: ListPattern[];
   /** The artefact's code blocks and formula lines, as winnowed fingerprints (code-pass.ts). */
   code: CodeSource;
 }
@@ -87,6 +95,51 @@ export function artefactTitle(text: string): string | undefined {
   return title.split(" ").length >= 2 && title.length >= 12 ? title : undefined;
 }
 
+/** Codes like "HYD-BF-3" or "DPE-3" in the artefact's first lines: its private identifiers. */
+const IDENTIFIER = /(?<![\w-])[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)*-\d+[A-Z0-9]*(?![\w-])/g;
+const FIRST_LINES = 10;
+
+/** The artefact's identifiers: codes with letters, a dash and digits in its first lines (title included). */
+export function artefactIdentifiers(text: string): string[] {
+  const head = text
+    .replace(/<!--[\s\S]*?-->/g, "")
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .slice(0, FIRST_LINES)
+    .join("\n");
+  const found = [...head.matchAll(IDENTIFIER)].map((m) => m[0]);
+  return [...new Set(found.filter((c) => (c.match(/[A-Z]/g) ?? []).length >= 2))];
+}
+
+/** Words of an item id that name it ("separation-margin": separation, margin); short ones left out. */
+const GENERIC = new Set(["the", "and", "for", "per", "value", "values", "number", "item", "default"]);
+function nameTokens(id: string): string[] {
+  return id.split(/[-_.]+/).filter((t) => t.length >= 3 && !GENERIC.has(t));
+}
+
+export interface ListPattern {
+  item: number;
+  /** The list's elements in order, separated by any list syntax. */
+  pattern: RegExp;
+  value: string;
+}
+
+const ELEMENT_SEPARATOR = /\s*[,;]\s*/;
+const ESCAPE = /[.*+?^${}()|[\]\\]/g;
+
+/**
+ * A string item whose value is a list ("forward, backward, forward") also matches its elements in
+ * order in any list syntax: a JSON or YAML array, a quoted list, one element per YAML line.
+ */
+function listPattern(item: number, value: string): ListPattern[] {
+  const elements = value.split(ELEMENT_SEPARATOR).filter((e) => e.trim() !== "");
+  if (elements.length < 2) return [];
+  const element = (e: string) => e.trim().replace(ESCAPE, "\\$&").replace(/\s+/g, "\\s+");
+  const separator = "[\\s\"'`]*(?:[,;]|\\n[ \\t]*-)[\\s\"'`]*";
+  const source = `(?<![\\p{L}\\p{N}])${elements.map(element).join(separator)}(?![\\p{L}\\p{N}])`;
+  return [{ item, pattern: new RegExp(source, "giu"), value: normalisePattern(value) }];
+}
+
 /** The artefact's text without its canary comment, for shingles and coverage. */
 export function artefactProse(text: string): string {
   return text.replace(CANARY_COMMENT, (m) => " ".repeat(m.length));
@@ -97,6 +150,7 @@ export function compileRules(audit: AuditFile, artefact: ArtefactInfo): RuleSet 
   const patterns: string[] = [];
   const owners: LiteralOwner[] = [];
   const numbers: GatedNumber[] = [];
+  const lists: ListPattern[] = [];
   const addLiteral = (item: number, text: string) => {
     const value = normalisePattern(text);
     if (value.length === 0) return;
@@ -115,6 +169,7 @@ export function compileRules(audit: AuditFile, artefact: ArtefactInfo): RuleSet 
           severity: item.severity,
           context,
           unitsNeedContext: item.unitsNeedContext,
+          nameTokens: nameTokens(item.id),
         });
         numbers.push({
           item: index,
@@ -126,10 +181,12 @@ export function compileRules(audit: AuditFile, artefact: ArtefactInfo): RuleSet 
       case "string":
         items.push({ id: item.id, rule: "gated-string", severity: item.severity, context });
         for (const v of item.values) addLiteral(index, v);
+        lists.push(...item.values.flatMap((v) => listPattern(index, v)));
         break;
       case "phrase":
         items.push({ id: item.id, rule: "gated-phrase", severity: item.severity, context });
         addLiteral(index, item.text);
+        lists.push(...listPattern(index, item.text));
         break;
       case "table":
         items.push({
@@ -158,6 +215,8 @@ export function compileRules(audit: AuditFile, artefact: ArtefactInfo): RuleSet 
   const title = artefactTitle(artefact.text);
   if (title) derived("artefact-title", "artefact-title", [title]);
   if (artefact.canary) derived("artefact-canary", "artefact-canary", [artefact.canary]);
+  const identifiers = artefactIdentifiers(artefact.text);
+  if (identifiers.length > 0) derived("artefact-id", "artefact-id", identifiers);
 
   const prose = normalise(artefactProse(artefact.text)).text;
   const shingles = new ShingleSet(prose, audit.shingleWords);
@@ -177,6 +236,7 @@ export function compileRules(audit: AuditFile, artefact: ArtefactInfo): RuleSet 
     forms: new FormIndex(numbers),
     shingles: shingles.size > 0 ? shingles : undefined,
     proseItem,
+    lists,
     code: { artefactFile: artefact.file, blocks: artefactCode(artefact.text) },
   };
 }

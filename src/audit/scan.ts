@@ -122,6 +122,18 @@ function scanView(
     literalAnchors,
   );
 
+  for (const list of rules.lists) {
+    list.pattern.lastIndex = 0;
+    for (let m = list.pattern.exec(text); m; m = list.pattern.exec(text)) {
+      push(list.item, m.index, m.index + m[0].length, {
+        value: list.value,
+        explicit: false,
+        distinctive: true,
+        spelled: false,
+      });
+    }
+  }
+
   for (const run of prose?.finish() ?? []) {
     push(rules.proseItem, run.start, run.end, {
       value: `${run.words} words`,
