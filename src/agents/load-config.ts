@@ -1,8 +1,8 @@
 // Loads kgate.config.json: schema -> normalise -> rules, returning problems (file + field) instead of
 // throwing; resolves each configuration's base URL, key variable and digest. Keys come only from env.
 import { existsSync, readFileSync } from "node:fs";
+import { canonicalDigest } from "../common/index.ts";
 import { type ProjectPaths, relativeToProject } from "../project.ts";
-import { sha256 } from "../task/digest.ts";
 import { type Problem, parseJsonText, problemsFromZod } from "../task/problems.ts";
 import {
   type AgentConfig,
@@ -36,18 +36,6 @@ export interface ConfigLoadResult {
   warnings: Problem[];
 }
 
-/** JSON with object keys sorted at every level: equal values give equal text. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
-}
-
 export function resolveAgentConfig(
   name: string,
   config: AgentConfig,
@@ -58,7 +46,7 @@ export function resolveAgentConfig(
   // the organisation and project name who pays, not what the agent is
   const { description: _cosmetic, openaiOrganization: _org, openaiProject: _project, ...defining } = config;
   const revision = harnessRevision(config.harness);
-  const digest = sha256(canonicalJson({ ...defining, baseUrl, apiKeyEnv, harnessRevision: revision }));
+  const digest = canonicalDigest({ ...defining, baseUrl, apiKeyEnv, harnessRevision: revision });
   return { ...config, name, baseUrl, apiKeyEnv, harnessRevision: revision, digest, relay };
 }
 

@@ -1,7 +1,7 @@
 // The plan of a calibration run: cells x trials with the digests of tasks, artefacts and agent
 // configurations. Written once in runs/<run>/plan.json; resume compares it with the project now.
-import { createHash } from "node:crypto";
 import { z } from "zod";
+import { canonicalDigest } from "../common/index.ts";
 import { PayoffSchedule } from "../model/index.ts";
 import { GateKind, type LoadedTask } from "../task/index.ts";
 import { expandCells, type PlannedCell, PlannedCell as PlannedCellSchema } from "./cells.ts";
@@ -114,18 +114,6 @@ export const Plan = z.object({
 });
 export type Plan = z.infer<typeof Plan>;
 
-/** JSON with object keys sorted, so that equal settings always give equal text. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
-}
-
 /** The fields of a plan that decide its tasks: mode, n, screening, retries, strict, specs and cells. */
 export const DECISION_SETTINGS = [
   "mode",
@@ -140,7 +128,7 @@ export const DECISION_SETTINGS = [
 /** sha256 of the plan's decision settings, in canonical JSON. */
 export function decisionSettingsDigest(plan: Omit<Plan, "settingsDigest">): string {
   const settings = Object.fromEntries(DECISION_SETTINGS.map((k) => [k, plan[k]]));
-  return createHash("sha256").update(canonical(settings)).digest("hex");
+  return canonicalDigest(settings);
 }
 
 export interface PlanInputs {

@@ -4,6 +4,7 @@
 // owns a resource of this host (a process, by pid and start time) with the temp folders named so.
 // A leaf below the protocols: it imports nothing of kgate, and every folder may import it.
 export * from "./bundle-module.ts";
+export * from "./canonical-json.ts";
 export * from "./field-path.ts";
 export * from "./jsonl.ts";
 export * from "./owned-folders.ts";
