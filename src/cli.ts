@@ -160,7 +160,7 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
     .description(
       "pre-flight of tasks before any model call: schema, digests, verifier determinism, oracle and noop in the sandbox, the gate (default and perturbed answers fail, compressed passes), leak audit",
     )
-    .argument("[task...]", "task ids (default: every task)")
+    .argument("[task...]", "task ids or quoted globs (bom-*) (default: every task)")
     .option("--no-sandbox", "skip the oracle and noop trials (no Docker needed)")
     .option("--concurrency <n>", "tasks checked side by side, each with its sandbox trials (default 2)")
     .option("--json", "machine-readable output")
@@ -171,7 +171,7 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
     .description(
       "static leak audit: does an instruction or environment give the gated knowledge away? (exit 1 on an error finding)",
     )
-    .argument("[task...]", "task ids (default: every task)")
+    .argument("[task...]", "task ids or quoted globs (bom-*) (default: every task)")
     .addOption(
       new Option("--format <format>", "output format").choices(["text", "json", "sarif"]).default("text"),
     )
@@ -191,7 +191,7 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
     .description(
       "calibrate tasks: n trials per cell, pass rates with Wilson intervals, retain / revise / discard",
     )
-    .argument("[task...]", "task ids (default: every valid task)")
+    .argument("[task...]", "task ids or quoted globs (bom-*) (default: every valid task)")
     .option("-n <count>", "trials per cell (default 5, or calibration.n in kgate.config.json)")
     .option("--cell <spec>", "add or replace a cell: name=agent:condition[>=t|<=t|=0] (repeatable)", collect)
     .option("--threshold <spec>", "a cell's requirement, e.g. frontier+A>=0.6 (repeatable)", collect)
@@ -312,7 +312,7 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
     exporter
       .command(layout)
       .description(description)
-      .argument("[task...]", "task ids (default: every task)")
+      .argument("[task...]", "task ids or quoted globs (bom-*) (default: every task)")
       .requiredOption("--out <dir>", "folder to write the exported tasks into")
       .option("--condition <condition>", "only this condition (+A, -A, variant:<name>; repeatable)", collect)
       .option("--force", "replace exported folders that already exist")

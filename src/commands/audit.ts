@@ -1,4 +1,4 @@
-// `kgate audit [task...]`: the static leak audit of instructions and environments, as text, JSON or
+// `kgate audit [task...]` (ids or globs): the static leak audit of instructions and environments, as text, JSON or
 // SARIF; `--staged` audits the git index's content of the tasks a staged change touches.
 import { existsSync } from "node:fs";
 import path from "node:path";
@@ -8,6 +8,7 @@ import { UsageError } from "../errors.ts";
 import { packageInfo } from "../package-info.ts";
 import { listTaskIds } from "../task/listing.ts";
 import type { CommandContext } from "./context.ts";
+import { expandTaskGlobs } from "./task-ids.ts";
 
 export interface AuditOptions {
   format: "text" | "json" | "sarif";
@@ -19,7 +20,8 @@ export interface AuditOptions {
 /** The audit's modules, loaded after `--staged` has set git to work (the two overlap). */
 const auditModules = () => import("../audit/index.ts");
 
-async function audit(ctx: CommandContext, ids: string[], options: AuditOptions): Promise<AuditReport> {
+async function audit(ctx: CommandContext, requested: string[], options: AuditOptions): Promise<AuditReport> {
+  const ids = expandTaskGlobs(ctx.paths, requested);
   if (options.staged) {
     const asked = stagedTasks(ctx.paths.root);
     asked.catch(() => {}); // awaited below; until then a failure must not count as unhandled

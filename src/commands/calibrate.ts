@@ -38,6 +38,7 @@ import { CROSS_DEFAULT, crossReport, crossText, withCrossCells, writeCross } fro
 import type { CommandContext } from "./context.ts";
 import { concurrencyOption, integerOption } from "./options.ts";
 import { startupError } from "./startup-error.ts";
+import { expandTaskGlobs } from "./task-ids.ts";
 
 export interface CalibrateOptions extends Omit<ConfigOverrides, "n" | "concurrency" | "cap" | "confidence"> {
   n?: string;
@@ -176,8 +177,9 @@ function printEstimate(
   return EXIT_OK;
 }
 
-export async function run(ctx: CommandContext, taskIds: string[], o: CalibrateOptions): Promise<number> {
+export async function run(ctx: CommandContext, requested: string[], o: CalibrateOptions): Promise<number> {
   const base = effectiveConfig(ctx, o);
+  const taskIds = expandTaskGlobs(ctx.paths, requested);
   if (o.estimate) {
     if (o.resume) throw new UsageError("--estimate prices a new run's plan; it takes no --resume");
     return printEstimate(ctx, base, taskIds, o.json === true);

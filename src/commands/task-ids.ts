@@ -1,16 +1,38 @@
-// The task ids a verb was given, checked against the project: every named task must exist (else a
-// usage error naming the unknown and the known ones); none named means every task.
+// The task ids a verb was given, checked against the project: a glob (`bom-*`, `{a,b}-?`) stands for
+// the tasks it matches (picomatch; none matching is a usage error), every named task must exist
+// (else a usage error naming the unknown and the known ones); none named means every task.
+import picomatch from "picomatch";
 import { UsageError } from "../errors.ts";
 import type { ProjectPaths } from "../project.ts";
 import { listTaskIds } from "../task/index.ts";
 
+const known = (ids: readonly string[]) => ids.join(", ") || "none";
+
+/** Each glob among `requested` replaced by the known ids it matches, in their order; literal ids kept. */
+export function expandTaskGlobs(paths: ProjectPaths, requested: readonly string[]): string[] {
+  if (!requested.some((r) => picomatch.scan(r).isGlob)) return [...requested];
+  const ids = listTaskIds(paths);
+  const out = requested.flatMap((r) => {
+    if (!picomatch.scan(r).isGlob) return [r];
+    const isMatch = picomatch(r, { dot: true });
+    const matches = ids.filter((id) => isMatch(id));
+    if (matches.length === 0)
+      throw new UsageError(
+        `no task matches "${r}" in ${paths.tasks} (known: ${known(ids)}); quote a glob so the shell leaves it to kgate`,
+      );
+    return matches;
+  });
+  return [...new Set(out)];
+}
+
 export function selectTaskIds(paths: ProjectPaths, requested: readonly string[]): string[] {
-  const known = listTaskIds(paths);
-  const unknown = requested.filter((t) => !known.includes(t));
+  const ids = listTaskIds(paths);
+  const expanded = expandTaskGlobs(paths, requested);
+  const unknown = expanded.filter((t) => !ids.includes(t));
   if (unknown.length > 0) {
     throw new UsageError(
-      `no task ${unknown.map((t) => `"${t}"`).join(", ")} in ${paths.tasks} (known: ${known.join(", ") || "none"})`,
+      `no task ${unknown.map((t) => `"${t}"`).join(", ")} in ${paths.tasks} (known: ${known(ids)})`,
     );
   }
-  return requested.length > 0 ? [...new Set(requested)] : known;
+  return expanded.length > 0 ? expanded : ids;
 }
