@@ -20,6 +20,7 @@ export { InstalledAgent } from "./installed/agent.ts";
 export type { HarnessAdapter } from "./installed/harness-adapter.ts";
 export { ensureHarnessImage, planHarnessImage } from "./installed/image.ts";
 export { opencode } from "./installed/opencode.ts";
+export * from "./judge/index.ts";
 export {
   type ConfigLoadResult,
   loadAgentConfigs,

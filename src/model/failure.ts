@@ -3,7 +3,15 @@
 import { z } from "zod";
 
 /** Who failed: the agent (its own outcome), or something that says nothing about the agent. */
-export const FailureOwner = z.enum(["agent", "provider", "sandbox", "verifier", "kgate", "cancelled"]);
+export const FailureOwner = z.enum([
+  "agent",
+  "provider",
+  "sandbox",
+  "verifier",
+  "judge",
+  "kgate",
+  "cancelled",
+]);
 export type FailureOwner = z.infer<typeof FailureOwner>;
 
 export interface FailureKindInfo {
@@ -78,6 +86,11 @@ export const FAILURE_KINDS = {
     "verifier",
     false,
     "the verifier fails whatever the output (cannot load, solve() throws, answer off its contract): the task's bug",
+  ),
+  judge: infra(
+    "judge",
+    false,
+    "the judge of a judge criterion gave no verdict (its provider failed past the retries, its key or configuration is missing): never the agent's failure, never a pass",
   ),
   "evidence-write": infra("kgate", false, "the record or trajectory could not be written to disk"),
   internal: infra(

@@ -110,6 +110,8 @@ const RecordV3 = z.object({
    * null when not tracked apart (the agent saw every call's usage, or a record older than this field).
    */
   reportedUsage: Usage.nullable().default(null),
+  /** The judges' tokens and cost, summed over the judge criteria of the verdict(s); null when none was asked. */
+  judgeUsage: Usage.nullable().default(null),
   stopReason: StopReason,
   outputs: z.array(CollectedOutput),
   verdict: Verdict,
@@ -172,3 +174,18 @@ export type TrialRecord = z.infer<typeof RecordV3>;
 export type TrialForm = z.infer<typeof TrialForm>;
 export type SessionTask = z.infer<typeof SessionTask>;
 export type SessionOutcome = z.infer<typeof SessionOutcome>;
+
+/**
+ * What a trial cost (USD): the agent's and its judges'. Without judges, the agent's as recorded (null
+ * when unpriced); with them, null when a part that made model calls has no prices (a part without
+ * calls, such as the oracle agent's, adds nothing).
+ */
+export function trialCostUsd(record: Pick<TrialRecord, "usage" | "judgeUsage">): number | null {
+  if (!record.judgeUsage) return record.usage.costUsd;
+  let total = 0;
+  for (const part of [record.usage, record.judgeUsage]) {
+    if (part.costUsd !== null) total += part.costUsd;
+    else if (part.modelCalls > 0) return null;
+  }
+  return total;
+}

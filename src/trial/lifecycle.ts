@@ -15,12 +15,14 @@ import {
   type TrialRecord,
   trialError,
   UNVERIFIED,
+  type Usage,
   type Verdict,
 } from "../model/index.ts";
 import type { OutputFile } from "../sandbox/index.ts";
 import type { LoadedTask } from "../task/index.ts";
 import type { OutputForVerification } from "../verify/index.ts";
 import { trialDirOf } from "./ids.ts";
+import { judgeUsageOf } from "./judge-phase.ts";
 import { cancelledError, DEFAULT_PHASE_TIMEOUTS, PhaseClock, type PhaseTimeouts } from "./phases.ts";
 import {
   buildRecord,
@@ -105,6 +107,8 @@ interface Verified {
   verdict: Verdict;
   error: TrialError | null;
   session: SessionOutcome | null;
+  /** What the judges of judge criteria cost, or null when none was asked. */
+  judgeUsage: Usage | null;
 }
 
 /** Each target through the verifier; a session's counted verifier failures fail their own task only. */
@@ -116,9 +120,10 @@ async function verifyTargets(
 ): Promise<Verified> {
   const checked: Array<{ verdict: Verdict; error: TrialError | null }> = [];
   for (const target of run.targets)
-    checked.push(await verifyOutputs(verify, target.task, target.outputs, timeoutMs));
+    checked.push(await verifyOutputs(verify, target.task, target.outputs, timeoutMs, o.signal));
+  const judgeUsage = judgeUsageOf(checked.map((c) => c.verdict));
   if (o.form.name !== "session")
-    return { ...(checked[0] ?? { verdict: UNVERIFIED, error: null }), session: null };
+    return { ...(checked[0] ?? { verdict: UNVERIFIED, error: null }), session: null, judgeUsage };
   const uncounted = checked.find((c) => c.error && !FAILURE_KINDS[c.error.kind].counted);
   const session: SessionOutcome = {
     key: o.identity.trialId,
@@ -134,7 +139,12 @@ async function verifyTargets(
     })),
   };
   const verdicts = checked.map((c) => c.verdict);
-  return { verdict: sessionVerdict(run.targets, verdicts), error: uncounted?.error ?? null, session };
+  return {
+    verdict: sessionVerdict(run.targets, verdicts),
+    error: uncounted?.error ?? null,
+    session,
+    judgeUsage,
+  };
 }
 
 function leaked(run: FormRun, trajectory: FileTrajectory | null): boolean | null {
@@ -151,7 +161,7 @@ export async function runLifecycle(o: LifecycleOptions): Promise<TrialRecord> {
   const timeouts = { ...DEFAULT_PHASE_TIMEOUTS, ...o.timeouts };
   let trajectory: FileTrajectory | null = null;
   let run: FormRun | null = null;
-  let verified: Verified = { verdict: UNVERIFIED, error: null, session: null };
+  let verified: Verified = { verdict: UNVERIFIED, error: null, session: null, judgeUsage: null };
   let error: TrialError | null = null;
   try {
     trajectory = new FileTrajectory(
@@ -189,6 +199,7 @@ export async function runLifecycle(o: LifecycleOptions): Promise<TrialRecord> {
     canaryLeak: run ? leaked(run, trajectory) : null,
     prospective: run?.prospective ?? null,
     session: verified.session,
+    judgeUsage: verified.judgeUsage,
   });
   return writeRecord(identity.runDir, record);
 }

@@ -142,6 +142,8 @@ export interface RecordParts extends TrialIdentity {
   /** The prospective choice made before a -A trial, when asked. */
   prospective?: ProspectiveOutcome | null;
   session?: SessionOutcome | null;
+  /** What the judges of judge criteria cost (null: none was asked). */
+  judgeUsage?: Usage | null;
 }
 
 /** The validated record of a trial of any form; outputs are saved beside it. Never throws. */
@@ -164,6 +166,7 @@ export function buildRecord(p: RecordParts): TrialRecord {
     phases: p.phases,
     usage: p.outcome.usage,
     reportedUsage: p.outcome.reportedUsage ?? null,
+    judgeUsage: p.judgeUsage ?? null,
     stopReason: stopReasonOf(p.error, p.outcome.stopReason),
     outputs: p.files.map((f) => f.record),
     verdict: p.verdict,
@@ -187,6 +190,7 @@ export function buildRecord(p: RecordParts): TrialRecord {
       ...raw,
       usage: { ...ZERO_USAGE, ...sane(raw.usage) },
       reportedUsage: raw.reportedUsage ? { ...ZERO_USAGE, ...sane(raw.reportedUsage) } : null,
+      judgeUsage: raw.judgeUsage ? { ...ZERO_USAGE, ...sane(raw.judgeUsage) } : null,
       phases: {},
       outputs: [],
       verdict: UNVERIFIED,
@@ -254,6 +258,7 @@ export function crashRecordOf(
 
 /** The agent's own stop reason, unless something not of its doing ended the trial. */
 function stopReasonOf(error: TrialError | null, agent: StopReason): StopReason {
-  if (!error || error.owner === "agent" || error.owner === "verifier") return agent;
+  if (!error || error.owner === "agent" || error.owner === "verifier" || error.owner === "judge")
+    return agent;
   return error.kind === "cancelled" ? "cancelled" : "error";
 }

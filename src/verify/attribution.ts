@@ -1,6 +1,6 @@
 // Failure attribution: did a failed output follow the default conventions, a perturbed variant, or none?
 
-import type { Attribution } from "../model/index.ts";
+import type { Attribution, Evidence } from "../model/index.ts";
 import { agreement } from "./compare.ts";
 import type { ParsedOutput } from "./parse.ts";
 import type { ExpectedOutputs } from "./reference.ts";
@@ -20,6 +20,8 @@ export interface AttributionResult {
   attribution: Attribution;
   /** Per candidate with at least one distinguishing value: the share of those the output agrees with. */
   agreement: Record<string, number>;
+  /** Per candidate: its distinguishing values and how many of them the output agrees with. */
+  evidence: Evidence;
 }
 
 /**
@@ -35,8 +37,7 @@ export function attribute(
   actual: ReadonlyMap<string, ParsedOutput>,
   rubric: RubricEvidence = new Map(),
 ): AttributionResult {
-  const shares: Record<string, number> = {};
-  let best: { label: Candidate["label"]; share: number } | undefined;
+  const evidence: Evidence = {};
   for (const candidate of candidates) {
     let discriminating = rubric.get(candidate.label)?.discriminating ?? 0;
     let agreeing = rubric.get(candidate.label)?.agreeing ?? 0;
@@ -48,11 +49,23 @@ export function attribute(
       discriminating += a.discriminating;
       agreeing += a.agreeing;
     }
+    evidence[candidate.label] = { discriminating, agreeing };
+  }
+  return { ...attributeFrom(evidence), evidence };
+}
+
+/**
+ * The attribution of per-candidate evidence (in candidate order): the highest share at or above the
+ * threshold, ties to the earlier candidate; `other` without one. Candidates without evidence get no share.
+ */
+export function attributeFrom(evidence: Evidence): Omit<AttributionResult, "evidence"> {
+  const shares: Record<string, number> = {};
+  let best: { label: string; share: number } | undefined;
+  for (const [label, { discriminating, agreeing }] of Object.entries(evidence)) {
     if (discriminating === 0) continue;
     const share = agreeing / discriminating;
-    shares[candidate.label] = share;
-    if (share >= ATTRIBUTION_THRESHOLD && (!best || share > best.share))
-      best = { label: candidate.label, share };
+    shares[label] = share;
+    if (share >= ATTRIBUTION_THRESHOLD && (!best || share > best.share)) best = { label, share };
   }
-  return { attribution: best?.label ?? "other", agreement: shares };
+  return { attribution: (best?.label as Candidate["label"] | undefined) ?? "other", agreement: shares };
 }

@@ -55,7 +55,11 @@ export interface Rubric<A = unknown, E = unknown> {
   render?: (expected: E) => string;
 }
 
-export interface Criterion<A = unknown, E = unknown> {
+/** A rubric criterion: a deterministic check in code, or a model-graded judge criterion. */
+export type Criterion<A = unknown, E = unknown> = CodeCriterion<A, E> | JudgeCriterion<E>;
+
+export interface CodeCriterion<A = unknown, E = unknown> {
+  kind?: "code";
   name: string;
   /** Its weight in the partial score (a positive number; 1 when left out). The reward ignores it. */
   weight?: number;
@@ -65,6 +69,32 @@ export interface Criterion<A = unknown, E = unknown> {
    * a thrown error counts as a failed criterion.
    */
   check(actual: A, expected: E): boolean | { passed: boolean; detail?: string };
+}
+
+/**
+ * A criterion a model judges (docs/verify.md#judge-criteria): the judge (an agent configuration of
+ * kgate.config.json, called from the host after the code criteria) reads the outputs as data and
+ * answers pass or fail with a short reason. `kgate check` calibrates it before any trial trusts it.
+ */
+export interface JudgeCriterion<E = unknown> {
+  kind: "judge";
+  name: string;
+  /** Its weight in the partial score (a positive number; 1 when left out). The reward ignores it. */
+  weight?: number;
+  /** The agent configuration (`agents` of kgate.config.json) that judges. */
+  judge: string;
+  /**
+   * What a right deliverable must do, in words: the judge's reference. A function of `expected` (what
+   * solve() returned for this output; `answers`: for every output) when it states facts the
+   * conventions decide, so that a deliverable written under other conventions fails it. Pure.
+   */
+  criterion: string | ((expected: E, answers: Readonly<Record<string, unknown>>) => string);
+  /** The outputs the judge reads (declared output paths); default: this rubric's output. */
+  reads?: string[];
+}
+
+export function isJudgeCriterion<E>(criterion: Criterion<unknown, E>): criterion is JudgeCriterion<E> {
+  return criterion.kind === "judge";
 }
 
 /** Environment files by path relative to environment/, as UTF-8 text. */

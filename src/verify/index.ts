@@ -1,12 +1,20 @@
 // The verification concern's public face: the verifier contract, loading, verifyTrial and its parts.
 
 export * from "../model/verdict.ts";
-export { ATTRIBUTION_THRESHOLD, type AttributionResult, attribute, type Candidate } from "./attribution.ts";
+export {
+  ATTRIBUTION_THRESHOLD,
+  type AttributionResult,
+  attribute,
+  attributeFrom,
+  type Candidate,
+} from "./attribution.ts";
 export { type Agreement, agreement, compareTables, type TableComparison } from "./compare.ts";
 export * from "./contract.ts";
 export { type CsvParse, type CsvText, type CsvVisitor, csvField, parseCsv, readCsv } from "./csv.ts";
 export { DIFF_CAP } from "./diff.ts";
 export { environmentRows, environmentText } from "./environment.ts";
+export { criterionText, type JudgeCandidate } from "./judge-criteria.ts";
+export { attributionNeeded, pendingJudgeCriteria, settleJudged } from "./judged.ts";
 export { verifyKillable } from "./killable.ts";
 export {
   EMPTY_ARRAY,
@@ -31,7 +39,7 @@ export {
 } from "./reference.ts";
 export { renderAnswers, renderOutput } from "./render.ts";
 export { roundHalfAway, roundHalfEven, roundToStep, type StepRounding } from "./rounding.ts";
-export { rewardAndScore, runCriterion } from "./rubric.ts";
+export { failedReason, rewardAndScore, runCriterion } from "./rubric.ts";
 export { leafAt, type Table, tableFromCsv, tableFromJson, tableFromRows, tableFromText } from "./table.ts";
 export { verifyTrial, verifyWith } from "./verify.ts";
 export { VerifierRunError } from "./worker-pool.ts";

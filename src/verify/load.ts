@@ -5,7 +5,7 @@ import { z } from "zod";
 import { allowTypeScriptImport, fieldPath } from "../common/index.ts";
 import type { LoadedTask } from "../task/index.ts";
 import { compiledVerifier } from "./compiled.ts";
-import type { Rubric, TaskVerifier } from "./contract.ts";
+import { isJudgeCriterion, type Rubric, type TaskVerifier } from "./contract.ts";
 
 /** The verifier module is missing, broken, or does not fit its task: names the file and the field. */
 export class VerifierLoadError extends Error {
@@ -22,6 +22,22 @@ export interface LoadedVerifier {
 const present = z.custom<unknown>((v) => v !== undefined, "required field missing");
 const fn = z.custom<(...args: never[]) => unknown>((v) => typeof v === "function", "must be a function");
 
+const weight = z.number().positive().finite().optional();
+const CodeCriterionShape = z.object({
+  kind: z.literal("code").optional(),
+  name: z.string().min(1),
+  check: fn,
+  weight,
+});
+const JudgeCriterionShape = z.object({
+  kind: z.literal("judge"),
+  name: z.string().min(1),
+  judge: z.string().min(1, "names the agent configuration (kgate.config.json `agents`) that judges"),
+  criterion: z.union([z.string().min(1), fn]),
+  reads: z.array(z.string().min(1)).min(1).optional(),
+  weight,
+});
+
 const VerifierShape = z.object({
   conventions: z.object({
     artefact: present,
@@ -33,15 +49,7 @@ const VerifierShape = z.object({
     .record(
       z.string(),
       z.object({
-        criteria: z
-          .array(
-            z.object({
-              name: z.string().min(1),
-              check: fn,
-              weight: z.number().positive().finite().optional(),
-            }),
-          )
-          .min(1),
+        criteria: z.array(z.union([CodeCriterionShape, JudgeCriterionShape])).min(1),
         render: fn.optional(),
         judgesAlone: z.boolean().optional(),
       }),
@@ -80,6 +88,12 @@ function mismatches(task: LoadedTask, verifier: TaskVerifier<unknown>): string[]
         `rubric.${outputPath}.judgesAlone: only for csv and json outputs (a text output with a rubric is judged by it alone)`,
       );
     }
+    rubric.criteria.forEach((c, i) => {
+      for (const read of (isJudgeCriterion(c) && c.reads) || []) {
+        if (!task.spec.outputs.some((o) => o.path === read))
+          problems.push(`rubric.${outputPath}.criteria.${i}.reads: "${read}" is no output of ${taskFile}`);
+      }
+    });
     const names = rubric.criteria.map((c) => c.name);
     const duplicate = names.find((n, i) => names.indexOf(n) !== i);
     if (duplicate) problems.push(`rubric.${outputPath}.criteria: duplicate criterion name "${duplicate}"`);

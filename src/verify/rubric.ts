@@ -2,7 +2,7 @@
 // weighted mean of the criteria.
 
 import type { CriterionResult } from "../model/index.ts";
-import type { Criterion } from "./contract.ts";
+import type { CodeCriterion } from "./contract.ts";
 
 /**
  * Runs one criterion; a thrown error or a non-boolean result is a failed criterion with the reason.
@@ -10,7 +10,7 @@ import type { Criterion } from "./contract.ts";
  */
 export function runCriterion(
   name: string,
-  criterion: Criterion<unknown, unknown>,
+  criterion: CodeCriterion<unknown, unknown>,
   actual: unknown,
   expected: unknown,
 ): CriterionResult {
@@ -39,4 +39,10 @@ export function rewardAndScore(criteria: readonly CriterionResult[]): { reward: 
   const total = criteria.reduce((sum, c) => sum + weightOf(c), 0);
   const passed = criteria.reduce((sum, c) => sum + (c.passed ? weightOf(c) : 0), 0);
   return { reward: criteria.every((c) => c.passed) ? 1 : 0, score: passed / total };
+}
+
+/** "2 of 5 criteria failed: a, b". */
+export function failedReason(criteria: readonly CriterionResult[]): string {
+  const failed = criteria.filter((c) => !c.passed);
+  return `${failed.length} of ${criteria.length} criteria failed: ${failed.map((c) => c.name).join(", ")}`;
 }

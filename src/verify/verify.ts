@@ -4,13 +4,14 @@ import type { CriterionResult, Verdict } from "../model/index.ts";
 import type { LoadedTask, OutputSpec } from "../task/index.ts";
 import { attribute, type Candidate, type RubricEvidence } from "./attribution.ts";
 import { compareTables, describeFirstDifference } from "./compare.ts";
-import type { OutputForVerification } from "./contract.ts";
+import { type CodeCriterion, isJudgeCriterion, type OutputForVerification } from "./contract.ts";
 import { capDiff, tableDiff, textDiff } from "./diff.ts";
+import { judgeCriterionResult } from "./judge-criteria.ts";
 import { clip } from "./leaf.ts";
 import { type LoadedVerifier, loadVerifier } from "./load.ts";
 import { type ParsedOutput, parseActual } from "./parse.ts";
 import { expectedOutputs, VerifierError } from "./reference.ts";
-import { rewardAndScore, runCriterion } from "./rubric.ts";
+import { failedReason, rewardAndScore, runCriterion } from "./rubric.ts";
 import { leafAt } from "./table.ts";
 
 /** Characters kept of one output's format reason (a garbage header could otherwise fill the record). */
@@ -86,6 +87,24 @@ function referenceCriterion(
   };
 }
 
+/** Each declared output parsed, or the reason it is unusable (format). */
+function parseOutputs(
+  task: LoadedTask,
+  loaded: LoadedVerifier,
+  outputs: readonly OutputForVerification[],
+): Map<string, { ok: true; value: ParsedOutput } | { ok: false; reason: string }> {
+  const byPath = new Map(outputs.map((o) => [o.path, o]));
+  const parsed = new Map<string, { ok: true; value: ParsedOutput } | { ok: false; reason: string }>();
+  for (const output of task.spec.outputs) {
+    const result = parseActual(output, byPath.get(output.path), loaded.rubricOf(output.path) !== undefined);
+    parsed.set(
+      output.path,
+      result.ok ? result : { ok: false, reason: clip(`${output.path} ${result.reason}`, REASON_CAP) },
+    );
+  }
+  return parsed;
+}
+
 /** Synchronous core of verifyTrial; throws VerifierError when the verifier misbehaves. */
 export function verifyWith(
   task: LoadedTask,
@@ -93,37 +112,57 @@ export function verifyWith(
   outputs: readonly OutputForVerification[],
 ): Verdict {
   const reference = expectedOutputs(task, loaded, "artefact");
-  const byPath = new Map(outputs.map((o) => [o.path, o]));
+  const parsed = parseOutputs(task, loaded, outputs);
   const criteria: CriterionResult[] = [];
   const formatReasons: string[] = [];
   const diffs: string[] = [];
   const actual = new Map<string, ParsedOutput>();
+  let candidateList: Candidate[] | undefined;
+  const candidatesOnce = () => {
+    candidateList ??= candidates(task, loaded);
+    return candidateList;
+  };
+  const unusable = (paths: readonly string[]) =>
+    paths.map((p) => parsed.get(p)).find((r) => r?.ok === false)?.reason ?? null;
 
   for (const output of task.spec.outputs) {
     const rubric = loaded.rubricOf(output.path);
     const expected = reference.get(output.path)!;
-    const parsed = parseActual(output, byPath.get(output.path), rubric !== undefined);
-    if (!parsed.ok) {
-      const reason = clip(`${output.path} ${parsed.reason}`, REASON_CAP);
-      formatReasons.push(reason);
+    const result = parsed.get(output.path)!;
+    if (!result.ok) {
+      formatReasons.push(result.reason);
       if (expected.table && !rubric?.judgesAlone)
-        criteria.push({ name: output.path, passed: false, detail: reason });
-      for (const c of rubric?.criteria ?? []) {
+        criteria.push({ name: output.path, passed: false, detail: result.reason });
+    } else {
+      actual.set(output.path, result.value);
+      // A rubric that judges alone leaves the comparison only its diff (and attribution, below).
+      const compared = referenceCriterion(output, expected, result.value, diffs);
+      if (compared && !rubric?.judgesAlone) criteria.push(compared);
+    }
+    for (const c of rubric?.criteria ?? []) {
+      const name = `${output.path}: ${c.name}`;
+      if (isJudgeCriterion(c)) {
+        criteria.push(
+          judgeCriterionResult({
+            loaded,
+            name,
+            criterion: c,
+            outputPath: output.path,
+            reference,
+            candidates: candidatesOnce,
+            unusable: unusable(c.reads ?? [output.path]),
+          }),
+        );
+      } else if (!result.ok) {
         criteria.push({
-          name: `${output.path}: ${c.name}`,
+          name,
           passed: false,
-          detail: `not evaluated: ${reason}`,
+          detail: `not evaluated: ${result.reason}`,
           weight: c.weight ?? 1,
         });
+      } else {
+        criteria.push(runCriterion(name, c, result.value.value, expected.value));
       }
-      continue;
-    }
-    actual.set(output.path, parsed.value);
-    // A rubric that judges alone leaves the comparison only its diff (and attribution, below).
-    const compared = referenceCriterion(output, expected, parsed.value, diffs);
-    if (compared && !rubric?.judgesAlone) criteria.push(compared);
-    for (const c of rubric?.criteria ?? []) {
-      criteria.push(runCriterion(`${output.path}: ${c.name}`, c, parsed.value.value, expected.value));
     }
   }
 
@@ -141,10 +180,10 @@ export function verifyWith(
       ...(diff ? { diff } : {}),
     };
   }
-  const others = candidates(task, loaded);
-  const evidence = rubricEvidence(task, loaded, actual, criteria, others);
-  const { attribution, agreement } = attribute(reference, others, actual, evidence);
-  const failed = criteria.filter((c) => !c.passed);
+  const others = candidatesOnce();
+  const rubric = rubricEvidence(task, loaded, actual, criteria, others);
+  const { attribution, agreement, evidence } = attribute(reference, others, actual, rubric);
+  const pending = criteria.some((c) => c.judge?.verdict === "pending");
   return {
     status: "fail",
     reward,
@@ -152,7 +191,9 @@ export function verifyWith(
     criteria,
     attribution,
     agreement,
-    reason: `${failed.length} of ${criteria.length} criteria failed: ${failed.map((c) => c.name).join(", ")}`,
+    // the host adds the judges' evidence to these counts once they have answered (judged.ts)
+    ...(pending ? { evidence } : {}),
+    reason: failedReason(criteria),
     ...(diff ? { diff } : {}),
   };
 }
@@ -175,8 +216,11 @@ function rubricEvidence(
     const rubric = loaded.rubricOf(output.path);
     const parsed = actual.get(output.path);
     if (!rubric || output.format !== "text" || !parsed) continue;
+    // judge criteria add their evidence on the host, once judged (judged.ts)
     const failed = rubric.criteria.filter(
-      (c) => criteria.find((r) => r.name === `${output.path}: ${c.name}`)?.passed === false,
+      (c): c is CodeCriterion =>
+        !isJudgeCriterion(c) &&
+        criteria.find((r) => r.name === `${output.path}: ${c.name}`)?.passed === false,
     );
     for (const candidate of others) {
       const expected = candidate.expected.get(output.path)?.value;

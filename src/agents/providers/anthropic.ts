@@ -81,6 +81,7 @@ export class AnthropicModel implements ChatModel {
         ...(system ? { system } : {}),
         ...(tools.length ? { tools: cached ? cached.tools : tools } : {}),
         ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+        ...(request.toolChoice ? { tool_choice: { type: "tool" as const, name: request.toolChoice } } : {}),
       },
       { signal: request.signal },
     );

@@ -8,17 +8,20 @@ export { modelsUrl, PROBE_TIMEOUT_MS, type ProbeResult, probeEndpoint } from "./
 export * from "./types.ts";
 export { AnthropicModel, OpenAIModel };
 
+/** A configuration's model; `timeoutMs` bounds each request (default: the provider class's, 600 s). */
 export function createChatModel(
   config: Pick<ResolvedAgentConfig, "provider" | "model" | "baseUrl">,
   apiKey: string | null,
+  options: { timeoutMs?: number } = {},
 ): ChatModel {
   if (config.provider === "anthropic") {
-    return new AnthropicModel({ model: config.model, baseUrl: config.baseUrl, apiKey });
+    return new AnthropicModel({ model: config.model, baseUrl: config.baseUrl, apiKey, ...options });
   }
   return new OpenAIModel({
     model: config.model,
     baseUrl: config.baseUrl,
     apiKey,
     maxTokensField: config.provider === "openai" ? "max_completion_tokens" : "max_tokens",
+    ...options,
   });
 }

@@ -81,9 +81,17 @@ export class OpenAIModel implements ChatModel {
         ? {
             tools: request.tools.map((t) => ({
               type: "function" as const,
-              function: { name: t.name, description: t.description, parameters: t.parameters },
+              function: {
+                name: t.name,
+                description: t.description,
+                parameters: t.parameters,
+                ...(t.strict ? { strict: true } : {}),
+              },
             })),
           }
+        : {}),
+      ...(request.toolChoice
+        ? { tool_choice: { type: "function" as const, function: { name: request.toolChoice } } }
         : {}),
       ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
     };

@@ -6,6 +6,8 @@ export interface ToolSpec {
   name: string;
   description: string;
   parameters: Record<string, unknown>;
+  /** The arguments must fit `parameters` exactly (OpenAI's strict function calling; others ignore it). */
+  strict?: boolean;
 }
 
 export interface ToolCallPart {
@@ -39,6 +41,8 @@ export interface ModelRequest {
   tools: ToolSpec[];
   maxOutputTokens: number;
   temperature?: number;
+  /** The name of a tool of `tools` the model must call (tool forcing: a judge's answer schema). */
+  toolChoice?: string;
   signal?: AbortSignal;
 }
 
