@@ -45,7 +45,7 @@ function deliverablesOf(reads: readonly string[], outputs: readonly OutputForVer
   });
 }
 
-/** Two usages of one configuration, added. */
+/** Two usages added (USD to the micro-dollar, as a usage meter rounds). */
 export function addUsage(a: Usage | undefined, b: Usage): Usage {
   if (!a) return b;
   return {
@@ -54,7 +54,8 @@ export function addUsage(a: Usage | undefined, b: Usage): Usage {
     cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
     cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
     modelCalls: a.modelCalls + b.modelCalls,
-    costUsd: a.costUsd === null || b.costUsd === null ? null : a.costUsd + b.costUsd,
+    costUsd:
+      a.costUsd === null || b.costUsd === null ? null : Math.round((a.costUsd + b.costUsd) * 1e6) / 1e6,
   };
 }
 

@@ -4,7 +4,7 @@
 // between its tagged markers) and answers through the forced verdict tool.
 import { writeFileSync } from "node:fs";
 import type { ProjectPaths } from "../../src/project.ts";
-import type { Script, ScriptStep, SeenRequest } from "./model-server.ts";
+import type { ScriptStep, SeenRequest } from "./model-server.ts";
 
 export interface SeenJudgeRequest {
   criterion: string;
@@ -38,7 +38,10 @@ export type JudgeAnswerStep = { verdict: string; reason: string } | ScriptStep;
 export type JudgePolicy = (seen: SeenJudgeRequest, index: number) => JudgeAnswerStep;
 
 /** The verdict as a call of the forced tool; a ScriptStep (a failure, a text reply) as it is. */
-export function judgeScript(policy: JudgePolicy, usage = { input: 900, output: 40 }): Script {
+export function judgeScript(
+  policy: JudgePolicy,
+  usage = { input: 900, output: 40 },
+): (request: SeenRequest, index: number) => ScriptStep {
   return (request, index) => {
     const answer = policy(judgeRequestOf(request), index);
     if ("verdict" in answer && "reason" in answer)
