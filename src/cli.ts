@@ -163,6 +163,10 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
     .argument("[task...]", "task ids or quoted globs (bom-*) (default: every task)")
     .option("--no-sandbox", "skip the oracle and noop trials (no Docker needed)")
     .option("--concurrency <n>", "tasks checked side by side, each with its sandbox trials (default 2)")
+    .option(
+      "--judge-repeats <k>",
+      "judge calibration: repeats of each judgement, which must agree (default 3)",
+    )
     .option("--json", "machine-readable output")
     .action(action("check"));
 

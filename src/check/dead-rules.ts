@@ -82,7 +82,11 @@ export function conventionWeights(
     };
     if (judged.length === 0 || changed === 0) return weight;
     const verdict = verifyWith(task, loaded, renderAnswers(task, loaded, answer));
-    const caught = verdict.criteria.some((c) => !c.passed && judged.some((p) => c.name.startsWith(`${p}: `)));
+    const ofJudged = verdict.criteria.filter((c) => judged.some((p) => c.name.startsWith(`${p}: `)));
+    // Judge criteria are not asked here (the judge-calibration step asks them): a changed answer
+    // only they could fail is left to the judge, not a hole of this check.
+    const caught = ofJudged.some((c) => !c.passed && c.judge?.verdict !== "pending");
+    if (!caught && ofJudged.some((c) => c.judge?.verdict === "pending")) return weight;
     return { ...weight, rubricFails: caught };
   });
 }

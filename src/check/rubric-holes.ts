@@ -14,6 +14,7 @@ import {
   type Verdict,
   VerifierError,
   verifyWith,
+  withoutJudges,
 } from "../verify/index.ts";
 import { changedValues, isRecord } from "./answer-diff.ts";
 
@@ -29,6 +30,8 @@ export interface HoleProbe {
   failed: boolean;
   /** Names of the judged outputs' criteria it failed. */
   failedCriteria: string[];
+  /** Judge criteria of the judged outputs were not asked (the code criteria's verdict): not a hole here. */
+  leftToJudge: boolean;
 }
 
 export interface RubricHoles {
@@ -96,30 +99,44 @@ export async function rubricHoles(
   const judged = rubricJudged(task, loaded);
   if (judged.length === 0) return { judged, probes: [], idle: [] };
   const environment = options.environment ?? readEnvironment(task);
-  const judge = options.judge ?? ((outputs) => verifyWith(task, loaded, outputs));
+  // Without a judge, judge criteria are skipped: a probe only they could fail is left to the judge.
+  const judge =
+    options.judge ?? ((outputs) => withoutJudges(verifyWith(task, loaded, outputs), "left to the judge"));
   const only = (answers: Record<string, unknown>) => Object.fromEntries(judged.map((p) => [p, answers[p]]));
   const reference = only(solveRaw(task, loaded, "artefact", environment));
   const criteria = judged.flatMap((p) => loaded.rubricOf(p)!.criteria.map((c) => `${p}: ${c.name}`));
   const probes: HoleProbe[] = [];
+  // judge criteria not asked (no judge here): neither holes nor idle, the judge calibration asks them
+  const unasked = new Set<string>();
   for (const wrong of wrongAnswers(task, loaded, environment)) {
     const changed = changedValues(reference, only(wrong.answers));
     const verdict = await judge(renderAnswers(task, loaded, wrong.answers));
-    const failedCriteria = verdict.criteria.filter((c) => !c.passed && criteria.includes(c.name));
+    const failedCriteria = verdict.criteria.filter(
+      (c) => !c.passed && criteria.includes(c.name) && c.judge?.verdict !== "skipped",
+    );
+    const skippedNames = verdict.criteria
+      .filter((c) => criteria.includes(c.name) && c.judge?.verdict === "skipped")
+      .map((c) => c.name);
+    for (const name of skippedNames) unasked.add(name);
+    const skipped = skippedNames.length > 0;
     probes.push({
       label: wrong.label,
       ...(wrong.convention ? { convention: wrong.convention } : {}),
       changedValues: changed,
       failed: failedCriteria.length > 0,
       failedCriteria: failedCriteria.map((c) => c.name),
+      leftToJudge: skipped && failedCriteria.length === 0,
     });
   }
   const telling = probes.filter((p) => p.changedValues > 0);
   const idle =
-    telling.length === 0 ? [] : criteria.filter((c) => telling.every((p) => !p.failedCriteria.includes(c)));
+    telling.length === 0
+      ? []
+      : criteria.filter((c) => !unasked.has(c) && telling.every((p) => !p.failedCriteria.includes(c)));
   return { judged, probes, idle };
 }
 
-/** The probes that changed a judged value and still passed: the rubric's holes. */
+/** The probes that changed a judged value and still passed (not left to a judge): the rubric's holes. */
 export function holesOf(result: RubricHoles): HoleProbe[] {
-  return result.probes.filter((p) => p.changedValues > 0 && !p.failed);
+  return result.probes.filter((p) => p.changedValues > 0 && !p.failed && !p.leftToJudge);
 }

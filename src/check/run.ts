@@ -4,6 +4,7 @@ import type { ProjectPaths } from "../project.ts";
 import { auditStep } from "./audit-step.ts";
 import { contractStep, deadRuleStep } from "./convention-steps.ts";
 import { generatorStep } from "./generator-step.ts";
+import { judgeCalibrationStep } from "./judge-calibration.ts";
 import { leftoverStep } from "./leftover-steps.ts";
 import { markerStep } from "./marker-step.ts";
 import { noopStep, oracleStep } from "./sandbox-steps.ts";
@@ -29,6 +30,7 @@ export const STEPS: readonly CheckStep[] = [
   defaultStep,
   variantStep,
   deadRuleStep,
+  judgeCalibrationStep,
   statedNumberStep,
   auditStep,
 ];
@@ -46,6 +48,10 @@ export interface CheckOptions {
   sandbox?: SandboxSession;
   /** Steps to run (default: STEPS). */
   steps?: readonly CheckStep[];
+  /** Repeats of each judgement in the judge calibration (default 3). */
+  judgeRepeats?: number;
+  /** Where judges' keys are read (default: process.env). */
+  env?: NodeJS.ProcessEnv;
 }
 
 export async function checkTask(
@@ -58,6 +64,8 @@ export async function checkTask(
     id,
     sandbox: options.sandbox,
     progress: options.progress ?? (() => {}),
+    ...(options.judgeRepeats === undefined ? {} : { judgeRepeats: options.judgeRepeats }),
+    ...(options.env ? { env: options.env } : {}),
   };
   const checks: CheckResult[] = [];
   context.progress(`checking ${id}`);

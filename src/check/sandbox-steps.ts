@@ -1,10 +1,11 @@
 // Checks in the real sandbox: the oracle passes under +A and the noop agent fails under -A. Each is
 // one trial through the trial engine, verified on the host and recorded in runs/<run-id>/.
 import { type Agent, noopAgent, oracleAgent } from "../agents/index.ts";
-import { outcomeOf, type TrialRecord } from "../model/index.ts";
+import { outcomeOf, type TrialRecord, type Verdict } from "../model/index.ts";
 import { type ProjectPaths, relativeToProject } from "../project.ts";
 import {
   agentInfoOf,
+  defaultVerify,
   newRunId,
   openSandboxRunner,
   runDirOf,
@@ -26,19 +27,23 @@ export function sandboxSession(
   let opened: Promise<{ sandbox: SandboxRunner; engine: TrialEngine }> | undefined;
   let engineSeen: TrialEngine | undefined;
   const open = () => {
-    opened ??= openSandboxRunner({ paths, agents: Object.values(AGENTS), log: options.progress }).then(
-      (sandbox) => ({
-        sandbox,
-        engine: new TrialEngine({
-          runId,
-          runDir,
-          runner: sandbox.runner,
-          // One trial per task in flight: the command checks `concurrency` tasks side by side.
-          concurrency: options.concurrency ?? 1,
-          signal: options.signal,
-        }),
+    opened ??= openSandboxRunner({
+      paths,
+      agents: Object.values(AGENTS),
+      log: options.progress,
+      // a judge whose key is not set is skipped (its criteria left out): judge-calibration says so
+      verify: defaultVerify(paths, { skipUnavailableJudges: true }),
+    }).then((sandbox) => ({
+      sandbox,
+      engine: new TrialEngine({
+        runId,
+        runDir,
+        runner: sandbox.runner,
+        // One trial per task in flight: the command checks `concurrency` tasks side by side.
+        concurrency: options.concurrency ?? 1,
+        signal: options.signal,
       }),
-    );
+    }));
     return opened;
   };
   return {
@@ -65,6 +70,13 @@ export function sandboxSession(
   };
 }
 
+/** A note naming judge criteria a check's trial skipped (their judge's key is not set), or "". */
+export function skippedJudges(verdict: Verdict): string {
+  const skipped = verdict.criteria.filter((c) => c.judge?.verdict === "skipped");
+  if (skipped.length === 0) return "";
+  return ` (judge criteria not judged: ${skipped[0]!.judge!.reason?.replace(/^not judged: /, "") ?? "no judge"})`;
+}
+
 export function seconds(record: TrialRecord): string {
   return `${((Date.parse(record.finishedAt) - Date.parse(record.startedAt)) / 1000).toFixed(1)} s`;
 }
@@ -87,13 +99,14 @@ function judged(context: CheckContext, record: TrialRecord | string, expect: "pa
   }
   const { verdict } = record;
   const why = verdict.status === "pass" ? "" : `: ${failureText(verdict)}`;
+  const skipped = skippedJudges(verdict);
   const agentError = record.error ? ` (${record.error.kind}: ${record.error.message})` : "";
   if (verdict.status === expect) {
     const attributed = verdict.attribution ? `, attributed to ${verdict.attribution}` : "";
     return [
       {
         status: "pass",
-        detail: `${verdict.status === "pass" ? "passes" : "fails"}${attributed} in ${seconds(record)}`,
+        detail: `${verdict.status === "pass" ? "passes" : "fails"}${attributed} in ${seconds(record)}${skipped}`,
       },
     ];
   }

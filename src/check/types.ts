@@ -46,6 +46,10 @@ export interface CheckContext {
   verifier?: LoadedVerifier;
   /** Where the sandbox steps run their trials; undefined with --no-sandbox. */
   sandbox?: SandboxSession;
+  /** Repeats of each judgement in the judge calibration (default 3). */
+  judgeRepeats?: number;
+  /** Where judges' keys are read (default: process.env). */
+  env?: NodeJS.ProcessEnv;
   /** Progress lines (stderr in the CLI). */
   progress(line: string): void;
 }

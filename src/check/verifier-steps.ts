@@ -6,12 +6,15 @@ import type { LoadedTask } from "../task/index.ts";
 import {
   type ConventionSet,
   type LoadedVerifier,
+  leftToJudge,
   loadVerifier,
+  type OutputForVerification,
   readEnvironment,
   renderAnswers,
   solveRaw,
   type Verdict,
   verifyWith,
+  withoutJudges,
 } from "../verify/index.ts";
 import type { CheckStep, StepOutcome } from "./types.ts";
 import { failureText } from "./verdict-text.ts";
@@ -45,10 +48,36 @@ export function failsAs(
   };
 }
 
+/** Why a check without a judge leaves judge criteria out of its verdicts. */
+export const LEFT_TO_JUDGE = "left to the judge-calibration step";
+
+/** The code criteria's verdict of outputs (judge criteria skipped: the judge-calibration step asks the judge). */
+export function codeVerdict(
+  task: LoadedTask,
+  loaded: LoadedVerifier,
+  outputs: OutputForVerification[],
+): Verdict {
+  return withoutJudges(verifyWith(task, loaded, outputs), LEFT_TO_JUDGE);
+}
+
 /** The verdict of the answer a solver gives under `set`, rendered as an agent would write it. */
 function verdictOfAnswer(task: LoadedTask, loaded: LoadedVerifier, set: ConventionSet): Verdict {
   const answers = solveRaw(task, loaded, set);
-  return verifyWith(task, loaded, renderAnswers(task, loaded, answers));
+  return codeVerdict(task, loaded, renderAnswers(task, loaded, answers));
+}
+
+/**
+ * A verdict that does not fail as `label` because its judge criteria were not asked (they state other
+ * facts under that candidate): the step defers to the judge, saying so; null when nothing is deferred.
+ */
+export function deferredToJudge(verdict: Verdict, label: string, what: string): StepOutcome | null {
+  const left = leftToJudge(verdict, label);
+  if (left.length === 0) return null;
+  const judged = verdict.status === "pass" ? "passes its code criteria" : `fails (${failureText(verdict)})`;
+  return {
+    status: "pass",
+    detail: `${what} ${judged}; judge-calibration checks that the judge fails it on ${left.map((n) => `"${n}"`).join(", ")} (their text differs under ${label})`,
+  };
 }
 
 function describe(verdict: Verdict): string {
@@ -83,7 +112,7 @@ export const deterministicStep: CheckStep = {
       // one after the other in one process, as a kept verification worker verifies trials: a wrong
       // answer, the right one, the wrong one again, the right one again
       const [wrong1, right1, wrong2, right2] = [wrong, right, wrong, right].map((o) =>
-        verifyWith(task, loaded, o),
+        codeVerdict(task, loaded, o),
       );
       if (!isDeepStrictEqual(right1, right2)) {
         return [{ status: "fail", detail: "the same outputs got two different verdicts" }];
@@ -114,6 +143,10 @@ export const defaultStep: CheckStep = {
     try {
       const verdict = verdictOfAnswer(context.task!, context.verifier!, "default");
       const { ok } = failsAs(verdict, "default-convention");
+      const deferred = ok
+        ? null
+        : deferredToJudge(verdict, "default-convention", "the default-convention answer");
+      if (deferred) return [deferred];
       const why =
         verdict.status === "pass"
           ? ": the default conventions give the artefact's answer, the gate does not bite"
@@ -144,6 +177,15 @@ export const variantStep: CheckStep = {
         const perturbed = failsAs(verdict, `perturbed-convention:${variant.name}`);
         const ok = variant.kind === "compressed" ? verdict.status === "pass" : perturbed.ok;
         const expected = variant.kind === "compressed" ? "must pass" : perturbed.expected;
+        const label = `perturbed-convention:${variant.name}`;
+        const deferred =
+          ok || variant.kind === "compressed"
+            ? null
+            : deferredToJudge(verdict, label, `${variant.kind}: its answer`);
+        if (deferred) {
+          results.push({ id, ...deferred });
+          continue;
+        }
         results.push({
           id,
           status: ok ? "pass" : "fail",

@@ -12,7 +12,7 @@ import { pc } from "../colours.ts";
 import { EXIT_FAILED, EXIT_OK, InternalTrialErrors } from "../errors.ts";
 import { InterruptedError, removeOnInterrupt } from "../sandbox/index.ts";
 import type { CommandContext } from "./context.ts";
-import { concurrencyOption } from "./options.ts";
+import { concurrencyOption, integerOption } from "./options.ts";
 import { selectTaskIds } from "./task-ids.ts";
 
 export interface CheckCommandOptions {
@@ -21,6 +21,8 @@ export interface CheckCommandOptions {
   sandbox?: boolean;
   /** --concurrency: tasks checked side by side (default DEFAULT_CHECK_CONCURRENCY). */
   concurrency?: string;
+  /** --judge-repeats: repeats of each judgement in the judge calibration (default 3). */
+  judgeRepeats?: string;
 }
 
 /** Two tasks at a time: one task's sandbox trials overlap the other's checks on the host. */
@@ -57,6 +59,10 @@ export async function run(
   const concurrency =
     options.concurrency === undefined ? DEFAULT_CHECK_CONCURRENCY : concurrencyOption(options.concurrency);
   const log = (line: string) => ctx.stderr.write(`${pc.dim(line)}\n`);
+  const judgeRepeats =
+    options.judgeRepeats === undefined
+      ? undefined
+      : integerOption("--judge-repeats", options.judgeRepeats, { min: 1, max: 20 });
 
   const controller = new AbortController();
   let session: SandboxSession | undefined;
@@ -82,7 +88,11 @@ export async function run(
     const worker = async () => {
       while (next < ids.length && !controller.signal.aborted) {
         const at = next++;
-        checked[at] = await checkTask(ctx.paths, ids[at]!, { progress: log, sandbox: session });
+        checked[at] = await checkTask(ctx.paths, ids[at]!, {
+          progress: log,
+          sandbox: session,
+          ...(judgeRepeats === undefined ? {} : { judgeRepeats }),
+        });
         flush();
       }
     };

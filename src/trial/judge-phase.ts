@@ -32,6 +32,8 @@ export interface JudgeOptions {
   panel: JudgePanel;
   /** `kgate check` without a judge's key: its criteria are skipped (left out of R), not an error. */
   skipUnavailable?: boolean;
+  /** Ask failed criteria as the candidates state them, to attribute the failure (default true). */
+  attribute?: boolean;
   signal?: AbortSignal;
 }
 
@@ -143,6 +145,7 @@ export async function judgeVerdict(
   const { outcomes, failure } = await judgePending(pending, outputs, o);
   const settled = settleJudged(verdict, outcomes);
   if (failure) throw new JudgeError(settled, failure);
+  if (o.attribute === false) return settled;
   const attributed = await judgeCandidates(settled, outputs, o);
   if (attributed.size === 0) return settled;
   for (const [name, judge] of attributed) outcomes.set(name, judge);

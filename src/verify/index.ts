@@ -14,7 +14,13 @@ export { type CsvParse, type CsvText, type CsvVisitor, csvField, parseCsv, readC
 export { DIFF_CAP } from "./diff.ts";
 export { environmentRows, environmentText } from "./environment.ts";
 export { criterionText, type JudgeCandidate } from "./judge-criteria.ts";
-export { attributionNeeded, pendingJudgeCriteria, settleJudged } from "./judged.ts";
+export {
+  attributionNeeded,
+  leftToJudge,
+  pendingJudgeCriteria,
+  settleJudged,
+  withoutJudges,
+} from "./judged.ts";
 export { verifyKillable } from "./killable.ts";
 export {
   EMPTY_ARRAY,

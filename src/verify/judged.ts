@@ -95,3 +95,32 @@ export function attributionNeeded(verdict: Verdict): CriterionResult[] {
       c.judge.attribution === undefined,
   );
 }
+
+/**
+ * The verdict of the code criteria alone: every pending judge criterion skipped (left out of R) with
+ * `reason`. What `kgate check`'s steps without a judge read (the judge-calibration step asks the judge).
+ */
+export function withoutJudges(verdict: Verdict, reason: string): Verdict {
+  const pending = pendingJudgeCriteria(verdict);
+  if (pending.length === 0) return verdict;
+  return settleJudged(
+    verdict,
+    new Map(pending.map((c) => [c.name, { ...c.judge!, verdict: "skipped" as const, reason }])),
+  );
+}
+
+/**
+ * The judge criteria a code-only verdict could not decide for a candidate (`default-convention`,
+ * `perturbed-convention:<name>`): skipped or pending ones whose text differs under it.
+ */
+export function leftToJudge(verdict: Verdict, label: string): string[] {
+  return verdict.criteria
+    .filter((c) => {
+      const judge = c.judge;
+      return (
+        (judge?.verdict === "skipped" || judge?.verdict === "pending") &&
+        judge.candidates?.[label] !== undefined
+      );
+    })
+    .map((c) => c.name);
+}
