@@ -287,3 +287,61 @@ describe("kgate view errors", () => {
     expect(help.stdout).toContain("--out <dir>");
   });
 });
+
+describe("a judged criterion for the viewer", () => {
+  it("carries the criterion as the judge was given it, the outputs it read, the verdict, reason and cost", () => {
+    const paths = tempProject();
+    const made = viewRun(paths);
+    const run = runDir(paths, "paper");
+    const judge = {
+      config: "judge",
+      criterion: "The memo states that the marked-up total of the order is 36.40.",
+      reads: ["output/memo.md"],
+      verdict: "fail" as const,
+      reason: "does not state 36.40",
+      model: "claude-judge",
+      temperature: 0,
+      usage: {
+        inputTokens: 900,
+        outputTokens: 40,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+        modelCalls: 1,
+        costUsd: 0.0033,
+      },
+    };
+    const records = readRecords(run).records.map((r) =>
+      r.trialId === SHOWN_TRIAL
+        ? {
+            ...r,
+            verdict: {
+              ...r.verdict,
+              criteria: [{ name: "output/memo.md: states the total", passed: false, weight: 2, judge }],
+            },
+          }
+        : r,
+    );
+    const data = buildViewData(
+      [{ source: sourceOfSummary(summariseRun(run)), records, dir: made.runDir, shown: run.shown }],
+      false,
+    );
+    const key = data.index.trials.find((t) => t.trialId === SHOWN_TRIAL)!.key;
+    expect(data.detail(key)!.verdict.criteria).toEqual([
+      {
+        name: "output/memo.md: states the total",
+        passed: false,
+        detail: null,
+        weight: 2,
+        judge: {
+          config: "judge",
+          model: "claude-judge",
+          criterion: judge.criterion,
+          reads: ["output/memo.md"],
+          verdict: "fail",
+          reason: "does not state 36.40",
+          costUsd: 0.0033,
+        },
+      },
+    ]);
+  });
+});

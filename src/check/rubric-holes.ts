@@ -30,8 +30,8 @@ export interface HoleProbe {
   failed: boolean;
   /** Names of the judged outputs' criteria it failed. */
   failedCriteria: string[];
-  /** Judge criteria of the judged outputs were not asked (the code criteria's verdict): not a hole here. */
-  leftToJudge: boolean;
+  /** Set when only judge criteria, not asked here (the code criteria's verdict), could fail it: no hole here. */
+  leftToJudge?: true;
 }
 
 export interface RubricHoles {
@@ -125,7 +125,7 @@ export async function rubricHoles(
       changedValues: changed,
       failed: failedCriteria.length > 0,
       failedCriteria: failedCriteria.map((c) => c.name),
-      leftToJudge: skipped && failedCriteria.length === 0,
+      ...(skipped && failedCriteria.length === 0 ? { leftToJudge: true as const } : {}),
     });
   }
   const telling = probes.filter((p) => p.changedValues > 0);

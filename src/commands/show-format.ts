@@ -39,7 +39,8 @@ export function verdictDetail(r: TrialRecord): string[] {
   for (const c of rubric ? v.criteria : v.criteria.filter((c) => !c.passed)) {
     const mark = c.passed ? pc.green("✓") : pc.red("✗");
     const weight = c.weight === undefined ? "" : pc.dim(` [weight ${c.weight}]`);
-    lines.push(`  ${mark} ${c.name}${weight}${c.detail ? `: ${c.detail}` : ""}`);
+    const judge = c.judge ? pc.dim(` [judge ${c.judge.config}: ${c.judge.verdict}]`) : "";
+    lines.push(`  ${mark} ${c.name}${weight}${judge}${c.detail ? `: ${c.detail}` : ""}`);
   }
   const shares = Object.entries(v.agreement ?? {});
   if (shares.length > 0) {
@@ -75,6 +76,7 @@ export function formatRecordHeader(r: TrialRecord, eventCount: number): string {
     ...verdictDetail(r),
     `stop        ${r.stopReason}${r.error ? `  ${pc.red(`${r.error.owner}/${r.error.kind}`)}: ${r.error.message.split("\n")[0]}` : ""}`,
     `usage       ${formatUsage(r.usage)}`,
+    ...(r.judgeUsage ? [`judges      ${formatUsage(r.judgeUsage)}`] : []),
     `time        ${seconds.toFixed(1)} s  ${pc.dim(phases)}`,
     `canary      ${r.canaryLeak === null ? "n/a" : r.canaryLeak ? pc.red("LEAKED") : "no leak"}`,
     `trajectory  ${r.trajectory ?? "none"} (${eventCount} events)`,

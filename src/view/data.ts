@@ -114,6 +114,17 @@ function detailOf(key: string, record: TrialRecord | undefined, run: RunInput, t
         passed: c.passed,
         detail: c.detail ?? null,
         weight: c.weight ?? null,
+        judge: c.judge
+          ? {
+              config: c.judge.config,
+              model: c.judge.model ?? null,
+              criterion: capText(c.judge.criterion),
+              reads: c.judge.reads,
+              verdict: c.judge.verdict,
+              reason: c.judge.reason === undefined ? null : capText(c.judge.reason),
+              costUsd: c.judge.usage?.costUsd ?? null,
+            }
+          : null,
       })),
     },
     error: record?.error

@@ -116,6 +116,18 @@ export const TrialDetail = z.object({
         detail: z.string().nullable(),
         /** A rubric criterion's weight in the score; null for the comparison with the reference. */
         weight: z.number().nullable(),
+        /** A judge criterion's judge: the criterion as it was given, the outputs read, verdict and reason. */
+        judge: z
+          .object({
+            config: z.string(),
+            model: z.string().nullable(),
+            criterion: z.string(),
+            reads: z.array(z.string()),
+            verdict: z.string(),
+            reason: z.string().nullable(),
+            costUsd: z.number().nullable(),
+          })
+          .nullable(),
       }),
     ),
   }),

@@ -36,13 +36,28 @@ function EventItem(props: { e: ViewEvent }) {
   </li>`;
 }
 
-function Outputs(props: { outputs: TrialDetail["outputs"] }) {
+type ViewCriterion = TrialDetail["verdict"]["criteria"][number];
+
+function Outputs(props: { outputs: TrialDetail["outputs"]; criteria: ViewCriterion[] }) {
   return html`<h3>Outputs</h3><ul id="outputs">${props.outputs.map(
     (
       o,
     ) => html`<li data-path=${o.path}><span class="output-head">${o.path}: ${o.status}${o.reason ? ` (${o.reason})` : ""}${o.note ? ` · ${o.note}` : ""}</span>
-      ${o.text !== null ? html`<pre class="output-text">${o.text}</pre>` : null}</li>`,
+      ${o.text !== null ? html`<pre class="output-text">${o.text}</pre>` : null}
+      <${Judged} criteria=${props.criteria.filter((c) => c.judge?.reads.includes(o.path))}/></li>`,
   )}</ul>`;
+}
+
+/** The judge criteria that read an output, beside it: the criterion as given, the verdict and the reason. */
+function Judged(props: { criteria: ViewCriterion[] }) {
+  if (props.criteria.length === 0) return null;
+  return html`<ul class="judged">${props.criteria.map((c) => {
+    const j = c.judge!;
+    const cost = j.costUsd === null ? "" : `, $${j.costUsd.toFixed(4)}`;
+    return html`<li class=${c.passed ? "pass" : "fail"}><span class="judge-verdict">${c.passed ? "✓" : "✗"} ${c.name}: judge ${j.verdict}</span> <span class="meta">(${j.config}${j.model ? `, ${j.model}` : ""}${cost})</span>
+      <div class="judge-criterion">criterion: ${j.criterion}</div>
+      ${j.reason ? html`<div class="judge-reason">reason: ${j.reason}</div>` : null}</li>`;
+  })}</ul>`;
 }
 
 export function Detail(props: { trial: ViewTrial; detail: TrialDetail | null; failed: string | null }) {
@@ -76,7 +91,7 @@ export function Detail(props: { trial: ViewTrial; detail: TrialDetail | null; fa
             ? html`<pre id="diff" class="diff">${v.diff}</pre>`
             : html`<p class="meta" id="diff">no diff recorded</p>`
       }
-      ${d.outputs.length > 0 ? html`<${Outputs} outputs=${d.outputs}/>` : null}
+      ${d.outputs.length > 0 ? html`<${Outputs} outputs=${d.outputs} criteria=${v.criteria}/>` : null}
       ${d.probes.length > 0 ? html`<h3>Probes</h3><dl id="probes">${d.probes.map((p) => html`<dt>${p.question}</dt><dd><pre>${p.answer}</pre></dd>`)}</dl>` : null}
       <h3>Trajectory (${d.events.length} events)</h3>
       ${d.problems.map((p) => html`<p class="problem">${p}</p>`)}
