@@ -45,7 +45,9 @@ describe.each(["anthropic", "openai"] as const)("a judge over the %s wire", (pro
         outputTokens: 40,
         cacheReadTokens: 0,
         cacheWriteTokens: 0,
+        cacheWrite1hTokens: 0,
         modelCalls: 1,
+        callsChargedAtReservation: 0,
         costUsd: 0.0033,
       },
     });

@@ -47,7 +47,9 @@ const calls = (n: number) => ({
   outputTokens: 40 * n,
   cacheReadTokens: 0,
   cacheWriteTokens: 0,
+  cacheWrite1hTokens: 0,
   modelCalls: n,
+  callsChargedAtReservation: 0,
   costUsd: Math.round(0.0033 * n * 1e6) / 1e6,
 });
 

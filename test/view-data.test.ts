@@ -306,7 +306,9 @@ describe("a judged criterion for the viewer", () => {
         outputTokens: 40,
         cacheReadTokens: 0,
         cacheWriteTokens: 0,
+        cacheWrite1hTokens: 0,
         modelCalls: 1,
+        callsChargedAtReservation: 0,
         costUsd: 0.0033,
       },
     };

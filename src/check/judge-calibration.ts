@@ -6,8 +6,8 @@
 // fail every wrong deliverable (the rubric hole check, rubric-holes.ts). One result per criterion,
 // with its agreement; `unavailable` when a judge's key is not set.
 import { type JudgePanel, judgePanel } from "../agents/index.ts";
-import type { Usage } from "../model/index.ts";
-import { addUsage, judgeVerdict } from "../trial/index.ts";
+import { addUsage, type Usage } from "../model/index.ts";
+import { judgeVerdict } from "../trial/index.ts";
 import { verifyWith } from "../verify/index.ts";
 import { type JudgeProbe, judgeCriteriaOf, judgeProbes, type TaskJudgeCriterion } from "./judge-probes.ts";
 import { holesOf, rubricHoles } from "./rubric-holes.ts";
@@ -27,7 +27,7 @@ function metered(panel: JudgePanel): { panel: JudgePanel; spent: () => Usage | u
       ...panel,
       async ask(config, criterion, deliverables, signal) {
         const result = await panel.ask(config, criterion, deliverables, signal);
-        spent = addUsage(spent, result.usage);
+        spent = spent ? addUsage(spent, result.usage) : result.usage;
         return result;
       },
     },

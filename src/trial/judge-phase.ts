@@ -9,7 +9,13 @@ import {
   type JudgePanel,
   JudgeUnavailableError,
 } from "../agents/index.ts";
-import type { CriterionResult, JudgeOutcome, Usage, Verdict } from "../model/index.ts";
+import {
+  addUsage,
+  type CriterionResult,
+  type JudgeOutcome,
+  type Usage,
+  type Verdict,
+} from "../model/index.ts";
 import {
   attributionNeeded,
   type OutputForVerification,
@@ -47,18 +53,9 @@ function deliverablesOf(reads: readonly string[], outputs: readonly OutputForVer
   });
 }
 
-/** Two usages added (USD to the micro-dollar, as a usage meter rounds). */
-export function addUsage(a: Usage | undefined, b: Usage): Usage {
-  if (!a) return b;
-  return {
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
-    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
-    modelCalls: a.modelCalls + b.modelCalls,
-    costUsd:
-      a.costUsd === null || b.costUsd === null ? null : Math.round((a.costUsd + b.costUsd) * 1e6) / 1e6,
-  };
+/** Two usages added (the first may be missing: nothing spent yet). */
+function plus(a: Usage | undefined, b: Usage): Usage {
+  return a ? addUsage(a, b) : b;
 }
 
 function answered(judge: JudgeOutcome, r: JudgeCallResult): JudgeOutcome {
@@ -68,7 +65,7 @@ function answered(judge: JudgeOutcome, r: JudgeCallResult): JudgeOutcome {
     reason: r.reason,
     model: r.model,
     temperature: r.temperature,
-    usage: addUsage(judge.usage, r.usage),
+    usage: plus(judge.usage, r.usage),
   };
 }
 
@@ -120,7 +117,7 @@ async function judgeCandidates(
         const r = await o.panel.ask(judge.config, text, deliverablesOf(judge.reads, outputs), o.signal);
         judge = {
           ...judge,
-          usage: addUsage(judge.usage, r.usage),
+          usage: plus(judge.usage, r.usage),
           attribution: { ...judge.attribution, [label]: r.verdict === "pass" },
         };
       } catch (err) {
@@ -156,6 +153,6 @@ export async function judgeVerdict(
 export function judgeUsageOf(verdicts: readonly Verdict[]): Usage | null {
   let total: Usage | undefined;
   for (const verdict of verdicts)
-    for (const c of verdict.criteria) if (c.judge?.usage) total = addUsage(total, c.judge.usage);
+    for (const c of verdict.criteria) if (c.judge?.usage) total = plus(total, c.judge.usage);
   return total ?? null;
 }
