@@ -21,8 +21,10 @@ export interface BillingStep {
   lineEnd?: "\n" | "\r" | "\r\n";
   /** Write the reply in pieces of this many bytes (1: byte by byte; splits multi-byte characters). */
   pieceBytes?: number;
-  /** Generation waits for this before its last delta (a test ends the session meanwhile). */
+  /** Generation waits for this before its last delta, or its end (a test ends the session meanwhile). */
   hold?: Promise<void>;
+  /** What the request is billed is also added up under this name (`byTag`). */
+  tag?: string;
 }
 
 export interface Billed {
@@ -41,6 +43,10 @@ export interface BillingUpstream {
   generated: number[];
   /** Requests answered to their end (the last event written). */
   completed: { count: number };
+  /** What was billed per step tag. */
+  byTag: Map<string, Billed>;
+  /** Requests being answered now. */
+  active: { count: number };
   close(): Promise<void>;
 }
 
@@ -215,7 +221,26 @@ export async function startBillingUpstream(
   const billed: Billed = { input: 0, cacheWrite: 0, cacheWrite1h: 0, output: 0, requests: 0 };
   const generated: number[] = [];
   const completed = { count: 0 };
-  const server = createServer((req, res) => void answer(req, res).catch(() => res.destroy()));
+  const active = { count: 0 };
+  const byTag = new Map<string, Billed>();
+  const server = createServer((req, res) => {
+    active.count += 1;
+    void answer(req, res)
+      .catch(() => res.destroy())
+      .finally(() => {
+        active.count -= 1;
+      });
+  });
+  /** Adds to the totals and to the step's tag. */
+  const bill = (tag: string | undefined, add: Partial<Billed>) => {
+    const tagged =
+      tag === undefined
+        ? null
+        : (byTag.get(tag) ?? { input: 0, cacheWrite: 0, cacheWrite1h: 0, output: 0, requests: 0 });
+    for (const target of tagged ? [billed, tagged] : [billed])
+      for (const [k, v] of Object.entries(add)) target[k as keyof Billed] += v;
+    if (tag !== undefined && tagged) byTag.set(tag, tagged);
+  };
 
   async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
@@ -232,23 +257,21 @@ export async function startBillingUpstream(
       );
     }
     const input = inputOf(wire, text);
-    billed.input += input.input;
-    billed.cacheWrite += input.cacheWrite;
-    billed.cacheWrite1h += input.cacheWrite1h;
-    billed.requests += 1;
+    bill(step.tag, { ...input, requests: 1 });
     const slot = generated.push(0) - 1;
     const deltas = Math.min(step.deltas, Math.floor(capOf(body) / step.tokensPerDelta));
     const piece = step.pieceBytes ?? 1 << 20;
     const deltaText = step.text ?? "x".repeat(4 * step.tokensPerDelta);
     const generate = () => {
       generated[slot]! += 1;
-      billed.output += step.tokensPerDelta;
+      bill(step.tag, { output: step.tokensPerDelta });
     };
     if (body.stream !== true) {
       for (let k = 0; k < deltas; k++) {
         if (k === deltas - 1) await step.hold;
         generate();
       }
+      if (deltas === 0) await step.hold;
       if (res.destroyed) return;
       res.writeHead(200, { "content-type": "application/json" });
       res.end(
@@ -275,6 +298,7 @@ export async function startBillingUpstream(
       generate();
       if (!(await write(res, sse(events(wire, "delta", deltaText, usage)), piece))) return;
     }
+    if (deltas === 0) await step.hold;
     if (!(await write(res, sse(events(wire, "end", deltaText.repeat(deltas), usage)), piece))) return;
     if (wire === "openai-chat" && !(await write(res, Buffer.from(`data: [DONE]${end}${end}`), piece))) return;
     res.end();
@@ -287,6 +311,8 @@ export async function startBillingUpstream(
     billed,
     generated,
     completed,
+    byTag,
+    active,
     close: () =>
       new Promise<void>((r) => {
         server.closeAllConnections();
