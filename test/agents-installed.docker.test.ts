@@ -20,12 +20,12 @@ import {
 import { outcomeOf } from "../src/model/index.ts";
 import { projectPaths } from "../src/project.ts";
 import { DockerClient } from "../src/sandbox/docker/client.ts";
-import { DockerSandbox } from "../src/sandbox/docker/container.ts";
 import { ensureSandboxImage } from "../src/sandbox/docker/image.ts";
+import type { TrialSandbox } from "../src/sandbox/index.ts";
 import { containerLabels } from "../src/sandbox/index.ts";
 import type { Condition, LoadedTask } from "../src/task/index.ts";
 import { agentConfig, runContext, scaffoldedTask } from "./support/agent-context.ts";
-import { engineTrials, TestDockerProvider } from "./support/engine.ts";
+import { engineTrials, providerSandbox, TestDockerProvider } from "./support/engine.ts";
 import {
   type ModelServer,
   type Script,
@@ -39,14 +39,14 @@ import { standin } from "./support/standin.ts";
 const repo = projectPaths(path.resolve(import.meta.dirname, ".."));
 
 let image: string;
-let probe: DockerSandbox;
+let probe: TrialSandbox;
 
 /** The local daemon with the global setup's sandbox image: the harness image is built or found there. */
 const local = new TestDockerProvider();
 
 beforeAll(async () => {
   image = await ensureHarnessImage(repo, local, (line) => process.stderr.write(`[harness image] ${line}\n`));
-  probe = await DockerSandbox.create({
+  probe = await providerSandbox({
     image,
     limits: { cpus: 1, memoryMb: 512, pids: 128 },
     labels: containerLabels({ runId: "test-harness-image", trialId: "version", taskId: "none" }),
@@ -249,7 +249,7 @@ describe("an installed harness through the relay: failures and limits (Docker, s
     const agent = await installedAgent([{ status: 500, message: "upstream down" }], standin);
     const requirements = await agent.prepare({ provider: local });
     const task = scaffoldedTask();
-    const sandbox = await DockerSandbox.create({
+    const sandbox = await providerSandbox({
       image: "unused-when-requirements-name-one",
       limits: task.spec.limits,
       labels: containerLabels({ runId: "installed-test", trialId: "outage", taskId: task.id }),
@@ -396,7 +396,7 @@ async function oneEngineTrial(agent: InstalledAgent, runId: string) {
 async function runInOwnContainer(agent: InstalledAgent, name: string) {
   const task = scaffoldedTask();
   const requirements = await agent.prepare({ provider: local });
-  const sandbox = await DockerSandbox.create({
+  const sandbox = await providerSandbox({
     image: "unused-when-requirements-name-one",
     limits: task.spec.limits,
     labels: containerLabels({ runId: "installed-test", trialId: name, taskId: task.id }),

@@ -4,8 +4,9 @@ import { PassThrough } from "node:stream";
 import tar from "tar-stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readSingleEntry } from "../src/sandbox/archive.ts";
-import { DockerSandbox } from "../src/sandbox/docker/container.ts";
+import type { TrialSandbox } from "../src/sandbox/index.ts";
 import { LABEL_RUN, SandboxFileError } from "../src/sandbox/index.ts";
+import { providerSandbox } from "./support/engine.ts";
 import { redteamFixture } from "./support/redteam.ts";
 import { sandboxImage } from "./support/sandbox.ts";
 
@@ -53,9 +54,9 @@ describe("readSingleEntry on a broken stream", () => {
 });
 
 const RUN = `test-hostile-archive-${process.pid}`;
-let box: DockerSandbox;
+let box: TrialSandbox;
 beforeAll(async () => {
-  box = await DockerSandbox.create({
+  box = await providerSandbox({
     image: sandboxImage(),
     limits: { cpus: 0.5, memoryMb: 256, pids: 64 },
     labels: { kgate: "1", [LABEL_RUN]: RUN },

@@ -2,15 +2,16 @@
 // paths see exactly what `cat` in the agent's shell sees, in a real container. The red team's steps.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runTool, type ToolLimits } from "../src/agents/tools.ts";
-import { DockerSandbox } from "../src/sandbox/docker/container.ts";
+import type { TrialSandbox } from "../src/sandbox/index.ts";
 import { LABEL_RUN } from "../src/sandbox/index.ts";
+import { providerSandbox } from "./support/engine.ts";
 import { redteamFixture } from "./support/redteam.ts";
 import { sandboxImage } from "./support/sandbox.ts";
 
 const RUN = `test-hostile-readfile-${process.pid}`;
-let box: DockerSandbox;
+let box: TrialSandbox;
 beforeAll(async () => {
-  box = await DockerSandbox.create({
+  box = await providerSandbox({
     image: sandboxImage(),
     limits: { cpus: 0.5, memoryMb: 256, pids: 64 },
     labels: { kgate: "1", [LABEL_RUN]: RUN },

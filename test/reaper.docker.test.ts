@@ -7,7 +7,7 @@ import { DockerClient } from "../src/sandbox/docker/client.ts";
 import { LABEL_RUN } from "../src/sandbox/index.ts";
 import { readTrialRecords, runDirOf } from "../src/trial/index.ts";
 import { KGATE_BIN, kgate } from "./support/cli.ts";
-import { demoTask, sandboxImage } from "./support/sandbox.ts";
+import { demoTask } from "./support/sandbox.ts";
 
 const docker = new DockerClient();
 const containersOf = (runId: string) => docker.listContainers([`${LABEL_RUN}=${runId}`]);
@@ -95,10 +95,14 @@ describe("the reaper", () => {
     await waitForRunning(runId, 2);
     child.kill("SIGKILL");
     await exited;
-    const script = path.resolve(import.meta.dirname, "support/one-sandbox.ts");
-    const other = spawnSync(process.execPath, ["--import", "tsx", script, sandboxImage()], {
-      encoding: "utf8",
-    });
+    const script = path.resolve(import.meta.dirname, "support/provider-child.ts");
+    const other = spawnSync(
+      process.execPath,
+      ["--import", "tsx", script, paths.root, `${runId}-next`, "once"],
+      {
+        encoding: "utf8",
+      },
+    );
     expect(other.status, other.stderr).toBe(0);
     expect(await containersOf(runId)).toEqual([]);
   }, 120_000);

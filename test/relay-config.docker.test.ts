@@ -6,10 +6,9 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ensureHarnessImage, InstalledAgent, parseConfigText } from "../src/agents/index.ts";
 import { projectPaths } from "../src/project.ts";
-import { DockerSandbox } from "../src/sandbox/docker/container.ts";
 import { containerLabels } from "../src/sandbox/index.ts";
 import { runContext, scaffoldedTask } from "./support/agent-context.ts";
-import { TestDockerProvider } from "./support/engine.ts";
+import { providerSandbox, TestDockerProvider } from "./support/engine.ts";
 import { type ModelServer, startModelServer } from "./support/model-server.ts";
 import { standin } from "./support/standin.ts";
 
@@ -95,7 +94,7 @@ describe("a configured relay cap, end to end", () => {
     });
     const task = scaffoldedTask();
     const requirements = await agent.prepare({ provider: new TestDockerProvider() });
-    const sandbox = await DockerSandbox.create({
+    const sandbox = await providerSandbox({
       image: "unused-when-requirements-name-one",
       limits: task.spec.limits,
       labels: containerLabels({ runId: "test-relay-config", trialId: String(maxBodyBytes), taskId: task.id }),

@@ -4,10 +4,10 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { DockerClient } from "../src/sandbox/docker/client.ts";
-import { DockerSandbox } from "../src/sandbox/docker/container.ts";
 import { ensureSandboxImage } from "../src/sandbox/docker/image.ts";
 import { BUILTIN_SANDBOX_DIR } from "../src/sandbox/image-source.ts";
 import { planImage } from "../src/sandbox/index.ts";
+import { providerSandbox } from "./support/engine.ts";
 import { tempProject } from "./support/project.ts";
 import { sandboxImage } from "./support/sandbox.ts";
 
@@ -55,7 +55,7 @@ describe("the built image", () => {
   });
 
   it("has bash, coreutils, python3 with its standard library, and the agent user", async () => {
-    await using box = await DockerSandbox.create({
+    await using box = await providerSandbox({
       image: sandboxImage(),
       limits: { cpus: 1, memoryMb: 256, pids: 64 },
       labels: { kgate: "1", "kgate.run": `test-image-${process.pid}` },

@@ -3,8 +3,9 @@
 import type { Agent } from "../../src/agents/index.ts";
 import type { Condition, TrialRecord } from "../../src/model/index.ts";
 import type { ProjectPaths } from "../../src/project.ts";
+import type { DockerSandbox } from "../../src/sandbox/docker/container.ts";
 import { DockerProvider } from "../../src/sandbox/docker/provider.ts";
-import type { SandboxImage, SandboxProvider } from "../../src/sandbox/index.ts";
+import type { SandboxImage, SandboxProvider, SandboxSpec } from "../../src/sandbox/index.ts";
 import type { LoadedTask } from "../../src/task/index.ts";
 import { agentInfoOf, openSandboxRunner, TrialEngine, type VerifyTrial } from "../../src/trial/index.ts";
 import { sandboxImage } from "./sandbox.ts";
@@ -14,6 +15,28 @@ export class TestDockerProvider extends DockerProvider {
   override prepareImage(): Promise<SandboxImage> {
     return Promise.resolve({ ref: sandboxImage(), id: null, base: null });
   }
+}
+
+const testProvider = new TestDockerProvider();
+
+/** What a test asks of a sandbox: a SandboxSpec whose image defaults to the tests' and limits to a few. */
+export interface TestSandboxSpec {
+  image?: string;
+  limits: Pick<SandboxSpec["limits"], "cpus" | "memoryMb" | "pids"> & Partial<SandboxSpec["limits"]>;
+  labels: Record<string, string>;
+  network?: boolean;
+  requirements?: SandboxSpec["requirements"];
+}
+
+/** A sandbox from the provider (the local daemon), as a trial's create phase makes one. */
+export function providerSandbox(spec: TestSandboxSpec): Promise<DockerSandbox> {
+  return testProvider.create({
+    image: spec.image ?? sandboxImage(),
+    limits: { timeoutSec: 600, ...spec.limits } as SandboxSpec["limits"],
+    network: spec.network ?? false,
+    labels: spec.labels,
+    requirements: spec.requirements,
+  });
 }
 
 /** What runTrial needs of a sandbox in tests: the provider and its image. */
