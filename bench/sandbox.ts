@@ -20,7 +20,7 @@ import { agentInfoOf, runTrial, TrialEngine, type TrialRunner } from "../src/tri
 
 const provider = new DockerProvider();
 
-import { ZERO_USAGE } from "../src/model/index.ts";
+import { ZERO_USAGE } from "../src/record/index.ts";
 
 const ROUNDS = Number(process.env.KGATE_BENCH_ROUNDS ?? 21);
 const EXEC_ROUNDS = 50;

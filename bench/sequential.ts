@@ -17,7 +17,7 @@ import {
   tallyRecords,
   wantedTrials,
 } from "../src/calibrate/index.ts";
-import { type TrialRecord, TrialRecord as TrialRecordSchema } from "../src/model/index.ts";
+import { type TrialRecord, TrialRecord as TrialRecordSchema } from "../src/record/index.ts";
 
 /** Deterministic uniform numbers (mulberry32). */
 function rng(seed: number): () => number {

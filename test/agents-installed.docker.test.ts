@@ -17,8 +17,8 @@ import {
   planHarnessImage,
   readTrajectory,
 } from "../src/agents/index.ts";
-import { outcomeOf } from "../src/model/index.ts";
 import { projectPaths } from "../src/project.ts";
+import { outcomeOf } from "../src/record/index.ts";
 import { DockerClient } from "../src/sandbox/docker/client.ts";
 import { ensureSandboxImage } from "../src/sandbox/docker/image.ts";
 import type { TrialSandbox } from "../src/sandbox/index.ts";

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { classifyError, ModelCallError } from "../src/agents/errors.ts";
 import { AnthropicModel, type ModelRequest, OpenAIModel } from "../src/agents/providers/index.ts";
 import { backoffDelay, type RetryNotice, withRetry } from "../src/agents/retry.ts";
-import { FAILURE_KINDS } from "../src/model/index.ts";
+import { FAILURE_KINDS } from "../src/record/index.ts";
 import { type ModelServer, type Script, startModelServer } from "./support/model-server.ts";
 
 let server: ModelServer | undefined;

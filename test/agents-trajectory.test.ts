@@ -5,7 +5,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { openedFrom, placedArtefact, skillFile, skillName } from "../src/agents/artefact.ts";
 import { readTrajectory, TrajectoryRecorder } from "../src/agents/trajectory.ts";
-import type { TrajectoryEvent } from "../src/model/index.ts";
+import type { TrajectoryEvent } from "../src/record/index.ts";
 import { runContext, scaffoldedTask } from "./support/agent-context.ts";
 import { DirSandbox } from "./support/dir-sandbox.ts";
 import { tempProject } from "./support/project.ts";

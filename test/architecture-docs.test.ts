@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { FAILURE_KINDS } from "../src/model/index.ts";
+import { FAILURE_KINDS } from "../src/record/index.ts";
 
 describe("docs/architecture.md", () => {
   it("lists every failure kind exactly as FAILURE_KINDS declares it", () => {

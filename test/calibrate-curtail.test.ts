@@ -19,7 +19,7 @@ import {
   type TrialRunner,
   tallyRecords,
 } from "../src/calibrate/index.ts";
-import type { TrialRecord } from "../src/model/index.ts";
+import type { TrialRecord } from "../src/record/index.ts";
 import { table1 } from "../src/report/index.ts";
 import type { LoadedTask } from "../src/task/index.ts";
 import { recordFor, recordsFromScript, resolver, scaffoldTasks } from "./support/calibrate-fixtures.ts";

@@ -19,8 +19,8 @@ import {
   wantedTrials,
   writePlan,
 } from "../src/calibrate/index.ts";
-import { type TrialRecord, ZERO_USAGE } from "../src/model/index.ts";
 import type { ProjectPaths } from "../src/project.ts";
+import { type TrialRecord, ZERO_USAGE } from "../src/record/index.ts";
 import { htmlReport, markdownReport, RunSummary } from "../src/report/index.ts";
 import type { LoadedTask } from "../src/task/index.ts";
 import {

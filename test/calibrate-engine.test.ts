@@ -11,7 +11,7 @@ import {
   summarise,
   type TrialJob,
 } from "../src/calibrate/index.ts";
-import type { TrialRecord } from "../src/model/index.ts";
+import type { TrialRecord } from "../src/record/index.ts";
 import type { LoadedTask } from "../src/task/index.ts";
 import { PoolAbortedError, readTrialRecords, TrialPool } from "../src/trial/index.ts";
 import { type FakeRunnerOptions, fakeRunner, resolver, scaffoldTasks } from "./support/calibrate-fixtures.ts";

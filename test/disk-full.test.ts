@@ -1,6 +1,6 @@
 // Which agent-phase errors a full disk turns into disk-full (the agent's), and which it leaves alone.
 import { describe, expect, it } from "vitest";
-import { type FailureKind, trialError } from "../src/model/index.ts";
+import { type FailureKind, trialError } from "../src/record/index.ts";
 import type { TrialSandbox } from "../src/sandbox/index.ts";
 import { diskFullOr } from "../src/trial/disk-full.ts";
 

@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Agent, BuiltinAgent } from "../src/agents/index.ts";
-import { outcomeOf, ZERO_USAGE } from "../src/model/index.ts";
+import { outcomeOf, ZERO_USAGE } from "../src/record/index.ts";
 import { sha256 } from "../src/task/index.ts";
 import { agentInfoOf, runTrial, TrialEngine } from "../src/trial/index.ts";
 import { agentConfig } from "./support/agent-context.ts";

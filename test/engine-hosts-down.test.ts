@@ -6,7 +6,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildPlan, CalibrationConfig, runCalibration } from "../src/calibrate/index.ts";
 import { EXIT_USAGE } from "../src/errors.ts";
-import { trialError } from "../src/model/index.ts";
+import { trialError } from "../src/record/index.ts";
 import { AllHostsDownError } from "../src/sandbox/index.ts";
 import {
   HostsDownStop,

@@ -5,7 +5,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseReferenceLines, type ReferenceRunOptions, runReference } from "../src/exam/index.ts";
-import { trialError } from "../src/model/index.ts";
+import { trialError } from "../src/record/index.ts";
 import { tempProject } from "./support/project.ts";
 
 const PROVENANCE = {

@@ -8,7 +8,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { atifTrajectory } from "../src/export/atif.ts";
 import { ATIF_VERSION, AtifTrajectory, exportRunTrajectories } from "../src/export/index.ts";
-import type { TrajectoryEvent } from "../src/model/index.ts";
+import type { TrajectoryEvent } from "../src/record/index.ts";
 import { atifProblems } from "./support/atif.ts";
 import { kgateInProcess } from "./support/cli-in-process.ts";
 import { tempProject } from "./support/project.ts";

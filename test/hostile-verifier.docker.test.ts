@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import type { TrialRecord } from "../src/model/index.ts";
+import type { TrialRecord } from "../src/record/index.ts";
 import { verifyTrial } from "../src/verify/index.ts";
 import { MAX_JSON_DEPTH, tooDeep } from "../src/verify/parse.ts";
 import { kgate } from "./support/cli.ts";

@@ -5,7 +5,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { outcomeOf } from "../src/model/index.ts";
+import { outcomeOf } from "../src/record/index.ts";
 import { LABEL_RUN } from "../src/sandbox/index.ts";
 import { readTrialRecords } from "../src/trial/index.ts";
 import { KGATE_BIN } from "./support/cli.ts";

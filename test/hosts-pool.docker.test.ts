@@ -6,7 +6,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TrialRecord } from "../src/model/index.ts";
+import type { TrialRecord } from "../src/record/index.ts";
 import { DockerClient } from "../src/sandbox/docker/client.ts";
 import { dockerOptions } from "../src/sandbox/docker/provider.ts";
 import { LABEL, LABEL_RUN, removeRunEverywhere } from "../src/sandbox/index.ts";

@@ -1,6 +1,6 @@
 // The import graph of src/ between folders: no cycles, and every dependency in the documented
 // direction (docs/architecture.md): commands -> protocols -> trial -> (agents, sandbox, verify) ->
-// task -> model, with model and common (the shared helpers) importing nothing of kgate, every folder
+// task -> record, with record and common (the shared helpers) importing nothing of kgate, every folder
 // free to import common, and nothing importing commands. Inside a folder (its subfolders included),
 // no circle between files either: a circle there is a type in the wrong file.
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -12,12 +12,12 @@ const SRC = path.resolve(import.meta.dirname, "..", "src");
 const ROOT = "(root)";
 /** The shared helpers (statistics, JSON-lines files, field paths): a leaf every folder may import. */
 const COMMON = "common";
-const BASE = [COMMON, "model", ROOT];
+const BASE = [COMMON, "record", ROOT];
 const PROTOCOL_BASE = ["trial", "agents", "sandbox", "verify", "task", "report", ...BASE];
 
 /** What each folder may import (besides itself). */
 const ALLOWED: Record<string, string[]> = {
-  model: [],
+  record: [],
   [ROOT]: [],
   [COMMON]: [],
   task: BASE,

@@ -3,7 +3,7 @@
 // refusal of a request's content (the agent's once it acted), then the plain exit.
 import { describe, expect, it } from "vitest";
 import { type HarnessDeath, harnessDeathError } from "../src/agents/installed/outcome.ts";
-import { FAILURE_KINDS, trialError } from "../src/model/index.ts";
+import { FAILURE_KINDS, trialError } from "../src/record/index.ts";
 
 const death = (over: Partial<HarnessDeath>): HarnessDeath => ({
   harness: "claude-code",

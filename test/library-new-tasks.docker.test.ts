@@ -6,8 +6,8 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import type { TrialRecord } from "../src/model/index.ts";
 import { projectPaths } from "../src/project.ts";
+import type { TrialRecord } from "../src/record/index.ts";
 import { RunSummary } from "../src/report/index.ts";
 import { kgate } from "./support/cli.ts";
 import { buildEnvironment, exec, runOracle, runVerifier, startEnvironment } from "./support/harbor-run.ts";

@@ -2,9 +2,9 @@
 // withdraw rate, the prospective mix and payoff, and across configurations the dissociation and
 // the split-half reliability.
 import { describe, expect, it } from "vitest";
-import type { TrialRecord } from "../src/model/index.ts";
-import { trialError, UNVERIFIED } from "../src/model/index.ts";
 import { analyseRunRecords, monitoringHtmlSection, monitoringSection } from "../src/monitor/index.ts";
+import type { TrialRecord } from "../src/record/index.ts";
+import { trialError, UNVERIFIED } from "../src/record/index.ts";
 import { makeRecord } from "./support/records.ts";
 
 const usage = {

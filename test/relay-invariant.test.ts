@@ -12,7 +12,7 @@ import { Relay } from "../src/agents/relay/server.ts";
 import { TrajectoryRecorder } from "../src/agents/trajectory.ts";
 import { CostCeiling } from "../src/cost/ceiling.ts";
 import { worstCaseUsd } from "../src/cost/worst-case.ts";
-import type { Usage } from "../src/model/index.ts";
+import type { Usage } from "../src/record/index.ts";
 import { type BillingStep, type BillingUpstream, startBillingUpstream } from "./support/billing-upstream.ts";
 import { hostileCall, until } from "./support/hostile-client.ts";
 

@@ -5,10 +5,10 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import type { TrialRecord } from "../src/model/index.ts";
 import type { BatteryAnalysis } from "../src/monitor/battery.ts";
 import { batteryCsv } from "../src/monitor/battery-table.ts";
 import { leaderboardCsv } from "../src/monitor/leaderboard.ts";
+import type { TrialRecord } from "../src/record/index.ts";
 import { RunSummary, spreadsheetCell, table1Csv } from "../src/report/index.ts";
 import { parseCsv } from "../src/verify/index.ts";
 import { kgate } from "./support/cli.ts";

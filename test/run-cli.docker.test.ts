@@ -3,7 +3,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import type { TrialRecord } from "../src/model/index.ts";
+import type { TrialRecord } from "../src/record/index.ts";
 import { DockerClient } from "../src/sandbox/docker/client.ts";
 import { LABEL, LABEL_OWNER } from "../src/sandbox/index.ts";
 import { readTrialRecords } from "../src/trial/index.ts";

@@ -5,7 +5,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { noopAgent, oracleAgent } from "../src/agents/index.ts";
 import type { Agent, AgentRunContext } from "../src/agents/types.ts";
-import { UNVERIFIED, ZERO_USAGE } from "../src/model/index.ts";
+import { UNVERIFIED, ZERO_USAGE } from "../src/record/index.ts";
 import { DockerClient } from "../src/sandbox/docker/client.ts";
 import { LABEL_RUN } from "../src/sandbox/index.ts";
 import { type Condition, sha256 } from "../src/task/index.ts";

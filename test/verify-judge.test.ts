@@ -8,7 +8,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { AgentConfig, resolveAgentConfig } from "../src/agents/index.ts";
 import { createChatModel } from "../src/agents/providers/index.ts";
-import { trialCostUsd } from "../src/model/index.ts";
+import { trialCostUsd } from "../src/record/index.ts";
 import { renderInline } from "../src/task/index.ts";
 import { defaultVerify, readTrialRecords, runInlineTrial, verifyOutputs } from "../src/trial/index.ts";
 import { verifyKillable } from "../src/verify/index.ts";

@@ -1,7 +1,7 @@
 // The artefact as a harness meets it: which text a condition placed, and the skill folder that
 // installed harnesses discover (SKILL.md with name + description front matter). Nothing under -A.
 import path from "node:path";
-import type { TrajectoryEvent } from "../model/index.ts";
+import type { TrajectoryEvent } from "../record/index.ts";
 import { extractCanary, variantOf } from "../task/index.ts";
 import { artefactOpened } from "./trajectory.ts";
 import type { AgentRunContext } from "./types.ts";

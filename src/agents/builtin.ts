@@ -1,7 +1,7 @@
 // The built-in harness as an Agent: one configuration, the tool loop, the provider through its SDK.
 
-import type { SandboxRequirements } from "../model/index.ts";
-import { trialError, ZERO_USAGE } from "../model/index.ts";
+import type { SandboxRequirements } from "../record/index.ts";
+import { trialError, ZERO_USAGE } from "../record/index.ts";
 import { openedFrom, placedArtefact } from "./artefact.ts";
 import { trialLimits } from "./config.ts";
 import { type ResolvedAgentConfig, resolveApiKey } from "./load-config.ts";

@@ -1,6 +1,6 @@
 // Classifies model-call failures: what is retried, and what is infrastructure (never counted against
 // the agent) versus the agent's own outcome. Works on SDK errors and on raw HTTP responses (relay).
-import { type FailureKind, type TrialError, trialError } from "../model/index.ts";
+import { type FailureKind, type TrialError, trialError } from "../record/index.ts";
 import { SandboxUnavailableError } from "../sandbox/types.ts";
 
 /** A model call's failure: its kind in the taxonomy, and whether the call itself is worth retrying. */

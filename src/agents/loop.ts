@@ -1,7 +1,7 @@
 // The built-in tool loop: the model on the host, its tool calls in the sandbox. Stops on finish, max
 // turns, token budget or timeout (each the recorded stop reason); infra failures end it as errors.
 
-import { type TrajectorySink, trialError } from "../model/index.ts";
+import { type TrajectorySink, trialError } from "../record/index.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import type { Pricing, RetryPolicy } from "./config.ts";
 import { classifyError, errorMessage, ModelCallError } from "./errors.ts";

@@ -1,6 +1,6 @@
 // The noop agent: does nothing at all. A control whose trials must fail verification.
 
-import { ZERO_USAGE } from "../model/index.ts";
+import { ZERO_USAGE } from "../record/index.ts";
 import { sha256 } from "../task/index.ts";
 import type { Agent } from "./types.ts";
 

@@ -2,7 +2,7 @@
 // runs task.json `solution.command` with bash in the work directory. A failing solution is a failure.
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import { trialError, ZERO_USAGE } from "../model/index.ts";
+import { trialError, ZERO_USAGE } from "../record/index.ts";
 import { listFiles, sha256 } from "../task/index.ts";
 import type { Agent, AgentResult, AgentRunContext } from "./types.ts";
 

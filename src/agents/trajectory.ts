@@ -1,7 +1,7 @@
 // Trajectories as agents see them: an in-memory recorder in front of the trial's sink, a reader of
 // trajectory files, and a fact derived from the events: did the agent open the artefact (+A)?
 import { readJsonLines } from "../common/index.ts";
-import { TrajectoryEvent, type TrajectorySink } from "../model/index.ts";
+import { TrajectoryEvent, type TrajectorySink } from "../record/index.ts";
 
 /** Keeps every event in memory (with its timestamp) and passes it on to another sink, if any. */
 export class TrajectoryRecorder implements TrajectorySink {

@@ -8,7 +8,7 @@ import {
   type TrialError,
   trialError,
   type Usage,
-} from "../model/index.ts";
+} from "../record/index.ts";
 import type { SandboxProvider } from "../sandbox/provider.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import type { Limits, LoadedTask } from "../task/index.ts";

@@ -1,6 +1,6 @@
 // Token usage of model calls: normalised counts from each wire format, and a trial's running totals
 // with its cost, each call priced as it was billed (pricing.ts) or charged at its reservation.
-import { type Usage, ZERO_USAGE } from "../model/index.ts";
+import { type Usage, ZERO_USAGE } from "../record/index.ts";
 import type { Pricing } from "./config.ts";
 import { type CallUsage, callCostUsd, reservationCostUsd } from "./pricing.ts";
 

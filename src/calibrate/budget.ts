@@ -2,7 +2,7 @@
 // its configuration's caps on its task, what a trial is charged against the ceiling, and what the run
 // has spent (every attempt, earlier sessions included).
 import { type CostCaps, CostCeiling, worstCaseUsd } from "../cost/index.ts";
-import type { TrialRecord } from "../model/index.ts";
+import type { TrialRecord } from "../record/index.ts";
 import type { LoadedTask } from "../task/index.ts";
 import { cellKey, type PlannedCell } from "./cells.ts";
 import type { TrialJob } from "./engine.ts";

@@ -6,7 +6,7 @@
 // a clause are never curtailed. The order in which a task's cells run is a heuristic (which cell is
 // most likely to settle the task per trial, from the run's pooled pass rates); what is skipped is not.
 
-import { outcomeOf } from "../model/index.ts";
+import { outcomeOf } from "../record/index.ts";
 import type { PlannedCell } from "./cells.ts";
 import type { Plan } from "./plan.ts";
 import {

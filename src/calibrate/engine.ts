@@ -2,7 +2,7 @@
 // retries follow the failure taxonomy, sequential screening asks for more trials as results arrive,
 // and an abort stops new starts while running trials wind down (they are recorded as cancelled).
 
-import { outcomeOf, type TrialRecord } from "../model/index.ts";
+import { outcomeOf, type TrialRecord } from "../record/index.ts";
 import type { LoadedTask } from "../task/index.ts";
 import {
   type Admit,

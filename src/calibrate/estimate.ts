@@ -15,7 +15,7 @@ import {
   type Tokens,
   worstCaseUsd,
 } from "../cost/index.ts";
-import type { TrialRecord } from "../model/index.ts";
+import type { TrialRecord } from "../record/index.ts";
 import type { LoadedTask } from "../task/index.ts";
 import { readTrialRecords } from "../trial/index.ts";
 import type { PlannedCell } from "./cells.ts";

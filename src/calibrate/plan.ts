@@ -2,7 +2,7 @@
 // configurations. Written once in runs/<run>/plan.json; resume compares it with the project now.
 import { z } from "zod";
 import { canonicalDigest } from "../common/index.ts";
-import { PayoffSchedule } from "../model/index.ts";
+import { PayoffSchedule } from "../record/index.ts";
 import { GateKind, type LoadedTask } from "../task/index.ts";
 import { expandCells, type PlannedCell, PlannedCell as PlannedCellSchema } from "./cells.ts";
 import { type CalibrationConfig, CellCondition, SequentialConfig } from "./config.ts";

@@ -3,7 +3,7 @@
 // more at a time for cells whose clause is undecided, until decided or capped. A task whose rule
 // clause is decided "not met" gets no further trials: it is discarded whatever the rest shows.
 
-import { outcomeOf } from "../model/index.ts";
+import { outcomeOf } from "../record/index.ts";
 import type { PlannedCell } from "./cells.ts";
 import type { Plan } from "./plan.ts";
 import { type ClauseInput, type ClauseResult, sequentialClause } from "./rule.ts";

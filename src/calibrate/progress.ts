@@ -3,7 +3,7 @@
 // trial otherwise (CI, pipes).
 import type { Writable } from "node:stream";
 import { type Colours, coloursFor } from "../colours.ts";
-import type { Outcome, TrialRecord } from "../model/index.ts";
+import type { Outcome, TrialRecord } from "../record/index.ts";
 import { budgetTokens } from "../report/index.ts";
 import type { EngineOptions, TrialJob } from "./engine.ts";
 import type { Plan } from "./plan.ts";

@@ -2,8 +2,8 @@
 // chart), report.html (both, plus attribution, tokens, cost and per-trial rows), and Table 1 as
 // table1.csv and table1.tex.
 import path from "node:path";
-import type { TrialRecord } from "../model/index.ts";
 import { monitoringHtmlSection, monitoringSection } from "../monitor/index.ts";
+import type { TrialRecord } from "../record/index.ts";
 import {
   htmlReport,
   markdownReport,

@@ -3,7 +3,7 @@
 // aggregate rows (e.g. 51/75); every trial as a row.
 
 import { wilson } from "../common/index.ts";
-import type { TrialRecord } from "../model/index.ts";
+import type { TrialRecord } from "../record/index.ts";
 import type {
   Aggregate,
   AttributionCounts,

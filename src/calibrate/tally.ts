@@ -1,6 +1,6 @@
 // Trial records sorted into the cells of a plan: per cell the latest attempt of each trial index,
 // and the counts the rule needs (passes, fails, infrastructure errors, unverified trials).
-import { type Outcome, outcomeOf, type TrialRecord } from "../model/index.ts";
+import { type Outcome, outcomeOf, type TrialRecord } from "../record/index.ts";
 import { cellKey, type PlannedCell } from "./cells.ts";
 import type { Plan } from "./plan.ts";
 import type { ClauseInput } from "./rule.ts";

@@ -6,7 +6,7 @@
 // fail every wrong deliverable (the rubric hole check, rubric-holes.ts). One result per criterion,
 // with its agreement; `unavailable` when a judge's key is not set.
 import { type JudgePanel, judgePanel } from "../agents/index.ts";
-import { addUsage, type Usage } from "../model/index.ts";
+import { addUsage, type Usage } from "../record/index.ts";
 import { judgeVerdict } from "../trial/index.ts";
 import { verifyWith } from "../verify/index.ts";
 import { type JudgeProbe, judgeCriteriaOf, judgeProbes, type TaskJudgeCriterion } from "./judge-probes.ts";

@@ -1,8 +1,8 @@
 // Checks in the real sandbox: the oracle passes under +A and the noop agent fails under -A. Each is
 // one trial through the trial engine, verified on the host and recorded in runs/<run-id>/.
 import { type Agent, noopAgent, oracleAgent } from "../agents/index.ts";
-import { outcomeOf, type TrialRecord, type Verdict } from "../model/index.ts";
 import { type ProjectPaths, relativeToProject } from "../project.ts";
+import { outcomeOf, type TrialRecord, type Verdict } from "../record/index.ts";
 import {
   agentInfoOf,
   defaultVerify,

@@ -1,6 +1,7 @@
 // The shape of `kgate check`: named steps over one task, each ending in a result with a status.
-import type { Condition, TrialRecord } from "../model/index.ts";
+
 import type { ProjectPaths } from "../project.ts";
+import type { Condition, TrialRecord } from "../record/index.ts";
 import type { LoadedTask } from "../task/index.ts";
 import type { LoadedVerifier } from "../verify/index.ts";
 

@@ -1,7 +1,7 @@
 // The oracle in the real sandbox under every variant of the artefact: the task's solution/ reads the
 // variant placed at the artefact path, so a perturbed variant must yield that variant's answer
 // (failing, attributed to it) and a compressed variant must pass. One trial per variant.
-import { outcomeOf } from "../model/index.ts";
+import { outcomeOf } from "../record/index.ts";
 import { recordPlace, seconds } from "./sandbox-steps.ts";
 import type { CheckStep, StepOutcome } from "./types.ts";
 import { failureText } from "./verdict-text.ts";

@@ -6,7 +6,6 @@ import { existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { lineProblemText } from "../common/index.ts";
 import { EXIT_FAILED, EXIT_OK, InternalTrialErrors, UsageError, usageOrBug } from "../errors.ts";
-import { errorKindsLine, errorsByKind, type TrialError, type TrialRecord } from "../model/index.ts";
 import { packageInfo } from "../package-info.ts";
 import {
   type CanaryReport,
@@ -24,6 +23,7 @@ import {
   type UnitsRun,
 } from "../probes/index.ts";
 import { relativeToProject } from "../project.ts";
+import { errorKindsLine, errorsByKind, type TrialError, type TrialRecord } from "../record/index.ts";
 import { InterruptedError, removeOnInterrupt } from "../sandbox/index.ts";
 import { type LoadedTask, loadValidTask } from "../task/index.ts";
 import { newRunId, readTrialRecords, runDirOf } from "../trial/index.ts";

@@ -5,7 +5,6 @@ import path from "node:path";
 import { BuiltinAgent, InstalledAgent, resolveAgent } from "../agents/index.ts";
 import { pc } from "../colours.ts";
 import { EXIT_FAILED, EXIT_OK, InternalTrialErrors, UsageError, usageOrBug } from "../errors.ts";
-import { type Condition, outcomeOf, type TrialRecord } from "../model/index.ts";
 import {
   askRetrospectiveProbes,
   loadPayoffSchedule,
@@ -13,6 +12,7 @@ import {
   prospectiveHook,
 } from "../monitor/index.ts";
 import { relativeToProject } from "../project.ts";
+import { type Condition, outcomeOf, type TrialRecord } from "../record/index.ts";
 import { InterruptedError, removeOnInterrupt } from "../sandbox/index.ts";
 import { conditionFileSet, type LoadedTask, loadValidTask, parseCondition } from "../task/index.ts";
 import {

@@ -2,7 +2,7 @@
 // and a run's table of trials. Colour only on a TTY (src/colours.ts).
 
 import { pc } from "../colours.ts";
-import type { TrajectoryEvent, TrialRecord, Usage } from "../model/index.ts";
+import type { TrajectoryEvent, TrialRecord, Usage } from "../record/index.ts";
 
 const EXCERPT_LINES = 8;
 const num = (n: number) => n.toLocaleString("en-US");

@@ -11,7 +11,7 @@ import {
   trialError,
   type Usage,
   ZERO_USAGE,
-} from "../model/index.ts";
+} from "../record/index.ts";
 import { type Admit, type EngineUnit, type RunPlace, UnitEngine, type UnitKind } from "../trial/index.ts";
 import { analyseExam, type ReferenceEntry, type UnitOutcome } from "./analysis.ts";
 import type { Attribution } from "./attribution.ts";

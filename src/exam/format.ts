@@ -1,7 +1,7 @@
 // The exam report as text: one line per (N, scheme, order, prompt) with score, coverage and the
 // correlations (mean over exams [95% bootstrap interval]).
 import { budgetLine } from "../cost/index.ts";
-import { errorKindsLine } from "../model/index.ts";
+import { errorKindsLine } from "../record/index.ts";
 import type { ExamSummary, GroupSummary } from "./summary.ts";
 
 type Est = GroupSummary["score"];

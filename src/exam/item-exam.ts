@@ -3,7 +3,7 @@
 // against B) whose `Qk: answer` lines are checked item by item.
 import type { ChatModel, ModelReply, Pricing } from "../agents/index.ts";
 import { UsageMeter } from "../agents/index.ts";
-import type { Usage } from "../model/index.ts";
+import type { Usage } from "../record/index.ts";
 import { checkItemAnswer, type Item } from "../task/index.ts";
 import { attributeTrace } from "./attribution.ts";
 import type { ExamRun } from "./engine.ts";

@@ -4,7 +4,7 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { appendJsonLine, type JsonLines, readJsonLines } from "../common/index.ts";
-import { TrialError, Usage } from "../model/index.ts";
+import { TrialError, Usage } from "../record/index.ts";
 import { ExamSpec, PlannedUnit } from "./plan.ts";
 
 export const EXAM_RECORD_VERSION = 1;

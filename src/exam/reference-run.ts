@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { appendJsonLine } from "../common/index.ts";
-import { FAILURE_KINDS, type TrialError } from "../model/index.ts";
+import { FAILURE_KINDS, type TrialError } from "../record/index.ts";
 import {
   parseReferenceLines,
   type ReferenceLine,

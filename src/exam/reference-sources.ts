@@ -2,8 +2,8 @@
 // one-question exam (the same two turns) at budget B; tasks: one sandboxed trial of the task through
 // the trial engine, the configuration's agent, the condition, the task's token limit raised to B.
 import { asTrialError, resolveAgent } from "../agents/index.ts";
-import { internalError, outcomeOf, trialError } from "../model/index.ts";
 import type { ProjectPaths } from "../project.ts";
+import { internalError, outcomeOf, trialError } from "../record/index.ts";
 import { type Condition, type LoadedTask, loadItemPool, loadValidTask, sha256 } from "../task/index.ts";
 import {
   agentInfoOf,

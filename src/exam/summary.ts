@@ -2,7 +2,7 @@
 // rate and each correlation over exams with bootstrap intervals; and effort share by position per N.
 import { z } from "zod";
 import { BudgetState } from "../cost/index.ts";
-import { errorsByKind, FailureKind } from "../model/index.ts";
+import { errorsByKind, FailureKind } from "../record/index.ts";
 import { seededRng } from "./random.ts";
 import { ExamProvenance, type ExamRecord, type ExamStats, finishedRecords } from "./record.ts";
 import { bootstrapMean, Estimate } from "./stats.ts";

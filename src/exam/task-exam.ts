@@ -3,7 +3,7 @@
 // trial lifecycle's session form (each task verified by its own verifier in the killable worker, after
 // every process of the sandbox stopped); each turn's output tokens go to the task folders it touches.
 import type { Agent } from "../agents/index.ts";
-import { FAILURE_KINDS, type SandboxRequirements, type TrajectoryEvent } from "../model/index.ts";
+import { FAILURE_KINDS, type SandboxRequirements, type TrajectoryEvent } from "../record/index.ts";
 import type { SandboxImage, SandboxProvider } from "../sandbox/index.ts";
 import { type Condition, conditionFileSet, type LoadedTask } from "../task/index.ts";
 import { onPlacedHost, runSessionTrial, sessionLimits, type VerifyTrial } from "../trial/index.ts";

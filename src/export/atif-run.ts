@@ -6,8 +6,8 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { readTrajectory } from "../agents/index.ts";
-import type { TrialRecord } from "../model/index.ts";
 import type { ProjectPaths } from "../project.ts";
+import type { TrialRecord } from "../record/index.ts";
 import { readTrialRecords } from "../trial/index.ts";
 import { atifTrajectory } from "./atif.ts";
 

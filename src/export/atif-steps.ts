@@ -1,7 +1,7 @@
 // A kgate trajectory's events as ATIF steps: the instruction as the first user step, each model
 // turn an agent step holding its tool calls and, as its observation, their results; texts the
 // harness sent as user or system steps; every other event (notes, errors) kept aside, unchanged.
-import type { TrajectoryEvent } from "../model/index.ts";
+import type { TrajectoryEvent } from "../record/index.ts";
 import type { AtifMetrics, AtifObservationResult, AtifStep, AtifToolCall } from "./atif-schema.ts";
 
 export interface AtifSteps {

@@ -1,7 +1,7 @@
 // One trial as an ATIF trajectory: its steps (atif-steps.ts), the agent that ran, the token totals
 // and cost in final_metrics, and under extra.kgate the verdict, the error, the provenance and the
 // events that are no step, so a reader of ATIF sees what kgate decided about the trial.
-import type { TrajectoryEvent, TrialRecord } from "../model/index.ts";
+import type { TrajectoryEvent, TrialRecord } from "../record/index.ts";
 import { ATIF_VERSION, AtifTrajectory } from "./atif-schema.ts";
 import { atifSteps } from "./atif-steps.ts";
 

@@ -1,7 +1,7 @@
 // The prospective choice's payoff schedule: what each path earns when right or wrong. The default
 // is the one the battery's published data use.
 import { readFileSync } from "node:fs";
-import { PayoffSchedule } from "../model/index.ts";
+import { PayoffSchedule } from "../record/index.ts";
 
 export { PayoffSchedule };
 

@@ -9,7 +9,7 @@ import {
   trialLimits,
   UsageMeter,
 } from "../agents/index.ts";
-import type { ProspectiveOutcome } from "../model/index.ts";
+import type { ProspectiveOutcome } from "../record/index.ts";
 import type { LoadedTask } from "../task/index.ts";
 import { DEFAULT_PAYOFF, type PayoffSchedule } from "./payoff.ts";
 import { type AskTurn, askProbe, MAX_REPLY_CHARS, prospectiveProbe } from "./probes.ts";

@@ -2,7 +2,7 @@
 // delta per cell with its interval, the profile, the -A withdraw rate and the prospective choice
 // mix, from the run's records alone.
 
-import type { TrialRecord } from "../model/index.ts";
+import type { TrialRecord } from "../record/index.ts";
 import { analyseRunRecords } from "./runs.ts";
 import { runMonitoringHtml, runMonitoringMarkdown } from "./runs-table.ts";
 

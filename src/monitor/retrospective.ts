@@ -8,7 +8,7 @@ import {
   type FinishedHarnessRun,
   UsageMeter,
 } from "../agents/index.ts";
-import type { RetrospectiveOutcome, TrialError } from "../model/index.ts";
+import type { RetrospectiveOutcome, TrialError } from "../record/index.ts";
 import { followUpConversation } from "./follow-up.ts";
 import { type AskTurn, askProbe, BET_PROBE, KEEP_PROBE, MAX_REPLY_CHARS } from "./probes.ts";
 

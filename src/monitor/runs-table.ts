@@ -1,6 +1,6 @@
 // The tables of a run's monitoring analysis as Markdown and as HTML (the monitoring section of a
 // report), and the one-line progress form of a trial's probes.
-import { errorKindsLine, type MonitorOutcome } from "../model/index.ts";
+import { errorKindsLine, type MonitorOutcome } from "../record/index.ts";
 import { escapeXml as esc, markdownTable } from "../report/index.ts";
 import { toFixedHalfEven } from "./fixed.ts";
 import { htmlTable, type Table } from "./html-table.ts";

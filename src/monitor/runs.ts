@@ -3,7 +3,7 @@
 // where every answer is wrong by construction), the prospective choice mix with its payoff and the
 // REQUEST_SPEC rate per configuration x gated task.
 import { pearson, spearman } from "../common/index.ts";
-import { errorsByKind, type FailureKind, outcomeOf, type TrialRecord } from "../model/index.ts";
+import { errorsByKind, type FailureKind, outcomeOf, type TrialRecord } from "../record/index.ts";
 import {
   classifyProfile,
   type MonitoredResponse,

@@ -11,7 +11,7 @@ import {
   type TrialRecord,
   type Usage,
   ZERO_USAGE,
-} from "../model/index.ts";
+} from "../record/index.ts";
 import type { LoadedTask } from "../task/index.ts";
 import {
   converse,

@@ -3,7 +3,7 @@
 // Wilson 95% intervals per configuration, and which conventions are load-bearing for it.
 import path from "node:path";
 import { type Interval, wilson } from "../common/index.ts";
-import { outcomeOf, type TrialRecord } from "../model/index.ts";
+import { outcomeOf, type TrialRecord } from "../record/index.ts";
 import { type Condition, type LoadedTask, renderInline, sha256 } from "../task/index.ts";
 import { loadVerifier } from "../verify/index.ts";
 import { declaredConventions } from "./conventions.ts";

@@ -13,7 +13,7 @@ import {
   runEstimate,
   type UnitBound,
 } from "../cost/index.ts";
-import type { Usage } from "../model/index.ts";
+import type { Usage } from "../record/index.ts";
 import type { LoadedTask } from "../task/index.ts";
 import { type Admit, readTrialRecords } from "../trial/index.ts";
 import type { ProbeAgent } from "./models.ts";

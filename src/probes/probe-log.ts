@@ -5,7 +5,7 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { appendJsonLine, type JsonLines, readJsonLines } from "../common/index.ts";
-import { TrialError, Usage } from "../model/index.ts";
+import { TrialError, Usage } from "../record/index.ts";
 
 export const PROBES_FILE = "probes.jsonl";
 

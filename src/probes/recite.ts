@@ -2,7 +2,7 @@
 // turn 2 asks for the outputs; per configuration, the failure layer: knowledge (recited wrong),
 // application (recited right, answered wrong) or harness (inline passes, the sandboxed cell fails).
 import type { ResolvedAgentConfig } from "../agents/index.ts";
-import { outcomeOf, type TrialRecord } from "../model/index.ts";
+import { outcomeOf, type TrialRecord } from "../record/index.ts";
 import { type LoadedTask, renderInline } from "../task/index.ts";
 import { loadVerifier } from "../verify/index.ts";
 import { conventionQuestion, declaredConventions, scoreConventions } from "./conventions.ts";

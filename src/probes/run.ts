@@ -5,8 +5,8 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { outcomeOf, type TrialRecord } from "../model/index.ts";
 import type { ProjectPaths } from "../project.ts";
+import { outcomeOf, type TrialRecord } from "../record/index.ts";
 import type { Condition, LoadedTask } from "../task/index.ts";
 import {
   crashRecordOf,

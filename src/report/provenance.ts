@@ -2,8 +2,8 @@
 // harness and the versions recorded, provider, digest) and the kgate versions and sandbox images
 // the records name. Records made before kgate recorded provenance are counted, not guessed.
 
-import type { TrialRecord } from "../model/index.ts";
 import { kgateVersion } from "../package-info.ts";
+import type { TrialRecord } from "../record/index.ts";
 import type { Configuration, Provenance, RunSummary } from "./model.ts";
 
 /** The kgate that writes this report. */

@@ -6,8 +6,8 @@
 // checks, placement on hosts. Providers register by name in config.ts and are chosen in
 // kgate.config.json (`sandbox.provider`).
 import type { z } from "zod";
-import type { CollectedOutput, SandboxRequirements } from "../model/index.ts";
 import type { ProjectPaths } from "../project.ts";
+import type { CollectedOutput, SandboxRequirements } from "../record/index.ts";
 import type { Limits } from "../task/index.ts";
 import type { PackFile } from "./archive.ts";
 import type { Sandbox } from "./types.ts";

@@ -1,6 +1,6 @@
 // The task format as zod schemas: the single source of truth for task.json and conditions.
 import { z } from "zod";
-import { Condition, Slug } from "../model/index.ts";
+import { Condition, Slug } from "../record/index.ts";
 import { isWorkPath, WORK_PATH_RULE } from "./work-path.ts";
 
 export { Condition, Slug };

@@ -3,8 +3,8 @@
 // the condition's files in fenced blocks, the outputs asked back as labelled blocks), the reply's
 // outputs verified by the task's verifier in the killable worker. Cost: the reply's output tokens.
 import { type ChatModel, type RetryPolicy, withRetry } from "../agents/index.ts";
-import { type Condition, FAILURE_KINDS } from "../model/index.ts";
 import type { ProjectPaths } from "../project.ts";
+import { type Condition, FAILURE_KINDS } from "../record/index.ts";
 import { INLINE_REPLY_CAP, type LoadedTask, parseInlineReply, renderInline } from "../task/index.ts";
 import { defaultVerify, verifyOutputs } from "../trial/index.ts";
 import { MAX_KEPT_REPLY_CHARS } from "./item-unit.ts";

@@ -3,7 +3,7 @@
 // asked before each starts, and a refused one is logged and has no record.
 import { asTrialError } from "../agents/index.ts";
 import { appendJsonLine } from "../common/index.ts";
-import { FAILURE_KINDS, internalError, type Outcome, type TrialError, trialError } from "../model/index.ts";
+import { FAILURE_KINDS, internalError, type Outcome, type TrialError, trialError } from "../record/index.ts";
 import { type Admit, type EngineUnit, type RunPlace, UnitEngine, type UnitKind } from "../trial/index.ts";
 import type { TriageAttempt, TriageWork } from "./cost.ts";
 import { UnitFailure } from "./live.ts";

@@ -2,7 +2,7 @@
 // left of B, when less) as its hard output-token limit, and succeeds only if it is correct and
 // finished within that limit; the allocation is spent either way (`--live`, and the re-solve of
 // `--resolve`).
-import type { TrialError } from "../model/index.ts";
+import type { TrialError } from "../record/index.ts";
 import type { UnitOutcome } from "./item-unit.ts";
 import type { TriageUnit } from "./pool.ts";
 

@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { lineProblemText, readJsonLines } from "../common/index.ts";
-import { TrialError } from "../model/index.ts";
+import { TrialError } from "../record/index.ts";
 import { Phase0Line } from "./phase0-file.ts";
 import { Framing } from "./prompt.ts";
 

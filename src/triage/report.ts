@@ -1,7 +1,7 @@
 // The triage report as Markdown (tables, every plan as written) and as an SVG chart of detection D
 // and waste W against the injection ratio r, one line per framing.
 import { budgetLine } from "../cost/index.ts";
-import { errorKindsLine } from "../model/index.ts";
+import { errorKindsLine } from "../record/index.ts";
 import { markdownTable } from "../report/index.ts";
 import type { TriageSummary } from "./summary.ts";
 

@@ -2,7 +2,7 @@
 // (the paper's main table, at r = 0), detection D and waste W per injection ratio, compliance, plans.
 import { z } from "zod";
 import { BudgetState } from "../cost/index.ts";
-import { errorsByKind, FailureKind } from "../model/index.ts";
+import { errorsByKind, FailureKind } from "../record/index.ts";
 import { NOT_RUN } from "./live-advisory.ts";
 import { type ErrorRecord, type Phase0Record, PlanRecord, TriageSettings } from "./records.ts";
 import { meanDefined } from "./scores.ts";

@@ -10,8 +10,8 @@ import {
   resolveAgentConfig,
   type SystemPromptPolicy,
 } from "../agents/index.ts";
-import { type Condition, outcomeOf as countedAs, trialError } from "../model/index.ts";
 import type { ProjectPaths } from "../project.ts";
+import { type Condition, outcomeOf as countedAs, trialError } from "../record/index.ts";
 import type { LoadedTask } from "../task/index.ts";
 import { agentInfoOf, openSandboxRunner, readTrialRecords, TrialEngine } from "../trial/index.ts";
 import { UnitFailure, type UnitRunner } from "./live.ts";

@@ -4,8 +4,8 @@
 // adapters to it). Cost: the trial's output tokens.
 import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
-import { type Condition, outcomeOf as countedAs, type TrialRecord, trialError } from "../model/index.ts";
 import type { ProjectPaths } from "../project.ts";
+import { type Condition, outcomeOf as countedAs, type TrialRecord, trialError } from "../record/index.ts";
 import { conditionFileSet, type LoadedTask } from "../task/index.ts";
 import { type EngineAgentInfo, readTrialRecords, type TrialEngine } from "../trial/index.ts";
 import type { UnitOutcome } from "./item-unit.ts";

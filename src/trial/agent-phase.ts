@@ -2,7 +2,7 @@
 // period for an agent that ignores its signal; a cancelled run wins over whatever the agent returned,
 // so Ctrl-C is never a timeout, and an agent that throws is kgate's (or the provider's) failure.
 import { type Agent, type AgentRunContext, AgentTimeoutError } from "../agents/index.ts";
-import { internalError, trialError, ZERO_USAGE } from "../model/index.ts";
+import { internalError, trialError, ZERO_USAGE } from "../record/index.ts";
 import { HostDownError, SandboxUnavailableError } from "../sandbox/index.ts";
 import { cancelledError } from "./phases.ts";
 import type { TrialOutcome } from "./record-parts.ts";

@@ -9,7 +9,7 @@ import {
   UsageMeter,
   withRetry,
 } from "../agents/index.ts";
-import { type TrialError, trialError, type Usage } from "../model/index.ts";
+import { type TrialError, trialError, type Usage } from "../record/index.ts";
 import type { FileTrajectory } from "./trajectory.ts";
 
 /** Characters of one reply kept in the trajectory and handed back to the caller. */

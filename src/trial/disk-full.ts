@@ -2,7 +2,7 @@
 // (the harness or the solution died) while one of the places the agent can write to is full (a
 // capped volume, /tmp or /dev/shm; of blocks or of inodes), the trial's error is `disk-full`,
 // whatever the harness made of it.
-import { type FailureKind, type TrialError, trialError } from "../model/index.ts";
+import { type FailureKind, type TrialError, trialError } from "../record/index.ts";
 import type { TrialSandbox } from "../sandbox/index.ts";
 
 /**

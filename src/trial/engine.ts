@@ -5,7 +5,7 @@
 // what record a crashed runner leaves. When every sandbox host stays down, it stops: the units it did
 // not run get no record and stay resumable.
 import { EXIT_USAGE, ExitError } from "../errors.ts";
-import { FAILURE_KINDS, type Outcome, type TrialError } from "../model/index.ts";
+import { FAILURE_KINDS, type Outcome, type TrialError } from "../record/index.ts";
 import { AllHostsDownError } from "../sandbox/index.ts";
 import { PoolAbortedError, TrialPool } from "./pool.ts";
 

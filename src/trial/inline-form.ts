@@ -2,8 +2,8 @@
 // sandbox, data inline), the last reply parsed into output files, verified and recorded by the
 // lifecycle like a sandboxed trial's (form "inline"). runInlineTrial never throws.
 import { type ChatModel, type ResolvedAgentConfig, trialLimits } from "../agents/index.ts";
-import type { TrialRecord } from "../model/index.ts";
 import type { ProjectPaths } from "../project.ts";
+import type { TrialRecord } from "../record/index.ts";
 import { type Condition, inlineFileSet, type LoadedTask, parseInlineReply, sha256 } from "../task/index.ts";
 import { converse } from "./converse.ts";
 import { trialId } from "./ids.ts";

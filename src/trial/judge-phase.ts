@@ -15,7 +15,7 @@ import {
   type JudgeOutcome,
   type Usage,
   type Verdict,
-} from "../model/index.ts";
+} from "../record/index.ts";
 import {
   attributionNeeded,
   type OutputForVerification,

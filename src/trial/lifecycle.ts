@@ -17,7 +17,7 @@ import {
   UNVERIFIED,
   type Usage,
   type Verdict,
-} from "../model/index.ts";
+} from "../record/index.ts";
 import type { OutputFile } from "../sandbox/index.ts";
 import type { LoadedTask } from "../task/index.ts";
 import type { OutputForVerification } from "../verify/index.ts";

@@ -1,6 +1,6 @@
 // Timed, bounded phases of a trial: each records {startedAt, finishedAt, durationMs, error} and
 // fails with a typed PhaseTimeoutError when it overruns; phase errors are classified in the taxonomy.
-import { internalError, PhaseName, type PhaseTiming, type TrialError, trialError } from "../model/index.ts";
+import { internalError, PhaseName, type PhaseTiming, type TrialError, trialError } from "../record/index.ts";
 import { HostDownError, SandboxUnavailableError } from "../sandbox/index.ts";
 
 /** Bounds of the sandbox phases, in ms (the agent phase is bounded by the task's timeoutSec). */

@@ -3,6 +3,7 @@
 // that fails validation is kept as `internal`). Also the record of a runner that threw.
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { kgateVersion } from "../package-info.ts";
 import {
   type Condition,
   internalError,
@@ -22,8 +23,7 @@ import {
   type Usage,
   type Verdict,
   ZERO_USAGE,
-} from "../model/index.ts";
-import { kgateVersion } from "../package-info.ts";
+} from "../record/index.ts";
 import type { OutputFile } from "../sandbox/index.ts";
 import type { LoadedTask } from "../task/index.ts";
 import { trialDirOf } from "./ids.ts";

@@ -3,7 +3,7 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { appendJsonLine, type JsonLines, readJsonLines } from "../common/index.ts";
-import { TrialRecord } from "../model/index.ts";
+import { TrialRecord } from "../record/index.ts";
 
 export const TRIALS_FILE = "trials.jsonl";
 

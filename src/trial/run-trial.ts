@@ -3,6 +3,7 @@
 // every process stopped, the declared outputs out, the sandbox removed; verified and recorded by
 // the lifecycle. runTrial never throws: whatever fails is the record's error.
 import type { Agent, AgentRunContext } from "../agents/index.ts";
+import type { ProjectPaths } from "../project.ts";
 import {
   type Condition,
   type ProspectiveOutcome,
@@ -10,8 +11,7 @@ import {
   type TrialRecord,
   UNVERIFIED,
   type Verdict,
-} from "../model/index.ts";
-import type { ProjectPaths } from "../project.ts";
+} from "../record/index.ts";
 import { containerLabels, type SandboxImage, type SandboxProvider } from "../sandbox/index.ts";
 import { conditionFileSet, diskMbOf, type LoadedTask } from "../task/index.ts";
 import { agentPhase } from "./agent-phase.ts";

@@ -1,8 +1,9 @@
 // The sandbox part of a trial, shared by the sandbox form and the session form: place on a host,
 // create a hardened sandbox, copy the files in, the agent, stop every process, copy the declared
 // outputs out, remove; every phase timed and bounded. Also the provenance such a trial records.
-import type { Provenance, SandboxRequirements, TrialError } from "../model/index.ts";
+
 import { kgateVersion } from "../package-info.ts";
+import type { Provenance, SandboxRequirements, TrialError } from "../record/index.ts";
 import {
   type DeclaredOutput,
   type OutputFile,

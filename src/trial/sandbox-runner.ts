@@ -2,8 +2,8 @@
 // orphans of dead runs swept, each agent prepared once on that provider (its derived image built
 // there) and disposed once, every attempt by runTrial on the host its placement gives.
 import { type Agent, BuiltinAgent, InstalledAgent } from "../agents/index.ts";
-import type { SandboxRequirements } from "../model/index.ts";
 import type { ProjectPaths } from "../project.ts";
+import type { SandboxRequirements } from "../record/index.ts";
 import {
   reapLeftovers,
   type SandboxImage,

@@ -3,7 +3,7 @@
 // task's outputs are copied out of its folder, each task verified by its own verifier, and one record
 // (form "session") whose verdict combines theirs. runSessionTrial never throws.
 import type { Agent } from "../agents/index.ts";
-import type { Condition, SandboxRequirements, TrajectoryEvent, TrialRecord } from "../model/index.ts";
+import type { Condition, SandboxRequirements, TrajectoryEvent, TrialRecord } from "../record/index.ts";
 import { containerLabels, type PackFile, type SandboxImage, type SandboxProvider } from "../sandbox/index.ts";
 import { diskMbOf, type Limits, type LoadedTask, sha256 } from "../task/index.ts";
 import { agentPhase } from "./agent-phase.ts";

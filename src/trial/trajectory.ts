@@ -2,7 +2,7 @@
 // descriptor held open for the trial; a failed write is kept, so the trial can say its evidence is incomplete.
 import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import path from "node:path";
-import type { TrajectoryEvent, TrajectorySink } from "../model/index.ts";
+import type { TrajectoryEvent, TrajectorySink } from "../record/index.ts";
 
 export class FileTrajectory implements TrajectorySink {
   private fd: number | null;

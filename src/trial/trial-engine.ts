@@ -2,7 +2,7 @@
 // id says all four (and `.retry<k>`), the record is the TrialRecord, and a runner that throws leaves
 // an `internal` record in trials.jsonl. `kgate run`, `check`, `calibrate`, triage's task units,
 // exam references and the probes' sandboxed cells run their trials through it.
-import { type Condition, type Outcome, outcomeOf, type TrialRecord } from "../model/index.ts";
+import { type Condition, type Outcome, outcomeOf, type TrialRecord } from "../record/index.ts";
 import type { LoadedTask } from "../task/index.ts";
 import {
   type EngineUnit,

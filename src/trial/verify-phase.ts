@@ -4,8 +4,8 @@
 // the trial as `format`; a verifier broken whatever the output is the task's bug; a judge that gives
 // no verdict is `judge`, never the agent's failure).
 import { judgePanel } from "../agents/index.ts";
-import { internalError, type TrialError, trialError, UNVERIFIED, type Verdict } from "../model/index.ts";
 import type { ProjectPaths } from "../project.ts";
+import { internalError, type TrialError, trialError, UNVERIFIED, type Verdict } from "../record/index.ts";
 import type { LoadedTask } from "../task/index.ts";
 import { type OutputForVerification, VerifierRunError, verifyKillable } from "../verify/index.ts";
 import { JudgeError, judgeVerdict } from "./judge-phase.ts";

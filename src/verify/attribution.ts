@@ -1,6 +1,6 @@
 // Failure attribution: did a failed output follow the default conventions, a perturbed variant, or none?
 
-import type { Attribution, Evidence } from "../model/index.ts";
+import type { Attribution, Evidence } from "../record/index.ts";
 import { agreement } from "./compare.ts";
 import type { ParsedOutput } from "./parse.ts";
 import type { ExpectedOutputs } from "./reference.ts";

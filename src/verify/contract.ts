@@ -1,5 +1,5 @@
 // What a task's verifier module (verifiers/<id>.ts) exports, and what verification receives from a trial.
-import type { Verdict } from "../model/index.ts";
+import type { Verdict } from "../record/index.ts";
 
 /**
  * verifiers/<id>.ts default-exports `defineVerifier({...})`: a reference solver that is a pure

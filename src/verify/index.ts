@@ -1,6 +1,6 @@
 // The verification concern's public face: the verifier contract, loading, verifyTrial and its parts.
 
-export * from "../model/verdict.ts";
+export * from "../record/verdict.ts";
 export {
   ATTRIBUTION_THRESHOLD,
   type AttributionResult,

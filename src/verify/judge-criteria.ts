@@ -2,7 +2,7 @@
 // worker or a container), so here each judge criterion becomes a pending result carrying what the
 // judge needs: its text under the artefact's conventions, its text under each candidate set (default,
 // perturbed variants) that differs (to attribute a failure), and the outputs it reads.
-import type { CriterionResult } from "../model/index.ts";
+import type { CriterionResult } from "../record/index.ts";
 import type { JudgeCriterion } from "./contract.ts";
 import type { LoadedVerifier } from "./load.ts";
 import { type ExpectedOutputs, VerifierError } from "./reference.ts";

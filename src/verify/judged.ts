@@ -3,7 +3,7 @@
 // criterion (a criterion skipped by `kgate check` without the judge's key is left out), and a failed
 // verdict's attribution adds the judges' evidence to the values'. A judge that gave no verdict never
 // lets the verdict pass: it stays unverified.
-import type { CriterionResult, Evidence, JudgeOutcome, Verdict } from "../model/index.ts";
+import type { CriterionResult, Evidence, JudgeOutcome, Verdict } from "../record/index.ts";
 import { attributeFrom } from "./attribution.ts";
 import { failedReason, rewardAndScore } from "./rubric.ts";
 

@@ -2,7 +2,7 @@
 // terminated at the limit, so a verifier that loops or recurses on crafted output never stalls a run.
 // Workers are kept between verifications (worker-pool.ts): starting one is most of a verification's CPU.
 import { availableParallelism } from "node:os";
-import type { Verdict } from "../model/index.ts";
+import type { Verdict } from "../record/index.ts";
 import type { LoadedTask } from "../task/index.ts";
 import { compiledVerifier } from "./compiled.ts";
 import type { OutputForVerification } from "./contract.ts";

@@ -1,7 +1,7 @@
 // Rubric scoring: each named criterion is a deterministic check; R = product, partial score = the
 // weighted mean of the criteria.
 
-import type { CriterionResult } from "../model/index.ts";
+import type { CriterionResult } from "../record/index.ts";
 import type { CodeCriterion } from "./contract.ts";
 
 /**

@@ -1,6 +1,6 @@
 // verifyTrial: a trial's outputs against the reference answer, rubric criteria, verdict and attribution.
 
-import type { CriterionResult, Verdict } from "../model/index.ts";
+import type { CriterionResult, Verdict } from "../record/index.ts";
 import type { LoadedTask, OutputSpec } from "../task/index.ts";
 import { attribute, type Candidate, type RubricEvidence } from "./attribution.ts";
 import { compareTables, describeFirstDifference } from "./compare.ts";

@@ -3,7 +3,7 @@
 // idle worker or a new one, never waits for one; a worker past its time limit is terminated, one that
 // failed a job or served `jobsPerWorker` jobs is retired, idle ones beyond `maxIdle` are ended.
 import { Worker } from "node:worker_threads";
-import type { Verdict } from "../model/index.ts";
+import type { Verdict } from "../record/index.ts";
 import type { WorkerJob } from "./worker-verify.ts";
 
 /** The verifier did not finish in time, or failed outside the verdict (its worker died). */

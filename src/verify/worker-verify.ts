@@ -1,7 +1,7 @@
 // Inside the verifier's worker thread: the task loaded afresh from disk, its outputs verified.
 
-import type { Verdict } from "../model/index.ts";
 import { projectPaths } from "../project.ts";
+import type { Verdict } from "../record/index.ts";
 import { loadValidTask } from "../task/index.ts";
 import type { OutputForVerification } from "./contract.ts";
 import { importVerifierFrom } from "./load.ts";

@@ -2,7 +2,7 @@
 // decisions) and, per trial, its detail read on demand from the record and its trajectory file.
 // Reads a run's files only; nothing here runs a trial.
 import path from "node:path";
-import type { TrialRecord } from "../model/index.ts";
+import type { TrialRecord } from "../record/index.ts";
 import { budgetTokens, KGATE_VERSION, mustFail, type RunSummary, type TrialRow } from "../report/index.ts";
 import { diffRows } from "./diff-rows.ts";
 import {

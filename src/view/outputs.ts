@@ -5,7 +5,7 @@
 // escapes it).
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
 import path from "node:path";
-import type { CollectedOutput } from "../model/index.ts";
+import type { CollectedOutput } from "../record/index.ts";
 import type { TrialDetail } from "./model.ts";
 
 export const OUTPUT_TEXT_CAP = 16 * 1024;

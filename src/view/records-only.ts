@@ -1,7 +1,7 @@
 // A run without a calibration plan (`kgate run`, or a protocol's run) seen through its records
 // alone: one cell per agent and condition, the latest attempt of each trial counted, the
 // configurations as the records name them, and no decisions (there is no rule to decide by).
-import { outcomeOf, type TrialRecord } from "../model/index.ts";
+import { outcomeOf, type TrialRecord } from "../record/index.ts";
 import type { SourceRow, ViewSource } from "./data.ts";
 import type { ViewCell, ViewRun } from "./model.ts";
 

@@ -1,7 +1,7 @@
 // Test support: a separate process that appends many large records to one run directory
 // (argv: runDir writerId count), to show that concurrent writers never interleave.
 
-import { UNVERIFIED } from "../../src/model/index.ts";
+import { UNVERIFIED } from "../../src/record/index.ts";
 import { appendTrialRecord } from "../../src/trial/index.ts";
 import { makeRecord } from "./records.ts";
 

@@ -4,14 +4,14 @@ import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { AgentInfo, Plan, PlannedCell, TrialJob, TrialRunner } from "../../src/calibrate/index.ts";
+import type { ProjectPaths } from "../../src/project.ts";
 import {
   type Attribution,
   type FailureKind,
   type TrialRecord,
   TrialRecord as TrialRecordSchema,
   trialError,
-} from "../../src/model/index.ts";
-import type { ProjectPaths } from "../../src/project.ts";
+} from "../../src/record/index.ts";
 import { type LoadedTask, loadTask, scaffoldTask } from "../../src/task/index.ts";
 import { appendTrialRecord, trialId } from "../../src/trial/index.ts";
 

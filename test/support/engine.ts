@@ -1,8 +1,8 @@
 // Test support: trials through the real engine and sandbox runner (on the local daemon with the image
 // the global setup built, or on a provider the test gives), the way `kgate run` drives them.
 import type { Agent } from "../../src/agents/index.ts";
-import type { Condition, TrialRecord } from "../../src/model/index.ts";
 import type { ProjectPaths } from "../../src/project.ts";
+import type { Condition, TrialRecord } from "../../src/record/index.ts";
 import type { DockerSandbox } from "../../src/sandbox/docker/container.ts";
 import { DockerProvider } from "../../src/sandbox/docker/provider.ts";
 import type { SandboxImage, SandboxProvider, SandboxSpec } from "../../src/sandbox/index.ts";

@@ -10,8 +10,8 @@ import {
   summarise,
   writePlan,
 } from "../../src/calibrate/index.ts";
-import type { TrialRecord } from "../../src/model/index.ts";
 import type { ProjectPaths } from "../../src/project.ts";
+import type { TrialRecord } from "../../src/record/index.ts";
 import type { RunSummary } from "../../src/report/index.ts";
 import { recordsFromScript, resolver, scaffoldTasks } from "./calibrate-fixtures.ts";
 

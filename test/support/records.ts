@@ -1,5 +1,5 @@
 // Test support: valid TrialRecords for record-file tests, without running a trial.
-import { type TrialRecord, TrialRecord as TrialRecordSchema, UNVERIFIED } from "../../src/model/index.ts";
+import { type TrialRecord, TrialRecord as TrialRecordSchema, UNVERIFIED } from "../../src/record/index.ts";
 
 export function makeRecord(overrides: Partial<TrialRecord> = {}): TrialRecord {
   const now = new Date().toISOString();

@@ -6,8 +6,8 @@
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { createTwoFilesPatch } from "diff";
-import type { TrialRecord } from "../../src/model/index.ts";
 import type { ProjectPaths } from "../../src/project.ts";
+import type { TrialRecord } from "../../src/record/index.ts";
 import { type PaperRun, paperRun } from "./paper-run.ts";
 
 export const SHOWN_TRIAL = "t02.without-A.frontier.1";

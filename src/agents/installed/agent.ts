@@ -9,7 +9,7 @@ import {
   type TrialError,
   trialError,
   ZERO_USAGE,
-} from "../../model/index.ts";
+} from "../../record/index.ts";
 import type { SandboxProvider } from "../../sandbox/provider.ts";
 import { type ExecResult, SandboxUnavailableError } from "../../sandbox/types.ts";
 import { openedFrom, placedArtefact, skillFile, skillName } from "../artefact.ts";

@@ -1,7 +1,7 @@
 // What an installed CLI harness's adapter tells kgate: how it is launched headless inside the sandbox
 // (argv and env, pointed at the relay), where it discovers skills, and how its own report of the
 // ending is read from the tail of its stdout. The adapters themselves: adapters.ts, opencode.ts.
-import type { StopReason } from "../../model/index.ts";
+import type { StopReason } from "../../record/index.ts";
 import type { SystemPromptPolicy } from "../config.ts";
 
 export interface LaunchInput {

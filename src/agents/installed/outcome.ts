@@ -2,7 +2,7 @@
 // saw: a broken channel or a kill after the agent acted is the agent's; the relay's own upstream
 // failure on the latest call is infrastructure; a provider's refusal of a request's content is the
 // agent's once it acted (its commands shaped the conversation), the configuration's before.
-import { type TrialError, trialError } from "../../model/index.ts";
+import { type TrialError, trialError } from "../../record/index.ts";
 
 export interface HarnessDeath {
   harness: string;

@@ -3,8 +3,9 @@
 // same as an agent's), temperature 0 unless configured (dropped where the provider refuses one), the
 // answer forced through one tool. A judge that gives no verdict throws JudgeUnavailableError (the
 // trial's `judge` error, never the agent's); a deliverable that breaks the judge is an `invalid` answer.
-import type { Usage } from "../../model/index.ts";
+
 import type { ProjectPaths } from "../../project.ts";
+import type { Usage } from "../../record/index.ts";
 import { errorMessage, ModelCallError } from "../errors.ts";
 import { loadAgentConfigs, type ResolvedAgentConfig, resolveApiKey } from "../load-config.ts";
 import type { ChatModel, ModelReply, ModelRequest } from "../providers/types.ts";

@@ -3,7 +3,7 @@
 // field) or forwards without narrating (count_tokens, models) writes the first of each kind in a
 // minute as it happens and the rest of that minute as one summarising event (`count`, `summary`), so
 // the trajectory grows with the minutes, not with the requests.
-import type { TrajectoryEvent, TrajectorySink } from "../../model/index.ts";
+import type { TrajectoryEvent, TrajectorySink } from "../../record/index.ts";
 
 /** The window one summarising event covers. */
 export const NOTE_WINDOW_MS = 60_000;

@@ -3,7 +3,7 @@
 // kept as hashes, at most MAX_SEEN of each, and at most NARRATION_BYTES of text is narrated per
 // session; reaching either cap is one `relay-memory-cap` note, after which nothing more is narrated.
 import { createHash } from "node:crypto";
-import type { TrajectorySink } from "../../model/index.ts";
+import type { TrajectorySink } from "../../record/index.ts";
 import { capText } from "../tools.ts";
 import type { ToolResultSeen } from "./wire.ts";
 

@@ -3,7 +3,7 @@
 // session's end), so that a model call's usage reaches the relay whatever its client does. Says what
 // the call is charged: the usage the provider reported, or its reservation when that never came.
 import type { ServerResponse } from "node:http";
-import { trialError } from "../../model/index.ts";
+import { trialError } from "../../record/index.ts";
 import { classifyStatus, errorMessage } from "../errors.ts";
 import type { RelaySession, Settlement } from "./session.ts";
 import { StreamAccumulator } from "./stream.ts";

@@ -9,7 +9,7 @@ import { rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import path from "node:path";
 import { ownedTempDir } from "../../common/index.ts";
-import { type TrajectoryEvent, trialError } from "../../model/index.ts";
+import { type TrajectoryEvent, trialError } from "../../record/index.ts";
 import { type ProviderName, RELAY_DEFAULTS, type RetryPolicy } from "../config.ts";
 import { errorMessage, ModelCallError } from "../errors.ts";
 import { retryLine, retryNote } from "../retry.ts";

@@ -4,7 +4,7 @@
 // provider's refusals of the request's content), its counted notes, and the trajectory events the
 // relay derives from the traffic (narration.ts).
 import { randomBytes } from "node:crypto";
-import type { TrajectorySink, TrialError, Usage } from "../../model/index.ts";
+import type { TrajectorySink, TrialError, Usage } from "../../record/index.ts";
 import { type Pricing, RELAY_DEFAULTS } from "../config.ts";
 import { capText } from "../tools.ts";
 import { type CallUsage, UsageMeter } from "../usage.ts";

@@ -3,7 +3,7 @@
 import path from "node:path";
 import { Readable } from "node:stream";
 import { ownerLabel } from "../../common/index.ts";
-import type { SandboxRequirements } from "../../model/index.ts";
+import type { SandboxRequirements } from "../../record/index.ts";
 import { diskMbOf, type Limits } from "../../task/index.ts";
 import { type PackFile, packFiles, readSingleEntry, seededPack, tarBody } from "../archive.ts";
 import { CappedSink } from "../capture.ts";

@@ -1,5 +1,6 @@
-// The shared model: zod schemas and types of the record, usage, stop reasons, the failure taxonomy,
-// trajectory events, conditions, verdicts and sandbox requirements. It imports nothing of kgate.
+// The TrialRecord and its parts as zod schemas and types (the shared vocabulary): conditions, usage,
+// stop reasons, the failure taxonomy, trajectory events, verdicts and sandbox requirements. It
+// imports nothing of kgate.
 export * from "./condition.ts";
 export * from "./failure.ts";
 export * from "./monitor.ts";
