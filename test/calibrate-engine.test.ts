@@ -13,7 +13,7 @@ import {
 } from "../src/calibrate/index.ts";
 import type { TrialRecord } from "../src/record/index.ts";
 import type { LoadedTask } from "../src/task/index.ts";
-import { PoolAbortedError, readTrialRecords, TrialPool } from "../src/trial/index.ts";
+import { PoolAbortedError, readTrialRecords, UnitPool } from "../src/trial/index.ts";
 import { type FakeRunnerOptions, fakeRunner, resolver, scaffoldTasks } from "./support/calibrate-fixtures.ts";
 import { tempProject } from "./support/project.ts";
 
@@ -25,7 +25,7 @@ describe("trial pool", () => {
     let total = 0;
     let maxTotal = 0;
     const maxBy = new Map<string, number>();
-    const pool = new TrialPool<{ p: string }, void>(
+    const pool = new UnitPool<{ p: string }, void>(
       { concurrency: 3, providerLimits: { a: 1 } },
       (j) => j.p,
       async (j) => {
@@ -50,7 +50,7 @@ describe("trial pool", () => {
     const gate = new Promise<void>((r) => {
       release = r;
     });
-    const pool = new TrialPool<string, void>(
+    const pool = new UnitPool<string, void>(
       { concurrency: 2, providerLimits: { slow: 1 } },
       (j) => j.split("-")[0]!,
       async (j) => {
@@ -70,7 +70,7 @@ describe("trial pool", () => {
   it("rejects queued jobs on abort and lets running ones see the signal", async () => {
     const controller = new AbortController();
     let sawAbort = false;
-    const pool = new TrialPool<number, number>(
+    const pool = new UnitPool<number, number>(
       { concurrency: 1, signal: controller.signal },
       () => "x",
       async (j, signal) => {

@@ -7,7 +7,7 @@
 import { EXIT_USAGE, ExitError } from "../errors.ts";
 import { FAILURE_KINDS, type Outcome, type TrialError } from "../record/index.ts";
 import { AllHostsDownError } from "../sandbox/index.ts";
-import { PoolAbortedError, TrialPool } from "./pool.ts";
+import { PoolAbortedError, UnitPool } from "./pool.ts";
 
 /** What every unit carries: the highest attempt already recorded for it (0 or absent: a new unit). */
 export interface EngineUnit {
@@ -93,7 +93,7 @@ export function retriedKind(error: TrialError | null): boolean {
 }
 
 export class UnitEngine<U extends EngineUnit, J extends U, R> {
-  private readonly pool: TrialPool<J, R>;
+  private readonly pool: UnitPool<J, R>;
   private readonly signal: AbortSignal;
   private readonly halt = new AbortController();
   /** Set when every host stayed down: no attempt starts after it, and run() throws it. */
@@ -105,7 +105,7 @@ export class UnitEngine<U extends EngineUnit, J extends U, R> {
 
   constructor(private readonly o: UnitEngineOptions<U, J, R>) {
     this.signal = AbortSignal.any([o.signal ?? new AbortController().signal, this.halt.signal]);
-    this.pool = new TrialPool<J, R>(
+    this.pool = new UnitPool<J, R>(
       { concurrency: o.concurrency, providerLimits: o.providerLimits, signal: this.signal },
       (job) => o.kind.providerOf(job),
       async (job, signal) => {

@@ -20,7 +20,7 @@ export { conditionSlug, newRunId, runDirOf, trialDirOf, trialId } from "./ids.ts
 export { type InlineTrialOptions, type InlineTrialResult, runInlineTrial } from "./inline-form.ts";
 export { JudgeError, type JudgeOptions, judgeUsageOf, judgeVerdict } from "./judge-phase.ts";
 export { DEFAULT_PHASE_TIMEOUTS, PhaseTimeoutError, type PhaseTimeouts } from "./phases.ts";
-export { PoolAbortedError, type PoolOptions, TrialPool } from "./pool.ts";
+export { PoolAbortedError, type PoolOptions, UnitPool } from "./pool.ts";
 export { crashRecordOf, type TaskAttempt, type TrialIdentity } from "./record-parts.ts";
 export {
   appendTrialRecord,

@@ -1,5 +1,5 @@
-// One bounded pool for the trials of all cells, with a limit per provider: a job waits only for
-// a free slot of its own provider, so one API's rate limit never stalls the others. Jobs start
+// The engine's one bounded pool for the units of every kind (trials, exams, probe trials, triage
+// units), with a limit per provider: a job waits only for a free slot of its own provider, so one API's rate limit never stalls the others. Jobs start
 // in submission order among those whose provider has room.
 
 export interface PoolOptions {
@@ -25,7 +25,7 @@ export class PoolAbortedError extends Error {
   }
 }
 
-export class TrialPool<J, R> {
+export class UnitPool<J, R> {
   private readonly queue: Queued<J, R>[] = [];
   private readonly running = new Map<string, number>();
   private total = 0;
