@@ -13,10 +13,10 @@ import path from "node:path";
 import {
   buildPlan,
   CalibrationConfig,
+  type CellRunner,
   estimateCalibration,
   runCalibration,
   summarise,
-  type TrialRunner,
 } from "../src/calibrate/index.ts";
 import { projectPaths } from "../src/project.ts";
 import { agentInfo, draw, recordFor, scaffoldTasks } from "../test/support/calibrate-fixtures.ts";
@@ -63,7 +63,7 @@ export default async function main(): Promise<void> {
       });
       const runDir = path.join(paths.runs, runId);
       mkdirSync(runDir, { recursive: true });
-      const runner: TrialRunner = async (job) => {
+      const runner: CellRunner = async (job) => {
         const letter = scripts.get(job.task.id)![job.cell.label]![job.index];
         // cost: the cell's mean times a factor in [0.6, 1.4), drawn per run and trial
         const costUsd = MEAN_COST[job.cell.label]! * (0.6 + 0.8 * draw(seed, `${job.cell.key}#${job.index}`));

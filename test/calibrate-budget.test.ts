@@ -10,9 +10,9 @@ import {
   type Backend,
   CalibrationConfig,
   CalibrationError,
+  type CellJob,
   calibrate,
   summariseRun,
-  type TrialJob,
 } from "../src/calibrate/index.ts";
 import { type CostCaps, worstCaseUsd } from "../src/cost/index.ts";
 import { table1 } from "../src/report/index.ts";
@@ -33,7 +33,7 @@ const backend: Backend = {
   agents: async (names) =>
     new Map(names.map((n) => [n, agentInfo(n, n === "frontier" ? "anthropic" : "openai")])),
   start: async () => ({
-    runner: (job: TrialJob, signal: AbortSignal) =>
+    runner: (job: CellJob, signal: AbortSignal) =>
       fakeRunner({ pass: { "frontier+A": 1, "frontier-A": 0, "mid+A": 0, control: 0 } })(job, signal),
     stop: async () => {},
   }),

@@ -11,12 +11,12 @@ import {
   buildPlan,
   CalibrationConfig,
   type CalibrationConfigInput,
+  type CellRunner,
   Curtailer,
   type Plan,
   Progress,
   runCalibration,
   summarise,
-  type TrialRunner,
   tallyRecords,
 } from "../src/calibrate/index.ts";
 import type { TrialRecord } from "../src/record/index.ts";
@@ -56,7 +56,7 @@ function fixture(config: CalibrationConfigInput): Fixture {
 }
 
 /** A runner whose outcome per cell label and index comes from `script` (P pass, F fail); writes no file. */
-function scripted(script: Record<string, string>, ran: string[]): TrialRunner {
+function scripted(script: Record<string, string>, ran: string[]): CellRunner {
   return async (job) => {
     ran.push(`${job.cell.label}#${job.index}`);
     const letter = script[job.cell.label]![job.index];

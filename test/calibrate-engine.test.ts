@@ -7,9 +7,9 @@ import {
   buildPlan,
   CalibrationConfig,
   type CalibrationConfigInput,
+  type CellJob,
   runCalibration,
   summarise,
-  type TrialJob,
 } from "../src/calibrate/index.ts";
 import type { TrialRecord } from "../src/record/index.ts";
 import type { LoadedTask } from "../src/task/index.ts";
@@ -147,10 +147,10 @@ describe("calibration engine, fixed n", () => {
     const result = await run(s, {
       pass: CLEAR,
       delayMs: 2,
-      onStart: (j: TrialJob) => {
+      onStart: (j: CellJob) => {
         if (j.agent.provider === "anthropic") peak = Math.max(peak, ++anthropic);
       },
-      onEnd: (j: TrialJob) => {
+      onEnd: (j: CellJob) => {
         if (j.agent.provider === "anthropic") anthropic -= 1;
       },
     });

@@ -9,13 +9,13 @@ import {
   buildPlan,
   CalibrationConfig,
   type CalibrationConfigInput,
+  type CellJob,
   calibrate,
   decide,
   fixedClause,
   type Requirement,
   runDir,
   summarise,
-  type TrialJob,
   writePlan,
 } from "../src/calibrate/index.ts";
 import { fisherExactGreater } from "../src/common/index.ts";
@@ -41,7 +41,7 @@ class Sink extends Writable {
 }
 
 /** Agents frontier (anthropic) and mid (openai); each trial by the fake runner options `pick` gives it. */
-function backend(pick: (job: TrialJob) => FakeRunnerOptions): Backend {
+function backend(pick: (job: CellJob) => FakeRunnerOptions): Backend {
   return {
     agents: async (names) =>
       new Map(

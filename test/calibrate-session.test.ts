@@ -10,8 +10,8 @@ import {
   CalibrationConfig,
   type CalibrationConfigInput,
   CalibrationError,
+  type CellJob,
   calibrate,
-  type TrialJob,
 } from "../src/calibrate/index.ts";
 import type { ProjectPaths } from "../src/project.ts";
 import { readTrialRecords } from "../src/trial/index.ts";
@@ -49,7 +49,7 @@ function backend(
           ]),
       ),
     start: async () => ({
-      runner: (job: TrialJob, signal: AbortSignal) => fakeRunner(perTask(job.task.id))(job, signal),
+      runner: (job: CellJob, signal: AbortSignal) => fakeRunner(perTask(job.task.id))(job, signal),
       stop: async () => {
         b.stops += 1;
       },

@@ -5,8 +5,8 @@ import { type CostCaps, CostCeiling, worstCaseUsd } from "../cost/index.ts";
 import type { TrialRecord } from "../record/index.ts";
 import type { LoadedTask } from "../task/index.ts";
 import { cellKey, type PlannedCell } from "./cells.ts";
-import type { TrialJob } from "./engine.ts";
 import type { Plan, PlanCeiling } from "./plan.ts";
+import type { CellJob } from "./scheduler.ts";
 
 /** The ceiling could not be priced: these agent configurations have no prices. */
 export class UnpricedCeiling extends Error {
@@ -63,9 +63,9 @@ export function resumeHint(plan: Plan, blocked: boolean): string {
 export function trialCeiling(
   plan: Plan,
   earlier: readonly TrialRecord[],
-): CostCeiling<TrialJob, TrialRecord> | null {
+): CostCeiling<CellJob, TrialRecord> | null {
   if (!plan.ceiling) return null;
-  return new CostCeiling<TrialJob, TrialRecord>({
+  return new CostCeiling<CellJob, TrialRecord>({
     ceilingUsd: plan.ceiling.usd,
     spentBefore: spentUsd(plan, earlier),
     worstCase: (job) => worstOf(plan, job.cell.key),

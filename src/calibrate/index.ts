@@ -7,7 +7,6 @@ export * from "./cells.ts";
 export * from "./config.ts";
 export * from "./cross.ts";
 export * from "./curtail.ts";
-export * from "./engine.ts";
 export * from "./estimate.ts";
 export * from "./overrides.ts";
 export * from "./plan.ts";
@@ -17,6 +16,7 @@ export * from "./reports.ts";
 export * from "./requirement.ts";
 export * from "./rule.ts";
 export * from "./rundir.ts";
+export * from "./scheduler.ts";
 
 export * from "./sequential.ts";
 export * from "./session.ts";

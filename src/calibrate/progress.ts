@@ -5,8 +5,8 @@ import type { Writable } from "node:stream";
 import { type Colours, coloursFor } from "../colours.ts";
 import type { Outcome, TrialRecord } from "../record/index.ts";
 import { budgetTokens } from "../report/index.ts";
-import type { EngineOptions, TrialJob } from "./engine.ts";
 import type { Plan } from "./plan.ts";
+import type { CellJob, SchedulerOptions } from "./scheduler.ts";
 import type { Tally } from "./tally.ts";
 
 export interface ProgressOptions {
@@ -46,7 +46,7 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, "0")}m`;
 }
 
-export class Progress implements NonNullable<EngineOptions["events"]> {
+export class Progress implements NonNullable<SchedulerOptions["events"]> {
   private readonly cells = new Map<string, CellProgress>();
   private readonly live: boolean;
   private readonly colors: Colours;
@@ -91,11 +91,11 @@ export class Progress implements NonNullable<EngineOptions["events"]> {
     this.timer?.unref();
   }
 
-  private cell(job: TrialJob): CellProgress {
+  private cell(job: CellJob): CellProgress {
     return this.cells.get(job.cell.key)!;
   }
 
-  started(job: TrialJob): void {
+  started(job: CellJob): void {
     this.cell(job).running += 1;
     this.dirty = true;
   }
@@ -105,7 +105,7 @@ export class Progress implements NonNullable<EngineOptions["events"]> {
     this.dirty = true;
   }
 
-  finished(job: TrialJob, record: TrialRecord, outcome: Outcome, retrying: boolean): void {
+  finished(job: CellJob, record: TrialRecord, outcome: Outcome, retrying: boolean): void {
     const c = this.cell(job);
     c.running -= 1;
     if (outcome === "pass") c.pass += 1;
@@ -158,7 +158,7 @@ export class Progress implements NonNullable<EngineOptions["events"]> {
     );
   }
 
-  private line(job: TrialJob, record: TrialRecord, outcome: Outcome, retrying: boolean): void {
+  private line(job: CellJob, record: TrialRecord, outcome: Outcome, retrying: boolean): void {
     const c = this.colors;
     const colour = outcome === "pass" ? c.green : outcome === "fail" ? c.red : c.yellow;
     const error = record.error ? ` (${record.error.kind}: ${record.error.message.split("\n")[0]})` : "";

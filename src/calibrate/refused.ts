@@ -2,7 +2,7 @@
 // trial the plan still wants is not started when what the run has spent plus the trial's worst case
 // would cross the ceiling; under curtailment a task is held when no cell whose next trial could change
 // its decision fits, and then every trial it still wants waits with it. A session gives a trial up
-// only in that state (engine.ts), so what it left unrun for want of budget is exactly this list;
+// only in that state (scheduler.ts), so what it left unrun for want of budget is exactly this list;
 // `--resume <run> --max-cost <more>` runs it.
 import type { Budget } from "../report/model.ts";
 import { dollars } from "./budget.ts";

@@ -10,7 +10,6 @@ import type { RunSummary } from "../report/index.ts";
 import { type LoadedTask, loadAllTasks, loadTask, loadValidTask } from "../task/index.ts";
 import { priceCeiling, trialCeiling, UnpricedCeiling } from "./budget.ts";
 import type { CalibrationConfig } from "./config.ts";
-import { type EngineResult, runCalibration, type TrialRunner } from "./engine.ts";
 import {
   type AgentInfo,
   buildPlan,
@@ -31,6 +30,7 @@ import {
   runDir,
   writePlan,
 } from "./rundir.ts";
+import { type CellRunner, runCalibration, type SchedulerResult } from "./scheduler.ts";
 import { tallyRecords } from "./tally.ts";
 
 /** A calibration that cannot start: bad selection, unknown agent, drifted digests, a held lock. */
@@ -39,7 +39,7 @@ export class CalibrationError extends Error {
 }
 
 export interface StartedBackend {
-  runner: TrialRunner;
+  runner: CellRunner;
   /** Releases what start() acquired (prepared agents, relays). */
   stop(): Promise<void>;
 }
@@ -135,7 +135,7 @@ export interface SessionResult {
   run: RunDir;
   plan: Plan;
   summary: RunSummary;
-  engine: EngineResult;
+  engine: SchedulerResult;
   /** Report files written. */
   reports: string[];
 }
@@ -274,7 +274,7 @@ export async function calibrate(o: SessionOptions, backend: Backend): Promise<Se
     throw new CalibrationError((err as Error).message);
   }
   const taskMap = new Map(tasks.map((t) => [t.id, t]));
-  let engine: EngineResult;
+  let engine: SchedulerResult;
   try {
     const { records, problems } = readRecords(run);
     for (const p of problems) o.stderr.write(`warning: ${p}\n`);

@@ -3,7 +3,7 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { AgentInfo, Plan, PlannedCell, TrialJob, TrialRunner } from "../../src/calibrate/index.ts";
+import type { AgentInfo, CellJob, CellRunner, Plan, PlannedCell } from "../../src/calibrate/index.ts";
 import type { ProjectPaths } from "../../src/project.ts";
 import {
   type Attribution,
@@ -51,7 +51,7 @@ export interface RecordOptions {
 }
 
 /** A TrialRecord for a job, valid per the schema (parsed before it is returned). */
-export function recordFor(job: TrialJob, o: RecordOptions): TrialRecord {
+export function recordFor(job: CellJob, o: RecordOptions): TrialRecord {
   const started = o.startedAt ?? new Date(Date.UTC(2026, 10, 30, 12, 0, 0) + job.index * 60_000);
   const finished = new Date(started.getTime() + (o.durationMs ?? 1500));
   const fail = o.outcome === "fail";
@@ -135,13 +135,13 @@ export interface FakeRunnerOptions {
   infraKind?: FailureKind;
   delayMs?: number;
   /** Called as each trial starts (to observe concurrency). */
-  onStart?: (job: TrialJob) => void;
-  onEnd?: (job: TrialJob) => void;
+  onStart?: (job: CellJob) => void;
+  onEnd?: (job: CellJob) => void;
 }
 
 /** Runs no container: draws an outcome, writes the trajectory and appends the record line; a cancelled
  * attempt is recorded as cancelled, as runTrial records it. */
-export function fakeRunner(o: FakeRunnerOptions): TrialRunner {
+export function fakeRunner(o: FakeRunnerOptions): CellRunner {
   const seed = o.seed ?? 1;
   return async (job, signal) => {
     o.onStart?.(job);
@@ -196,7 +196,7 @@ export function jobFor(
   index: number,
   attempt = 1,
   runDir = "/nonexistent",
-): TrialJob {
+): CellJob {
   const agent = plan.agents.find((a) => a.name === cell.agent)!;
   return {
     runId: plan.runId,

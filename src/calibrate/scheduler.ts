@@ -22,14 +22,14 @@ import { addRecord, type Tally, tallyRecords } from "./tally.ts";
 export interface CellSlot extends TrialSlot {
   cell: PlannedCell;
 }
-export type TrialJob = EngineJob<CellSlot>;
-export type TrialRunner = EngineRunner<CellSlot>;
+export type CellJob = EngineJob<CellSlot>;
+export type CellRunner = EngineRunner<CellSlot>;
 
-export interface EngineOptions {
+export interface SchedulerOptions {
   plan: Plan;
   runDir: string;
   tasks: ReadonlyMap<string, LoadedTask>;
-  runner: TrialRunner;
+  runner: CellRunner;
   /** Records already in the run directory (resume). */
   records: readonly TrialRecord[];
   concurrency: number;
@@ -45,12 +45,12 @@ export interface EngineOptions {
     curtailed?(task: string, decision: string): void;
   };
   /** May this trial start? (e.g. the cost ceiling's reservation, budget.ts); see UnitEngineOptions.admit. */
-  admit?: EngineAdmit;
+  admit?: CellAdmit;
 }
 
-export type EngineAdmit = Admit<TrialJob, TrialRecord>;
+export type CellAdmit = Admit<CellJob, TrialRecord>;
 
-export interface EngineResult {
+export interface SchedulerResult {
   tally: Tally;
   /** Records written in this session. */
   written: TrialRecord[];
@@ -83,7 +83,7 @@ function specCosts(tally: Tally): (cell: PlannedCell) => number {
   };
 }
 
-export async function runCalibration(o: EngineOptions): Promise<EngineResult> {
+export async function runCalibration(o: SchedulerOptions): Promise<SchedulerResult> {
   const { plan } = o;
   const tally = tallyRecords(plan, o.records);
   const agents = new Map(plan.agents.map((a) => [a.name, a]));
@@ -109,7 +109,7 @@ export async function runCalibration(o: EngineOptions): Promise<EngineResult> {
   /** Slots given up in this session (their last attempt not counted); a resume tries them again. */
   const exhaustedSlots = new Set<string>();
   const inFlight = new Map<string, Promise<void>>();
-  const refused: EngineResult["refused"] = [];
+  const refused: SchedulerResult["refused"] = [];
   const refusedSlots = new Set<string>();
   const curtailer = plan.curtail ? new Curtailer(plan) : null;
   const curtailed = new Set<string>();
