@@ -4,10 +4,10 @@
 import type { ChatModel, Pricing } from "../agents/index.ts";
 import { type Condition, type LoadedTask, parseInlineReply, renderInline } from "../task/index.ts";
 import { verifyTrial } from "../verify/index.ts";
-import type { ExamRun } from "./engine.ts";
 import { examRun, reasonThenExtract } from "./item-exam.ts";
 import type { ExamSpec } from "./plan.ts";
 import { examPrompt, type PromptQuestion } from "./prompts.ts";
+import type { ExamRun } from "./run.ts";
 import { taskFolder } from "./task-exam.ts";
 
 export interface InlineTaskExamContext {

@@ -6,9 +6,9 @@ import { UsageMeter } from "../agents/index.ts";
 import type { Usage } from "../record/index.ts";
 import { checkItemAnswer, type Item } from "../task/index.ts";
 import { attributeTrace } from "./attribution.ts";
-import type { ExamRun } from "./engine.ts";
 import type { ExamSpec } from "./plan.ts";
 import { EXTRACTION_TEMPERATURE, examPrompt, extractionPrompt, parseAnswers } from "./prompts.ts";
+import type { ExamRun } from "./run.ts";
 
 export interface ItemExamContext {
   model: ChatModel;

@@ -14,7 +14,6 @@ import {
   TrialEngine,
   UnitEngine,
 } from "../trial/index.ts";
-import type { ExamRun } from "./engine.ts";
 import { inlineQuestion, runInlineTaskExam } from "./inline-task-exam.ts";
 import { runItemExam } from "./item-exam.ts";
 import type { ExamSpec } from "./plan.ts";
@@ -26,6 +25,7 @@ import {
   type ReferenceTrial,
   runReference,
 } from "./reference-run.ts";
+import type { ExamRun } from "./run.ts";
 import { modelOf, taskIds } from "./runners.ts";
 
 export interface MakeReferenceOptions {

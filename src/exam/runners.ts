@@ -23,7 +23,6 @@ import {
 } from "../task/index.ts";
 import { defaultVerify, modelProviderOf } from "../trial/index.ts";
 import { type ExamBound, sessionBound, twoTurnBound } from "./cost.ts";
-import type { ExamAttempt, ExamRun } from "./engine.ts";
 import {
   inlineExamQuestions,
   inlineExtractionPrompt,
@@ -36,6 +35,7 @@ import type { ExamSpec, PoolUnit } from "./plan.ts";
 import { examPrompt, extractionPrompt } from "./prompts.ts";
 import type { ExamRecord } from "./record.ts";
 import { loadReference } from "./reference.ts";
+import type { ExamAttempt, ExamRun } from "./run.ts";
 import type { ExamRunFile } from "./session.ts";
 import { runTaskExam } from "./task-exam.ts";
 

@@ -8,7 +8,6 @@ import { Condition } from "../task/index.ts";
 import type { ReferenceEntry } from "./analysis.ts";
 import { effortChart } from "./chart.ts";
 import { examCeiling } from "./cost.ts";
-import { type ExamAttempt, type ExamRun, runExams } from "./engine.ts";
 import { formatExamSummary } from "./format.ts";
 import { type ExamSpec, PlanFactors, type PoolUnit, planExams } from "./plan.ts";
 import {
@@ -18,6 +17,7 @@ import {
   latestAttempts,
   readExamRecords,
 } from "./record.ts";
+import { type ExamAttempt, type ExamRun, runExams } from "./run.ts";
 import { type ExamSummary, summariseExams } from "./summary.ts";
 
 export const EXAM_RUN_FILE = "exam.json";

@@ -8,9 +8,9 @@ import type { SandboxImage, SandboxProvider } from "../sandbox/index.ts";
 import { type Condition, conditionFileSet, type LoadedTask } from "../task/index.ts";
 import { onPlacedHost, runSessionTrial, sessionLimits, type VerifyTrial } from "../trial/index.ts";
 import { attributeTurns, foldersTouched, type TurnTouch } from "./attribution.ts";
-import { type ExamAttempt, type ExamRun, ExamRunFailure } from "./engine.ts";
 import type { ExamSpec } from "./plan.ts";
 import { PLANNING_CLAUSE } from "./prompts.ts";
+import { type ExamAttempt, type ExamRun, ExamRunFailure } from "./run.ts";
 
 export const TASK_INSTRUCTION_FILE = "INSTRUCTION.md";
 

@@ -48,7 +48,7 @@ export interface ExamAttempt {
   signal: AbortSignal;
 }
 
-export interface ExamEngineOptions {
+export interface RunExamsOptions {
   /** What every record of the run says produced it. */
   provenance: ExamProvenance;
   runDir: string;
@@ -92,14 +92,14 @@ const specOf = (job: ExamJob): ExamSpec => {
  * becomes that exam's `internal` error record, naming the field: the other exams go on.
  */
 function examRecord(
-  o: ExamEngineOptions,
+  o: RunExamsOptions,
   job: ExamJob,
   startedAt: string,
   run: ExamRun,
   error: TrialError | null,
 ): ExamRecord {
   const spec = specOf(job);
-  const recordOf = (r: ExamRun, e: TrialError | null, reference: ExamEngineOptions["reference"]) => ({
+  const recordOf = (r: ExamRun, e: TrialError | null, reference: RunExamsOptions["reference"]) => ({
     ...spec,
     recordVersion: EXAM_RECORD_VERSION,
     ...o.provenance,
@@ -121,7 +121,7 @@ function examRecord(
   return ExamRecord.parse(recordOf(failedRun(spec), trialError("internal", message), null));
 }
 
-function examKind(o: ExamEngineOptions): UnitKind<ExamUnit, ExamJob, ExamRecord> {
+function examKind(o: RunExamsOptions): UnitKind<ExamUnit, ExamJob, ExamRecord> {
   return {
     job: (spec, attempt, run) => ({
       ...spec,
@@ -146,7 +146,7 @@ export async function runExams(
   specs: readonly ExamSpec[],
   done: ReadonlySet<string>,
   latestAttempt: ReadonlyMap<string, number>,
-  o: ExamEngineOptions,
+  o: RunExamsOptions,
 ): Promise<{ records: ExamRecord[]; internal: ExamRecord[]; cancelled: boolean }> {
   const todo = specs
     .filter((s) => !done.has(s.key))
