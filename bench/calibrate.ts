@@ -11,7 +11,7 @@ import path from "node:path";
 import { Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
 import { resolveAgent } from "../src/agents/index.ts";
-import { CalibrationConfig, calibrate, dockerBackend, expandCells } from "../src/calibrate/index.ts";
+import { CalibrationConfig, calibrate, expandCells, sandboxBackend } from "../src/calibrate/index.ts";
 import { projectPaths } from "../src/project.ts";
 import type { TrialRecord } from "../src/record/index.ts";
 import { ensureSandboxImage } from "../src/sandbox/docker/image.ts";
@@ -76,7 +76,7 @@ async function runPhase(phase: string, root: string): Promise<PhaseResult> {
     const config = CalibrationConfig.parse({ n: N, concurrency: CONCURRENCY });
     const result = await calibrate(
       { paths, config, taskIds: [], runId: "calibrate", stderr: new Sink(), live: false },
-      dockerBackend({ paths }),
+      sandboxBackend({ paths }),
     );
     trials = result.engine.written.length;
   } else {

@@ -7,7 +7,7 @@ import { agentInfoOf, openSandboxRunner, type TrialOptions, type VerifyTrial } f
 import type { AgentInfo } from "./plan.ts";
 import type { Backend, MissingKey } from "./session.ts";
 
-export interface DockerBackendOptions {
+export interface SandboxBackendOptions {
   paths: ProjectPaths;
   /** Verification of each trial's outputs; null: verdicts are `unverified` (left out of rates). */
   verify?: VerifyTrial | null;
@@ -18,7 +18,7 @@ export interface DockerBackendOptions {
   prospectiveFor?: (agent: Agent) => TrialOptions["prospective"];
 }
 
-export function dockerBackend(o: DockerBackendOptions): Backend {
+export function sandboxBackend(o: SandboxBackendOptions): Backend {
   const log = o.log ?? (() => {});
   const instances = new Map<string, Agent>();
   let provider: SandboxProvider | undefined;

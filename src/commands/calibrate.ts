@@ -9,7 +9,6 @@ import {
   CalibrationError,
   type ConfigOverrides,
   calibrate,
-  dockerBackend,
   earlierRecords,
   estimateCalibration,
   estimateText,
@@ -20,6 +19,7 @@ import {
   type PlanMonitoring,
   readPlan,
   runDir,
+  sandboxBackend,
 } from "../calibrate/index.ts";
 import { pc } from "../colours.ts";
 import { parseMaxCost } from "../cost/index.ts";
@@ -205,7 +205,7 @@ export async function run(ctx: CommandContext, requested: string[], o: Calibrate
         monitoring,
         maxCost: maxCostOf(ctx, o.maxCost),
       },
-      dockerBackend({
+      sandboxBackend({
         paths: ctx.paths,
         log,
         ...(monitoring?.probes ? { followUp: askRetrospectiveProbes } : {}),
