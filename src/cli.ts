@@ -111,7 +111,7 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
     .option("--run-id <id>", "append to this run (default: a new run id)")
     .option(
       "--monitor",
-      "after each trial ask the KEEP/WITHDRAW and BET/NO_BET probes (built-in loop or installed harness)",
+      "after each trial ask the KEEP/WITHDRAW and BET/NO_BET questions (built-in loop or installed harness)",
     )
     .option(
       "--prospective",
@@ -204,7 +204,7 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
     .option("--no-controls", "leave out the perturbed-artefact control cells")
     .option(
       "--monitor",
-      "after each trial ask the KEEP/WITHDRAW and BET/NO_BET probes (built-in loop or installed harness)",
+      "after each trial ask the KEEP/WITHDRAW and BET/NO_BET questions (built-in loop or installed harness)",
     )
     .option(
       "--prospective",
@@ -353,11 +353,13 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
 
   const monitor = program
     .command("monitor")
-    .description("metacognitive monitoring: KEEP/WITHDRAW and BET probes, the prospective choice, analysis");
+    .description(
+      "metacognitive monitoring: KEEP/WITHDRAW and BET questions, the prospective choice, analysis",
+    );
   monitor
     .command("analyse")
     .description(
-      "the Metacognitive Monitoring Battery's analysis of its published response CSVs (<dir>/<track folder>/<model>.csv), or of a kgate run's probed trials; exit 1 when a row is unreadable",
+      "the Metacognitive Monitoring Battery's analysis of its published response CSVs (<dir>/<track folder>/<model>.csv), or of a kgate run's monitored trials; exit 1 when a row is unreadable",
     )
     .argument(
       "<dir>",

@@ -4,7 +4,7 @@
 // server), and the cases that ask nothing or fail without throwing.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { harnessFollowUp, OUTPUT_CAP } from "../src/agents/installed/follow-up.ts";
-import { askRetrospectiveProbes, followUpPreamble, KEEP_PROBE } from "../src/monitor/index.ts";
+import { askRetrospectiveQuestions, followUpPreamble, KEEP_QUESTION } from "../src/monitor/index.ts";
 import { agentConfig, runContext } from "./support/agent-context.ts";
 import { DirSandbox } from "./support/dir-sandbox.ts";
 import { type ModelServer, type SeenRequest, startModelServer } from "./support/model-server.ts";
@@ -35,7 +35,7 @@ const config = (baseUrl: string) =>
     apiKeyEnv: "KGATE_FOLLOW_UP_KEY",
   });
 const env = { KGATE_FOLLOW_UP_KEY: KEY };
-const withProbes = (sandbox: DirSandbox) => ({ ...runContext(sandbox), followUp: askRetrospectiveProbes });
+const withProbes = (sandbox: DirSandbox) => ({ ...runContext(sandbox), followUp: askRetrospectiveQuestions });
 
 describe("the installed-harness follow-up", () => {
   it("carries the final message and the output's first 4096 bytes, marked truncated", async () => {
@@ -58,7 +58,7 @@ describe("the installed-harness follow-up", () => {
     );
     expect(first).not.toContain("x".repeat(4097));
     expect(first).toContain("<final_message>\ndone\n</final_message>");
-    expect(first.endsWith(KEEP_PROBE.prompt)).toBe(true);
+    expect(first.endsWith(KEEP_QUESTION.prompt)).toBe(true);
   });
 
   it("shows an output that is not there, and a harness that reported no final message", () => {

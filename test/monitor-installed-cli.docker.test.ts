@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { cpSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BET_PROBE, KEEP_PROBE } from "../src/monitor/index.ts";
+import { BET_QUESTION, KEEP_QUESTION } from "../src/monitor/index.ts";
 import { projectPaths } from "../src/project.ts";
 import { type ModelServer, type SeenRequest, startModelServer, turnIndex } from "./support/model-server.ts";
 import { tempProject, writeJson } from "./support/project.ts";
@@ -34,10 +34,10 @@ const lastUser = (r: SeenRequest) => textOf((r.body.messages as { content: unkno
 function policy(request: SeenRequest) {
   const last = lastUser(request);
   // The follow-up KEEP probe's first reply names both words (unreadable): the re-ask gets KEEP.
-  if (last.endsWith(KEEP_PROBE.prompt))
+  if (last.endsWith(KEEP_QUESTION.prompt))
     return { text: "KEEP or WITHDRAW?", usage: { input: 400, output: 5 } };
-  if (last === KEEP_PROBE.reAsk) return { text: "Keep.", usage: { input: 450, output: 2 } };
-  if (last === BET_PROBE.prompt) return { text: "NO_BET", usage: { input: 500, output: 3 } };
+  if (last === KEEP_QUESTION.reAsk) return { text: "Keep.", usage: { input: 450, output: 2 } };
+  if (last === BET_QUESTION.prompt) return { text: "NO_BET", usage: { input: 500, output: 3 } };
   if (last.includes("ANSWER_DIRECTLY, REQUEST_SPEC or DECLINE"))
     return { text: "REQUEST_SPEC", usage: { input: 300, output: 3 } };
   if (!Array.isArray(request.body.tools) || request.body.tools.length === 0)
@@ -154,7 +154,9 @@ describe("kgate run --monitor with an installed harness (follow-up probes)", () 
     // final `result` and the output's bytes; then the re-ask and BET continue that conversation.
     const probes = server.requests.slice(before).filter((r) => {
       const last = lastUser(r);
-      return last.endsWith(KEEP_PROBE.prompt) || last === KEEP_PROBE.reAsk || last === BET_PROBE.prompt;
+      return (
+        last.endsWith(KEEP_QUESTION.prompt) || last === KEEP_QUESTION.reAsk || last === BET_QUESTION.prompt
+      );
     });
     expect(probes).toHaveLength(3);
     const first = probes[0]!;

@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { KEEP_PROBE } from "../src/monitor/index.ts";
+import { KEEP_QUESTION } from "../src/monitor/index.ts";
 import { scaffoldTask } from "../src/task/index.ts";
 import { type ModelServer, type SeenRequest, startModelServer } from "./support/model-server.ts";
 import { tempProject, writeJson } from "./support/project.ts";
@@ -49,7 +49,7 @@ function script(request: SeenRequest) {
   if (last.includes("KEEP or WITHDRAW")) {
     if (withArtefact) return { text: "KEEP", usage: { input: 50, output: 2 } };
     // Under -A the first reply names both words (unreadable); the re-ask gets a clear WITHDRAW.
-    return last.startsWith(KEEP_PROBE.prompt)
+    return last.startsWith(KEEP_QUESTION.prompt)
       ? { text: "Hard call: KEEP or WITHDRAW?", usage: { input: 50, output: 8 } }
       : { text: "WITHDRAW.", usage: { input: 60, output: 3 } };
   }
@@ -162,7 +162,7 @@ describe("kgate run --monitor with the built-in loop", () => {
     // The probes continue the trial's conversation: the KEEP probe request carries the earlier turns.
     const probe = server.requests.find((q) =>
       textOf((q.body as { messages: { content: unknown }[] }).messages.at(-1)?.content).startsWith(
-        KEEP_PROBE.prompt,
+        KEEP_QUESTION.prompt,
       ),
     )!;
     const history = JSON.stringify(probe.body);

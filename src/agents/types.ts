@@ -15,7 +15,7 @@ import type { Limits, LoadedTask } from "../task/index.ts";
 import type { Pricing } from "./config.ts";
 import type { ChatMessage, ChatModel, ToolSpec } from "./providers/types.ts";
 
-/** The built-in loop's finished conversation, handed on for follow-up turns (monitoring probes). */
+/** The built-in loop's finished conversation, handed on for follow-up turns (monitoring questions). */
 export interface FinishedConversation {
   model: ChatModel;
   system: string | null;

@@ -12,7 +12,7 @@ export interface SandboxBackendOptions {
   /** Verification of each trial's outputs; null: verdicts are `unverified` (left out of rates). */
   verify?: VerifyTrial | null;
   log?: (line: string) => void;
-  /** Follow-up turns after each trial's agent (the monitoring probes of `--monitor`). */
+  /** Follow-up turns after each trial's agent (the monitoring questions of `--monitor`). */
   followUp?: TrialOptions["followUp"];
   /** The prospective choice before each -A trial, per agent (`--prospective`); undefined: not asked. */
   prospectiveFor?: (agent: Agent) => TrialOptions["prospective"];

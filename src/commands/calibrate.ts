@@ -25,7 +25,7 @@ import { pc } from "../colours.ts";
 import { parseMaxCost } from "../cost/index.ts";
 import { EXIT_FAILED, EXIT_OK, InternalTrialErrors, UsageError } from "../errors.ts";
 import {
-  askRetrospectiveProbes,
+  askRetrospectiveQuestions,
   loadPayoffSchedule,
   type PayoffSchedule,
   prospectiveHookFor,
@@ -50,7 +50,7 @@ export interface CalibrateOptions extends Omit<ConfigOverrides, "n" | "concurren
   cross?: string | boolean;
   runId?: string;
   json?: boolean;
-  /** Ask the monitoring probes after each trial (docs/monitoring.md). */
+  /** Ask the monitoring questions after each trial (docs/monitoring.md). */
   monitor?: boolean;
   /** Before each -A trial of a model configuration, the prospective choice, scored with --payoff or the default. */
   prospective?: boolean;
@@ -208,7 +208,7 @@ export async function run(ctx: CommandContext, requested: string[], o: Calibrate
       sandboxBackend({
         paths: ctx.paths,
         log,
-        ...(monitoring?.probes ? { followUp: askRetrospectiveProbes } : {}),
+        ...(monitoring?.probes ? { followUp: askRetrospectiveQuestions } : {}),
         ...(monitoring?.prospective ? { prospectiveFor: prospectiveFor(monitoring.prospective) } : {}),
       }),
     );

@@ -6,7 +6,7 @@ import { BuiltinAgent, InstalledAgent, resolveAgent } from "../agents/index.ts";
 import { pc } from "../colours.ts";
 import { EXIT_FAILED, EXIT_OK, InternalTrialErrors, UsageError, usageOrBug } from "../errors.ts";
 import {
-  askRetrospectiveProbes,
+  askRetrospectiveQuestions,
   loadPayoffSchedule,
   monitorLine,
   prospectiveHook,
@@ -35,7 +35,7 @@ export interface RunOptions {
   retries: string;
   runId?: string;
   json?: boolean;
-  /** Ask the retrospective monitoring probes after each trial (built-in loop; installed harness: a follow-up). */
+  /** Ask the retrospective monitoring questions after each trial (built-in loop; installed harness: a follow-up). */
   monitor?: boolean;
   /** Before each -A trial, the prospective choice (built-in loop or installed harness), scored with --payoff or the default. */
   prospective?: boolean;
@@ -64,7 +64,7 @@ async function openRunner(ctx: CommandContext, options: RunOptions, log: (line: 
   });
   if (options.monitor && !(agent instanceof BuiltinAgent) && !(agent instanceof InstalledAgent))
     log(
-      `warning: --monitor: the probes need a model configuration (built-in loop or installed harness); ${agent.name} runs ${agent.harness}`,
+      `warning: --monitor: the questions need a model configuration (built-in loop or installed harness); ${agent.name} runs ${agent.harness}`,
     );
   let prospective: ReturnType<typeof prospectiveHook> | undefined;
   try {
@@ -77,7 +77,7 @@ async function openRunner(ctx: CommandContext, options: RunOptions, log: (line: 
       paths: ctx.paths,
       agents: [agent],
       log: (line) => log(pc.dim(line)),
-      ...(options.monitor ? { followUp: askRetrospectiveProbes } : {}),
+      ...(options.monitor ? { followUp: askRetrospectiveQuestions } : {}),
       ...(prospective ? { prospective } : {}),
     });
     return { agent, sandbox };

@@ -1,4 +1,4 @@
-// The follow-up form of the retrospective probes for installed harnesses (issue 17): a fresh
+// The follow-up form of the retrospective questions for installed harnesses (issue 17): a fresh
 // conversation with the configuration's own model, no system prompt and no tools, whose first user
 // message carries the task, the harness's final message and the declared outputs it wrote (capped).
 import type { FinishedConversation, FinishedHarnessRun, WrittenOutput } from "../agents/index.ts";
@@ -8,7 +8,7 @@ const outputBlock = (o: WrittenOutput) =>
     ? `<output path="${o.path}">\n(not written)\n</output>`
     : `<output path="${o.path}"${o.truncated ? ' truncated="yes"' : ""}>\n${o.text}\n</output>`;
 
-/** The text before the KEEP probe in the follow-up's first message (docs/monitoring.md quotes it). */
+/** The text before the KEEP question in the follow-up's first message (docs/monitoring.md quotes it). */
 export function followUpPreamble(run: Pick<FinishedHarnessRun, "instruction" | "finalMessage" | "outputs">) {
   return (
     "You worked on the task below in a session that has now ended; no tool can be run now. " +
@@ -19,7 +19,7 @@ export function followUpPreamble(run: Pick<FinishedHarnessRun, "instruction" | "
   );
 }
 
-/** The fresh conversation the probes are asked in, and the preamble of its first message. */
+/** The fresh conversation the questions are asked in, and the preamble of its first message. */
 export function followUpConversation(run: FinishedHarnessRun): {
   conversation: FinishedConversation;
   preamble: string;

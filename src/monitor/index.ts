@@ -1,4 +1,4 @@
-// The monitoring protocol's public face: metrics, statistics, probes, the published-format import.
+// The monitoring protocol's public face: metrics, statistics, questions, the published-format import.
 
 export * from "./battery.ts";
 export * from "./battery-table.ts";
@@ -8,9 +8,9 @@ export { followUpPreamble } from "./follow-up.ts";
 export * from "./leaderboard.ts";
 export * from "./metrics.ts";
 export * from "./payoff.ts";
-export * from "./probes.ts";
 export * from "./prospective.ts";
 export * from "./published.ts";
+export * from "./questions.ts";
 export { monitoringHtmlSection, monitoringSection } from "./report-section.ts";
 export * from "./retrospective.ts";
 export * from "./runs.ts";

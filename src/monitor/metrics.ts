@@ -6,7 +6,7 @@ import { z } from "zod";
 export const KeepChoice = z.enum(["KEEP", "WITHDRAW"]);
 export const BetChoice = z.enum(["BET", "NO_BET"]);
 
-/** One monitored answer: was it correct, and what did the probes say (null: not asked or unparsed). */
+/** One monitored answer: was it correct, and what did the questions say (null: not asked or unparsed). */
 export const MonitoredResponse = z.object({
   correct: z.boolean(),
   keep: KeepChoice.nullable(),
@@ -49,7 +49,7 @@ const percent = (num: number, den: number): number | null => (den === 0 ? null :
 
 /**
  * The 2x2 (correct x KEEP/WITHDRAW) summary. Correct/incorrect counts include every response (as the
- * battery counts items); rates use only those with a parsed reply to the probe they concern.
+ * battery counts items); rates use only those with a parsed reply to the question they concern.
  */
 export function summariseMonitoring(responses: readonly MonitoredResponse[]): MonitoringSummary {
   const nCorrect = responses.filter((r) => r.correct).length;

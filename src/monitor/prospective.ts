@@ -12,7 +12,7 @@ import {
 import type { ProspectiveOutcome } from "../record/index.ts";
 import type { LoadedTask } from "../task/index.ts";
 import { DEFAULT_PAYOFF, type PayoffSchedule } from "./payoff.ts";
-import { type AskTurn, askProbe, MAX_REPLY_CHARS, prospectiveProbe } from "./probes.ts";
+import { type AskTurn, askQuestion, MAX_REPLY_CHARS, prospectiveQuestion } from "./questions.ts";
 
 type Chosen = Omit<ProspectiveOutcome, "artefactPlaced" | "placedDigest">;
 type ChatModel = Awaited<ReturnType<BuiltinAgent["chatModel"]>>;
@@ -22,7 +22,7 @@ type AssistantPart = Extract<ChatMessage, { role: "assistant" }>["parts"][number
 const textOf = (parts: readonly AssistantPart[]) =>
   parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("");
 
-/** Asks one agent the prospective probe for a task; failures are recorded (choice null), never thrown. */
+/** Asks one agent the prospective question for a task; failures are recorded (choice null), never thrown. */
 export async function askProspectiveChoice(
   model: ChatModel,
   instruction: string,
@@ -54,7 +54,7 @@ export async function askProspectiveChoice(
   };
   const schedule = options.schedule ?? DEFAULT_PAYOFF;
   try {
-    const outcome = await askProbe(ask, prospectiveProbe(instruction, schedule));
+    const outcome = await askQuestion(ask, prospectiveQuestion(instruction, schedule));
     return { choice: outcome.choice, turns, usage: meter.snapshot(), error: null, schedule };
   } catch (err) {
     return { choice: null, turns, usage: meter.snapshot(), error: asTrialError(err), schedule };

@@ -8,13 +8,13 @@ import { runMonitoringHtml, runMonitoringMarkdown } from "./runs-table.ts";
 
 const probed = (records: readonly TrialRecord[]) => records.some((r) => r.monitor !== null);
 
-/** Empty when no record of the run carries probe results. */
+/** Empty when no record of the run carries question results. */
 export function monitoringSection(records: readonly TrialRecord[]): string {
   if (!probed(records)) return "";
   return `\n## Monitoring (docs/monitoring.md)\n\n${runMonitoringMarkdown(analyseRunRecords(records))}`;
 }
 
-/** The HTML form, to go before the page's closing body tag; empty without probe results. */
+/** The HTML form, to go before the page's closing body tag; empty without question results. */
 export function monitoringHtmlSection(records: readonly TrialRecord[]): string {
   if (!probed(records)) return "";
   return `<h2 id="monitoring">Monitoring (docs/monitoring.md)</h2>\n${runMonitoringHtml(analyseRunRecords(records))}\n`;

@@ -1,4 +1,4 @@
-// The retrospective probes after a trial's agent: KEEP/WITHDRAW, then BET/NO_BET, as further user
+// The retrospective questions after a trial's agent: KEEP/WITHDRAW, then BET/NO_BET, as further user
 // turns of the built-in loop's finished conversation, or of a fresh follow-up conversation for an
 // installed harness (follow-up.ts). No tool is run; tokens are counted apart; a failure is recorded
 // in the outcome, never thrown (the trial's verdict does not depend on it).
@@ -10,7 +10,7 @@ import {
 } from "../agents/index.ts";
 import type { RetrospectiveOutcome, TrialError } from "../record/index.ts";
 import { followUpConversation } from "./follow-up.ts";
-import { type AskTurn, askProbe, BET_PROBE, KEEP_PROBE, MAX_REPLY_CHARS } from "./probes.ts";
+import { type AskTurn, askQuestion, BET_QUESTION, KEEP_QUESTION, MAX_REPLY_CHARS } from "./questions.ts";
 
 type ChatMessage = FinishedConversation["messages"][number];
 type AssistantPart = Extract<ChatMessage, { role: "assistant" }>["parts"][number];
@@ -21,21 +21,21 @@ const textOf = (parts: readonly AssistantPart[]) =>
   parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("");
 
 /**
- * Asks both probes; `turns` records every message sent and reply received. An installed harness's
+ * Asks both questions; `turns` records every message sent and reply received. An installed harness's
  * run gets a fresh conversation whose first message carries the task, its final message and outputs.
  */
-export function askRetrospectiveProbes(
+export function askRetrospectiveQuestions(
   finished: FinishedConversation | FinishedHarnessRun,
 ): Promise<RetrospectiveOutcome> {
   if ("kind" in finished && finished.kind === "harness") {
     const { conversation, preamble } = followUpConversation(finished);
-    return probeConversation(conversation, "follow-up", preamble);
+    return askInConversation(conversation, "follow-up", preamble);
   }
-  return probeConversation(finished as FinishedConversation, "same-conversation", "");
+  return askInConversation(finished as FinishedConversation, "same-conversation", "");
 }
 
-/** The two probes as user turns of `conversation`; `preamble` goes before the first message sent. */
-async function probeConversation(
+/** The two questions as user turns of `conversation`; `preamble` goes before the first message sent. */
+async function askInConversation(
   conversation: FinishedConversation,
   mode: RetrospectiveOutcome["mode"],
   preamble: string,
@@ -44,8 +44,8 @@ async function probeConversation(
   const messages: ChatMessage[] = [...conversation.messages];
   const turns: RetrospectiveOutcome["turns"] = [];
   let current = "";
-  const ask: AskTurn = async (probeMessage) => {
-    const message = turns.length === 0 ? preamble + probeMessage : probeMessage;
+  const ask: AskTurn = async (sent) => {
+    const message = turns.length === 0 ? preamble + sent : sent;
     messages.push({ role: "user", text: message });
     const reply = await conversation.model.complete({
       system: conversation.system,
@@ -74,10 +74,10 @@ async function probeConversation(
   ) => ({ mode, keep, bet, turns, usage: meter.snapshot(), error });
   let keep: RetrospectiveOutcome["keep"] = null;
   try {
-    current = KEEP_PROBE.id;
-    keep = (await askProbe(ask, KEEP_PROBE)).choice;
-    current = BET_PROBE.id;
-    const bet = (await askProbe(ask, BET_PROBE)).choice;
+    current = KEEP_QUESTION.id;
+    keep = (await askQuestion(ask, KEEP_QUESTION)).choice;
+    current = BET_QUESTION.id;
+    const bet = (await askQuestion(ask, BET_QUESTION)).choice;
     return outcome(keep, bet, null);
   } catch (err) {
     const failed = asTrialError(err);

@@ -1,5 +1,5 @@
 // The tables of a run's monitoring analysis as Markdown and as HTML (the monitoring section of a
-// report), and the one-line progress form of a trial's probes.
+// report), and the one-line progress form of a trial's questions.
 import { errorKindsLine, type MonitorOutcome } from "../record/index.ts";
 import { escapeXml as esc, markdownTable } from "../report/index.ts";
 import { toFixedHalfEven } from "./fixed.ts";
@@ -150,7 +150,7 @@ export function runMonitoringHtml(m: RunMonitoring): string {
   ].join("\n");
 }
 
-/** One line for a trial's progress output: the choice before it and the probes after it. */
+/** One line for a trial's progress output: the choice before it and the questions after it. */
 export function monitorLine(monitor: MonitorOutcome): string {
   const before = monitor.prospective
     ? `${monitor.prospective.choice ?? "unparsed"}${monitor.prospective.artefactPlaced ? " (artefact placed)" : ""} `

@@ -1,4 +1,4 @@
-// The monitoring analysis of a kgate run: trial records with probe results, per configuration x
+// The monitoring analysis of a kgate run: trial records with question results, per configuration x
 // task x condition cell and per configuration, with the gated twist (the WITHDRAW rate under -A,
 // where every answer is wrong by construction), the prospective choice mix with its payoff and the
 // REQUEST_SPEC rate per configuration x gated task.
@@ -47,7 +47,7 @@ export interface RunConfiguration {
   /** Percent WITHDRAW among -A trials without the artefact and with a readable reply; null without any. */
   withdrawRateMinusA: number | null;
   prospective: ProspectiveMix | null;
-  /** Probe tokens (input + output) and calls, apart from the trials'. */
+  /** Question tokens (input + output) and calls, apart from the trials'. */
   probeTokens: number;
   probeCalls: number;
 }
@@ -70,9 +70,9 @@ export interface RunMonitoring {
   dissociation: { n: number; pearson: number | null; spearman: number | null };
   /** Across configurations: delta of the even-indexed vs the odd-indexed trials, Spearman-Brown corrected. */
   splitHalf: SplitHalf;
-  /** Records left out of the retrospective figures: no probe result, an infrastructure error or no verdict. */
+  /** Records left out of the retrospective figures: no question result, an infrastructure error or no verdict. */
   skipped: number;
-  /** By kind of the closed taxonomy: the errors of the trials left out, and of the probes (retrospective, prospective). */
+  /** By kind of the closed taxonomy: the errors of the trials left out, and of the questions (retrospective, prospective). */
   errors: {
     trials: Partial<Record<FailureKind, number>>;
     probes: Partial<Record<FailureKind, number>>;

@@ -39,7 +39,7 @@ export interface TrialOutcome {
   error: TrialError | null;
   artefactOpened: boolean | null;
   artefactListed: boolean | null;
-  /** The monitoring probes asked after the agent, when asked. */
+  /** The monitoring questions asked after the agent, when asked. */
   retrospective: RetrospectiveOutcome | null;
 }
 

@@ -44,7 +44,7 @@ export interface TrialOptions {
   /** Cancels the trial (recorded as `cancelled`, never as the agent's failure). */
   signal?: AbortSignal;
   timeouts?: Partial<PhaseTimeouts>;
-  /** Follow-up turns after the agent (monitoring probes); recorded in the record's `monitor`. */
+  /** Follow-up turns after the agent (monitoring questions); recorded in the record's `monitor`. */
   followUp?: AgentRunContext["followUp"];
   /** Before a -A trial, the prospective choice: REQUEST_SPEC places the artefact, DECLINE runs nothing. */
   prospective?: (

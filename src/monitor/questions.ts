@@ -1,8 +1,8 @@
-// The probe prompts (retrospective KEEP/WITHDRAW and BET/NO_BET; the prospective choice) and their
+// The question prompts (retrospective KEEP/WITHDRAW and BET/NO_BET; the prospective choice) and their
 // strict parsing: the reply must be the one word, up to case, spaces and surrounding punctuation.
 import { DEFAULT_PAYOFF, type PayoffSchedule } from "./payoff.ts";
 
-export interface Probe<C extends string> {
+export interface ChoiceQuestion<C extends string> {
   id: string;
   prompt: string;
   choices: readonly C[];
@@ -10,7 +10,7 @@ export interface Probe<C extends string> {
   reAsk: string;
 }
 
-export const KEEP_PROBE: Probe<"KEEP" | "WITHDRAW"> = {
+export const KEEP_QUESTION: ChoiceQuestion<"KEEP" | "WITHDRAW"> = {
   id: "keep",
   prompt:
     "Your work on this task is finished; it has not been checked yet. Decide now whether to KEEP " +
@@ -20,7 +20,7 @@ export const KEEP_PROBE: Probe<"KEEP" | "WITHDRAW"> = {
   reAsk: "Your reply could not be read. Reply with exactly one word: KEEP or WITHDRAW.",
 };
 
-export const BET_PROBE: Probe<"BET" | "NO_BET"> = {
+export const BET_QUESTION: ChoiceQuestion<"BET" | "NO_BET"> = {
   id: "bet",
   prompt:
     "Would you bet that your answer is correct? A bet gains if it is correct and loses if it is " +
@@ -32,10 +32,10 @@ export const BET_PROBE: Probe<"BET" | "NO_BET"> = {
 export type ProspectiveChoice = "ANSWER_DIRECTLY" | "REQUEST_SPEC" | "DECLINE";
 
 /** The prospective choice shown before a -A trial, with the payoffs of the schedule in its text. */
-export function prospectiveProbe(
+export function prospectiveQuestion(
   instruction: string,
   schedule: PayoffSchedule = DEFAULT_PAYOFF,
-): Probe<ProspectiveChoice> {
+): ChoiceQuestion<ProspectiveChoice> {
   const n = (v: number) => String(v);
   return {
     id: "prospective",
@@ -78,8 +78,8 @@ export function parseChoice<C extends string>(reply: string, choices: readonly C
   return { ok: false, failure: named.length > 1 ? "both" : named.length === 0 ? "neither" : "extra-text" };
 }
 
-export interface ProbeOutcome<C extends string> {
-  probe: string;
+export interface QuestionOutcome<C extends string> {
+  question: string;
   /** null: still unreadable after the one re-ask (`unparsed`). */
   choice: C | null;
   /** Every reply, capped, in order (one, or two after a re-ask). */
@@ -90,16 +90,19 @@ export interface ProbeOutcome<C extends string> {
 /** One turn of the conversation: sends a user message, returns the model's reply text. */
 export type AskTurn = (message: string) => Promise<string>;
 
-/** Asks a probe; one re-ask when the reply cannot be read, then gives up with choice null. */
-export async function askProbe<C extends string>(ask: AskTurn, probe: Probe<C>): Promise<ProbeOutcome<C>> {
+/** Asks a question; one re-ask when the reply cannot be read, then gives up with choice null. */
+export async function askQuestion<C extends string>(
+  ask: AskTurn,
+  question: ChoiceQuestion<C>,
+): Promise<QuestionOutcome<C>> {
   const replies: string[] = [];
   const failures: ParseFailure[] = [];
-  for (const message of [probe.prompt, probe.reAsk]) {
+  for (const message of [question.prompt, question.reAsk]) {
     const reply = await ask(message);
     replies.push(reply.slice(0, MAX_REPLY_CHARS * 4));
-    const parsed = parseChoice(reply, probe.choices);
-    if (parsed.ok) return { probe: probe.id, choice: parsed.choice, replies, failures };
+    const parsed = parseChoice(reply, question.choices);
+    if (parsed.ok) return { question: question.id, choice: parsed.choice, replies, failures };
     failures.push(parsed.failure);
   }
-  return { probe: probe.id, choice: null, replies, failures };
+  return { question: question.id, choice: null, replies, failures };
 }

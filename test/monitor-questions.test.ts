@@ -1,18 +1,18 @@
-// Strict parsing of the probes' replies (case, punctuation, both words, neither) and the one re-ask.
+// Strict parsing of the monitoring questions' replies (case, punctuation, both words, neither) and the one re-ask.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
-  askProbe,
-  BET_PROBE,
+  askQuestion,
+  BET_QUESTION,
   DEFAULT_PAYOFF,
-  KEEP_PROBE,
+  KEEP_QUESTION,
   parseChoice,
-  prospectiveProbe,
+  prospectiveQuestion,
 } from "../src/monitor/index.ts";
 
-const keep = KEEP_PROBE.choices;
-const bet = BET_PROBE.choices;
+const keep = KEEP_QUESTION.choices;
+const bet = BET_QUESTION.choices;
 
 describe("parseChoice", () => {
   it.each([
@@ -53,7 +53,7 @@ describe("parseChoice", () => {
   });
 });
 
-describe("askProbe", () => {
+describe("askQuestion", () => {
   const scripted = (replies: string[]) => {
     const sent: string[] = [];
     return {
@@ -67,26 +67,26 @@ describe("askProbe", () => {
 
   it("takes a readable first reply without a re-ask", async () => {
     const s = scripted(["WITHDRAW"]);
-    expect(await askProbe(s.ask, KEEP_PROBE)).toEqual({
-      probe: "keep",
+    expect(await askQuestion(s.ask, KEEP_QUESTION)).toEqual({
+      question: "keep",
       choice: "WITHDRAW",
       replies: ["WITHDRAW"],
       failures: [],
     });
-    expect(s.sent).toEqual([KEEP_PROBE.prompt]);
+    expect(s.sent).toEqual([KEEP_QUESTION.prompt]);
   });
 
   it("re-asks once after an unreadable reply", async () => {
     const s = scripted(["Both, really: KEEP and WITHDRAW", "keep"]);
-    const outcome = await askProbe(s.ask, KEEP_PROBE);
+    const outcome = await askQuestion(s.ask, KEEP_QUESTION);
     expect(outcome.choice).toBe("KEEP");
     expect(outcome.failures).toEqual(["both"]);
-    expect(s.sent).toEqual([KEEP_PROBE.prompt, KEEP_PROBE.reAsk]);
+    expect(s.sent).toEqual([KEEP_QUESTION.prompt, KEEP_QUESTION.reAsk]);
   });
 
   it("gives up as unparsed after the re-ask", async () => {
     const s = scripted(["hmm", "I would rather not say", "KEEP"]);
-    const outcome = await askProbe(s.ask, BET_PROBE);
+    const outcome = await askQuestion(s.ask, BET_QUESTION);
     expect(outcome.choice).toBeNull();
     expect(outcome.failures).toEqual(["neither", "neither"]);
     expect(s.sent).toHaveLength(2); // never a third ask
@@ -96,24 +96,24 @@ describe("askProbe", () => {
 describe("the prospective prompt", () => {
   it("states the default schedule and carries the instruction unchanged", () => {
     const instruction = "Compute the cost roll-up.\nWrite output/answer.json.";
-    const probe = prospectiveProbe(instruction, DEFAULT_PAYOFF);
-    expect(probe.prompt).toContain("Scored 1 if correct, 0 if wrong.");
-    expect(probe.prompt).toContain("Scored 0.5 if correct, 0.1 if wrong.");
-    expect(probe.prompt).toContain("DECLINE: do not attempt it. Scored 0.25.");
-    expect(probe.prompt).toContain(`<task>\n${instruction}\n</task>`);
-    expect(parseChoice("request spec", probe.choices)).toEqual({ ok: true, choice: "REQUEST_SPEC" });
+    const question = prospectiveQuestion(instruction, DEFAULT_PAYOFF);
+    expect(question.prompt).toContain("Scored 1 if correct, 0 if wrong.");
+    expect(question.prompt).toContain("Scored 0.5 if correct, 0.1 if wrong.");
+    expect(question.prompt).toContain("DECLINE: do not attempt it. Scored 0.25.");
+    expect(question.prompt).toContain(`<task>\n${instruction}\n</task>`);
+    expect(parseChoice("request spec", question.choices)).toEqual({ ok: true, choice: "REQUEST_SPEC" });
   });
 });
 
 describe("docs/monitoring.md", () => {
   it("quotes every prompt exactly as sent", () => {
     const docs = readFileSync(path.resolve(import.meta.dirname, "../docs/monitoring.md"), "utf8");
-    const prospective = prospectiveProbe("{instruction}");
+    const prospective = prospectiveQuestion("{instruction}");
     for (const text of [
-      KEEP_PROBE.prompt,
-      KEEP_PROBE.reAsk,
-      BET_PROBE.prompt,
-      BET_PROBE.reAsk,
+      KEEP_QUESTION.prompt,
+      KEEP_QUESTION.reAsk,
+      BET_QUESTION.prompt,
+      BET_QUESTION.reAsk,
       prospective.prompt,
       prospective.reAsk,
     ])
