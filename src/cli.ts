@@ -127,7 +127,7 @@ export function buildProgram(onResult: (code: number) => void, invoke: Invoke = 
       "list agent configurations and whether each can run here (key set, image built, endpoint answering)",
     )
     .option("--build", "build the images the configured agents need (harness image included)")
-    .option("--offline", "do not probe the endpoints (then nothing is reported ready)")
+    .option("--offline", "do not ping the endpoints (then nothing is reported ready)")
     .option("--json", "machine-readable output")
     .action(action("agents"));
 

@@ -7,7 +7,7 @@ import { createServer } from "node:net";
 import path from "node:path";
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { PROBE_TIMEOUT_MS, resolveAgent } from "../src/agents/index.ts";
+import { PING_TIMEOUT_MS, resolveAgent } from "../src/agents/index.ts";
 import { run as agents } from "../src/commands/agents.ts";
 import type { CommandContext } from "../src/commands/context.ts";
 import { run as show } from "../src/commands/show.ts";
@@ -131,7 +131,7 @@ describe("kgate agents", () => {
         endpoint: { state: "unreachable", url: `${refused}/models`, status: null },
       });
       // no retries: a refused connection is reported well inside one probe timeout, not after a minute
-      expect(down.endpoint.ms).toBeLessThan(PROBE_TIMEOUT_MS);
+      expect(down.endpoint.ms).toBeLessThan(PING_TIMEOUT_MS);
 
       const offline = capture(project);
       process.env.KGATE_PROBE_KEY = "sk-probe";

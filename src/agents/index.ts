@@ -32,7 +32,7 @@ export {
 export { noopAgent } from "./noop.ts";
 export { oracleAgent, SOLUTION_DIR_IN_SANDBOX } from "./oracle.ts";
 export { callCostUsd, dearestRates, ratesFor, reservationCostUsd } from "./pricing.ts";
-export { modelsUrl, PROBE_TIMEOUT_MS, type ProbeResult, probeEndpoint } from "./providers/probe.ts";
+export { modelsUrl, PING_TIMEOUT_MS, type PingResult, pingEndpoint } from "./providers/ping.ts";
 export type * from "./providers/types.ts";
 export { RELAY_PORT, Relay } from "./relay/server.ts";
 export { retryLine, withRetry } from "./retry.ts";

@@ -1,15 +1,15 @@
 // `kgate agents`: the agent configurations (built in and from kgate.config.json), and for each whether
 // it can run here: its key in the environment, its image built on the configured sandbox provider
-// (images are otherwise built on first use), and its endpoint answering a models-list probe (skipped
+// (images are otherwise built on first use), and its endpoint answering a models-list ping (skipped
 // with --offline).
 
 import {
   BUILTIN_AGENT_NAMES,
   ensureHarnessImage,
   loadAgentConfigs,
-  type ProbeResult,
+  type PingResult,
+  pingEndpoint,
   planHarnessImage,
-  probeEndpoint,
   type ResolvedAgentConfig,
   resolveApiKey,
 } from "../agents/index.ts";
@@ -30,11 +30,11 @@ import type { CommandContext } from "./context.ts";
 export interface AgentsOptions {
   json?: boolean;
   build?: boolean;
-  /** Skip the endpoint probe: then no configuration can be called `ready`. */
+  /** Skip the endpoint ping: then no configuration can be called `ready`. */
   offline?: boolean;
 }
 
-type Endpoint = ProbeResult | { state: "not-probed"; url: string; reason: string };
+type Endpoint = PingResult | { state: "not-probed"; url: string; reason: string };
 
 interface ImageState {
   tag: string | null;
@@ -71,12 +71,12 @@ async function imageStates(paths: ProjectPaths): Promise<{ sandbox: ImageState; 
   }
 }
 
-async function probe(config: ResolvedAgentConfig, offline: boolean): Promise<Endpoint> {
+async function ping(config: ResolvedAgentConfig, offline: boolean): Promise<Endpoint> {
   const url = config.baseUrl;
   if (offline) return { state: "not-probed", url, reason: "--offline" };
   const key = resolveApiKey(config);
   if (key === undefined) return { state: "not-probed", url, reason: `${config.apiKeyEnv} not set` };
-  return probeEndpoint(config, key);
+  return pingEndpoint(config, key);
 }
 
 type Status = "ready" | "runnable" | "no key" | "unreachable" | "key refused";
@@ -150,7 +150,7 @@ export async function run(ctx: CommandContext, options: AgentsOptions): Promise<
   if (options.build && loaded.errors.length === 0) await buildImages(ctx, loaded.agents);
   const [images, endpoints] = await Promise.all([
     loaded.agents.length > 0 ? imageStates(ctx.paths) : null,
-    Promise.all(loaded.agents.map((a) => probe(a, options.offline === true))),
+    Promise.all(loaded.agents.map((a) => ping(a, options.offline === true))),
   ]);
   const configured = images ? loaded.agents.map((a, i) => entry(a, images, endpoints[i]!)) : [];
   const problems = [...loaded.errors, ...loaded.warnings];

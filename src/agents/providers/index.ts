@@ -4,7 +4,7 @@ import { AnthropicModel } from "./anthropic.ts";
 import { OpenAIModel } from "./openai.ts";
 import type { ChatModel } from "./types.ts";
 
-export { modelsUrl, PROBE_TIMEOUT_MS, type ProbeResult, probeEndpoint } from "./probe.ts";
+export { modelsUrl, PING_TIMEOUT_MS, type PingResult, pingEndpoint } from "./ping.ts";
 export * from "./types.ts";
 export { AnthropicModel, OpenAIModel };
 

@@ -1,12 +1,12 @@
-// Readiness probe: one cheap models-list call through the provider's own SDK, short timeout, no
+// Readiness ping: one cheap models-list call through the provider's own SDK, short timeout, no
 // retries, so `kgate agents` says `ready` only when the endpoint really answers, and names the URL when not.
 import type { ResolvedAgentConfig } from "../load-config.ts";
 import { describeConnectionError } from "./connection.ts";
 
 /** Long enough for a distant API, short enough that a dead endpoint is reported at once. */
-export const PROBE_TIMEOUT_MS = 5000;
+export const PING_TIMEOUT_MS = 5000;
 
-export type ProbeResult =
+export type PingResult =
   /** The endpoint answered the models list (or answered at all: 404/405 from a server without one). */
   | { state: "answered"; url: string; status: number; ms: number }
   /** It answered, but refused the key (401/403). */
@@ -37,12 +37,12 @@ async function modelsLister(
   return () => client.models.list();
 }
 
-/** Probes a configuration's endpoint once; never throws. */
-export async function probeEndpoint(
+/** Pings a configuration's endpoint once; never throws. */
+export async function pingEndpoint(
   config: Pick<ResolvedAgentConfig, "provider" | "baseUrl">,
   apiKey: string | null,
-  timeoutMs: number = PROBE_TIMEOUT_MS,
-): Promise<ProbeResult> {
+  timeoutMs: number = PING_TIMEOUT_MS,
+): Promise<PingResult> {
   const url = modelsUrl(config);
   const list = await modelsLister(config, apiKey, timeoutMs);
   const started = Date.now();
