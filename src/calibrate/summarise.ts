@@ -4,6 +4,7 @@
 
 import { wilson } from "../common/index.ts";
 import type { TrialRecord } from "../record/index.ts";
+import { configurationsOf, provenanceOf } from "../report/provenance.ts";
 import type {
   Aggregate,
   AttributionCounts,
@@ -13,9 +14,8 @@ import type {
   TaskSummary,
   TrialRow,
   UsageTotals,
-} from "../report/model.ts";
-import { SUMMARY_VERSION } from "../report/model.ts";
-import { configurationsOf, provenanceOf } from "../report/provenance.ts";
+} from "../report/schema.ts";
+import { SUMMARY_VERSION } from "../report/schema.ts";
 import { resumeHint, spentUsd } from "./budget.ts";
 import { Curtailer } from "./curtail.ts";
 import type { Plan } from "./plan.ts";

@@ -1,6 +1,6 @@
 // Number formatting shared by the Markdown, SVG and HTML writers: rates, intervals, tallies, money.
 import type { Interval } from "../common/index.ts";
-import type { CellSummary, RunSummary, TaskSummary, UsageTotals } from "./model.ts";
+import type { CellSummary, RunSummary, TaskSummary, UsageTotals } from "./schema.ts";
 
 /** Percent with no decimal for small samples (4/5 -> 80%) and one from 50 runs on (51/75 -> 68.0%). */
 export function percent(value: number, runs: number): string {

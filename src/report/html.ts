@@ -14,10 +14,10 @@ import {
   tokens,
   usageLine,
 } from "./format.ts";
-import type { CellSummary, RunSummary } from "./model.ts";
 import { PASSK_NOTE, passKHead, passKRows, passKText, passKWidth } from "./passk.ts";
 import { provenanceLines } from "./provenance.ts";
 import { RUBRIC_NOTE, rubricHtml, rubricTables } from "./rubric.ts";
+import type { CellSummary, RunSummary } from "./schema.ts";
 import { escapeXml as esc, mustFail, svgChart } from "./svg.ts";
 
 export interface HtmlOptions {

@@ -12,10 +12,10 @@ import {
   usageLine,
 } from "./format.ts";
 import { markdownTable } from "./markdown-table.ts";
-import type { RunSummary } from "./model.ts";
 import { PASSK_NOTE, passKHead, passKRows, passKText, passKWidth } from "./passk.ts";
 import { provenanceLines } from "./provenance.ts";
 import { RUBRIC_NOTE, rubricRows, rubricTables } from "./rubric.ts";
+import type { RunSummary } from "./schema.ts";
 
 /** Table 1 alone: one row per task, then the aggregate rows. */
 export function table1(s: RunSummary): string {

@@ -2,7 +2,7 @@
 // the unbiased estimates for k = 1..n; per aggregate row their mean over cells. The Markdown, HTML
 // and CSV writers render these rows; the numbers are the summary's (src/calibrate computes them).
 import { aggregateLabel, tallyText } from "./format.ts";
-import type { PassK, RunSummary } from "./model.ts";
+import type { PassK, RunSummary } from "./schema.ts";
 
 export const PASSK_NOTE =
   "pass@k: the chance that at least one of k trials, drawn without replacement from a cell's n valid trials, passes: " +

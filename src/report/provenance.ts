@@ -4,7 +4,7 @@
 
 import { kgateVersion } from "../package-info.ts";
 import type { TrialRecord } from "../record/index.ts";
-import type { Configuration, Provenance, RunSummary } from "./model.ts";
+import type { Configuration, Provenance, RunSummary } from "./schema.ts";
 
 /** The kgate that writes this report. */
 export const KGATE_VERSION: string = kgateVersion();

@@ -1,7 +1,7 @@
 // The rubric section of a report: for every task whose verdicts were scored by rubric criteria, how
 // often each criterion passed per cell, beside the reward (product: all passed) and the mean score.
 
-import type { RunSummary } from "./model.ts";
+import type { RunSummary } from "./schema.ts";
 import { escapeXml as esc } from "./svg.ts";
 
 export interface RubricColumn {

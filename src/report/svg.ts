@@ -4,8 +4,8 @@
 // one legend row per cell naming its configuration. A small SVG writer, no library.
 import type { Interval } from "../common/index.ts";
 import { percent } from "./format.ts";
-import type { RunSummary, Spec } from "./model.ts";
 import { configurationText } from "./provenance.ts";
+import type { RunSummary, Spec } from "./schema.ts";
 
 /** Cells that should pass (+A, variants that keep the convention): cool colours. */
 export const PALETTE = ["#3b6fb6", "#2b9aa0", "#5f6b7a", "#8a5fb0", "#1f4e79", "#6c8ebf"];

@@ -5,9 +5,9 @@
 
 import { spreadsheetCell } from "./csv.ts";
 import { cellText, decisionText, tallyText } from "./format.ts";
-import type { CellSummary, Configuration, PassK, RunSummary } from "./model.ts";
 import { passKValues, passKWidth } from "./passk.ts";
 import { configurationText } from "./provenance.ts";
+import type { CellSummary, Configuration, PassK, RunSummary } from "./schema.ts";
 
 interface Column {
   text: string;

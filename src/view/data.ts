@@ -5,14 +5,14 @@ import path from "node:path";
 import type { TrialRecord } from "../record/index.ts";
 import { budgetTokens, KGATE_VERSION, mustFail, type RunSummary, type TrialRow } from "../report/index.ts";
 import { diffRows } from "./diff-rows.ts";
+import { shownOutput } from "./outputs.ts";
 import {
   type TrialDetail,
   VIEW_DATA_VERSION,
   type ViewIndex,
   type ViewRun,
   type ViewTrial,
-} from "./model.ts";
-import { shownOutput } from "./outputs.ts";
+} from "./schema.ts";
 import { capText, readTrajectoryForView } from "./trajectory.ts";
 
 /** A trial row as the viewer needs it: the summary's row, and whether its cell must fail. */

@@ -3,7 +3,7 @@
 // one row per line pair, the i-th expected line of a run of changes beside the i-th actual one, so
 // that 20 differing rows read as 20 pairs, not 20 lines then 20 lines. Any other text: null (the
 // viewer shows it as it is).
-import type { DiffRow } from "./model.ts";
+import type { DiffRow } from "./schema.ts";
 
 export function diffRows(diff: string): DiffRow[] | null {
   const lines = diff.replace(/\n$/, "").split("\n");

@@ -2,8 +2,8 @@
 // local server. Like the reports it reads a run's files only.
 export * from "./data.ts";
 export * from "./export.ts";
-export * from "./model.ts";
 export * from "./records-only.ts";
+export * from "./schema.ts";
 export * from "./server.ts";
 export * from "./site.ts";
 export * from "./trajectory.ts";

@@ -6,7 +6,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
 import path from "node:path";
 import type { CollectedOutput } from "../record/index.ts";
-import type { TrialDetail } from "./model.ts";
+import type { TrialDetail } from "./schema.ts";
 
 export const OUTPUT_TEXT_CAP = 16 * 1024;
 

@@ -3,7 +3,7 @@
 // configurations as the records name them, and no decisions (there is no rule to decide by).
 import { outcomeOf, type TrialRecord } from "../record/index.ts";
 import type { SourceRow, ViewSource } from "./data.ts";
-import type { ViewCell, ViewRun } from "./model.ts";
+import type { ViewCell, ViewRun } from "./schema.ts";
 
 export function sourceOfRecords(
   runId: string,

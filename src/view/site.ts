@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { packagePath } from "../package-info.ts";
-import type { TrialDetail, ViewIndex } from "./model.ts";
+import type { TrialDetail, ViewIndex } from "./schema.ts";
 
 const ASSETS = packagePath("src", "view", "assets");
 

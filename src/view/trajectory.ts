@@ -3,7 +3,7 @@
 // a bad line becomes a worded problem, never an exception. A tool call and its result become one
 // event (the call's input with its output), so no call stands alone as an empty row.
 import { closeSync, openSync, readSync } from "node:fs";
-import type { ViewEvent, ViewProbe } from "./model.ts";
+import type { ViewEvent, ViewProbe } from "./schema.ts";
 
 export const TRAJECTORY_BYTE_CAP = 4 * 1024 * 1024;
 export const EVENT_TEXT_CAP = 16 * 1024;

@@ -2,7 +2,7 @@
 // reference side by side (expected | actual, one row per line pair); the collected outputs' texts;
 // the probes' answers; the trajectory, a tool call shown with its result in one row.
 import type { ComponentChildren } from "preact";
-import type { DiffRow, TrialDetail, ViewEvent, ViewTrial } from "../model.ts";
+import type { DiffRow, TrialDetail, ViewEvent, ViewTrial } from "../schema.ts";
 import { html, outcomeClass, outcomeText } from "./views.ts";
 
 function DiffTable(props: { rows: DiffRow[] }) {

@@ -1,5 +1,5 @@
 // The trial table's filters and sort, as pure functions over the index rows.
-import type { ViewTrial } from "../model.ts";
+import type { ViewTrial } from "../schema.ts";
 
 export const FILTERS = [
   "run",

@@ -1,6 +1,6 @@
 // Loads the viewer's data files by script tag, so that the same folder works from a static server
 // and from file:// (where fetch is refused): data/runs.js and data/trial/<key>.js each call back.
-import type { TrialDetail, ViewIndex } from "../model.ts";
+import type { TrialDetail, ViewIndex } from "../schema.ts";
 
 interface Callbacks {
   index(data: ViewIndex): void;

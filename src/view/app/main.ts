@@ -3,7 +3,7 @@
 // `kgate view` it re-reads the index every few seconds (live refresh); exported it is static.
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import type { TrialDetail, ViewIndex } from "../model.ts";
+import type { TrialDetail, ViewIndex } from "../schema.ts";
 import { Detail } from "./detail.ts";
 import {
   applyFilters,

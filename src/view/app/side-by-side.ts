@@ -1,6 +1,6 @@
 // A task's cells side by side: a matrix with one row per run and one column per cell (+A, -A, each
 // variant, the controls), each entry the cell's tally and its trials as chips; click one to open it.
-import type { ViewIndex, ViewTrial } from "../model.ts";
+import type { ViewIndex, ViewTrial } from "../schema.ts";
 import { html, outcomeClass, outcomeText } from "./views.ts";
 
 export function SideBySide(props: {

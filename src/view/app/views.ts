@@ -2,7 +2,7 @@
 // its filters and the runs compared per configuration (a trial's detail: detail.ts; a task's cells
 // side by side: side-by-side.ts).
 import { html } from "htm/preact";
-import type { ViewIndex, ViewTrial } from "../model.ts";
+import type { ViewIndex, ViewTrial } from "../schema.ts";
 import { choices, FILTERS, type FilterName, type Filters, type Sort, type SortKey } from "./filter.ts";
 
 export { html };
