@@ -1,6 +1,5 @@
 // The run directory of a calibration: runs/<run>/plan.json, trials.jsonl (written by the trial
 // runner), trajectories, the reports, and a lock file so that two processes never share a run.
-import { randomBytes } from "node:crypto";
 import {
   closeSync,
   existsSync,
@@ -43,12 +42,6 @@ export function runDir(paths: ProjectPaths, idOrPath: string): RunDir {
     trials: path.join(dir, "trials.jsonl"),
     lock: path.join(dir, "calibrate.lock"),
   };
-}
-
-/** `cal-20261130-142500-1a2b`: sortable by time, unique enough for one project. */
-export function newRunId(now: Date = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
-  return `cal-${stamp}-${randomBytes(2).toString("hex")}`;
 }
 
 /** Writes a file whole or not at all (temporary file + rename). */

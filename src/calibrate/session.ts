@@ -8,6 +8,7 @@ import { kgateVersion } from "../package-info.ts";
 import { type ProjectPaths, relativeToProject } from "../project.ts";
 import type { RunSummary } from "../report/index.ts";
 import { type LoadedTask, loadAllTasks, loadTask, loadValidTask } from "../task/index.ts";
+import { newRunId } from "../trial/index.ts";
 import { priceCeiling, trialCeiling, UnpricedCeiling } from "./budget.ts";
 import type { CalibrationConfig } from "./config.ts";
 import {
@@ -21,15 +22,7 @@ import {
 } from "./plan.ts";
 import { Progress } from "./progress.ts";
 import { readRecords, summariseRun, writeReports } from "./reports.ts";
-import {
-  acquireLock,
-  newRunId,
-  type RunDir,
-  readPlan,
-  rewritePlanCeiling,
-  runDir,
-  writePlan,
-} from "./rundir.ts";
+import { acquireLock, type RunDir, readPlan, rewritePlanCeiling, runDir, writePlan } from "./rundir.ts";
 import { type CellRunner, runCalibration, type SchedulerResult } from "./scheduler.ts";
 import { tallyRecords } from "./tally.ts";
 
@@ -189,7 +182,7 @@ async function newRun(
   const agents = await resolveAgents(backend, names);
   await requireKeys(o, backend, names);
   const sandbox = await sandboxOf(backend);
-  const run = runDir(o.paths, o.runId ?? newRunId());
+  const run = runDir(o.paths, o.runId ?? newRunId("cal"));
   let plan: Plan;
   try {
     plan = buildPlan({

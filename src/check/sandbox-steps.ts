@@ -22,7 +22,7 @@ export function sandboxSession(
   paths: ProjectPaths,
   options: { signal?: AbortSignal; progress?: (line: string) => void; concurrency?: number } = {},
 ): SandboxSession {
-  const runId = `check-${newRunId()}`;
+  const runId = newRunId("check");
   const runDir = runDirOf(paths, runId);
   let opened: Promise<{ sandbox: SandboxRunner; engine: TrialEngine }> | undefined;
   let engineSeen: TrialEngine | undefined;

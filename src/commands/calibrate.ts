@@ -14,7 +14,6 @@ import {
   estimateText,
   expandCells,
   loadCalibrationConfig,
-  newRunId,
   OverrideError,
   type PlanMonitoring,
   readPlan,
@@ -34,6 +33,7 @@ import { relativeToProject } from "../project.ts";
 import { table1 } from "../report/index.ts";
 import { InterruptedError, removeOnInterrupt } from "../sandbox/index.ts";
 import { formatProblem, loadAllTasks, loadValidTask } from "../task/index.ts";
+import { newRunId } from "../trial/index.ts";
 import { CROSS_DEFAULT, crossReport, crossText, withCrossCells, writeCross } from "./calibrate-cross.ts";
 import type { CommandContext } from "./context.ts";
 import { concurrencyOption, integerOption } from "./options.ts";
@@ -187,7 +187,7 @@ export async function run(ctx: CommandContext, requested: string[], o: Calibrate
   const config = o.cross ? withCrossCells(ctx.paths, base, o.cross === true ? CROSS_DEFAULT : o.cross) : base;
   if (o.resume && taskIds.length > 0) throw new UsageError("--resume takes no task ids: the plan names them");
   const monitoring = monitoringOf(ctx, o);
-  const runId = o.resume ? undefined : (o.runId ?? newRunId());
+  const runId = o.resume ? undefined : (o.runId ?? newRunId("cal"));
   const log = (line: string) => ctx.stderr.write(`${line}\n`);
   const controller = new AbortController();
   const dispose = removeOnInterrupt(ctx.paths, o.resume ?? runId!, controller, log);

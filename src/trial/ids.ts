@@ -4,10 +4,14 @@ import path from "node:path";
 import type { ProjectPaths } from "../project.ts";
 import { type Condition, variantOf } from "../task/index.ts";
 
-/** `20260130-142301-a1b2`: UTC time of creation plus 4 random hex digits. */
-export function newRunId(now: Date = new Date()): string {
+/**
+ * `20260130-142301-a1b2`: UTC time of creation plus 4 random hex digits, sortable by time; with a
+ * prefix, `<prefix>-20260130-142301-a1b2` (a calibration's `cal-`, a check's `check-`).
+ */
+export function newRunId(prefix?: string, now: Date = new Date()): string {
   const stamp = now.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
-  return `${stamp}-${randomBytes(2).toString("hex")}`;
+  const id = `${stamp}-${randomBytes(2).toString("hex")}`;
+  return prefix === undefined ? id : `${prefix}-${id}`;
 }
 
 /** A file-name-safe condition: `with-A`, `without-A`, `variant-<name>`. */
