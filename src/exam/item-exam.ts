@@ -19,20 +19,20 @@ export interface ItemExamContext {
   signal?: AbortSignal;
 }
 
-/** The most text kept of one reply (a reply is attacker-controlled: a provider may ignore the cap). */
-export const REPLY_TEXT_CAP = 1024 * 1024;
+/** The most text kept of one reply of an item exam (a reply is attacker-controlled: a provider may ignore the cap). */
+const EXAM_REPLY_CHARS = 1024 * 1024;
 
 /** Output cap of the extraction turn: room for a short answer line per question. */
 export function extractionTokens(count: number): number {
   return 64 + 48 * count;
 }
 
-/** The text parts of a reply, capped at REPLY_TEXT_CAP. */
+/** The text parts of a reply, capped at EXAM_REPLY_CHARS. */
 function textOf(reply: ModelReply): string {
   return reply.parts
     .flatMap((p) => (p.type === "text" ? [p.text] : []))
     .join("")
-    .slice(0, REPLY_TEXT_CAP);
+    .slice(0, EXAM_REPLY_CHARS);
 }
 
 /** The exam's items as its questions, in presentation order. */

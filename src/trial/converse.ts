@@ -12,8 +12,8 @@ import {
 import { type TrialError, trialError, type Usage } from "../record/index.ts";
 import type { FileTrajectory } from "./trajectory.ts";
 
-/** Characters of one reply kept in the trajectory and handed back to the caller. */
-export const REPLY_TEXT_CAP = 256 * 1024;
+/** Characters of one reply of a conversation (an inline trial's, a canary question's) kept in the trajectory and handed back. */
+const CONVERSATION_REPLY_CHARS = 256 * 1024;
 
 export interface ConverseOptions {
   config: ResolvedAgentConfig;
@@ -38,7 +38,7 @@ export interface Conversation {
 
 function replyText(parts: ReadonlyArray<{ type: string; text?: string }>): string {
   const text = parts.map((p) => (p.type === "text" ? (p.text ?? "") : "")).join("");
-  return text.length > REPLY_TEXT_CAP ? text.slice(0, REPLY_TEXT_CAP) : text;
+  return text.length > CONVERSATION_REPLY_CHARS ? text.slice(0, CONVERSATION_REPLY_CHARS) : text;
 }
 
 function failure(

@@ -2,7 +2,7 @@
 // as TrialEngine), the one trial lifecycle and its three forms (sandbox, inline, session), the sandbox
 // runner behind trial engines, verification on the host, records and trajectories on disk.
 
-export { type Conversation, converse, REPLY_TEXT_CAP } from "./converse.ts";
+export { type Conversation, converse } from "./converse.ts";
 export {
   type Admission,
   type Admit,
