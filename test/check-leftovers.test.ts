@@ -4,7 +4,7 @@
 import { appendFileSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { conventionSections } from "../src/task/index.ts";
+import { conventionSections, cutSection, markerProblemText } from "../src/task/index.ts";
 import { kgateInProcess } from "./support/cli-in-process.ts";
 import { MARKUP_INPUT, markupProject } from "./support/verify-fixture.ts";
 
@@ -141,12 +141,50 @@ describe("convention markers", () => {
         },
       ],
       problems: [
-        'line 5: section "b" starts inside "a" (line 4)',
-        "line 6: not a marker (expected <!-- kgate:convention NAME --> or <!-- /kgate:convention -->)",
-        "line 8: an end marker without a section",
-        'line 9: section "c" is never closed',
+        { line: 5, message: 'section "b" starts inside "a" (line 4)' },
+        {
+          line: 6,
+          message: "not a marker (expected <!-- kgate:convention NAME --> or <!-- /kgate:convention -->)",
+        },
+        { line: 8, message: "an end marker without a section" },
+        { line: 9, message: 'section "c" is never closed' },
       ],
     });
+  });
+
+  it("with the declared conventions, also reports a section naming none of them, and one marked twice", () => {
+    const text = [
+      "<!-- kgate:convention rate -->", // 1
+      "<!-- /kgate:convention -->", // 2
+      "<!-- kgate:convention rates -->", // 3: not declared
+      "<!-- /kgate:convention -->", // 4
+      "<!-- kgate:convention rate -->", // 5: marked twice
+      "<!-- /kgate:convention -->", // 6
+      "<!-- kgate:convention a/b -->", // 7: not a name (letters, digits, _ . - only)
+    ].join("\n");
+    const { sections, problems } = conventionSections(text, ["rate", "bonus"]);
+    expect(sections.map((s) => [s.name, s.startLine])).toEqual([
+      ["rate", 1],
+      ["rates", 3],
+      ["rate", 5],
+    ]);
+    expect(problems.map(markerProblemText)).toEqual([
+      "line 7: not a marker (expected <!-- kgate:convention NAME --> or <!-- /kgate:convention -->)",
+      'line 3: "rates" is not a declared convention (declared: rate, bonus)',
+      'line 5: section "rate" is marked twice',
+    ]);
+  });
+
+  it("cuts one section with its markers", () => {
+    const text = [
+      "intro",
+      "<!-- kgate:convention rate -->",
+      "- rate 12%",
+      "<!-- /kgate:convention -->",
+      "end",
+    ].join("\n");
+    const [section] = conventionSections(text).sections;
+    expect(cutSection(text, section!)).toBe("intro\nend");
   });
 
   it("fails a marker that names no declared convention, naming file and line", async () => {

@@ -184,7 +184,7 @@ describe("kgate probe compress (model form)", () => {
     });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
-      'artefacts/demo/artefact.md:6: "markup" is not a convention the verifier declares (declared: rate, bonus)',
+      'artefacts/demo/artefact.md:6: "markup" is not a declared convention (declared: rate, bonus)',
     );
   });
 });

@@ -1,8 +1,9 @@
 // The convention-marker check: the markers of the artefact and of each variant are well formed and
-// each names a convention the verifier declares (a misspelt name would cut nothing in a probe).
+// each names a convention the verifier declares, once (a misspelt name would cut nothing in a probe;
+// the compression probe refuses what this step fails: one parser, src/task/convention-markers.ts).
 import path from "node:path";
 import { relativeToProject } from "../project.ts";
-import { conventionSections } from "../task/index.ts";
+import { conventionSections, markerProblemText } from "../task/index.ts";
 import type { CheckStep } from "./types.ts";
 
 export const markerStep: CheckStep = {
@@ -20,15 +21,8 @@ export const markerStep: CheckStep = {
     const counts: string[] = [];
     for (const { label, file, bytes } of files) {
       const where = relativeToProject(context.paths, file);
-      const { sections, problems: own } = conventionSections(bytes.toString("utf8"));
-      problems.push(...own.map((p) => `${where} ${p}`));
-      for (const section of sections) {
-        if (!declared.includes(section.name)) {
-          problems.push(
-            `${where} line ${section.startLine}: "${section.name}" is not a declared convention (declared: ${declared.join(", ") || "none"})`,
-          );
-        }
-      }
+      const { sections, problems: own } = conventionSections(bytes.toString("utf8"), declared);
+      problems.push(...own.map((p) => `${where} ${markerProblemText(p)}`));
       counts.push(`${label} ${sections.length}`);
     }
     if (problems.length > 0) return [{ status: "fail", detail: problems.join("; ") }];

@@ -3,8 +3,16 @@
 // Wilson 95% intervals per configuration, and which conventions are load-bearing for it.
 import path from "node:path";
 import { type Interval, wilson } from "../common/index.ts";
+import { UsageError } from "../errors.ts";
 import { outcomeOf, type TrialRecord } from "../record/index.ts";
-import { type Condition, type LoadedTask, renderInline, sha256 } from "../task/index.ts";
+import {
+  type Condition,
+  conventionSections,
+  cutSection,
+  type LoadedTask,
+  renderInline,
+  sha256,
+} from "../task/index.ts";
 import { loadVerifier } from "../verify/index.ts";
 import { declaredConventions } from "./conventions.ts";
 import type { ProbeAgent } from "./models.ts";
@@ -16,7 +24,6 @@ import {
   runInlineSlots,
   type UnitsRun,
 } from "./run.ts";
-import { conventionSections, cutSection } from "./sections.ts";
 
 export interface CompressArm {
   /** `artefact`, `variant:<name>`, `cut:<convention>` or `0 B`. */
@@ -54,14 +61,16 @@ export interface CompressReport {
   unmarked: string[];
 }
 
-/** The arms of the curve; throws a line-precise SectionError on malformed markers. */
+/** The arms of the curve; a UsageError naming the file and line of each bad marker (kgate check reports the same). */
 export function compressArms(
   task: LoadedTask,
   declared: readonly string[],
 ): { arms: CompressArm[]; unmarked: string[] } {
   const text = task.artefact.bytes.toString("utf8");
   const file = `artefacts/${task.id}/artefact.md`;
-  const sections = conventionSections(text, file, declared);
+  const { sections, problems } = conventionSections(text, declared);
+  if (problems.length > 0)
+    throw new UsageError(problems.map((p) => `${file}:${p.line}: ${p.message}`).join("; "));
   const arms: CompressArm[] = [
     {
       label: "artefact",

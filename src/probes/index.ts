@@ -9,4 +9,3 @@ export * from "./models.ts";
 export * from "./probe-log.ts";
 export * from "./recite.ts";
 export * from "./run.ts";
-export * from "./sections.ts";
