@@ -1,9 +1,9 @@
 // workdirCopies: which build-context files a Harbor Dockerfile places under its final WORKDIR, and at
 // which path there (what `kgate import harbor` turns into the kgate task's environment).
 import { describe, expect, it } from "vitest";
-import { workdirCopies } from "../src/export/dockerfile-copies.ts";
+import { finalWorkdir, workdirCopies } from "../src/export/dockerfile-copies.ts";
 
-const context = ["Dockerfile", "data/a.csv", "data/sub/b.csv", "notes.txt", "run.py"];
+const context = ["Dockerfile", "data/a.csv", "data/sub/b.csv", "my notes.txt", "notes.txt", "run.py"];
 
 describe("workdirCopies", () => {
   it.each([
@@ -42,8 +42,53 @@ describe("workdirCopies", () => {
       "WORKDIR /app\nCOPY notes.txt /opt/\nCOPY --from=build /out /app/out\nWORKDIR /elsewhere\nCOPY run.py /app/run.py\n",
       [],
     ],
+    // Issue 44: each of these found no file, or the wrong ones, with the hand-written reader.
+    ["a glob source: COPY data/*.csv ./", "WORKDIR /app\nCOPY data/*.csv ./\n", [["data/a.csv", "a.csv"]]],
+    [
+      "the JSON form, a path with a space",
+      'WORKDIR /app\nCOPY ["data/a.csv", "my notes.txt", "in/"]\n',
+      [
+        ["data/a.csv", "in/a.csv"],
+        ["my notes.txt", "in/my notes.txt"],
+      ],
+    ],
+    [
+      "WORKDIR from an ARG default",
+      "FROM debian\nARG W=/app\nWORKDIR $W\nCOPY run.py .\n",
+      [["run.py", "run.py"]],
+    ],
+    [
+      "a multi-stage build: only the final stage's copies",
+      "FROM node AS build\nWORKDIR /app\nCOPY . .\nFROM debian\nWORKDIR /app\nCOPY --from=build /app/out ./out\nCOPY notes.txt ./\n",
+      [["notes.txt", "notes.txt"]],
+    ],
+    [
+      "a final stage built FROM an earlier one keeps that stage's WORKDIR and copies",
+      "FROM debian AS base\nWORKDIR /srv\nCOPY run.py .\nFROM base\nCOPY notes.txt .\n",
+      [
+        ["run.py", "run.py"],
+        ["notes.txt", "notes.txt"],
+      ],
+    ],
   ])("%s", (_what, dockerfile, expected) => {
     const found = workdirCopies(dockerfile, context).map((c) => [c.from, c.to]);
     expect(found.sort()).toEqual([...expected].sort());
+  });
+});
+
+describe("finalWorkdir", () => {
+  it("is the final stage's, ARG and ENV defaults expanded", () => {
+    expect(
+      finalWorkdir(
+        "FROM a AS one\nWORKDIR /first\nFROM b\nENV HOME_DIR=/home/u\nWORKDIR $" + "{HOME_DIR}/w\n",
+      ),
+    ).toBe("/home/u/w");
+    expect(finalWorkdir("FROM a\n")).toBe("/");
+  });
+
+  it("refuses a variable without a default, naming the line, instead of making /$W", () => {
+    expect(() => finalWorkdir("FROM debian\nARG W\nWORKDIR $W\n")).toThrow(
+      /^Dockerfile line 3: WORKDIR \$W: the variable has no ARG or ENV default here/,
+    );
   });
 });

@@ -97,9 +97,15 @@ export function importHarborTask(paths: ProjectPaths, dir: string, idOption?: st
   const dockerfileText = contextFiles.includes("Dockerfile")
     ? readSourceFile(path.join(source, "environment", "Dockerfile")).toString("utf8")
     : "";
-  const workdir = finalWorkdir(dockerfileText);
   const candidates = contextFiles.filter((f) => !isSkillFile(f) && !BUILD_FILES.has(f));
-  const data = dockerfileText ? workdirCopies(dockerfileText, candidates) : [];
+  let workdir: string;
+  let data: ReturnType<typeof workdirCopies>;
+  try {
+    workdir = finalWorkdir(dockerfileText);
+    data = dockerfileText ? workdirCopies(dockerfileText, candidates) : [];
+  } catch (err) {
+    throw new HarborTaskError(`${path.join(source, "environment")}/${(err as Error).message}`);
+  }
   const copied = new Set(data.map((d) => d.from));
   const unplaced = candidates.filter((f) => !copied.has(f));
   if (unplaced.length > 0) {
