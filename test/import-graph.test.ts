@@ -37,7 +37,8 @@ const ALLOWED: Record<string, string[]> = {
   monitor: PROTOCOL_BASE,
   triage: ["calibrate", "cost", ...PROTOCOL_BASE],
   exam: ["calibrate", "cost", ...PROTOCOL_BASE],
-  export: ["check", ...PROTOCOL_BASE],
+  // Exported rows state the prospective choice's words and payoffs and read a reply's choice.
+  export: ["check", "monitor", ...PROTOCOL_BASE],
   view: ["report", ...BASE],
   commands: [
     "calibrate",

@@ -27,11 +27,11 @@ export type TaskExport =
   | { task: string; ok: true; folders: ExportedFolder[] }
   | { task: string; ok: false; error: string; folders: ExportedFolder[] };
 
-function conditionsOf(task: LoadedTask): Condition[] {
+export function conditionsOf(task: LoadedTask): Condition[] {
   return ["+A", "-A", ...task.variants.map((v) => `variant:${v.name}` as const)];
 }
 
-function selectedConditions(task: LoadedTask, wanted: Condition[] | undefined): Condition[] {
+export function selectedConditions(task: LoadedTask, wanted: Condition[] | undefined): Condition[] {
   const all = conditionsOf(task);
   if (!wanted) return all;
   const unknown = wanted.filter((c) => !all.includes(c));

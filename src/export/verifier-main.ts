@@ -3,13 +3,13 @@
 // outputs from the work directory, defensively (no symbolic links, regular files, size caps), and
 // writes kgate's verdict and the reward (1 or 0; reward.txt and reward.json, as Harbor and BenchFlow
 // read them) to the verifier log folder.
-import { createHash } from "node:crypto";
 import { closeSync, fstatSync, lstatSync, openSync, readFileSync, readSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { type LoadedTask, type OutputSpec, TaskSpec } from "../task/index.ts";
+import type { OutputSpec } from "../task/index.ts";
 import { type OutputForVerification, type Verdict, verifyTrial } from "../verify/index.ts";
-import { type ExportManifest, ExportManifestSchema } from "./manifest.ts";
+import { alteredData, bundledTask } from "./bundled-task.ts";
+import { ExportManifestSchema } from "./manifest.ts";
 
 /** Characters of the verdict's reason and diff kept in verdict.json (the agent chose the bytes). */
 const VERDICT_TEXT_CAP = 8000;
@@ -70,36 +70,6 @@ function readOutput(workdir: string, output: OutputSpec): OutputForVerification 
   }
 }
 
-/**
- * The task as verifyTrial reads it: its spec, the environment data shipped in tests/ (not the work
- * directory the agent could change), the bundled verifier module and the task digest (cache key).
- */
-function taskFromTests(testsDir: string, manifest: ExportManifest): LoadedTask {
-  const spec = TaskSpec.parse(JSON.parse(readFileSync(path.join(testsDir, "task.json"), "utf8")));
-  const environment = manifest.environment.map((f) => ({
-    path: f.path,
-    absPath: path.join(testsDir, "environment", f.path),
-    size: f.size,
-    sha256: f.sha256,
-  }));
-  // verifyTrial reads only id, dir, spec, environment, verifierPath and digests.task of a LoadedTask.
-  return {
-    id: manifest.task,
-    dir: path.join(testsDir, "task"),
-    spec,
-    environment,
-    verifierPath: path.join(testsDir, "verifier.mjs"),
-    digests: { task: manifest.digests.task },
-  } as unknown as LoadedTask;
-}
-
-/** The shipped data files whose bytes differ from the export's manifest (the answer would be wrong). */
-function alteredData(task: LoadedTask): string[] {
-  return task.environment
-    .filter((f) => createHash("sha256").update(readFileSync(f.absPath)).digest("hex") !== f.sha256)
-    .map((f) => `tests/environment/${f.path}`);
-}
-
 function clipText(text: string | undefined): string | undefined {
   return text === undefined || text.length <= VERDICT_TEXT_CAP ? text : `${text.slice(0, VERDICT_TEXT_CAP)}…`;
 }
@@ -114,9 +84,14 @@ export async function main(argv: string[]): Promise<number> {
   const manifest = ExportManifestSchema.parse(
     JSON.parse(readFileSync(path.join(testsDir, "manifest.json"), "utf8")),
   );
-  const task = taskFromTests(testsDir, manifest);
+  const task = bundledTask(testsDir, {
+    id: manifest.task,
+    taskDigest: manifest.digests.task,
+    spec: JSON.parse(readFileSync(path.join(testsDir, "task.json"), "utf8")),
+    data: manifest.environment,
+  });
   const outputs = task.spec.outputs.map((o) => readOutput(workdir, o));
-  const altered = alteredData(task);
+  const altered = alteredData(task, "tests/environment");
   const verdict: Verdict =
     altered.length > 0
       ? {

@@ -31,19 +31,29 @@ export const BET_QUESTION: ChoiceQuestion<"BET" | "NO_BET"> = {
 
 export type ProspectiveChoice = "ANSWER_DIRECTLY" | "REQUEST_SPEC" | "DECLINE";
 
+/**
+ * The three choices with the schedule's payoffs, one line each after the opening line: the same
+ * words in the prospective probe and in an exported row's ignorance-aware prompt.
+ */
+export function prospectiveChoices(schedule: PayoffSchedule = DEFAULT_PAYOFF): string {
+  const n = (v: number) => String(v);
+  return (
+    "Before you start the task below, choose how to proceed.\n" +
+    `- ANSWER_DIRECTLY: work on it as it stands. Scored ${n(schedule.direct.correct)} if correct, ${n(schedule.direct.wrong)} if wrong.\n` +
+    `- REQUEST_SPEC: receive the specification the task refers to (placed in your working directory), then work on it. Scored ${n(schedule.withSpec.correct)} if correct, ${n(schedule.withSpec.wrong)} if wrong.\n` +
+    `- DECLINE: do not attempt it. Scored ${n(schedule.decline)}.\n`
+  );
+}
+
 /** The prospective choice shown before a -A trial, with the payoffs of the schedule in its text. */
 export function prospectiveQuestion(
   instruction: string,
   schedule: PayoffSchedule = DEFAULT_PAYOFF,
 ): ChoiceQuestion<ProspectiveChoice> {
-  const n = (v: number) => String(v);
   return {
     id: "prospective",
     prompt:
-      "Before you start the task below, choose how to proceed.\n" +
-      `- ANSWER_DIRECTLY: work on it as it stands. Scored ${n(schedule.direct.correct)} if correct, ${n(schedule.direct.wrong)} if wrong.\n` +
-      `- REQUEST_SPEC: receive the specification the task refers to (placed in your working directory), then work on it. Scored ${n(schedule.withSpec.correct)} if correct, ${n(schedule.withSpec.wrong)} if wrong.\n` +
-      `- DECLINE: do not attempt it. Scored ${n(schedule.decline)}.\n` +
+      prospectiveChoices(schedule) +
       "Reply with exactly one word: ANSWER_DIRECTLY, REQUEST_SPEC or DECLINE. Do not start the task yet.\n\n" +
       `<task>\n${instruction}\n</task>`,
     choices: ["ANSWER_DIRECTLY", "REQUEST_SPEC", "DECLINE"],

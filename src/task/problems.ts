@@ -64,9 +64,22 @@ export function parseJsonText(
   }
 }
 
-/** The first syntax error jsonc-parser finds, e.g. `ValueExpected, found "}"`. */
+/** jsonc-parser, loaded when first needed; null where it is not installed (an exported verifier bundle). */
+function jsoncParser(): typeof import("jsonc-parser") | null {
+  try {
+    return createRequire(import.meta.url)("jsonc-parser");
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The first syntax error jsonc-parser finds, e.g. `ValueExpected, found "}"`; undefined when it
+ * finds none or is not installed (then Node's message is used).
+ */
 function locateJsonError(text: string): { offset: number; message: string } | undefined {
-  const jsonc: typeof import("jsonc-parser") = createRequire(import.meta.url)("jsonc-parser");
+  const jsonc = jsoncParser();
+  if (!jsonc) return undefined;
   const errors: import("jsonc-parser").ParseError[] = [];
   try {
     jsonc.visit(

@@ -10,7 +10,7 @@ import { judgeCriterionResult } from "./judge-criteria.ts";
 import { clip } from "./leaf.ts";
 import { type LoadedVerifier, loadVerifier } from "./load.ts";
 import { type ParsedOutput, parseActual } from "./parse.ts";
-import { expectedOutputs, VerifierError } from "./reference.ts";
+import { type ConventionSet, expectedOutputs, VerifierError } from "./reference.ts";
 import { failedReason, rewardAndScore, runCriterion } from "./rubric.ts";
 import { leafAt } from "./table.ts";
 
@@ -23,10 +23,13 @@ const REASON_CAP = 500;
  * contract), gives an `unverified` verdict with the reason: the task's bug, whatever the output,
  * which `kgate check` reports. Anything else thrown while judging these outputs is thrown (the
  * caller runs verification in a killable worker and records it as the verifier's failure on them).
+ * `reference`: the convention set whose answer is right (the artefact's, except for an exported
+ * training row that places a perturbed variant: its answer is the variant's).
  */
 export async function verifyTrial(
   task: LoadedTask,
   outputs: readonly OutputForVerification[],
+  reference: ConventionSet = "artefact",
 ): Promise<Verdict> {
   let verifier: LoadedVerifier;
   try {
@@ -42,7 +45,7 @@ export async function verifyTrial(
     };
   }
   try {
-    return verifyWith(task, verifier, outputs);
+    return verifyWith(task, verifier, outputs, reference);
   } catch (err) {
     if (!(err instanceof VerifierError)) throw err;
     return {
@@ -110,8 +113,9 @@ export function verifyWith(
   task: LoadedTask,
   loaded: LoadedVerifier,
   outputs: readonly OutputForVerification[],
+  referenceSet: ConventionSet = "artefact",
 ): Verdict {
-  const reference = expectedOutputs(task, loaded, "artefact");
+  const reference = expectedOutputs(task, loaded, referenceSet);
   const parsed = parseOutputs(task, loaded, outputs);
   const criteria: CriterionResult[] = [];
   const formatReasons: string[] = [];

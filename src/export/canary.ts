@@ -1,0 +1,26 @@
+// The export canary: a GUID marking every file kgate writes for a task that leaves it (rows, Harbor
+// folders, the manifest, the reward module), so that exported data found in a corpus is traced back.
+// It is not the artefact's canary (that one marks the artefact itself and must stay out of -A files)
+// and it is derived from the task's digest, so an export is reproducible and a changed task has a
+// new one. Never in a prompt: a model trained on the rows must not learn it.
+import { createHash } from "node:crypto";
+import type { LoadedTask } from "../task/index.ts";
+
+/** A GUID (RFC 9562 layout, version 8) from the task's id and digest. */
+export function exportCanary(task: Pick<LoadedTask, "id" | "digests">): string {
+  const hex = createHash("sha256")
+    .update(`kgate export canary\u0000${task.id}\u0000${task.digests.task}`)
+    .digest("hex");
+  const variant = ((Number.parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** One line naming the canary, for files that take a comment. */
+export function canaryLine(canary: string): string {
+  return `kgate export canary ${canary}: knowledge-gated task data; publishing it defeats the gate`;
+}
+
+/** What every export says once: the artefact (and the answers and verifiers) must stay private. */
+export const PUBLICATION_WARNING =
+  "these files hold the artefacts' conventions (in +A and variant prompts, reference answers and verifier code): " +
+  "publishing them defeats the gate, since a model that has read them passes the -A twin by memory; keep them private";

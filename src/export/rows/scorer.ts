@@ -1,0 +1,50 @@
+// Which scorer an exported row's answers need: the Python module, when every output is compared with
+// the reference answer (CSV, text, or JSON whose schema uses only the keywords the module checks as
+// zod does), else kgate's own verification in node (rubric criteria are code; other schemas).
+import type { OutputSpec } from "../../task/index.ts";
+import type { LoadedVerifier } from "../../verify/index.ts";
+
+/** The JSON Schema keywords the Python module checks exactly as z.fromJSONSchema does. */
+const KEYWORDS = new Set([
+  "type",
+  "properties",
+  "required",
+  "additionalProperties",
+  "items",
+  "enum",
+  "title",
+  "description",
+  "$schema",
+  "$comment",
+]);
+const TYPES = new Set(["object", "array", "string", "number", "integer", "boolean", "null"]);
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Whether a schema stays inside that subset: one type per node, string enums, boolean additionalProperties. */
+export function pythonSchema(schema: unknown): boolean {
+  if (!isObject(schema) || !Object.keys(schema).every((k) => KEYWORDS.has(k))) return false;
+  const { type, properties, required, additionalProperties, items } = schema;
+  if (typeof type !== "string" || !TYPES.has(type)) return false;
+  if ("enum" in schema) {
+    const values = schema.enum;
+    if (type !== "string" || !Array.isArray(values) || !values.every((v) => typeof v === "string"))
+      return false;
+  }
+  if (properties !== undefined && (type !== "object" || !isObject(properties))) return false;
+  if (properties !== undefined && !Object.values(properties).every(pythonSchema)) return false;
+  if (required !== undefined && !(Array.isArray(required) && required.every((r) => typeof r === "string")))
+    return false;
+  if (additionalProperties !== undefined && typeof additionalProperties !== "boolean") return false;
+  return items === undefined || (type === "array" && pythonSchema(items));
+}
+
+function pythonOutput(output: OutputSpec, loaded: LoadedVerifier): boolean {
+  if (loaded.rubricOf(output.path) !== undefined) return false;
+  return output.format !== "json" || pythonSchema(output.schema);
+}
+
+export function scorerOf(outputs: readonly OutputSpec[], loaded: LoadedVerifier): "python" | "node" {
+  return outputs.every((o) => pythonOutput(o, loaded)) ? "python" : "node";
+}
