@@ -161,6 +161,24 @@ describe("kgate_reward.py (python3) against kgate's own verification", () => {
     for (const item of items) kgate.push(await kgateVerdict(item));
   });
 
+  it("is Python 3.9 syntax and imports only the standard library", () => {
+    const check = [
+      "import ast, sys",
+      "for f in sys.argv[1:]:",
+      "    tree = ast.parse(open(f).read(), feature_version=(3, 9))",
+      "    for node in ast.walk(tree):",
+      "        if isinstance(node, (ast.Import, ast.ImportFrom)):",
+      "            for name in ([a.name for a in node.names] if isinstance(node, ast.Import) else [node.module]):",
+      "                print(name.split('.')[0])",
+    ].join("\n");
+    const files = ["kgate_reward.py", "kgate_compare.py"].map((f) => path.join(dir, f));
+    const run = spawnSync("python3", ["-c", check, ...files], { encoding: "utf8" });
+    expect(run.stderr).toBe("");
+    const imported = [...new Set(run.stdout.trim().split("\n"))].sort();
+    // Each name checked by hand against the standard library's module index.
+    expect(imported).toEqual(["importlib", "json", "math", "os", "re", "subprocess", "sys", "unicodedata"]);
+  });
+
   it("agrees on every reply: pass/fail, partial score and reward", () => {
     const differences = items.flatMap((s, i) => {
       const [p, k] = [python[i]!, kgate[i]!];

@@ -15,6 +15,7 @@ import { canaryLine, exportCanary, PUBLICATION_WARNING } from "../canary.ts";
 import { conditionsOf, selectedConditions } from "../export.ts";
 import { type ManifestLine, writeManifest } from "../manifest-lines.ts";
 import { assignSplits, type SplitSpec } from "../split.ts";
+import { rowsReadme } from "./readme.ts";
 import { type TaskRowsInput, taskRows, type VerlRow } from "./rows.ts";
 import { writeRowsFile } from "./rows-file.ts";
 import { scorerOf } from "./scorer.ts";
@@ -146,5 +147,12 @@ export async function exportRows(
   const node = lines.some((l) => l.scorer === "node");
   files.push(...(await writeScorers(options.out, canaries, options.kgateVersion, node)));
   files.push(...(await writeManifest(options.out, lines)));
+  const readme = path.join(options.out, "README.md");
+  const splitNames = [...bySplit.keys()].sort();
+  writeFileSync(
+    readme,
+    rowsReadme({ version: options.kgateVersion, canaries, splits: splitNames, format: options.format, node }),
+  );
+  files.push(readme);
   return { out: options.out, files, rows: lines.length, tasks };
 }
