@@ -5,7 +5,7 @@
 // process): wall and CPU time per reply of each, and their ratio.
 //   npm run bench rows      or      npx tsx bench/rows.ts
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
