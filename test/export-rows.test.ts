@@ -9,11 +9,12 @@ import path from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildPlan, CalibrationConfig, runCalibration, runDir, writePlan } from "../src/calibrate/index.ts";
-import { exportCanary } from "../src/export/index.ts";
+import { exportCanary, exportRows } from "../src/export/index.ts";
 import { projectPaths } from "../src/project.ts";
 import { listTaskIds, loadValidTask } from "../src/task/index.ts";
 import { fakeRunner, resolver } from "./support/calibrate-fixtures.ts";
 import { kgateInProcess } from "./support/cli-in-process.ts";
+import { memoProject } from "./support/judge-task.ts";
 import { runOracleOnHost } from "./support/oracle-host.ts";
 import { tempDir } from "./support/project.ts";
 
@@ -332,6 +333,30 @@ describe("kgate export rows --reward ignorance-aware --format jsonl", () => {
     ]);
     expect(only.code).toBe(2);
     expect(only.stderr).toContain("--only retained needs --from <calibration run>");
+  });
+});
+
+describe("kgate export rows of a task graded by a judge", () => {
+  it("refuses the task by name (a model grades it: no offline reward), and says where it can go", async () => {
+    const memo = memoProject({ provider: "openai", baseUrl: "http://127.0.0.1:9" });
+    const ids = listTaskIds(memo.paths);
+    const out = tempDir("kgate-rows-judge-");
+    const result = await exportRows(memo.paths, ids, {
+      format: "jsonl",
+      out,
+      reward: { scheme: "binary" },
+      split: [],
+      seed: 0,
+      kgateVersion: "test",
+    });
+    expect(result.tasks).toEqual([
+      {
+        task: ids[0],
+        ok: false,
+        rows: 0,
+        error: `task "${ids[0]}" has judge criteria: a model grades them, so its rows have no offline reward; export it with kgate export harbor --for-training`,
+      },
+    ]);
   });
 });
 

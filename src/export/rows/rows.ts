@@ -61,8 +61,13 @@ function groundTruth(input: TaskRowsInput, condition: Condition): GroundTruth {
     reference,
     reward: schemeOf(input, condition),
   };
-  if (scorerOf(task.spec.outputs, loaded) === "node")
-    return { ...base, scorer: "node", bundle: input.bundle };
+  const scorer = scorerOf(task.spec.outputs, loaded);
+  if (scorer === "judge") {
+    throw new Error(
+      `task "${task.id}" has judge criteria: a model grades them, so its rows have no offline reward; export it with kgate export harbor --for-training`,
+    );
+  }
+  if (scorer === "node") return { ...base, scorer: "node", bundle: input.bundle };
   const answers = solveRaw(task, loaded, reference);
   parseAnswers(task, loaded, reference, answers); // throws when the answer breaks the output contract
   return {

@@ -1,8 +1,9 @@
 // Which scorer an exported row's answers need: the Python module, when every output is compared with
 // the reference answer (CSV, text, or JSON whose schema uses only the keywords the module checks as
-// zod does), else kgate's own verification in node (rubric criteria are code; other schemas).
+// zod does), else kgate's own verification in node (rubric criteria are code; other schemas). A
+// judge criterion needs a model: such a task has no offline scorer, and rows refuse it.
 import type { OutputSpec } from "../../task/index.ts";
-import type { LoadedVerifier } from "../../verify/index.ts";
+import { isJudgeCriterion, type LoadedVerifier } from "../../verify/index.ts";
 
 /** The JSON Schema keywords the Python module checks exactly as z.fromJSONSchema does. */
 const KEYWORDS = new Set([
@@ -45,6 +46,10 @@ function pythonOutput(output: OutputSpec, loaded: LoadedVerifier): boolean {
   return output.format !== "json" || pythonSchema(output.schema);
 }
 
-export function scorerOf(outputs: readonly OutputSpec[], loaded: LoadedVerifier): "python" | "node" {
+export function scorerOf(
+  outputs: readonly OutputSpec[],
+  loaded: LoadedVerifier,
+): "python" | "node" | "judge" {
+  if (outputs.some((o) => loaded.rubricOf(o.path)?.criteria.some(isJudgeCriterion))) return "judge";
   return outputs.every((o) => pythonOutput(o, loaded)) ? "python" : "node";
 }
