@@ -3,7 +3,7 @@
 // output contract (scored by the Python module) or the folder of the task's node bundle (outputs
 // judged by rubric criteria, which only code decides). Computed at export time.
 import { z } from "zod";
-import { PayoffSchedule } from "../../model/index.ts";
+import { PayoffSchedule } from "../../record/index.ts";
 
 export const GROUND_TRUTH_VERSION = 1 as const;
 
