@@ -58,6 +58,7 @@ describe("kgate new --output", () => {
         "noop",
         "oracle:variant:perturbed",
         "oracle:variant:compressed",
+        "oracle:conventions",
         "default",
         "variant:perturbed",
         "variant:compressed",

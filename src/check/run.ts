@@ -7,6 +7,7 @@ import { generatorStep } from "./generator-step.ts";
 import { judgeCalibrationStep } from "./judge-calibration.ts";
 import { leftoverStep } from "./leftover-steps.ts";
 import { markerStep } from "./marker-step.ts";
+import { oracleFollowsStep } from "./oracle-follows-step.ts";
 import { noopStep, oracleStep } from "./sandbox-steps.ts";
 import { statedNumberStep } from "./stated-number-step.ts";
 import { digestStep, schemaStep } from "./static-steps.ts";
@@ -27,6 +28,7 @@ export const STEPS: readonly CheckStep[] = [
   oracleStep,
   noopStep,
   oracleVariantStep,
+  oracleFollowsStep,
   defaultStep,
   variantStep,
   deadRuleStep,

@@ -1,9 +1,13 @@
 // The oracle in the real sandbox under every variant of the artefact: the task's solution/ reads the
 // variant placed at the artefact path, so a perturbed variant must yield that variant's answer
 // (failing, attributed to it) and a compressed variant must pass. One trial per variant.
-import { outcomeOf } from "../record/index.ts";
+import { isDeepStrictEqual } from "node:util";
+import { outcomeOf, type TrialRecord } from "../record/index.ts";
+import { verifyWith } from "../verify/index.ts";
+import { isRecord } from "./answer-diff.ts";
 import { recordPlace, seconds } from "./sandbox-steps.ts";
-import type { CheckStep, StepOutcome } from "./types.ts";
+import { outputsOf, withArtefactConventions } from "./trial-outputs.ts";
+import type { CheckContext, CheckStep, StepOutcome } from "./types.ts";
 import { failureText } from "./verdict-text.ts";
 import { deferredToJudge, failsAs } from "./verifier-steps.ts";
 
@@ -75,13 +79,43 @@ export const oracleVariantStep: CheckStep = {
         continue;
       }
       const must = variant.kind === "compressed" ? "must pass" : perturbed.expected;
+      const named = variant.kind === "perturbed" ? disagreeing(context, variant.name, record) : "";
       const why = verdict.status === "pass" ? "" : ` (${failureText(verdict)})`;
       results.push({
         id,
         status: "fail",
-        detail: `${variant.kind}: the oracle ${seen}${why}, ${must} (${where})`,
+        detail: `${variant.kind}: the oracle ${seen}${why}, ${must}${named} (${where})`,
       });
     }
     return results;
   },
 };
+
+/**
+ * When the oracle's answer under a perturbed variant is not the verifier's: the conventions on which
+ * the variant's text and the verifier's perturbed set disagree. For each convention the set changes,
+ * the answer with that one put back to the artefact's value is tried; the ones the oracle's answer
+ * then matches are named (the text still states, or the oracle still reads, the artefact's value).
+ */
+function disagreeing(context: CheckContext, name: string, record: TrialRecord): string {
+  const { artefact, variants } = context.verifier!.verifier.conventions;
+  const perturbed = variants[name];
+  if (!isRecord(artefact) || !isRecord(perturbed)) return "";
+  const outputs = outputsOf(context, record);
+  const named = Object.keys(perturbed).filter((key) => {
+    if (isDeepStrictEqual(perturbed[key], artefact[key])) return false;
+    const mixed = { ...perturbed, [key]: artefact[key] };
+    const task = {
+      ...context.task!,
+      digests: { ...context.task!.digests, task: `${context.task!.digests.task}#${name}-${key}` },
+    };
+    try {
+      return verifyWith(task, withArtefactConventions(context.verifier!, mixed), outputs).status === "pass";
+    } catch {
+      return false;
+    }
+  });
+  return named.length > 0
+    ? `; the variant's text and the verifier's "${name}" conventions disagree on ${named.map((n) => `"${n}"`).join(", ")} (the oracle's answer is the verifier's with ${named.length === 1 ? "that convention" : "those"} at the artefact's value)`
+    : "";
+}
