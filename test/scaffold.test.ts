@@ -50,3 +50,23 @@ describe("scaffoldTask", () => {
     expect(existsSync(paths.tasks)).toBe(false);
   });
 });
+
+describe("kgate new --gate operator", () => {
+  it("writes the operator as pseudocode the audit's code pass reads, and passes the checks outside the sandbox once filled", async () => {
+    const { kgateInProcess } = await import("./support/cli-in-process.ts");
+    const { fillTodos } = await import("./support/todos.ts");
+    const { artefactCode } = await import("../src/audit/artefact-code.ts");
+    const paths = tempProject();
+    scaffoldTask(paths, { id: "demo", gate: "operator" });
+    const artefact = readFileSync(path.join(paths.artefacts, "demo", "artefact.md"), "utf8");
+    expect(artefact).toMatch(/^ {4}for each item:\n {8}value = quantity \* \(1 \+ rate\)$/m);
+    expect(artefactCode(artefact).map((b) => b.kind)).toEqual(["code block"]);
+    fillTodos(paths, "demo");
+    const result = await kgateInProcess(["--root", paths.root, "check", "--no-sandbox", "--json"]);
+    const checks = (
+      JSON.parse(result.stdout) as { tasks: Array<{ checks: Array<{ id: string; status: string }> }> }
+    ).tasks[0]!.checks;
+    expect(checks.filter((c) => c.status === "fail")).toEqual([]);
+    expect(result.code).toBe(0);
+  });
+});

@@ -22,6 +22,18 @@ apply the most common industry practice instead.
 }
 
 /** The artefact (or its perturbed variant): the example convention sits in a marked section. */
+/**
+ * An operator gate's artefact states its operator as pseudocode (an indented block the audit's
+ * code pass fingerprints) with each choice it makes in a marked section below.
+ */
+const OPERATOR_SECTION = `
+The operator (TODO: the algorithm as short pseudocode: its passes, initialisation and update rule;
+never the reading of the task's files or the writing of its output):
+
+    for each item:
+        value = quantity * (1 + rate)
+`;
+
 export function artefactTemplate(id: string, canary: string, gate: GateKind, perturbed = false): string {
   const heading = perturbed ? "Perturbed variant: the same shape, plausible but wrong values" : "Conventions";
   const rule = gate === "operator" ? "Operator" : "Convention";
@@ -33,7 +45,7 @@ conventions, reference tables and operators, never an end-to-end solution. Wrap 
 section in markers naming its key in the verifier's conventions (the probes cut the artefact by them).
 
 ## ${heading}
-
+${gate === "operator" ? OPERATOR_SECTION : ""}
 <!-- kgate:convention rate -->
 - ${rule} 1: TODO (e.g. an overhead rate of ${perturbed ? "15" : "12"}% applied per level).
 <!-- /kgate:convention -->
