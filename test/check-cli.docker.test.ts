@@ -127,7 +127,10 @@ describe("kgate check", () => {
     );
     // The audit's coverage names the same place: no gated item declares 7%.
     expect(result.stdout).toContain(`coverage at artefacts/markup/artefact.md:${line}:35`);
-    expect(result.stdout).toMatch(/2 warning\(s\) \(markup artefact-numbers, markup leak-audit\), 0 failed/);
+    // dead-rules warns too: the memo's "names every item" passes every wrong deliverable.
+    expect(result.stdout).toMatch(
+      /3 warning\(s\) \(markup dead-rules, markup artefact-numbers, markup leak-audit\), 0 failed/,
+    );
   });
 
   it("fails the leak-audit step, exit 1, when the instruction gives a gated constant away", () => {
