@@ -1,5 +1,6 @@
 // The CLI router: parses argv with commander and lazily imports one module per verb.
-import { Argument, Command, CommanderError, Option } from "commander";
+import { Argument, type Command, CommanderError, Option } from "commander";
+import { checkRequiredOptions, KgateCommand } from "./cli-command.ts";
 import { addExamCommand, addTriageCommands, collect } from "./cli-protocols.ts";
 import type { CommandContext } from "./commands/context.ts";
 import { EXIT_USAGE, ExitError, REPORT_BUGS } from "./errors.ts";
@@ -56,13 +57,14 @@ function context(program: Command): CommandContext {
 
 /** The parser: argv to (verb, arguments, options), handed to `invoke` (tests pass a recorder). */
 export function buildProgram(onResult: (code: number) => void, invoke: Invoke = invokeVerb): Command {
-  const program = new Command("kgate")
+  const program = new KgateCommand("kgate")
     .description(
       "Build knowledge-gated, verifiable tasks for LLM agents and calibrate them in Docker sandboxes",
     )
     .option("--root <dir>", "project root (default: nearest folder with kgate.config.json or tasks/)")
     .version(kgateVersion(), "-V, --version", "print kgate's version (the one records name in provenance)")
     .showHelpAfterError()
+    .hook("preAction", checkRequiredOptions)
     .exitOverride();
 
   // commander passes the positional arguments, then options, then the command itself.

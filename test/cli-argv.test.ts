@@ -402,6 +402,20 @@ describe("argv to options", () => {
     );
     await expect(parse(["hook", "remove"])).rejects.toThrow(/Allowed choices are install, uninstall/);
   });
+
+  it("reports a misspelt option as unknown, with the option meant, not as a missing required one", async () => {
+    // commander checks required options before unknown ones: `--agnet` was "required option '--agent' not specified"
+    await expect(parse(["run", "t", "--agnet", "oracle"])).rejects.toThrow(
+      "error: unknown option '--agnet'\n(Did you mean --agent?)",
+    );
+    await expect(parse(["probe", "recite", "t", "--agnt", "mid"])).rejects.toThrow(
+      "error: unknown option '--agnt'\n(Did you mean --agent?)",
+    );
+    await expect(parse(["export", "harbor", "--ot", "x"])).rejects.toThrow(/unknown option '--ot'/);
+    await expect(parse(["triage", "score", "--phase0", "p.jsonl", "--plan", "plan.json"])).rejects.toThrow(
+      "error: required option '--budget <tokens>' not specified",
+    );
+  });
 });
 
 describe("the exit point: the user's errors and kgate's bugs", () => {

@@ -1,10 +1,11 @@
 // Task selection by glob: `kgate calibrate 'bom-*'`, `kgate audit '{a,b}*'`, `kgate check 'x?'`
 // stand for the project's tasks they match; a glob matching none, or an unknown id, is a usage error.
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { expandTaskGlobs, selectTaskIds } from "../src/commands/task-ids.ts";
 import { scaffoldTask } from "../src/task/index.ts";
 import { kgateInProcess } from "./support/cli-in-process.ts";
-import { tempProject } from "./support/project.ts";
+import { tempProject, writeJson } from "./support/project.ts";
 
 function project() {
   const paths = tempProject();
@@ -49,5 +50,38 @@ describe("task globs", () => {
     const none = await kgateInProcess(["--root", paths.root, "calibrate", "zz*", "--estimate"]);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('no task matches "zz*"');
+  });
+});
+
+describe("a misspelt task id", () => {
+  const LINES: string[][] = [
+    ["run", "bom-costng", "--agent", "oracle"],
+    ["calibrate", "bom-costng", "--estimate"],
+    ["calibrate", "bom-costng", "--frontier", "oracle", "--mid", "noop"],
+    ["check", "bom-costng", "--no-sandbox"],
+    ["audit", "bom-costng"],
+    ["probe", "recite", "bom-costng", "--agent", "oracle"],
+    ["export", "harbor", "bom-costng", "--out", "exported"],
+    ["exam", "--tasks", "bom-costng", "--agent", "oracle", "--budget", "1000"],
+    ["exam", "--inline-tasks", "bom-costng", "--agent", "oracle", "--budget", "1000"],
+    ["triage", "tasks:bom-costng", "--agent", "m"],
+    ["triage", "inline:bom-costng", "--agent", "m"],
+  ];
+
+  it.each(LINES)("gets the id meant and the known ids: %s %s %s", async (...line) => {
+    const paths = project();
+    // triage needs a model configuration (its endpoint is never reached: the pool is refused first)
+    const m = { harness: "builtin", provider: "openai-compatible", model: "m", apiKeyEnv: null };
+    writeJson(path.join(paths.root, "kgate.config.json"), {
+      schemaVersion: 1,
+      agents: { m: { ...m, baseUrl: "http://127.0.0.1:9/v1" } },
+    });
+    const result = await kgateInProcess(["--root", paths.root, ...line]);
+    expect(result.code).toBe(2);
+    // "bom-costng" is one edit from "bom-costing" (an inserted i), far from the others
+    expect(result.stderr).toContain(
+      'no task "bom-costng" in ' +
+        `${paths.tasks}: did you mean "bom-costing"? (known: bom-costing, bom-rollup, paper-index, payroll)`,
+    );
   });
 });

@@ -6,7 +6,7 @@ import type { AuditReport } from "../audit/index.ts";
 import { GitError, type StagedTasks, stagedTasks } from "../audit/staged.ts";
 import { UsageError } from "../errors.ts";
 import { packageInfo } from "../package-info.ts";
-import { listTaskIds } from "../task/listing.ts";
+import { listTaskIds, noTaskMessage } from "../task/index.ts";
 import type { CommandContext } from "./context.ts";
 import { expandTaskGlobs } from "./task-ids.ts";
 
@@ -39,8 +39,7 @@ async function audit(ctx: CommandContext, requested: string[], options: AuditOpt
   }
   const { auditTasks } = await auditModules();
   for (const id of ids) {
-    if (!existsSync(path.join(ctx.paths.tasks, id)))
-      throw new UsageError(`no task "${id}" in ${ctx.paths.tasks}`);
+    if (!existsSync(path.join(ctx.paths.tasks, id))) throw new UsageError(noTaskMessage(ctx.paths, [id]));
   }
   return auditTasks(ctx.paths, ids.length > 0 ? ids : listTaskIds(ctx.paths));
 }

@@ -4,7 +4,7 @@
 import picomatch from "picomatch";
 import { UsageError } from "../errors.ts";
 import type { ProjectPaths } from "../project.ts";
-import { listTaskIds } from "../task/index.ts";
+import { listTaskIds, noTaskMessage } from "../task/index.ts";
 
 const known = (ids: readonly string[]) => ids.join(", ") || "none";
 
@@ -29,10 +29,6 @@ export function selectTaskIds(paths: ProjectPaths, requested: readonly string[])
   const ids = listTaskIds(paths);
   const expanded = expandTaskGlobs(paths, requested);
   const unknown = expanded.filter((t) => !ids.includes(t));
-  if (unknown.length > 0) {
-    throw new UsageError(
-      `no task ${unknown.map((t) => `"${t}"`).join(", ")} in ${paths.tasks} (known: ${known(ids)})`,
-    );
-  }
+  if (unknown.length > 0) throw new UsageError(noTaskMessage(paths, unknown));
   return expanded.length > 0 ? expanded : ids;
 }

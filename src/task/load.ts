@@ -6,7 +6,7 @@ import { type ProjectPaths, relativeToProject } from "../project.ts";
 import { extractCanary } from "./canary.ts";
 import { sha256 } from "./digest.ts";
 import { DEFAULT_ENVIRONMENT_FILE_MB, listEnvironment } from "./environment-files.ts";
-import { listFiles, listTaskIds } from "./listing.ts";
+import { listFiles, listTaskIds, noTaskMessage } from "./listing.ts";
 import { formatProblem, type Problem, parseJsonText, problemsFromZod } from "./problems.ts";
 import { checkSizeRules } from "./rules.ts";
 import { diskMbOf, TaskSpec, type VariantKind } from "./schema.ts";
@@ -257,7 +257,7 @@ export function loadAllTasks(paths: ProjectPaths): TaskLoadResult[] {
 
 /** Load one task or throw an Error whose message lists every problem (for commands that need it valid). */
 export function loadValidTask(paths: ProjectPaths, id: string): LoadedTask {
-  if (!existsSync(path.join(paths.tasks, id))) throw new Error(`no task "${id}" in ${paths.tasks}`);
+  if (!existsSync(path.join(paths.tasks, id))) throw new Error(noTaskMessage(paths, [id]));
   const result = loadTask(paths, id);
   if (result.ok) return result.task;
   throw new Error(
