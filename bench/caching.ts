@@ -7,7 +7,7 @@
 //   npx tsx bench/caching.ts   (or npm run bench caching)
 import { pathToFileURL } from "node:url";
 import type { Pricing } from "../src/agents/config.ts";
-import { loadAgentConfigs } from "../src/agents/index.ts";
+import { CallLedger, loadAgentConfigs } from "../src/agents/index.ts";
 import { runToolLoop } from "../src/agents/loop.ts";
 import { AnthropicModel } from "../src/agents/providers/anthropic.ts";
 import { TrajectoryRecorder } from "../src/agents/trajectory.ts";
@@ -53,7 +53,7 @@ async function session(image: string, promptCaching: boolean, pricing: Pricing):
       maxOutputTokens: 1024,
       tools: { bashTimeoutSec: 30, outputCapBytes: 16_384 },
       retry: { maxRetries: 0, baseDelayMs: 1, maxDelayMs: 1 },
-      pricing,
+      ledger: new CallLedger(pricing),
       signal: new AbortController().signal,
       trajectory: new TrajectoryRecorder(),
     });

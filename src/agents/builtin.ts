@@ -3,7 +3,8 @@
 import type { SandboxRequirements } from "../record/index.ts";
 import { trialError, ZERO_USAGE } from "../record/index.ts";
 import { openedFrom, placedArtefact } from "./artefact.ts";
-import { trialLimits } from "./config.ts";
+import { type Pricing, trialLimits } from "./config.ts";
+import { CallLedger } from "./ledger.ts";
 import { type ResolvedAgentConfig, resolveApiKey } from "./load-config.ts";
 import { runToolLoop } from "./loop.ts";
 import { buildSystemPrompt } from "./prompt.ts";
@@ -32,6 +33,7 @@ export class BuiltinAgent implements Agent {
   readonly model: string;
   readonly digest: string;
   readonly revision: string;
+  readonly pricing: Pricing | null;
 
   constructor(
     readonly config: ResolvedAgentConfig,
@@ -41,6 +43,7 @@ export class BuiltinAgent implements Agent {
     this.model = config.model;
     this.digest = config.digest;
     this.revision = config.harnessRevision;
+    this.pricing = config.pricing;
   }
 
   private apiKey(): string | null {
@@ -105,7 +108,7 @@ export class BuiltinAgent implements Agent {
       temperature: c.temperature,
       tools: c.tools,
       retry: c.retry,
-      pricing: c.pricing,
+      ledger: ctx.ledger ?? new CallLedger(c.pricing),
       signal: ctx.signal,
       trajectory: ctx.trajectory,
       random: this.options.random,
@@ -128,6 +131,7 @@ export class BuiltinAgent implements Agent {
     return {
       stopReason: result.stopReason,
       usage: result.usage,
+      reportedUsage: result.reportedUsage,
       artefactListed: ctx.artefact !== null,
       artefactOpened: openedFrom(recorder.events, placedArtefact(ctx)),
       ...(result.error ? { error: result.error } : {}),

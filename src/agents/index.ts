@@ -21,6 +21,7 @@ export type { HarnessAdapter } from "./installed/harness-adapter.ts";
 export { ensureHarnessImage, planHarnessImage } from "./installed/image.ts";
 export { opencode } from "./installed/opencode.ts";
 export * from "./judge/index.ts";
+export { CallLedger } from "./ledger.ts";
 export {
   type ConfigLoadResult,
   loadAgentConfigs,

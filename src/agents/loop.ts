@@ -1,15 +1,16 @@
 // The built-in tool loop: the model on the host, its tool calls in the sandbox. Stops on finish, max
 // turns, token budget or timeout (each the recorded stop reason); infra failures end it as errors.
+// Every model call is charged in the trial's ledger, a call cut by the timeout or Ctrl-C included.
 
 import { type TrajectorySink, trialError } from "../record/index.ts";
 import type { Sandbox } from "../sandbox/types.ts";
-import type { Pricing, RetryPolicy } from "./config.ts";
+import type { RetryPolicy } from "./config.ts";
 import { classifyError, errorMessage, ModelCallError } from "./errors.ts";
+import { type CallLedger, chargedCall } from "./ledger.ts";
 import type { ChatMessage, ChatModel, ModelReply, ToolResult } from "./providers/types.ts";
 import { retryLine, retryNote, withRetry } from "./retry.ts";
 import { capText, runTool, TOOL_SPECS } from "./tools.ts";
 import { type AgentResult, AgentTimeoutError, abortOutcome } from "./types.ts";
-import { UsageMeter } from "./usage.ts";
 
 export interface LoopOptions {
   model: ChatModel;
@@ -25,7 +26,8 @@ export interface LoopOptions {
   temperature?: number;
   tools: { bashTimeoutSec: number; outputCapBytes: number };
   retry: RetryPolicy;
-  pricing: Pricing | null;
+  /** Where each model call is charged (every attempt, at its reported usage or its reservation). */
+  ledger: CallLedger;
   /** Aborted by the runner (its timeout, or cancellation). */
   signal: AbortSignal;
   trajectory: TrajectorySink;
@@ -48,7 +50,7 @@ function textOf(reply: ModelReply): string {
 }
 
 export async function runToolLoop(o: LoopOptions): Promise<LoopResult> {
-  const meter = new UsageMeter(o.pricing);
+  const ledger = o.ledger;
   const started = Date.now();
   const deadline = started + o.timeoutSec * 1000;
   const abort = new AbortController();
@@ -69,7 +71,7 @@ export async function runToolLoop(o: LoopOptions): Promise<LoopResult> {
     return outcome.stopReason === "timeout" ? end("timeout") : end("cancelled", outcome.error);
   };
   const end = (stopReason: AgentResult["stopReason"], error?: AgentResult["error"]): LoopResult => {
-    const usage = meter.snapshot();
+    const usage = ledger.usage();
     if (error) o.trajectory.append({ type: "error", ...error });
     o.trajectory.append({
       type: "note",
@@ -79,39 +81,35 @@ export async function runToolLoop(o: LoopOptions): Promise<LoopResult> {
       usage,
       elapsedMs: Date.now() - started,
     });
-    return { stopReason, usage, turns, messages, ...(error ? { error } : {}) };
+    const reportedUsage = ledger.reportedUsage();
+    return { stopReason, usage, reportedUsage, turns, messages, ...(error ? { error } : {}) };
   };
 
   try {
     for (;;) {
       if (abort.signal.aborted) return aborted();
       if (turns >= o.maxTurns) return end("max-turns");
-      if (meter.total >= o.tokenBudget) return end("token-budget");
-      const outputLeft = (o.outputTokenBudget ?? Number.POSITIVE_INFINITY) - meter.snapshot().outputTokens;
+      if (ledger.total >= o.tokenBudget) return end("token-budget");
+      const outputLeft = (o.outputTokenBudget ?? Number.POSITIVE_INFINITY) - ledger.usage().outputTokens;
       if (outputLeft <= 0) return end("token-budget");
       const callStarted = Date.now();
-      const reply = await withRetry(
-        () =>
-          o.model.complete({
-            system: o.system,
-            messages,
-            tools: TOOL_SPECS,
-            maxOutputTokens: Math.min(o.maxOutputTokens, outputLeft),
-            temperature: o.temperature,
-            signal: abort.signal,
-          }),
-        o.retry,
-        {
-          signal: abort.signal,
-          random: o.random,
-          onRetry: (n) => {
-            o.log?.(retryLine(n));
-            o.trajectory.append({ ...retryNote(n), message: n.message });
-          },
+      const request = {
+        system: o.system,
+        messages,
+        tools: TOOL_SPECS,
+        maxOutputTokens: Math.min(o.maxOutputTokens, outputLeft),
+        temperature: o.temperature,
+        signal: abort.signal,
+      };
+      const reply = await withRetry(() => chargedCall(ledger, request, (r) => o.model.complete(r)), o.retry, {
+        signal: abort.signal,
+        random: o.random,
+        onRetry: (n) => {
+          o.log?.(retryLine(n));
+          o.trajectory.append({ ...retryNote(n), message: n.message });
         },
-      );
+      });
       turns += 1;
-      meter.add(reply.usage);
       const calls = reply.parts.filter((p) => p.type === "tool-call");
       o.trajectory.append({
         type: "model",

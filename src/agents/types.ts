@@ -13,6 +13,7 @@ import type { SandboxProvider } from "../sandbox/provider.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import type { Limits, LoadedTask } from "../task/index.ts";
 import type { Pricing } from "./config.ts";
+import type { CallLedger } from "./ledger.ts";
 import type { ChatMessage, ChatModel, ToolSpec } from "./providers/types.ts";
 
 /** The built-in loop's finished conversation, handed on for follow-up turns (monitoring questions). */
@@ -80,6 +81,12 @@ export interface AgentRunContext {
   /** Aborted on the agent timeout or when the run is cancelled. */
   signal: AbortSignal;
   trajectory: TrajectorySink;
+  /**
+   * Where the agent charges its model calls (the agent phase's, built with the agent's `pricing`, so
+   * that an agent it abandons is still charged for every call, open ones at their reservation); an
+   * agent run without one keeps its own.
+   */
+  ledger?: CallLedger;
   /** When set, the built-in loop (or an installed harness, its finished run) is handed on for the probes. */
   followUp?: (finished: FinishedConversation | FinishedHarnessRun) => Promise<RetrospectiveOutcome>;
 }
@@ -89,8 +96,8 @@ export interface AgentResult {
   /** What the trial's model calls were charged (the token budget and the cost ceiling count this). */
   usage: Usage;
   /**
-   * The usage the provider reported, over the calls where it reached kgate (an installed harness's
-   * relay); absent when the agent is its own client and saw every call's usage (then equal to usage).
+   * The usage the provider reported, over the calls where it reached kgate; absent for an agent that
+   * calls no model.
    */
   reportedUsage?: Usage;
   /** Set when the agent could not complete; infra errors are retried and never counted. */
@@ -119,6 +126,8 @@ export interface Agent {
   readonly digest: string;
   /** The exact harness that ran (`builtin@1`, `claude-code@2.1.332`, `oracle@1`), for provenance. */
   readonly revision?: string;
+  /** The prices its model calls are charged at (null: none declared; absent: it calls no model). */
+  readonly pricing?: Pricing | null;
   /** Prepared once per run (check the key; build a derived image, start a relay). */
   prepare?(context: AgentPrepareContext): Promise<SandboxRequirements>;
   run(context: AgentRunContext): Promise<AgentResult>;

@@ -1,14 +1,15 @@
 // The agent phase of a sandboxed trial or session: the agent under its wall clock, with a grace
 // period for an agent that ignores its signal; a cancelled run wins over whatever the agent returned,
-// so Ctrl-C is never a timeout, and an agent that throws is kgate's (or the provider's) failure.
-import { type Agent, type AgentRunContext, AgentTimeoutError } from "../agents/index.ts";
-import { internalError, trialError, ZERO_USAGE } from "../record/index.ts";
+// so Ctrl-C is never a timeout, and an agent that throws is kgate's (or the provider's) failure. The
+// agent charges its model calls in the phase's ledger, so one it abandons is charged all the same.
+import { type Agent, type AgentRunContext, AgentTimeoutError, CallLedger } from "../agents/index.ts";
+import { internalError, trialError } from "../record/index.ts";
 import { HostDownError, SandboxUnavailableError } from "../sandbox/index.ts";
 import { cancelledError } from "./phases.ts";
 import type { TrialOutcome } from "./record-parts.ts";
 
-/** What the agent is run with, but for the signal the phase makes. */
-export type AgentPhaseContext = Omit<AgentRunContext, "signal">;
+/** What the agent is run with, but for the signal and the ledger the phase makes. */
+export type AgentPhaseContext = Omit<AgentRunContext, "signal" | "ledger">;
 
 export interface AgentPhaseOptions {
   agent: Agent;
@@ -40,8 +41,10 @@ export async function agentPhase(o: AgentPhaseOptions): Promise<TrialOutcome> {
   });
   const cancelled = () => o.signal?.aborted === true;
   const minusA = o.context.condition === "-A";
+  const ledger = new CallLedger(o.agent.pricing ?? null);
   try {
-    const result = await Promise.race([o.agent.run({ ...o.context, signal: controller.signal }), abandoned]);
+    const run = o.agent.run({ ...o.context, signal: controller.signal, ledger });
+    const result = await Promise.race([run, abandoned]);
     const base = {
       usage: result.usage,
       reportedUsage: result.reportedUsage ?? null,
@@ -52,7 +55,11 @@ export async function agentPhase(o: AgentPhaseOptions): Promise<TrialOutcome> {
     if (cancelled()) return { ...base, stopReason: "cancelled", error: cancelledError(o.signal) };
     return { ...base, stopReason: result.stopReason, error: result.error ?? null };
   } catch (err) {
-    const base = { usage: ZERO_USAGE, artefactOpened: null, artefactListed: null, retrospective: null };
+    // abandoned (or thrown): every call it made is charged, those still open at their reservation
+    ledger.close();
+    const usage = ledger.usage();
+    const reportedUsage = ledger.reportedUsage();
+    const base = { usage, reportedUsage, artefactOpened: null, artefactListed: null, retrospective: null };
     if (cancelled()) return { ...base, stopReason: "cancelled", error: cancelledError(o.signal) };
     if (controller.signal.reason instanceof AgentTimeoutError) {
       trajectory.append({ type: "error", kind: "timeout", message: controller.signal.reason.message });

@@ -13,7 +13,7 @@ import {
 import type { SandboxProvider } from "../../sandbox/provider.ts";
 import { type ExecResult, SandboxUnavailableError } from "../../sandbox/types.ts";
 import { openedFrom, placedArtefact, skillFile, skillName } from "../artefact.ts";
-import { trialLimits } from "../config.ts";
+import { type Pricing, trialLimits } from "../config.ts";
 import { errorMessage } from "../errors.ts";
 import { type ResolvedAgentConfig, resolveApiKey } from "../load-config.ts";
 import { describeEnd } from "../relay/channel.ts";
@@ -53,6 +53,7 @@ export class InstalledAgent implements Agent {
   readonly model: string;
   readonly digest: string;
   readonly revision: string;
+  readonly pricing: Pricing | null;
   private relay: Relay | null = null;
 
   constructor(
@@ -64,6 +65,7 @@ export class InstalledAgent implements Agent {
     this.model = config.model;
     this.digest = config.digest;
     this.revision = config.harnessRevision;
+    this.pricing = config.pricing;
   }
 
   async prepare(context: AgentPrepareContext): Promise<SandboxRequirements> {
@@ -117,6 +119,7 @@ export class InstalledAgent implements Agent {
       ...(c.outputTokenBudget === undefined ? {} : { outputTokenBudget: c.outputTokenBudget }),
       maxInFlight: c.relay.maxInFlight,
       maxRejectedCalls: c.relay.maxRejectedCalls,
+      ...(ctx.ledger ? { ledger: ctx.ledger } : {}),
     });
     const onAbort = () => session.close();
     ctx.signal.addEventListener("abort", onAbort, { once: true });

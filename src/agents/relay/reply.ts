@@ -5,7 +5,8 @@
 import type { ServerResponse } from "node:http";
 import { trialError } from "../../record/index.ts";
 import { classifyStatus, errorMessage } from "../errors.ts";
-import type { RelaySession, Settlement } from "./session.ts";
+import type { Settlement } from "../ledger.ts";
+import type { RelaySession } from "./session.ts";
 import { StreamAccumulator } from "./stream.ts";
 import type { StallTimer } from "./upstream.ts";
 import { type ReplySeen, replyOfJson, type WireApi } from "./wire.ts";

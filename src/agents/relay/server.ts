@@ -12,6 +12,7 @@ import { ownedTempDir } from "../../common/index.ts";
 import { type TrajectoryEvent, trialError } from "../../record/index.ts";
 import { type ProviderName, RELAY_DEFAULTS, type RetryPolicy } from "../config.ts";
 import { errorMessage, ModelCallError } from "../errors.ts";
+import { inputTokenBound, type Reservation, type Settlement } from "../ledger.ts";
 import { retryLine, retryNote } from "../retry.ts";
 import { checkedBody, readBody } from "./body.ts";
 import { type HeaderPolicy, upstreamHeaders } from "./headers.ts";
@@ -19,14 +20,7 @@ import { unpricedProblem } from "./priced.ts";
 import { type ForwardedCall, pipeReply } from "./reply.ts";
 import { requestedMaxTokens, rewriteModelCall } from "./rewrite.ts";
 import { refusalBody, routeOf } from "./routes.ts";
-import {
-  DEFAULT_MAX_IN_FLIGHT,
-  inputTokenBound,
-  RelaySession,
-  type RelaySessionOptions,
-  type Reservation,
-  type Settlement,
-} from "./session.ts";
+import { DEFAULT_MAX_IN_FLIGHT, RelaySession, type RelaySessionOptions } from "./session.ts";
 import {
   callUpstream,
   mayHaveBeenBilled,

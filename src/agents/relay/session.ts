@@ -6,8 +6,8 @@
 import { randomBytes } from "node:crypto";
 import type { TrajectorySink, TrialError, Usage } from "../../record/index.ts";
 import { type Pricing, RELAY_DEFAULTS } from "../config.ts";
+import { CallLedger, type Reservation, type Settlement } from "../ledger.ts";
 import { capText } from "../tools.ts";
-import { type CallUsage, UsageMeter } from "../usage.ts";
 import { CountedNotes } from "./counted-notes.ts";
 import { Narrator } from "./narration.ts";
 import type { ReplySeen, ToolResultSeen } from "./wire.ts";
@@ -31,37 +31,12 @@ export interface RelaySessionOptions {
   maxRejectedCalls?: number;
   /** The clock of the counted notes' minutes (injectable for tests). */
   now?: () => number;
+  /** Where the calls are charged (the agent phase's, so that an abandoned agent is still charged); its own if none. */
+  ledger?: CallLedger;
 }
 
 export const DEFAULT_MAX_IN_FLIGHT = RELAY_DEFAULTS.maxInFlight;
 export const DEFAULT_MAX_REJECTED_CALLS = RELAY_DEFAULTS.maxRejectedCalls;
-/**
- * Request-body bytes per input token assumed by the reservation: the byte-level BPE tokenizers of
- * Claude and GPT spend 3.5 to 4 bytes of English or code per token, and JSON adds quotes, keys and
- * escapes; 2 leaves room for denser text and for the few hundred tokens a provider adds around tools.
- */
-export const BODY_BYTES_PER_INPUT_TOKEN = 2;
-
-/** The input tokens reserved for a request body of `bytes` bytes (see BODY_BYTES_PER_INPUT_TOKEN). */
-export function inputTokenBound(bytes: number): number {
-  return Math.ceil(bytes / BODY_BYTES_PER_INPUT_TOKEN);
-}
-
-/** One call's hold on the budget: its output cap, and what it reserved (input bound + output cap). */
-export interface Reservation {
-  outputTokens: number;
-  inputBound: number;
-  held: number;
-}
-
-/**
- * How a model call ends for its charge: the usage the provider reported for it (its reply read to
- * the end), `reservation` (the provider may have billed it but its usage never reached the relay: a
- * harness that hung up before the last event and a reply not drained, an upstream cut off mid-reply
- * or after the request was sent), or `nothing` (the provider answered with an error status, or the
- * request never left the host).
- */
-export type Settlement = CallUsage | "reservation" | "nothing";
 const DEFAULT_MAX_OUTPUT_TOKENS = 8192;
 const TEXT_CAP = 64 * 1024;
 
@@ -72,9 +47,6 @@ export class RelaySession {
   turns = 0;
   /** Requests being handled now, and the tokens reserved for the model calls among them. */
   inFlight = 0;
-  private reserved = 0;
-  /** The output tokens among `reserved` (what outputTokenBudget is checked against). */
-  private reservedOutput = 0;
   /** Calls forwarded that are not model turns (count_tokens, models), for the record. */
   otherCalls = 0;
   /** Set when the relay refused a call because a limit was reached. */
@@ -97,17 +69,12 @@ export class RelaySession {
   /** The relay's refusals and unnarrated calls, counted: one event per kind and minute. */
   readonly notes: CountedNotes;
   readonly narrator: Narrator;
-  /** What the trial's model calls are charged: the token budget and the record count this. */
-  private readonly meter: UsageMeter;
-  /** The usage the provider reported, over the calls where it reached the relay. */
-  private readonly reported: UsageMeter;
-  /** Reservations not settled yet (a closing session charges each at its reservation). */
-  private readonly open = new Set<Reservation>();
+  /** What the trial's model calls are charged, call by call (the token budget and the record count this). */
+  private readonly ledger: CallLedger;
   closed = false;
 
   constructor(readonly options: RelaySessionOptions) {
-    this.meter = new UsageMeter(options.pricing);
-    this.reported = new UsageMeter(options.pricing);
+    this.ledger = options.ledger ?? new CallLedger(options.pricing);
     this.notes = new CountedNotes(options.trajectory, options.now);
     this.narrator = new Narrator(options.trajectory);
   }
@@ -119,17 +86,17 @@ export class RelaySession {
 
   /** What the trial's calls were charged (see Settlement). */
   usage(): Usage {
-    return this.meter.snapshot();
+    return this.ledger.usage();
   }
 
   /** The usage the provider reported, summed over the calls whose usage reached the relay. */
   reportedUsage(): Usage {
-    return this.reported.snapshot();
+    return this.ledger.reportedUsage();
   }
 
   /** Why the next model call must be refused, or null. */
   refusal(offersTools: boolean): "token-budget" | "max-turns" | null {
-    if (this.meter.total >= this.options.tokenBudget) return "token-budget";
+    if (this.ledger.total >= this.options.tokenBudget) return "token-budget";
     if (this.outputLeft() <= 0) return "token-budget";
     if (offersTools && this.turns >= this.options.maxTurns) return "max-turns";
     return null;
@@ -145,16 +112,11 @@ export class RelaySession {
    */
   reserve(asked: number | null, inputBound: number): Reservation | null {
     const cap = this.options.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
-    const left = this.options.tokenBudget - this.meter.total - this.reserved - inputBound;
+    const left = this.options.tokenBudget - this.ledger.total - this.ledger.reservedTokens - inputBound;
     const wanted = asked !== null && asked > 0 ? Math.floor(asked) : cap;
     const outputTokens = Math.min(wanted, cap, left, this.outputLeft());
     if (outputTokens <= 0) return null;
-    const held = inputBound + outputTokens;
-    this.reserved += held;
-    this.reservedOutput += outputTokens;
-    const grant = { outputTokens, inputBound, held };
-    this.open.add(grant);
-    return grant;
+    return this.ledger.reserve(inputBound, outputTokens);
   }
 
   /**
@@ -162,21 +124,13 @@ export class RelaySession {
    * already (by the session's close) is left as it was.
    */
   settle(grant: Reservation, how: Settlement): void {
-    if (!this.open.delete(grant)) return;
-    this.reserved -= grant.held;
-    this.reservedOutput -= grant.outputTokens;
-    if (how === "nothing") return;
-    if (how === "reservation") this.meter.addReservation(grant.inputBound, grant.outputTokens);
-    else {
-      this.meter.add(how);
-      this.reported.add(how);
-    }
+    this.ledger.settle(grant, how);
   }
 
   /** Output tokens of outputTokenBudget neither spent nor reserved (Infinity without one). */
   private outputLeft(): number {
     const budget = this.options.outputTokenBudget ?? Number.POSITIVE_INFINITY;
-    return budget - this.meter.snapshot().outputTokens - this.reservedOutput;
+    return budget - this.ledger.usage().outputTokens - this.ledger.reservedOutput;
   }
 
   /** Records what is new in an agent-turn request (narration.ts). */
@@ -230,7 +184,7 @@ export class RelaySession {
    */
   async settled(ms: number): Promise<void> {
     const until = Date.now() + ms;
-    while (this.open.size > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
+    while (this.ledger.openCalls > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
   }
 
   /** Writes the counted notes still open (before the trial's last events). */
@@ -245,7 +199,7 @@ export class RelaySession {
   close(): void {
     if (!this.closed) this.flush();
     this.closed = true;
-    for (const grant of [...this.open]) this.settle(grant, "reservation");
+    this.ledger.close();
     this.abort.abort(new Error("relay session closed"));
   }
 }

@@ -6,6 +6,7 @@
 // the harness's own retry comes as a new call with a reservation of its own.
 import type { RetryPolicy } from "../config.ts";
 import { classifyError, classifyStatus, type FailureClass, ModelCallError, retryAfterMs } from "../errors.ts";
+import { neverConnected } from "../ledger.ts";
 import { type RetryNotice, withRetry } from "../retry.ts";
 
 export class UpstreamStatusError extends Error {
@@ -94,16 +95,6 @@ export interface UpstreamCall {
   onRetry?: (notice: RetryNotice) => void;
 }
 
-/** Connection failures by which nothing reached the provider (no connection was ever opened). */
-const NEVER_CONNECTED = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "UND_ERR_CONNECT_TIMEOUT",
-]);
-
 /**
  * Whether a failed call may have been billed: its last attempt was cut after the request may have
  * reached the provider (a stall, a connection reset or closed), as opposed to an answer with an error
@@ -113,7 +104,7 @@ export function mayHaveBeenBilled(err: unknown): boolean {
   const last = err instanceof ModelCallError ? err.cause : err;
   if (last instanceof UpstreamStallError) return true;
   if (last instanceof UpstreamStatusError) return false;
-  return classifyError(last).kind === "provider-unreachable" && !NEVER_CONNECTED.has(causeCode(last));
+  return classifyError(last).kind === "provider-unreachable" && !neverConnected(last);
 }
 
 function classify(err: unknown): FailureClass {
