@@ -2,8 +2,8 @@
 // response per readable row; every unreadable file or row is reported by file and line.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import { parse } from "csv-parse/sync";
 import { z } from "zod";
+import { readCsv } from "../common/index.ts";
 import { canonicalModel, type Track, trackOfFolder } from "./canonical.ts";
 import { BetChoice, KeepChoice } from "./metrics.ts";
 
@@ -94,12 +94,6 @@ function readRow(fields: string[], c: Columns, header: string[]): RowResult {
   return { correct, keep: keep.data, bet: bet.success ? bet.data : null, pathChoice, score };
 }
 
-interface CsvRow {
-  record: string[];
-  info: { lines: number };
-  raw: string;
-}
-
 /** Reads one file's rows into responses; problems are appended, never thrown. */
 function readFile(file: string, shown: string, model: string, track: Track, into: PublishedImport): void {
   const problem = (line: number | null, message: string) => {
@@ -110,42 +104,31 @@ function readFile(file: string, shown: string, model: string, track: Track, into
     problem(null, `${size} bytes, over the ${MAX_FILE_BYTES}-byte limit`);
     return;
   }
-  let rows: CsvRow[];
-  try {
-    rows = parse(readFileSync(file, "utf8"), {
-      info: true,
-      raw: true,
-      bom: true,
-      relax_column_count: true,
-      skip_empty_lines: true,
-      skip_records_with_error: true,
-      on_skip: (err) => {
-        problem((err as { lines?: number } | undefined)?.lines ?? null, err?.message ?? "unreadable");
-        return undefined;
-      },
-    }) as unknown as CsvRow[];
-  } catch (err) {
-    problem(null, (err as Error).message);
-    return;
-  }
-  const [head, ...body] = rows;
-  const columns = head ? columnsOf(head.record, track) : "no header";
-  if (!head || typeof columns === "string") {
-    problem(head ? 1 : null, columns as string);
-    return;
-  }
-  into.files.push(shown);
-  for (const row of body) {
-    // info.lines is the line on which the record ends; a quoted field may span lines.
-    const line = row.info.lines - (row.raw.replace(/\r?\n$/, "").match(/\n/g)?.length ?? 0);
-    if (row.record.length !== head.record.length) {
-      problem(line, `${row.record.length} fields where the header has ${head.record.length}`);
-      continue;
-    }
-    const read = readRow(row.record, columns, head.record);
-    if (typeof read === "string") problem(line, read);
-    else into.responses.push({ model, track, file: shown, line, ...read });
-  }
+  let header: string[] = [];
+  let columns: Columns | undefined;
+  // A bad row is reported and the reading goes on; a header without the columns, or text that is
+  // not CSV (an unclosed quote), ends the file's reading with its problem.
+  const stopped = readCsv(readFileSync(file, "utf8"), {
+    header(fields) {
+      const found = columnsOf(fields, track);
+      if (typeof found === "string") return found;
+      header = fields;
+      columns = found;
+      into.files.push(shown);
+      return undefined;
+    },
+    record(fields, line) {
+      const read = readRow(fields, columns!, header);
+      if (typeof read === "string") problem(line, read);
+      else into.responses.push({ model, track, file: shown, line, ...read });
+      return undefined;
+    },
+    ragged(fields, line, width) {
+      problem(line, `${fields.length} fields where the header has ${width}`);
+      return undefined;
+    },
+  });
+  if (stopped) problem(stopped.line, stopped.message);
 }
 
 /** Imports every track folder of `dir`; folders and files it cannot place are reported as problems. */

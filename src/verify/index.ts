@@ -1,5 +1,6 @@
 // The verification concern's public face: the verifier contract, loading, verifyTrial and its parts.
 
+export { type CsvProblem, type CsvVisitor, csvProblemText, readCsv } from "../common/index.ts";
 export * from "../record/verdict.ts";
 export {
   ATTRIBUTION_THRESHOLD,
@@ -10,7 +11,7 @@ export {
 } from "./attribution.ts";
 export { type Agreement, agreement, compareTables, type TableComparison } from "./compare.ts";
 export * from "./contract.ts";
-export { type CsvParse, type CsvText, type CsvVisitor, csvField, parseCsv, readCsv } from "./csv.ts";
+export { type CsvParse, type CsvText, csvField, parseCsv } from "./csv.ts";
 export { DIFF_CAP } from "./diff.ts";
 export { environmentRows, environmentText } from "./environment.ts";
 export { criterionText, type JudgeCandidate } from "./judge-criteria.ts";

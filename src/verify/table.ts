@@ -1,8 +1,9 @@
 // The one shape every comparison works on: rows of typed leaves by row id, with a rule per column.
 // CSV rows become rows (by key or by position), a JSON document becomes one row per leaf pointer.
 // Stored by column (an all-number column is an unboxed double array), rows found through an index.
+
+import { csvProblemText, readCsv } from "../common/index.ts";
 import type { CsvColumn, CsvOutput, JsonOutput, TextOutput } from "../task/index.ts";
-import { readCsv } from "./csv.ts";
 import { clip, EMPTY_ARRAY, EMPTY_OBJECT, type Leaf, type LeafRule, normaliseString } from "./leaf.ts";
 
 export interface Column extends LeafRule {
@@ -100,15 +101,15 @@ class CsvTableBuilder {
     this.typed = keepRows ? [] : undefined;
   }
 
-  /** Adds a row; returns a problem naming `where` for a duplicate key. */
-  add(leaves: Leaf[], where: string): string | undefined {
+  /** Adds a row; returns the problem of a duplicate key. */
+  add(leaves: Leaf[]): string | undefined {
     const { keyIdx, valueIdx } = this;
     let id: string;
     const row = this.index.size;
     if (keyIdx.length === 0) id = String(row);
     else if (keyIdx.length === 1) id = keyPart(leaves[keyIdx[0]!]!);
     else id = keyIdx.map((i) => keyPart(leaves[i]!)).join(KEY_SEP);
-    if (this.index.has(id)) return `${where}: duplicate key ${labelKey(this.output, id)}`;
+    if (this.index.has(id)) return `duplicate key ${labelKey(this.output, id)}`;
     this.index.set(id, row);
     const { values } = this;
     if (keyIdx.length > 0) for (let v = 0; v < valueIdx.length; v++) values[v]!.push(leaves[valueIdx[v]!]!);
@@ -170,25 +171,24 @@ export function tableFromCsv(
           header.length > 50
             ? `${header.slice(0, 50).join(",")},... (${header.length} columns)`
             : header.join(",");
-        return `line 1: the columns are ${clip(shown, 2000)}; expected ${declared.join(",")} (${clip(problems.join("; "), 2000)})`;
+        return `the columns are ${clip(shown, 2000)}; expected ${declared.join(",")} (${clip(problems.join("; "), 2000)})`;
       }
       positions = output.columns.map((c) => header.indexOf(c.name));
       return undefined;
     },
-    record(fields, line) {
+    record(fields) {
       // The builder copies the leaves into its columns, so without kept rows one scratch array serves.
       const leaves = scratch ?? new Array<Leaf>(positions.length);
       for (let i = 0; i < positions.length; i++) {
         const text = fields[positions[i]!]!;
         const cell = cellFromText(text, output.columns[i]!, rules[i]!);
-        if (cell === undefined)
-          return `line ${line}: ${output.columns[i]!.name}: ${cellProblem(text, output.columns[i]!)}`;
+        if (cell === undefined) return `${output.columns[i]!.name}: ${cellProblem(text, output.columns[i]!)}`;
         leaves[i] = cell;
       }
-      return builder.add(leaves, `line ${line}`);
+      return builder.add(leaves);
     },
   });
-  return problem ? { ok: false, reason: problem } : { ok: true, value: builder.finish() };
+  return problem ? { ok: false, reason: csvProblemText(problem) } : { ok: true, value: builder.finish() };
 }
 
 /** A reference solver's rows (objects keyed by column), checked like the agent's. */
@@ -213,8 +213,8 @@ export function tableFromRows(
       }
       leaves[i] = cell;
     }
-    const problem = builder.add(leaves, `row ${r + 1}`);
-    if (problem) return { ok: false, reason: problem };
+    const problem = builder.add(leaves);
+    if (problem) return { ok: false, reason: `row ${r + 1}: ${problem}` };
   }
   return { ok: true, value: builder.finish() };
 }

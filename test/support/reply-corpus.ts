@@ -97,6 +97,11 @@ function csvCases(text: string, output: CsvOutput): Case[] {
       name: "text after a closing quote",
       reply: `${join(header)}\n"${rows[0]![0]}"x,${rows[0]!.slice(1).join(",")}\n`,
     },
+    {
+      // Refused by kgate's CSV reader (csv-parse) with a hint to quote the field; the reward module too.
+      name: "a quote inside an unquoted field",
+      reply: `${join(header)}\n${rows[0]![0]}"x,${join(rows[0]!.slice(1))}\n${rows.slice(1).map(join).join("\n")}\n`,
+    },
     { name: "a field too many", reply: `${lines[0]}\n${lines[1]},\n${lines.slice(2).join("\n")}\n` },
     { name: "over maxBytes", reply: `${text}${"\n".repeat(output.maxBytes + 1)}` },
     { name: "lone surrogate in a key", reply: set(0, 0, `${rows[0]![0]}\ud800`) },

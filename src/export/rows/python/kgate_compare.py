@@ -158,7 +158,7 @@ def reply_outputs(outputs, reply):
     return found
 
 
-# --- CSV (strict RFC 4180: quotes, doubled quotes, CRLF or LF) ---
+# --- CSV (strict RFC 4180: quotes, doubled quotes, CRLF or LF; a quote in an unquoted field refused) ---
 
 
 def read_csv(text):
@@ -187,6 +187,8 @@ def read_csv(text):
                 j = i
                 while j < n and text[j] not in ",\n\r":
                     j += 1
+                if '"' in text[i:j]:
+                    raise Problem("line %d: a quote inside an unquoted field" % line)
                 fields.append(text[i:j])
                 i = j
             if text[i : i + 1] == ",":
