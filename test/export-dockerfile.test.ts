@@ -80,9 +80,9 @@ describe("finalWorkdir", () => {
   it("is the final stage's, ARG and ENV defaults expanded", () => {
     expect(
       finalWorkdir(
-        "FROM a AS one\nWORKDIR /first\nFROM b\nENV HOME_DIR=/home/u\nWORKDIR $" + "{HOME_DIR}/w\n",
+        "FROM a AS one\nWORKDIR /first\nFROM b\nENV HOME_DIR=/home/agent\nWORKDIR $" + "{HOME_DIR}/w\n",
       ),
-    ).toBe("/home/u/w");
+    ).toBe("/home/agent/w");
     expect(finalWorkdir("FROM a\n")).toBe("/");
   });
 

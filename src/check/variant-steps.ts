@@ -116,6 +116,6 @@ function disagreeing(context: CheckContext, name: string, record: TrialRecord): 
     }
   });
   return named.length > 0
-    ? `; the variant's text and the verifier's "${name}" conventions disagree on ${named.map((n) => `"${n}"`).join(", ")} (the oracle's answer is the verifier's with ${named.length === 1 ? "that convention" : "those"} at the artefact's value)`
+    ? `; the oracle's answer is the verifier's with ${named.map((n) => `"${n}"`).join(", ")} at the artefact's value: the variant's text still states it, or the oracle does not read the placed artefact`
     : "";
 }

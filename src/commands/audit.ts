@@ -6,7 +6,8 @@ import type { AuditReport } from "../audit/index.ts";
 import { GitError, type StagedTasks, stagedTasks } from "../audit/staged.ts";
 import { UsageError } from "../errors.ts";
 import { packageInfo } from "../package-info.ts";
-import { listTaskIds, noTaskMessage } from "../task/index.ts";
+// listing.ts itself, not task/index.ts: the audit (the pre-commit hook) must not load the task schemas.
+import { listTaskIds, noTaskMessage } from "../task/listing.ts";
 import type { CommandContext } from "./context.ts";
 import { expandTaskGlobs } from "./task-ids.ts";
 

@@ -4,7 +4,8 @@
 import picomatch from "picomatch";
 import { UsageError } from "../errors.ts";
 import type { ProjectPaths } from "../project.ts";
-import { listTaskIds, noTaskMessage } from "../task/index.ts";
+// listing.ts itself, not task/index.ts: `kgate audit` (the pre-commit hook) must not load the task schemas.
+import { listTaskIds, noTaskMessage } from "../task/listing.ts";
 
 const known = (ids: readonly string[]) => ids.join(", ") || "none";
 
