@@ -101,7 +101,9 @@ describe("kgate calibrate (CLI)", () => {
     const paths = project(5);
     // The oracle passes with the artefact: under "<= 0.4" its 4th pass makes at least 4/5, a miss by
     // more than one trial (3/5 would be the borderline one), so the task is discarded whatever the
-    // 5th trial shows. The -A cell goes first (one pass there would decide at once): 5 + 4 of 10 run.
+    // 5th trial shows. The order (curtail-order.ts) starts with oracle+A, whose trials can settle the
+    // task (a -A trial, with a prior of 0.1 that it passes, would settle it only by a pass): its four
+    // passes decide, so 4 of 10 run and no -A trial.
     writeJson(paths.config, {
       calibration: {
         n: 5,
@@ -116,7 +118,7 @@ describe("kgate calibrate (CLI)", () => {
     expect(result.code).toBe(1);
     const cells = perCell(path.join(paths.runs, "cut"));
     expect(cells["oracle +A"]).toEqual([0, 1, 2, 3]);
-    expect(cells["noop -A"]).toEqual([0, 1, 2, 3, 4]);
+    expect(cells["noop -A"]).toBeUndefined();
     expect(result.stderr).toContain("curtailed: demo: its remaining trials were skipped");
     const summary = JSON.parse(readFileSync(path.join(paths.runs, "cut", "summary.json"), "utf8"));
     expect(summary.tasks[0].decision).toBe("discard");
@@ -124,7 +126,7 @@ describe("kgate calibrate (CLI)", () => {
     expect(summary.tasks[0].reasons[0]).toMatch(
       /^oracle\+A passed 4\/4 .*1 valid trial\(s\) short of n = 5: misses .* whatever the missing trial\(s\) show/,
     );
-    expect(summary.totals.trials).toBe(9);
+    expect(summary.totals.trials).toBe(4);
   });
 
   it("resumes after SIGKILL with exactly n records per cell and no container left", async () => {

@@ -23,6 +23,7 @@ import type { TrialRecord } from "../src/record/index.ts";
 import { table1 } from "../src/report/index.ts";
 import type { LoadedTask } from "../src/task/index.ts";
 import { recordFor, recordsFromScript, resolver, scaffoldTasks } from "./support/calibrate-fixtures.ts";
+import { taskExpectations } from "./support/curtail-expectation.ts";
 import { tempProject } from "./support/project.ts";
 
 const THREE_CELLS = [
@@ -102,12 +103,15 @@ async function proveEquivalence(config: CalibrationConfigInput, labels: string[]
   let sequences = 0;
   const mismatches: string[] = [];
   const decisions = new Set<string>();
+  /** Each sequence's letters and the curtailed run's trial count, to weigh by any pass rates. */
+  const paths: { script: Record<string, string>; trials: number }[] = [];
   for (const script of everySequence(labels, length)) {
     sequences += 1;
     const a = await calibrated(f, false, script);
     const b = await calibrated(f, true, script);
     full += a.ran.length;
     curtailedTrials += b.ran.length;
+    paths.push({ script, trials: b.ran.length });
     decisions.add(a.task.decision);
     const same =
       a.task.decision === b.task.decision &&
@@ -120,7 +124,15 @@ async function proveEquivalence(config: CalibrationConfigInput, labels: string[]
     // The full run is never incomplete here (every trial is valid), so neither may the curtailed one be.
     expect(a.task.decision).not.toBe("incomplete");
   }
-  return { sequences, full, curtailedTrials, mismatches, decisions };
+  /** The curtailed runs' expected trials when each cell passes at `rates` (every sequence weighted by its probability). */
+  const expected = (rates: Record<string, number>) =>
+    paths.reduce((sum, { script, trials }) => {
+      let p = 1;
+      for (const [label, letters] of Object.entries(script))
+        for (const l of letters) p *= l === "P" ? rates[label]! : 1 - rates[label]!;
+      return sum + p * trials;
+    }, 0);
+  return { sequences, full, curtailedTrials, mismatches, decisions, expected, fixture: f };
 }
 
 describe("curtailment keeps every decision", () => {
@@ -132,6 +144,19 @@ describe("curtailment keeps every decision", () => {
     expect(r.full).toBe(512 * 9);
     expect(r.mismatches).toEqual([]);
     expect(r.curtailedTrials).toBeLessThan(r.full);
+    // The engine's paths, weighted by their probability, give exactly the expectation the benchmark
+    // computes from the same calls on each state (test/support/curtail-expectation.ts), between the best
+    // order's and no curtailment's 9 trials, for rates near the paper's and for a coin in every cell.
+    const plan = r.fixture.plan(true);
+    for (const rates of [
+      { "frontier+A": 0.8, "frontier-A": 0.05, "mid+A": 0.3 },
+      { "frontier+A": 0.5, "frontier-A": 0.5, "mid+A": 0.5 },
+    ]) {
+      const e = taskExpectations(plan, r.fixture.tasks, "t", rates);
+      expect(r.expected(rates)).toBeCloseTo(e.kgate.trials, 9);
+      expect(e.best.trials).toBeLessThanOrEqual(e.kgate.trials + 1e-9);
+      expect(e.kgate.trials).toBeLessThan(9);
+    }
   }, 120_000);
 
   it("the same under --strict and with a control cell (4 cells at n = 2: 256 sequences)", async () => {
@@ -196,8 +221,9 @@ describe("curtailment in a run", () => {
     const { task, ran, result } = await calibrated(f, true, script);
     expect(task.decision).toBe("discard");
     expect(result.curtailed).toEqual(["t"]);
-    // The first trial chosen is the -A one (one pass decides), and it decides: nothing else runs.
-    expect(ran).toEqual(["frontier-A#0"]);
+    // The order (curtail-order.ts) starts with frontier+A and mid+A (with its prior a -A trial passes
+    // 1 time in 10); the first -A trial passes, which decides: nothing runs after it.
+    expect(ran).toEqual(["frontier+A#0", "mid+A#0", "frontier-A#0"]);
     // The rule itself already discards on that pass, so its own reason stands (no curtail line).
     expect(task.reasons[0]).toContain("a pass shows p(frontier-A) > 0");
   });
@@ -269,12 +295,13 @@ describe("curtailment in a run", () => {
       },
     });
     progress.close();
-    // Before the first trial the task is open: any of its 3 x 5 = 15 trials may run (an upper bound).
-    // The -A pass settles it (discard): the other 14 are skipped, so none remains.
-    expect(remaining).toEqual([15, 0]);
-    // the line of the first trial says the 15 is a bound; the total counts the one trial run
-    expect(text).toMatch(/^\[1\/≤15\] t frontier-A #0 pass /m);
-    expect(text).toMatch(/^trials 1\/1 · /m);
+    // Before the first trial the task is open: any of its 3 x 5 = 15 trials may run (an upper bound);
+    // after frontier+A #0 and mid+A #0, 14 and 13 may. The -A pass then settles it (discard): the
+    // other 12 are skipped, so none remains.
+    expect(remaining).toEqual([15, 14, 13, 0]);
+    // the line of the first trial says the 15 is a bound; the total counts the three trials run
+    expect(text).toMatch(/^\[1\/≤15\] t frontier\+A #0 pass /m);
+    expect(text).toMatch(/^trials 3\/3 · /m);
   });
 
   it("judges a resumed run's records the same way: a settled task is decided, an unsettled one incomplete", async () => {
@@ -321,7 +348,8 @@ describe("curtailment in a run", () => {
     const script = { "frontier+A": "PPP", "frontier-A": "PFF", "mid+A": "FFF", extra: "FFF" };
     const { ran } = await calibrated(f, true, script);
     expect(ran.filter((r) => r.startsWith("extra#"))).toHaveLength(3);
-    expect(ran.filter((r) => !r.startsWith("extra#"))).toEqual(["frontier-A#0"]);
+    // the judged cells stop at the -A pass (discard)
+    expect(ran.filter((r) => !r.startsWith("extra#"))).toEqual(["frontier+A#0", "mid+A#0", "frontier-A#0"]);
   });
 
   it("under --sequential, added trials stop as soon as the task is decided", async () => {

@@ -1,12 +1,11 @@
 // The cost ceiling of a calibration (--max-cost), kept in the plan: each cell's worst case priced from
 // its configuration's caps on its task, what a trial is charged against the ceiling, and what the run
 // has spent (every attempt, earlier sessions included).
-import { type CostCaps, CostCeiling, worstCaseUsd } from "../cost/index.ts";
+import { type CostCaps, worstCaseUsd } from "../cost/index.ts";
 import type { TrialRecord } from "../record/index.ts";
 import type { LoadedTask } from "../task/index.ts";
 import { cellKey, type PlannedCell } from "./cells.ts";
 import type { Plan, PlanCeiling } from "./plan.ts";
-import type { CellJob } from "./scheduler.ts";
 
 /** The ceiling could not be priced: these agent configurations have no prices. */
 export class UnpricedCeiling extends Error {
@@ -57,19 +56,4 @@ export function resumeHint(plan: Plan, blocked: boolean): string {
   return blocked
     ? `${resume} --max-cost <more than ${dollars(plan.ceiling.usd)}>`
     : `${resume} (keeps the cost ceiling ${dollars(plan.ceiling.usd)}; --max-cost <more> raises it)`;
-}
-
-/** The engine's admit hook over the plan's ceiling: each trial reserves its cell's worst case. */
-export function trialCeiling(
-  plan: Plan,
-  earlier: readonly TrialRecord[],
-): CostCeiling<CellJob, TrialRecord> | null {
-  if (!plan.ceiling) return null;
-  return new CostCeiling<CellJob, TrialRecord>({
-    ceilingUsd: plan.ceiling.usd,
-    spentBefore: spentUsd(plan, earlier),
-    worstCase: (job) => worstOf(plan, job.cell.key),
-    costOf: (record) => chargedUsd(plan, record),
-    unit: "trial",
-  });
 }

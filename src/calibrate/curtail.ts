@@ -8,6 +8,7 @@
 
 import { outcomeOf } from "../record/index.ts";
 import type { PlannedCell } from "./cells.ts";
+import { type CellPosition, chooseCell, type OrderModel, step } from "./curtail-order.ts";
 import type { Plan } from "./plan.ts";
 import {
   type ClauseResult,
@@ -18,14 +19,6 @@ import {
   sequentialClause,
 } from "./rule.ts";
 import { type CellTally, cellsOfTask, type Tally } from "./tally.ts";
-
-/** Where a judged cell stands: valid trials so far, and first-round trials still to run. */
-export interface CellPosition {
-  passes: number;
-  runs: number;
-  firstLeft: number;
-  unverified: number;
-}
 
 /** What the rule says of one combination of final states: decision and borderline flag, as one key. */
 type OutcomeKey = string;
@@ -53,17 +46,12 @@ export function positionOf(plan: Plan, t: CellTally): CellPosition {
   return { passes: t.passes, runs: t.runs, firstLeft: firstRoundLeft(plan, t), unverified: t.unverified };
 }
 
-const step = (p: CellPosition, pass: boolean): CellPosition => ({
-  passes: p.passes + (pass ? 1 : 0),
-  runs: p.runs + 1,
-  firstLeft: Math.max(0, p.firstLeft - 1),
-  unverified: p.unverified,
-});
-
 export class Curtailer {
   private readonly clauses = new Map<string, ClauseResult>();
   private readonly outcomes = new Map<string, { key: OutcomeKey; result: DecisionResult }>();
   private readonly finalsMemo = new Map<string, CellPosition[]>();
+  private readonly reachMemo = new Map<string, string>();
+  private readonly settledMemo = new Map<string, DecisionResult | null>();
 
   constructor(private readonly plan: Plan) {}
 
@@ -91,7 +79,7 @@ export class Curtailer {
   }
 
   /** No trial follows: fixed n after its n, sequential once decided or capped. */
-  private final(cell: PlannedCell, p: CellPosition): boolean {
+  final(cell: PlannedCell, p: CellPosition): boolean {
     if (p.firstLeft > 0) return false;
     if (this.plan.mode === "fixed") return true;
     return this.clause(cell, p).verdict !== "undecided" || p.runs + p.unverified >= this.plan.sequential.cap;
@@ -153,17 +141,55 @@ export class Curtailer {
     }
   }
 
-  /** The one outcome every combination gives, or null (an outcome of `incomplete` never settles). */
-  private settledOf(
-    cells: readonly PlannedCell[],
-    positions: readonly CellPosition[],
-  ): DecisionResult | null {
+  /** The classes of final state a cell can still reach from p, as one key. */
+  private reach(cell: PlannedCell, p: CellPosition): string {
+    const memo = `${cell.key}|${p.passes}/${p.runs}/${p.firstLeft}/${p.unverified}`;
+    let r = this.reachMemo.get(memo);
+    if (r === undefined) {
+      r = this.finals(cell, p)
+        .map((q) => this.classOf(cell, q))
+        .sort()
+        .join(";");
+      this.reachMemo.set(memo, r);
+    }
+    return r;
+  }
+
+  /**
+   * The one outcome every combination gives, or null (an outcome of `incomplete` never settles);
+   * positions whose cells reach the same classes of final state share the answer.
+   */
+  settledOf(cells: readonly PlannedCell[], positions: readonly CellPosition[]): DecisionResult | null {
+    const memo = cells.map((c, i) => `${c.key}=${this.reach(c, positions[i]!)}`).join("|");
+    if (this.settledMemo.has(memo)) return this.settledMemo.get(memo)!;
     let first: { key: OutcomeKey; result: DecisionResult } | null = null;
+    let settled = true;
     for (const c of this.combinations(cells, positions)) {
       first ??= c;
-      if (first.result.decision === "incomplete" || c.key !== first.key) return null;
+      if (first.result.decision === "incomplete" || c.key !== first.key) {
+        settled = false;
+        break;
+      }
     }
-    return first?.result ?? null;
+    const result = settled ? (first?.result ?? null) : null;
+    this.settledMemo.set(memo, result);
+    return result;
+  }
+
+  /** At most how many more trials the task's judged cells may run (fixed: the first round; screening: up to the cap), and which cells. */
+  trialsLeft(tally: Tally, task: string): { count: number; cells: PlannedCell[] } {
+    let count = 0;
+    const cells: PlannedCell[] = [];
+    for (const t of cellsOfTask(tally, task)) {
+      if (!t.cell.require) continue;
+      const p = positionOf(this.plan, t);
+      if (this.final(t.cell, p)) continue;
+      const screening =
+        this.plan.mode === "sequential" ? this.plan.sequential.cap - p.runs - p.unverified : 0;
+      count += Math.max(p.firstLeft, screening);
+      cells.push(t.cell);
+    }
+    return { count, cells };
   }
 
   analyse(tally: Tally, task: string): TaskAnalysis {
@@ -195,51 +221,20 @@ export class Curtailer {
   }
 
   /**
-   * The cell whose next trial should run: among the relevant ones, the one most likely to settle the
-   * task per trial and per dollar (its pass rate: the cell's own trials with the run's pooled rate
-   * of its spec as a prior worth two trials),
-   * else the one with fewest trials so far. Null when no judged cell needs a trial.
+   * The cell whose next trial should run: among the relevant ones, the one that settles the task in
+   * the fewest trials expected (curtail-order.ts). Null when no judged cell needs a trial.
    */
-  nextCell(
-    tally: Tally,
-    task: string,
-    analysis: TaskAnalysis,
-    costOf: (cell: PlannedCell) => number = () => 1,
-  ): PlannedCell | null {
+  nextCell(tally: Tally, task: string, analysis: TaskAnalysis): PlannedCell | null {
     const judged = cellsOfTask(tally, task).filter((t) => t.cell.require);
-    const candidates = judged.filter((t) => analysis.relevant.has(t.cell.key));
-    if (candidates.length === 0) return null;
-    const cells = judged.map((t) => t.cell);
-    const base = judged.map((t) => positionOf(this.plan, t));
-    const scored = candidates.map((t) => {
-      const i = judged.indexOf(t);
-      // the run's pooled rate of the spec as a prior worth two trials, updated by the cell's own
-      const rate = (t.passes + 2 * pooledRate(tally, t.cell.spec)) / (t.runs + 2);
-      const memo = new Map<string, { p: number; e: number }>();
-      const walk = (pos: CellPosition): { p: number; e: number } => {
-        const key = `${pos.passes}/${pos.runs}/${pos.firstLeft}`;
-        const hit = memo.get(key);
-        if (hit) return hit;
-        const positions = base.map((b, j) => (j === i ? pos : b));
-        let r: { p: number; e: number };
-        if (this.settledOf(cells, positions)) r = { p: 1, e: 0 };
-        else if (this.final(t.cell, pos)) r = { p: 0, e: 0 };
-        else {
-          const a = walk(step(pos, true));
-          const b = walk(step(pos, false));
-          r = { p: rate * a.p + (1 - rate) * b.p, e: 1 + rate * a.e + (1 - rate) * b.e };
-        }
-        memo.set(key, r);
-        return r;
-      };
-      const a = walk(step(base[i]!, true));
-      const b = walk(step(base[i]!, false));
-      const p = rate * a.p + (1 - rate) * b.p;
-      const e = 1 + rate * a.e + (1 - rate) * b.e;
-      return { t, score: p / (e * Math.max(costOf(t.cell), 1e-9)), trials: t.runs + t.unverified };
-    });
-    scored.sort((x, y) => y.score - x.score || x.trials - y.trials);
-    return scored[0]!.t.cell;
+    const model: OrderModel = {
+      cells: judged.map((t) => t.cell),
+      settled: (ps) => this.settledOf(model.cells, ps) !== null,
+      final: (cell, p) => this.final(cell, p),
+    };
+    const candidates = judged.flatMap((t, i) => (analysis.relevant.has(t.cell.key) ? [i] : []));
+    const positions = judged.map((t) => positionOf(this.plan, t));
+    const i = chooseCell(this.plan, model, positions, candidates);
+    return i === null ? null : judged[i]!.cell;
   }
 
   /** A cell's clause on the trials it ran, as if they were all it had (the words of a curtailed cell). */
@@ -299,16 +294,4 @@ export class Curtailer {
 /** A curtailed task's decision, and per curtailed cell its trials not run and its clause on those it ran. */
 export interface CurtailedDecision extends DecisionResult {
   cells: ReadonlyMap<string, { left: number; shown: ClauseResult }>;
-}
-
-/** Laplace-smoothed pass rate of a spec over every task of the run so far. */
-function pooledRate(tally: Tally, spec: string): number {
-  let passes = 0;
-  let runs = 0;
-  for (const t of tally.cells.values()) {
-    if (t.cell.spec !== spec) continue;
-    passes += t.passes;
-    runs += t.runs;
-  }
-  return (passes + 1) / (runs + 2);
 }

@@ -41,7 +41,7 @@ function nextIndex(t: CellTally): number {
 }
 
 /** True when sequential screening has settled the task as discarded. */
-function decidedDiscard(plan: Plan, cells: CellTally[]): boolean {
+export function decidedDiscard(plan: Plan, cells: CellTally[]): boolean {
   return cells.some((t) => !t.cell.control && sequentialResult(plan, t)?.verdict === "not-met");
 }
 

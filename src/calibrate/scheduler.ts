@@ -1,17 +1,29 @@
 // Runs the trials a plan still wants through the one trial engine: existing records are respected,
 // retries follow the failure taxonomy, sequential screening asks for more trials as results arrive,
-// and an abort stops new starts while running trials wind down (they are recorded as cancelled).
+// the cost ceiling admits trials in one fixed order (admission.ts), and an abort stops new starts
+// while running trials wind down (they are recorded as cancelled).
 
+import { usd } from "../cost/index.ts";
 import { outcomeOf, type TrialRecord } from "../record/index.ts";
 import type { LoadedTask } from "../task/index.ts";
 import {
-  type Admit,
+  type Admission,
   type EngineEvents,
   type TrialJob as EngineJob,
   type TrialRunner as EngineRunner,
   TrialEngine,
   type TrialSlot,
 } from "../trial/index.ts";
+import {
+  type AdmissionKey,
+  BudgetGate,
+  type Claim,
+  claimedBefore,
+  claimsOf,
+  compareKeys,
+  judgedOrdinal,
+} from "./admission.ts";
+import { chargedUsd, spentUsd, worstOf } from "./budget.ts";
 import type { PlannedCell } from "./cells.ts";
 import { Curtailer } from "./curtail.ts";
 import type { Plan } from "./plan.ts";
@@ -44,11 +56,7 @@ export interface SchedulerOptions {
     /** A task's remaining trials were curtailed: no outcome of them changes its decision. */
     curtailed?(task: string, decision: string): void;
   };
-  /** May this trial start? (e.g. the cost ceiling's reservation, budget.ts); see UnitEngineOptions.admit. */
-  admit?: CellAdmit;
 }
-
-export type CellAdmit = Admit<CellJob, TrialRecord>;
 
 export interface SchedulerResult {
   tally: Tally;
@@ -63,24 +71,16 @@ export interface SchedulerResult {
   curtailed: string[];
   /** Trials refused at their start (e.g. the cost ceiling), with the reason. */
   refused: { trialId: string; reason: string }[];
+  /** The cost ceiling's spend and reservations at the end (null: the plan has none). */
+  budget: { spentUsd: number; reservedUsd: number } | null;
 }
 
-/** Mean recorded cost of a trial of each spec so far; 1 for every spec while one has none (relative order only). */
-function specCosts(tally: Tally): (cell: PlannedCell) => number {
-  const sums = new Map<string, { cost: number; n: number }>();
-  for (const t of tally.cells.values()) {
-    for (const r of t.slots.values()) {
-      if (r.usage.costUsd === null) continue;
-      const s = sums.get(t.cell.spec) ?? { cost: 0, n: 0 };
-      s.cost += r.usage.costUsd;
-      s.n += 1;
-      sums.set(t.cell.spec, s);
-    }
-  }
-  return (cell) => {
-    const s = sums.get(cell.spec);
-    return s && s.n > 0 && s.cost > 0 ? s.cost / s.n : 1;
-  };
+/** A wanted trial with its place in the order of admission, its worst case, and the sequence it heads. */
+interface KeyedTrial extends WantedTrial {
+  key: AdmissionKey;
+  worst: number;
+  /** A curtailed task's id or a screening cell's key when the trial is the head of such a sequence. */
+  sequence: string | null;
 }
 
 export async function runCalibration(o: SchedulerOptions): Promise<SchedulerResult> {
@@ -88,6 +88,11 @@ export async function runCalibration(o: SchedulerOptions): Promise<SchedulerResu
   const tally = tallyRecords(plan, o.records);
   const agents = new Map(plan.agents.map((a) => [a.name, a]));
   const signal = o.signal ?? new AbortController().signal;
+  const gate = plan.ceiling ? new BudgetGate(plan.ceiling.usd, spentUsd(plan, o.records)) : null;
+  /** Reservations made as a trial was admitted, taken by its first attempt (slot key -> reservation id). */
+  const admitted = new Map<string, string>();
+  /** Each launched slot's place in the order of admission (its retries are charged there too). */
+  const keys = new Map<string, AdmissionKey>();
   const engine = new TrialEngine<CellSlot>({
     runId: plan.runId,
     runDir: o.runDir,
@@ -96,7 +101,7 @@ export async function runCalibration(o: SchedulerOptions): Promise<SchedulerResu
     providerLimits: o.providerLimits,
     retries: plan.infraRetries,
     signal,
-    admit: o.admit,
+    admit: gate ? (job) => admitAttempt(gate, job) : undefined,
     events: {
       refused: (job, reason) => refused.push({ trialId: job.trialId, reason }),
       started: (job) => o.events?.started?.(job),
@@ -115,7 +120,23 @@ export async function runCalibration(o: SchedulerOptions): Promise<SchedulerResu
   const curtailed = new Set<string>();
 
   const slotKey = (cell: PlannedCell, index: number) => `${cell.key}#${index}`;
-  const cellBusy = (cell: PlannedCell) => [...inFlight.keys()].some((k) => k.startsWith(`${cell.key}#`));
+  const slotsOf = (prefix: string) => [...inFlight.keys()].some((k) => k.startsWith(prefix));
+  const cellBusy = (cell: PlannedCell) => slotsOf(`${cell.key}#`);
+
+  /** The first attempt takes the reservation made at admission; a retry is admitted only if it fits now. */
+  const admitAttempt = (g: BudgetGate, job: CellJob): Admission<TrialRecord> => {
+    const slot = slotKey(job.cell, job.index);
+    let id = admitted.get(slot);
+    admitted.delete(slot);
+    if (id === undefined) {
+      const worst = worstOf(plan, job.cell.key);
+      if (!g.fitsNow(worst)) return { ok: false, reason: overReason(g, worst, `${job.trialId} (a retry)`) };
+      id = `${slot}@${job.attempt}`;
+      g.reserve(id, keys.get(slot)!, worst);
+    }
+    const reservation = id;
+    return { ok: true, settle: (record) => g.settle(reservation, record ? chargedUsd(plan, record) : null) };
+  };
 
   const launch = (cell: PlannedCell, index: number) => {
     const key = slotKey(cell, index);
@@ -137,14 +158,10 @@ export async function runCalibration(o: SchedulerOptions): Promise<SchedulerResu
   };
 
   /**
-   * Curtailment: a task's cells with a clause run one trial at a time, the relevant cell most likely
-   * to settle the task first; once no outcome of the rest can change the decision, none of them runs.
+   * Curtailment: a task's cells with a clause run one trial at a time, the cell chosen to settle the
+   * task in the fewest trials first; once no outcome of the rest can change the decision, none of them runs.
    */
-  const curtailedWanted = (
-    task: string,
-    all: WantedTrial[],
-    costOf: (cell: PlannedCell) => number,
-  ): WantedTrial[] => {
+  const curtailedWanted = (task: string, all: WantedTrial[]): WantedTrial[] => {
     const free = all.filter(({ cell }) => !cell.require);
     const judged = all.filter(({ cell }) => cell.require);
     const busy = [...inFlight.keys()].some((k) => k.startsWith(`${task} `) && judgedKey(k));
@@ -157,7 +174,7 @@ export async function runCalibration(o: SchedulerOptions): Promise<SchedulerResu
       }
       return free;
     }
-    const next = curtailer!.nextCell(tally, task, analysis, costOf);
+    const next = curtailer!.nextCell(tally, task, analysis);
     const pick =
       judged.find(({ cell }) => cell.key === next?.key) ??
       judged.find(({ cell }) => analysis.relevant.has(cell.key));
@@ -166,43 +183,109 @@ export async function runCalibration(o: SchedulerOptions): Promise<SchedulerResu
   const judgedCells = new Set(plan.cells.filter((c) => c.require).map((c) => c.key));
   const judgedKey = (slot: string) => judgedCells.has(slot.slice(0, slot.lastIndexOf("#")));
 
-  const order = plan.tasks.map((t) => t.id);
+  /**
+   * Every open trial the plan wants now, in the order of admission: [index, task, cell] (index-major,
+   * so an interrupted run has evidence on every cell), a curtailed task's judged trial by its place in
+   * the task's sequence; `possible` counts the trials that may still run.
+   */
+  const wantedNow = () => {
+    const open = ({ cell, index }: WantedTrial) =>
+      !inFlight.has(slotKey(cell, index)) &&
+      !exhaustedSlots.has(slotKey(cell, index)) &&
+      !refusedSlots.has(slotKey(cell, index));
+    let possible = 0;
+    const wanted: KeyedTrial[] = plan.tasks.flatMap(({ id }, ti) => {
+      const all = wantedTrials(plan, tally, id).filter(open);
+      const picked = curtailer ? curtailedWanted(id, all) : all;
+      // a settled task runs only what it picked; an unsettled one may still run any open trial
+      possible += curtailer && curtailed.has(id) ? picked.length : all.length;
+      return picked.map((w): KeyedTrial => {
+        const worst = worstOf(plan, w.cell.key);
+        if (curtailer && w.cell.require)
+          return { ...w, worst, key: [judgedOrdinal(tally, id), ti, -1], sequence: id };
+        const added = plan.mode === "sequential" && w.index >= plan.n && w.cell.require !== null;
+        return {
+          ...w,
+          worst,
+          key: [w.index, ti, plan.cells.indexOf(w.cell)],
+          sequence: added ? w.cell.key : null,
+        };
+      });
+    });
+    return { wanted: wanted.sort((a, b) => compareKeys(a.key, b.key)), possible };
+  };
+
+  /** The trial is not started in this session: the ceiling leaves no room for it whatever settles. */
+  const giveUp = (g: BudgetGate, w: KeyedTrial) => {
+    refusedSlots.add(slotKey(w.cell, w.index));
+    const id = `${w.cell.task}/${w.cell.label}#${w.index}`;
+    refused.push({ trialId: id, reason: overReason(g, w.worst, id) });
+  };
+
   let lastRemaining = -1;
   for (;;) {
+    let waiting: KeyedTrial | null = null;
+    let restart = false;
     if (!signal.aborted) {
-      const open = ({ cell, index }: WantedTrial) =>
-        !inFlight.has(slotKey(cell, index)) &&
-        !exhaustedSlots.has(slotKey(cell, index)) &&
-        !refusedSlots.has(slotKey(cell, index));
-      const costOf = specCosts(tally);
-      let possible = 0;
-      const wanted = order
-        .flatMap((id) => {
-          const all = wantedTrials(plan, tally, id).filter(open);
-          if (!curtailer) {
-            possible += all.length;
-            return all;
-          }
-          const picked = curtailedWanted(id, all, costOf);
-          // a settled task runs only what it picked; an unsettled one may still run any open trial
-          possible += curtailed.has(id) ? picked.length : all.length;
-          return picked;
-        })
-        .sort((a, b) => a.index - b.index);
-      // Past the first round a cell runs one trial at a time, so no trial is wasted once it is decided.
+      const { wanted, possible } = wantedNow();
+      const claims: Map<string, Claim> = gate
+        ? claimsOf({ plan, tally, curtailer, settled: curtailed, inFlight: new Set(inFlight.keys()) })
+        : new Map();
+      // Past the first round a cell runs one trial at a time, so no trial is wasted once it is decided;
+      // without curtailment a task's added trials go in rounds (one per open cell, once the task is idle).
+      const idle = new Set(plan.tasks.map((t) => t.id).filter((id) => !slotsOf(`${id} `)));
       const growing = new Set<string>();
       let started = 0;
-      for (const { cell, index } of wanted) {
-        if (index >= plan.n && (cellBusy(cell) || growing.has(cell.key))) continue;
-        growing.add(cell.key);
-        launch(cell, index);
+      let waitingUsd = 0;
+      for (const w of wanted) {
+        const busy = curtailer ? cellBusy(w.cell) : !idle.has(w.cell.task);
+        if (w.index >= plan.n && (busy || growing.has(w.cell.key))) continue;
+        if (gate) {
+          const verdict = gate.decide(
+            w.key,
+            w.worst,
+            waitingUsd + claimedBefore([...claims.values()], w.key),
+          );
+          if (verdict === "refuse") {
+            giveUp(gate, w);
+            restart = true;
+            break;
+          }
+          if (verdict === "wait") {
+            // a sequence's head is already counted in its claim
+            if (!w.sequence) waitingUsd += w.worst;
+            waiting ??= w;
+            continue;
+          }
+          const id = `${slotKey(w.cell, w.index)}@admitted`;
+          gate.reserve(id, w.key, w.worst);
+          admitted.set(slotKey(w.cell, w.index), id);
+          keys.set(slotKey(w.cell, w.index), w.key);
+          const claim = w.sequence ? claims.get(w.sequence) : undefined;
+          if (claim)
+            claims.set(w.sequence!, {
+              ...claim,
+              key: [claim.key[0] + 1, claim.key[1], claim.key[2]],
+              count: claim.count - 1,
+            });
+        }
+        growing.add(w.cell.key);
+        launch(w.cell, w.index);
         started += 1;
       }
       const remaining = inFlight.size + possible - started;
       if (remaining !== lastRemaining) o.events?.planned?.(remaining);
       lastRemaining = remaining;
     }
-    if (inFlight.size === 0) break;
+    if (restart) continue;
+    if (inFlight.size === 0) {
+      // Nothing runs, so nothing can settle: a trial still waiting is given up (only a retry can cause it).
+      if (gate && waiting) {
+        giveUp(gate, waiting);
+        continue;
+      }
+      break;
+    }
     await Promise.race(inFlight.values());
   }
   return {
@@ -213,5 +296,14 @@ export async function runCalibration(o: SchedulerOptions): Promise<SchedulerResu
     internal: engine.internal,
     curtailed: [...curtailed],
     refused,
+    budget: gate ? { spentUsd: gate.spent, reservedUsd: gate.reserved } : null,
   };
+}
+
+/** Why a trial did not start: the ceiling, what was spent and reserved, and its worst case. */
+function overReason(g: BudgetGate, worst: number, what: string): string {
+  return (
+    `cost ceiling $${g.ceilingUsd}: spent $${usd(g.spent)} + reserved $${usd(g.reserved)} + ${what}'s ` +
+    `worst case $${usd(worst)} would cross it`
+  );
 }

@@ -9,7 +9,7 @@ import { type ProjectPaths, relativeToProject } from "../project.ts";
 import type { RunSummary } from "../report/index.ts";
 import { type LoadedTask, loadAllTasks, loadTask, loadValidTask } from "../task/index.ts";
 import { newRunId } from "../trial/index.ts";
-import { priceCeiling, trialCeiling, UnpricedCeiling } from "./budget.ts";
+import { priceCeiling, UnpricedCeiling } from "./budget.ts";
 import type { CalibrationConfig } from "./config.ts";
 import {
   type AgentInfo,
@@ -272,7 +272,6 @@ export async function calibrate(o: SessionOptions, backend: Backend): Promise<Se
     const { records, problems } = readRecords(run);
     for (const p of problems) o.stderr.write(`warning: ${p}\n`);
     if (o.resume) keepCeiling(run, plan, sessionCeiling(o, plan, taskMap));
-    const ceiling = trialCeiling(plan, records);
     const started = await startOrForget(backend, plan, taskMap, o.resume ? null : run);
     const progress = new Progress(plan, tallyRecords(plan, records), {
       stream: o.stderr,
@@ -290,7 +289,6 @@ export async function calibrate(o: SessionOptions, backend: Backend): Promise<Se
         providerLimits: o.config.providerConcurrency,
         signal: o.signal,
         events: progress,
-        admit: ceiling?.admit,
       });
     } finally {
       progress.close();
