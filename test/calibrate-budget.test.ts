@@ -8,16 +8,19 @@ import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import {
   type Backend,
+  buildPlan,
   CalibrationConfig,
   CalibrationError,
   type CellJob,
   calibrate,
+  chargedUsd,
+  spentUsd,
   summariseRun,
 } from "../src/calibrate/index.ts";
 import { type CostCaps, worstCaseUsd } from "../src/cost/index.ts";
 import { table1 } from "../src/report/index.ts";
 import { readTrialRecords } from "../src/trial/index.ts";
-import { agentInfo, fakeRunner, scaffoldTasks } from "./support/calibrate-fixtures.ts";
+import { agentInfo, fakeRunner, jobFor, recordFor, scaffoldTasks } from "./support/calibrate-fixtures.ts";
 import { kgate } from "./support/cli.ts";
 import { tempProject } from "./support/project.ts";
 
@@ -57,6 +60,31 @@ describe("worst case of a trial", () => {
     expect(worstCaseUsd({ ...caps, pricing: null }, 500_000)).toBeNull();
     // an installed harness's calls without tools are no turns: all 100,000 tokens output, x $15/M
     expect(worstCaseUsd({ ...caps, harness: "claude-code" }, 500_000)).toBeCloseTo(1.5, 10);
+  });
+});
+
+describe("what a trial is charged against the ceiling", () => {
+  it("is the record's charged usage plus its judges', or the cell's worst case when unknown", () => {
+    const paths = tempProject();
+    const tasks = scaffoldTasks(paths, ["alpha"]);
+    const base = buildPlan({
+      runId: "c",
+      config: CalibrationConfig.parse({}),
+      tasks,
+      resolveAgent: (n) => agentInfo(n),
+    });
+    const cell = base.cells[0]!;
+    const plan = { ...base, ceiling: { usd: 1, worstCaseUsd: { [cell.key]: 0.25 } } };
+    const job = jobFor(plan, new Map(tasks.map((t) => [t.id, t])), cell, 0);
+    const record = recordFor(job, { outcome: "pass", costUsd: 0.02 });
+    expect(chargedUsd(plan, record)).toBeCloseTo(0.02, 12);
+    // a judge's calls are spent too: 0.02 + 0.01
+    const judged = { ...record, judgeUsage: { ...record.usage, modelCalls: 1, costUsd: 0.01 } };
+    expect(chargedUsd(plan, judged)).toBeCloseTo(0.03, 12);
+    // no cost recorded: charged at the cell's worst case; spent sums both: 0.25 + 0.03
+    const unknown = recordFor(job, { outcome: "pass", costUsd: null });
+    expect(chargedUsd(plan, unknown)).toBe(0.25);
+    expect(spentUsd(plan, [unknown, judged])).toBeCloseTo(0.28, 12);
   });
 });
 

@@ -2,7 +2,7 @@
 // its configuration's caps on its task, what a trial is charged against the ceiling, and what the run
 // has spent (every attempt, earlier sessions included).
 import { type CostCaps, worstCaseUsd } from "../cost/index.ts";
-import type { TrialRecord } from "../record/index.ts";
+import { type TrialRecord, trialCostUsd } from "../record/index.ts";
 import type { LoadedTask } from "../task/index.ts";
 import { cellKey, type PlannedCell } from "./cells.ts";
 import type { Plan, PlanCeiling } from "./plan.ts";
@@ -37,9 +37,12 @@ export function priceCeiling(
 /** The most one trial of a cell can cost under the plan's ceiling (0 without one, or for an unknown cell). */
 export const worstOf = (plan: Plan, key: string): number => plan.ceiling?.worstCaseUsd[key] ?? 0;
 
-/** What an attempt is charged against the ceiling: its recorded cost, or its cell's worst case when it has none. */
+/**
+ * What an attempt is charged against the ceiling: its recorded cost, the agent's and its judges'
+ * (trialCostUsd), or its cell's worst case when that is unknown.
+ */
 export function chargedUsd(plan: Plan, record: TrialRecord): number {
-  return record.usage.costUsd ?? worstOf(plan, cellKey(record.task.id, record.agent.name, record.condition));
+  return trialCostUsd(record) ?? worstOf(plan, cellKey(record.task.id, record.agent.name, record.condition));
 }
 
 /** What the run has spent: every attempt in its records, whatever session wrote it. */

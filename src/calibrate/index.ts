@@ -25,4 +25,5 @@ export * from "./sequential.ts";
 export * from "./session.ts";
 export * from "./stats.ts";
 export * from "./summarise.ts";
+export * from "./summary-words.ts";
 export * from "./tally.ts";
