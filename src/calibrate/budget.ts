@@ -1,7 +1,7 @@
 // The cost ceiling of a calibration (--max-cost), kept in the plan: each cell's worst case priced from
 // its configuration's caps on its task, what a trial is charged against the ceiling, and what the run
 // has spent (every attempt, earlier sessions included).
-import { type CostCaps, worstCaseUsd } from "../cost/index.ts";
+import { type CostCaps, type JudgeWorstCase, worstCaseUsd } from "../cost/index.ts";
 import { type TrialRecord, trialCostUsd } from "../record/index.ts";
 import type { LoadedTask } from "../task/index.ts";
 import { cellKey, type PlannedCell } from "./cells.ts";
@@ -16,20 +16,27 @@ export class UnpricedCeiling extends Error {
 
 /**
  * The plan's ceiling at `usd`: each cell's worst case, its configuration's token caps at its prices
- * on the task's maxTokens. Throws UnpricedCeiling naming every configuration without prices.
+ * on the task's maxTokens, plus the task's judges' worst case (`judges`, by task id). Throws
+ * UnpricedCeiling naming every configuration without prices (judges' included).
  */
 export function priceCeiling(
   usd: number,
   cells: readonly PlannedCell[],
   tasks: ReadonlyMap<string, LoadedTask>,
   caps: (agent: string) => CostCaps | null,
+  judges: ReadonlyMap<string, JudgeWorstCase> = new Map(),
 ): PlanCeiling {
   const unpriced = [...new Set(cells.map((c) => c.agent))].filter((a) => !caps(a)?.pricing);
-  if (unpriced.length > 0) throw new UnpricedCeiling(unpriced);
+  const judgesUnpriced = cells.flatMap((c) => judges.get(c.task)?.unpriced ?? []);
+  if (unpriced.length + judgesUnpriced.length > 0)
+    throw new UnpricedCeiling([...new Set([...unpriced, ...judgesUnpriced])]);
   const worst: Record<string, number> = {};
   for (const cell of cells) {
     const task = tasks.get(cell.task);
-    if (task) worst[cell.key] = worstCaseUsd(caps(cell.agent)!, task.spec.limits.maxTokens)!;
+    // a trial's judges are part of its cost (their calls at most, judges.ts)
+    if (task)
+      worst[cell.key] =
+        worstCaseUsd(caps(cell.agent)!, task.spec.limits.maxTokens)! + (judges.get(cell.task)?.usd ?? 0);
   }
   return { usd, worstCaseUsd: worst };
 }

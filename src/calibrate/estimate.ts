@@ -10,12 +10,13 @@ import {
   type CostSample,
   estimateGroup,
   estimateLines,
+  type JudgeWorstCase,
   type Range,
   runEstimate,
   type Tokens,
   worstCaseUsd,
 } from "../cost/index.ts";
-import type { TrialRecord } from "../record/index.ts";
+import { type TrialRecord, trialCostUsd } from "../record/index.ts";
 import type { LoadedTask } from "../task/index.ts";
 import { readTrialRecords } from "../trial/index.ts";
 import type { PlannedCell } from "./cells.ts";
@@ -53,16 +54,19 @@ export function earlierRecords(runsDir: string): TrialRecord[] {
     .flatMap((d) => readTrialRecords(path.join(runsDir, d.name)).records);
 }
 
-/** A trial record as a cost sample. */
-export const trialSample = (r: TrialRecord): CostSample => ({
-  tokens: {
-    input: r.usage.inputTokens,
-    output: r.usage.outputTokens,
-    cacheRead: r.usage.cacheReadTokens,
-    cacheWrite: r.usage.cacheWriteTokens,
-  },
-  costUsd: r.usage.costUsd,
-});
+/** A trial record as a cost sample: the agent's tokens and cost, and its judges'. */
+export const trialSample = (r: TrialRecord): CostSample => {
+  const j = r.judgeUsage;
+  return {
+    tokens: {
+      input: r.usage.inputTokens + (j?.inputTokens ?? 0),
+      output: r.usage.outputTokens + (j?.outputTokens ?? 0),
+      cacheRead: r.usage.cacheReadTokens + (j?.cacheReadTokens ?? 0),
+      cacheWrite: r.usage.cacheWriteTokens + (j?.cacheWriteTokens ?? 0),
+    },
+    costUsd: trialCostUsd(r),
+  };
+};
 
 export function estimateCalibration(o: {
   cells: readonly PlannedCell[];
@@ -70,6 +74,8 @@ export function estimateCalibration(o: {
   agents: ReadonlyMap<string, EstimateAgent>;
   trialsPerCell: number;
   records: readonly TrialRecord[];
+  /** Each task's judges at most per trial (judge criteria), by task id. */
+  judges?: ReadonlyMap<string, JudgeWorstCase>;
 }): CalibrationEstimate {
   const cells = o.cells.map((cell): CellEstimate => {
     const task = o.tasks.get(cell.task)!;
@@ -82,14 +88,17 @@ export function estimateCalibration(o: {
         r.condition === cell.condition,
     );
     const caps = agent?.caps ?? null;
+    const judge = o.judges?.get(cell.task);
+    const agentUsd = caps && worstCaseUsd(caps, task.spec.limits.maxTokens);
     const bound = caps && {
       tokens: {
-        input: Math.min(caps.tokenBudget, task.spec.limits.maxTokens),
-        output: 0,
+        input: Math.min(caps.tokenBudget, task.spec.limits.maxTokens) + (judge?.tokens.input ?? 0),
+        output: judge?.tokens.output ?? 0,
         cacheRead: 0,
         cacheWrite: 0,
       },
-      usd: worstCaseUsd(caps, task.spec.limits.maxTokens),
+      // the trial's judges too: unknown when they have no prices
+      usd: agentUsd === null || (judge && judge.usd === null) ? null : agentUsd + (judge?.usd ?? 0),
     };
     const g = estimateGroup(`${cell.task}  ${cell.label}`, o.trialsPerCell, same.map(trialSample), bound);
     const { group: _g, units, ...rest } = g;

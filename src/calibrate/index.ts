@@ -10,6 +10,7 @@ export * from "./cross.ts";
 export * from "./curtail.ts";
 export * from "./curtail-order.ts";
 export * from "./estimate.ts";
+export * from "./judges.ts";
 export * from "./overrides.ts";
 export * from "./plan.ts";
 export * from "./policy.ts";

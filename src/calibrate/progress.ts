@@ -3,7 +3,7 @@
 // trial otherwise (CI, pipes).
 import type { Writable } from "node:stream";
 import { type Colours, coloursFor } from "../colours.ts";
-import type { Outcome, TrialRecord } from "../record/index.ts";
+import { type Outcome, type TrialRecord, trialCostUsd } from "../record/index.ts";
 import { budgetTokens } from "../report/index.ts";
 import type { Plan } from "./plan.ts";
 import type { CellJob, SchedulerOptions } from "./scheduler.ts";
@@ -120,8 +120,9 @@ export class Progress implements NonNullable<SchedulerOptions["events"]> {
   /** Tokens as the budget counts them (cache reads and writes included) and cost. */
   private spent(record: TrialRecord): void {
     this.tokens += budgetTokens(record.usage);
-    if (record.usage.costUsd === null) this.costUnknown = true;
-    else this.cost += record.usage.costUsd;
+    const cost = trialCostUsd(record);
+    if (cost === null) this.costUnknown = true;
+    else this.cost += cost;
   }
 
   /** A message above the live block (or a plain line). */
@@ -162,7 +163,8 @@ export class Progress implements NonNullable<SchedulerOptions["events"]> {
     const c = this.colors;
     const colour = outcome === "pass" ? c.green : outcome === "fail" ? c.red : c.yellow;
     const error = record.error ? ` (${record.error.kind}: ${record.error.message.split("\n")[0]})` : "";
-    const cost = record.usage.costUsd === null ? "" : ` · $${record.usage.costUsd.toFixed(3)}`;
+    const usd = trialCostUsd(record);
+    const cost = usd === null ? "" : ` · $${usd.toFixed(3)}`;
     const took = formatDuration(Date.parse(record.finishedAt) - Date.parse(record.startedAt));
     const done = this.doneBefore + this.doneSession;
     this.options.stream.write(

@@ -8,9 +8,10 @@ import { kgateVersion } from "../package-info.ts";
 import { type ProjectPaths, relativeToProject } from "../project.ts";
 import type { RunSummary } from "../report/index.ts";
 import { type LoadedTask, loadAllTasks, loadTask, loadValidTask } from "../task/index.ts";
-import { newRunId } from "../trial/index.ts";
+import { type JudgeCallsBound, newRunId } from "../trial/index.ts";
 import { priceCeiling, UnpricedCeiling } from "./budget.ts";
 import type { CalibrationConfig } from "./config.ts";
+import { judgeBoundsOf, judgeWorstCases, missingJudges } from "./judges.ts";
 import {
   type AgentInfo,
   buildPlan,
@@ -68,6 +69,21 @@ async function requireKeys(o: SessionOptions, backend: Backend, names: readonly 
   );
 }
 
+/** The tasks' judges (judge criteria) and their keys, required like the agents' before anything starts. */
+async function requireJudges(
+  o: SessionOptions,
+  tasks: readonly LoadedTask[],
+): Promise<Map<string, JudgeCallsBound[]>> {
+  const bounds = await judgeBoundsOf(tasks);
+  const missing = missingJudges(o.paths, bounds);
+  if (missing.length === 0) return bounds;
+  throw new CalibrationError(
+    `cannot start: ${missing.length} task judge(s) cannot be asked (their trials would all be \`judge\` errors):\n` +
+      `${missing.map((m) => `  ${m}`).join("\n")}\n` +
+      `set the key in the environment, or edit "agents" in ${relativeToProject(o.paths, o.paths.config)}`,
+  );
+}
+
 /** The sandbox of a backend, as a calibration error when it cannot be prepared. */
 async function sandboxOf(backend: Backend): Promise<SandboxInfo | null> {
   try {
@@ -110,12 +126,13 @@ function sessionCeiling(
   o: SessionOptions,
   plan: Pick<Plan, "cells" | "ceiling">,
   tasks: ReadonlyMap<string, LoadedTask>,
+  judges: ReadonlyMap<string, JudgeCallsBound[]>,
 ): PlanCeiling | null {
   const usd = o.maxCost?.ceilingUsd ?? plan.ceiling?.usd;
   if (usd === undefined) return null;
   if (!o.maxCost) return plan.ceiling ?? null;
   try {
-    return priceCeiling(usd, plan.cells, tasks, o.maxCost.caps);
+    return priceCeiling(usd, plan.cells, tasks, o.maxCost.caps, judgeWorstCases(o.paths, judges));
   } catch (err) {
     if (!(err instanceof UnpricedCeiling)) throw err;
     throw new CalibrationError(
@@ -176,11 +193,12 @@ async function resolveAgents(backend: Backend, names: readonly string[]): Promis
 async function newRun(
   o: SessionOptions,
   backend: Backend,
-): Promise<{ run: RunDir; plan: Plan; tasks: LoadedTask[] }> {
+): Promise<{ run: RunDir; plan: Plan; tasks: LoadedTask[]; judges: Map<string, JudgeCallsBound[]> }> {
   const tasks = selectTasks(o);
   const names = [...new Set(o.config.cells.map((c) => c.agent))];
   const agents = await resolveAgents(backend, names);
   await requireKeys(o, backend, names);
+  const judges = await requireJudges(o, tasks);
   const sandbox = await sandboxOf(backend);
   const run = runDir(o.paths, o.runId ?? newRunId("cal"));
   let plan: Plan;
@@ -193,14 +211,14 @@ async function newRun(
       provenance: { kgateVersion: kgateVersion(), sandbox },
       monitoring: o.monitoring ?? null,
     });
-    plan.ceiling = sessionCeiling(o, plan, new Map(tasks.map((t) => [t.id, t])));
+    plan.ceiling = sessionCeiling(o, plan, new Map(tasks.map((t) => [t.id, t])), judges);
     mkdirSync(run.dir, { recursive: true });
     writePlan(run, plan);
   } catch (err) {
     if (err instanceof CalibrationError) throw err;
     throw new CalibrationError((err as Error).message);
   }
-  return { run, plan, tasks };
+  return { run, plan, tasks, judges };
 }
 
 async function resumedRun(o: SessionOptions, backend: Backend, name: string) {
@@ -225,6 +243,7 @@ async function resumedRun(o: SessionOptions, backend: Backend, name: string) {
     backend,
     plan.agents.map((a) => a.name),
   );
+  const judges = await requireJudges(o, [...tasks.values()]);
   const drift = planDrift(plan, { tasks, agents, sandbox: await sandboxOf(backend) });
   if (drift.length > 0) {
     throw new CalibrationError(
@@ -233,7 +252,7 @@ async function resumedRun(o: SessionOptions, backend: Backend, name: string) {
         "results made with different inputs must not be mixed: start a new run, or restore what changed",
     );
   }
-  return { run, plan, tasks: [...tasks.values()] };
+  return { run, plan, tasks: [...tasks.values()], judges };
 }
 
 /** A resume's ceiling into its plan (and plan.json) when it differs: a new --max-cost, or prices anew. */
@@ -259,7 +278,9 @@ async function startOrForget(
 }
 
 export async function calibrate(o: SessionOptions, backend: Backend): Promise<SessionResult> {
-  const { run, plan, tasks } = o.resume ? await resumedRun(o, backend, o.resume) : await newRun(o, backend);
+  const { run, plan, tasks, judges } = o.resume
+    ? await resumedRun(o, backend, o.resume)
+    : await newRun(o, backend);
   let release: () => void;
   try {
     release = acquireLock(run);
@@ -271,7 +292,7 @@ export async function calibrate(o: SessionOptions, backend: Backend): Promise<Se
   try {
     const { records, problems } = readRecords(run);
     for (const p of problems) o.stderr.write(`warning: ${p}\n`);
-    if (o.resume) keepCeiling(run, plan, sessionCeiling(o, plan, taskMap));
+    if (o.resume) keepCeiling(run, plan, sessionCeiling(o, plan, taskMap, judges));
     const started = await startOrForget(backend, plan, taskMap, o.resume ? null : run);
     const progress = new Progress(plan, tallyRecords(plan, records), {
       stream: o.stderr,

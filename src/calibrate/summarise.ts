@@ -3,7 +3,7 @@
 // aggregate rows (e.g. 51/75); every trial as a row.
 
 import { wilson } from "../common/index.ts";
-import type { TrialRecord } from "../record/index.ts";
+import { type TrialRecord, trialCostUsd } from "../record/index.ts";
 import { configurationsOf, provenanceOf } from "../report/provenance.ts";
 import type {
   Aggregate,
@@ -198,7 +198,7 @@ function trialRow(plan: Plan, tally: Tally, record: TrialRecord): TrialRow | nul
     outputTokens: record.usage.outputTokens,
     cacheReadTokens: record.usage.cacheReadTokens,
     cacheWriteTokens: record.usage.cacheWriteTokens,
-    costUsd: record.usage.costUsd,
+    costUsd: trialCostUsd(record),
     durationMs: Math.max(0, Date.parse(record.finishedAt) - Date.parse(record.startedAt)),
     trajectory: record.trajectory,
     artefactOpened: record.artefactOpened,

@@ -13,6 +13,8 @@ import {
   estimateCalibration,
   estimateText,
   expandCells,
+  judgeBoundsOf,
+  judgeWorstCases,
   loadCalibrationConfig,
   OverrideError,
   type PlanMonitoring,
@@ -149,13 +151,13 @@ function maxCostOf(ctx: CommandContext, text: string | undefined) {
 
 const prospectiveFor = (schedule: PayoffSchedule) => (agent: Agent) => prospectiveHookFor(agent, schedule);
 
-/** --estimate: the plan's cells priced from earlier records or the caps; no trial runs. */
-function printEstimate(
+/** --estimate: the plan's cells priced from earlier records or the caps (the judges' calls too); no trial runs. */
+async function printEstimate(
   ctx: CommandContext,
   config: CalibrationConfig,
   taskIds: string[],
   json: boolean,
-): number {
+): Promise<number> {
   const load = (id: string) => {
     try {
       return loadValidTask(ctx.paths, id);
@@ -172,6 +174,7 @@ function printEstimate(
     agents: new Map(configs.map((a) => [a.name, { digest: a.digest, caps: a }])),
     trialsPerCell: config.sequential.enabled ? Math.max(config.n, config.sequential.cap) : config.n,
     records: earlierRecords(ctx.paths.runs),
+    judges: judgeWorstCases(ctx.paths, await judgeBoundsOf(tasks)),
   });
   ctx.stdout.write(json ? `${JSON.stringify(estimate, null, 2)}\n` : estimateText(estimate));
   return EXIT_OK;

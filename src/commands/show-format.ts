@@ -2,7 +2,7 @@
 // and a run's table of trials. Colour only on a TTY (src/colours.ts).
 
 import { pc } from "../colours.ts";
-import type { TrajectoryEvent, TrialRecord, Usage } from "../record/index.ts";
+import { type TrajectoryEvent, type TrialRecord, trialCostUsd, type Usage } from "../record/index.ts";
 
 const EXCERPT_LINES = 8;
 const num = (n: number) => n.toLocaleString("en-US");
@@ -149,7 +149,8 @@ export function formatRunTable(runId: string, records: readonly TrialRecord[]): 
   const rows = records.map((r) => {
     const tokens =
       r.usage.inputTokens + r.usage.outputTokens + r.usage.cacheReadTokens + r.usage.cacheWriteTokens;
-    const cost = r.usage.costUsd === null ? "-" : `$${r.usage.costUsd.toFixed(4)}`;
+    const usd = trialCostUsd(r);
+    const cost = usd === null ? "-" : `$${usd.toFixed(4)}`;
     const error = r.error ? `${r.error.owner}/${r.error.kind}` : "";
     return [r.trialId, r.verdict.status, r.stopReason, num(tokens), cost, error];
   });

@@ -18,6 +18,7 @@ export {
 } from "./engine.ts";
 export { conditionSlug, newRunId, runDirOf, trialDirOf, trialId } from "./ids.ts";
 export { type InlineTrialOptions, type InlineTrialResult, runInlineTrial } from "./inline-form.ts";
+export { type JudgeCallsBound, judgeCallBounds, taskJudgeBounds } from "./judge-bound.ts";
 export { JudgeError, type JudgeOptions, judgeUsageOf, judgeVerdict } from "./judge-phase.ts";
 export { DEFAULT_PHASE_TIMEOUTS, PhaseTimeoutError, type PhaseTimeouts } from "./phases.ts";
 export { PoolAbortedError, type PoolOptions, UnitPool } from "./pool.ts";
