@@ -2,7 +2,10 @@
 // direction (docs/architecture.md): commands -> protocols -> trial -> (agents, sandbox, verify) ->
 // task -> record, with record and common (the shared helpers) importing nothing of kgate, every folder
 // free to import common, and nothing importing commands. Inside a folder (its subfolders included),
-// no circle between files either: a circle there is a type in the wrong file.
+// no circle between files either: a circle there is a type in the wrong file. Across folders, an
+// import goes through the folder's public face, its index.ts (cli.ts's lazily imported verb modules
+// excepted: commands has no index). Only src/ is held to it: tests and benchmarks may import a
+// folder's internals (a Docker test's DockerSandbox, a fixture's builder), as CONTRIBUTING.md says.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -91,6 +94,23 @@ function folderEdges(): Map<string, string> {
     if (!edges.has(key)) edges.set(key, path.relative(SRC, file));
   }
   return edges;
+}
+
+/** Where a cross-folder import may land: the folder's index.ts, or a file directly in src/. */
+function throughIndex(file: string, target: string): boolean {
+  const from = folderOf(file);
+  const to = folderOf(target);
+  if (from === to || to === ROOT) return true;
+  // The CLI entry point lazily imports one module per verb.
+  if (path.basename(file) === "cli.ts" && from === ROOT && to === "commands") return true;
+  return path.relative(path.join(SRC, to), target) === "index.ts";
+}
+
+/** Cross-folder imports that bypass the target folder's index.ts, paths relative to src/. */
+function bypasses(edges: ReadonlyArray<{ file: string; target: string }>): string[] {
+  return edges
+    .filter(({ file, target }) => !throughIndex(file, target))
+    .map(({ file, target }) => `${path.relative(SRC, file)} -> ${path.relative(SRC, target)}`);
 }
 
 /** File edges inside one folder (`sandbox/provider.ts -> sandbox/types.ts`), paths relative to src/. */
@@ -194,6 +214,24 @@ describe("the import graph of src/", () => {
     const folders = new Set([...edges.keys()].flatMap((e) => e.split(" -> ")));
     expect([...folders].filter((f) => !(f in ALLOWED))).toEqual([]);
     expect(cycles(["a -> b", "b -> c", "c -> a"])).toContainEqual(["a", "b", "c", "a"]);
+  });
+
+  it("reaches another folder only through its index.ts", () => {
+    expect(bypasses(imports())).toEqual([]);
+  });
+
+  it("the index checker names an import past a folder's index.ts, and lets the others pass", () => {
+    const at = (p: string) => path.join(SRC, p);
+    expect(
+      bypasses([
+        { file: at("agents/loop.ts"), target: at("sandbox/types.ts") },
+        { file: at("agents/installed/agent.ts"), target: at("sandbox/index.ts") },
+        { file: at("agents/loop.ts"), target: at("agents/providers/index.ts") },
+        { file: at("probes/models.ts"), target: at("agents/providers/index.ts") },
+        { file: at("trial/engine.ts"), target: at("errors.ts") },
+        { file: at("cli.ts"), target: at("commands/run.ts") },
+      ]),
+    ).toEqual(["agents/loop.ts -> sandbox/types.ts", "probes/models.ts -> agents/providers/index.ts"]);
   });
 
   it("has no circle between files inside a folder", () => {

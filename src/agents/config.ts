@@ -1,7 +1,7 @@
 // Agent configurations as zod schemas: the single source of truth for kgate.config.json; and the
 // limits of one trial of a configuration on a task (the tighter of the two).
 import { z } from "zod";
-import { type Limits, Slug } from "../task/schema.ts";
+import { type Limits, Slug } from "../task/index.ts";
 
 export const CONFIG_SCHEMA_VERSION = 1;
 

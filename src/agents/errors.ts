@@ -1,7 +1,7 @@
 // Classifies model-call failures: what is retried, and what is infrastructure (never counted against
 // the agent) versus the agent's own outcome. Works on SDK errors and on raw HTTP responses (relay).
 import { type FailureKind, type TrialError, trialError } from "../record/index.ts";
-import { SandboxUnavailableError } from "../sandbox/types.ts";
+import { SandboxUnavailableError } from "../sandbox/index.ts";
 
 /** A model call's failure: its kind in the taxonomy, and whether the call itself is worth retrying. */
 export interface FailureClass {

@@ -3,7 +3,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { canonicalDigest } from "../common/index.ts";
 import { type ProjectPaths, relativeToProject } from "../project.ts";
-import { type Problem, parseJsonText, problemsFromZod } from "../task/problems.ts";
+import { type Problem, parseJsonText, problemsFromZod } from "../task/index.ts";
 import {
   type AgentConfig,
   DEFAULT_BASE_URLS,

@@ -3,7 +3,7 @@
 // Every model call is charged in the trial's ledger, a call cut by the timeout or Ctrl-C included.
 
 import { type TrajectorySink, trialError } from "../record/index.ts";
-import type { Sandbox } from "../sandbox/types.ts";
+import type { Sandbox } from "../sandbox/index.ts";
 import type { RetryPolicy } from "./config.ts";
 import { classifyError, errorMessage, ModelCallError } from "./errors.ts";
 import { type CallLedger, chargedCall } from "./ledger.ts";

@@ -1,7 +1,7 @@
 // The built-in harness's tools, executed inside the sandbox: bash (timeout, output cap), read_file
 // (as the sandbox user), write_file, and finish. A tool's failure is a result the model sees; a dead sandbox is thrown.
 import { posix } from "node:path";
-import { type Sandbox, SandboxFileError } from "../sandbox/types.ts";
+import { type Sandbox, SandboxFileError } from "../sandbox/index.ts";
 import type { ToolCallPart, ToolSpec } from "./providers/types.ts";
 
 export const FINISH_TOOL = "finish";

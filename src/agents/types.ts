@@ -9,8 +9,7 @@ import {
   trialError,
   type Usage,
 } from "../record/index.ts";
-import type { SandboxProvider } from "../sandbox/provider.ts";
-import type { Sandbox } from "../sandbox/types.ts";
+import type { Sandbox, SandboxProvider } from "../sandbox/index.ts";
 import type { Limits, LoadedTask } from "../task/index.ts";
 import type { Pricing } from "./config.ts";
 import type { CallLedger } from "./ledger.ts";

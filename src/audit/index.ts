@@ -1,7 +1,7 @@
 // The leak audit's public face: audit tasks (from the working tree, a loaded task or the git index)
 // and render the report as text, JSON or SARIF. `kgate check` calls auditTask.
 import type { ProjectPaths } from "../project.ts";
-import type { LoadedTask } from "../task/load.ts";
+import type { LoadedTask } from "../task/index.ts";
 import { invalidAudit, runAudit, type TaskAudit } from "./audit.ts";
 import { type FileSource, inputFromLoadedTask, readAuditInput, workingTree } from "./input.ts";
 import { type AuditReport, buildReport } from "./report.ts";
@@ -16,7 +16,7 @@ export { readAuditInput, workingTree } from "./input.ts";
 export { type AuditReport, buildReport, exitCodeOf, RULES, redactReport } from "./report.ts";
 export type { RuleId } from "./rules.ts";
 export { AllowlistEntry, AuditFile, type AuditFileInput, AuditItem } from "./schema.ts";
-export { GitError, stagedTasks } from "./staged.ts";
+export { GitError, type StagedTasks, stagedTasks } from "./staged.ts";
 export { type StatedNumber, statedNumbers } from "./stated-numbers.ts";
 
 /** Audits a task the task loader has loaded: status `clean`, `findings` (an error) or `invalid`. */

@@ -3,10 +3,9 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import type { ProjectPaths } from "../project.ts";
+import type { LoadedTask } from "../task/index.ts";
 // The audit imports the task modules it uses one by one: the task loader's schemas are classic zod.
-import { extractCanary } from "../task/canary.ts";
-import type { LoadedTask } from "../task/load.ts";
-import { type Problem, parseJsonText, problemsFromZod } from "../task/problems.ts";
+import { extractCanary, type Problem, parseJsonText, problemsFromZod } from "../task/index.ts";
 import { AuditedTaskSpec } from "./schema.ts";
 
 /** A file's content: its bytes, or where to read them when it is scanned (so they are read by the thread that scans them, and held only while it does). */

@@ -4,7 +4,7 @@
 // its decision fits, and then every trial it still wants waits with it. A session gives a trial up
 // only in that state (scheduler.ts), so what it left unrun for want of budget is exactly this list;
 // `--resume <run> --max-cost <more>` runs it.
-import type { Budget } from "../report/schema.ts";
+import type { Budget } from "../report/index.ts";
 import { dollars } from "./budget.ts";
 import type { Curtailer } from "./curtail.ts";
 import type { Plan } from "./plan.ts";

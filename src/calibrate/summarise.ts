@@ -4,7 +4,6 @@
 
 import { wilson } from "../common/index.ts";
 import { type TrialRecord, trialCostUsd } from "../record/index.ts";
-import { configurationsOf, provenanceOf } from "../report/provenance.ts";
 import type {
   Aggregate,
   AttributionCounts,
@@ -14,8 +13,8 @@ import type {
   TaskSummary,
   TrialRow,
   UsageTotals,
-} from "../report/schema.ts";
-import { SUMMARY_VERSION } from "../report/schema.ts";
+} from "../report/index.ts";
+import { configurationsOf, provenanceOf, SUMMARY_VERSION } from "../report/index.ts";
 import { resumeHint, spentUsd } from "./budget.ts";
 import { Curtailer } from "./curtail.ts";
 import type { Plan } from "./plan.ts";

@@ -3,6 +3,7 @@
 import {
   type ChatModel,
   loadAgentConfigs,
+  loadChatModel,
   type ResolvedAgentConfig,
   resolveApiKey,
 } from "../agents/index.ts";
@@ -26,8 +27,7 @@ export async function probeAgents(
       `${loaded.file} is invalid:\n${loaded.errors.map((p) => `  ${formatProblem(p)}`).join("\n")}`,
     );
   }
-  const { createChatModel } = await import("../agents/providers/index.ts");
-  return names.map((name) => {
+  const keyed = names.map((name) => {
     const config = loaded.agents.find((a) => a.name === name);
     if (!config) {
       const known = loaded.agents.map((a) => a.name).join(", ") || "none";
@@ -39,6 +39,9 @@ export async function probeAgents(
     if (key === undefined) {
       throw new Error(`agent "${name}" needs the environment variable ${config.apiKeyEnv} (its API key)`);
     }
-    return { config, model: createChatModel(config, key) };
+    return { config, key };
   });
+  return Promise.all(
+    keyed.map(async ({ config, key }) => ({ config, model: await loadChatModel(config, key) })),
+  );
 }

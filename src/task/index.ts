@@ -14,3 +14,4 @@ export * from "./rules.ts";
 export * from "./scaffold.ts";
 export * from "./schema.ts";
 export * from "./task-digests.ts";
+export { isWorkPath, WORK_PATH_RULE } from "./work-path.ts";

@@ -1,7 +1,16 @@
 // The verification concern's public face: the verifier contract, loading, verifyTrial and its parts.
 
 export { type CsvProblem, type CsvVisitor, csvProblemText, readCsv } from "../common/index.ts";
-export * from "../record/verdict.ts";
+// What verifyTrial returns, for the package's `kgate/verify` entry (the schemas live in src/record).
+export {
+  Attribution,
+  CriterionResult,
+  Evidence,
+  JudgeOutcome,
+  JudgeVerdict,
+  UNVERIFIED,
+  Verdict,
+} from "../record/index.ts";
 export {
   ATTRIBUTION_THRESHOLD,
   type AttributionResult,

@@ -10,8 +10,8 @@ import {
   trialError,
   ZERO_USAGE,
 } from "../../record/index.ts";
-import type { SandboxProvider } from "../../sandbox/provider.ts";
-import { type ExecResult, SandboxUnavailableError } from "../../sandbox/types.ts";
+import type { SandboxProvider } from "../../sandbox/index.ts";
+import { type ExecResult, SandboxUnavailableError } from "../../sandbox/index.ts";
 import { openedFrom, placedArtefact, skillFile, skillName } from "../artefact.ts";
 import { type Pricing, trialLimits } from "../config.ts";
 import { errorMessage } from "../errors.ts";

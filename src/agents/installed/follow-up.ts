@@ -2,7 +2,7 @@
 // declared outputs it wrote (read back from the sandbox, capped) go to the configuration's own model
 // client on the host (the key never enters the container) through the run's follow-up hook.
 import { type RetrospectiveOutcome, type StopReason, ZERO_USAGE } from "../../record/index.ts";
-import type { Sandbox } from "../../sandbox/types.ts";
+import type { Sandbox } from "../../sandbox/index.ts";
 import { asTrialError } from "../errors.ts";
 import { type ResolvedAgentConfig, resolveApiKey } from "../load-config.ts";
 import type { AgentRunContext, WrittenOutput } from "../types.ts";

@@ -2,7 +2,7 @@
 // relay's host socket: nothing is mounted, the key stays on the host, and the same channel works on
 // local and remote Docker hosts. The forwarder's end (early exit, broken frames) is reported.
 import { connect } from "node:net";
-import type { ExecStream, Sandbox } from "../../sandbox/types.ts";
+import type { ExecStream, Sandbox } from "../../sandbox/index.ts";
 import { type ChannelEnd, RelayChannel } from "../relay/channel.ts";
 import { RELAY_PORT } from "../relay/server.ts";
 
