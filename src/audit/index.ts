@@ -15,7 +15,7 @@ export type { AuditInput, FileSource } from "./input.ts";
 export { readAuditInput, workingTree } from "./input.ts";
 export { type AuditReport, buildReport, exitCodeOf, RULES, redactReport } from "./report.ts";
 export type { RuleId } from "./rules.ts";
-export { AllowlistEntry, AuditFile, type AuditFileInput, AuditItem } from "./schema.ts";
+export { AllowlistEntry, AuditFile, AuditItem } from "./schema.ts";
 export { GitError, type StagedTasks, stagedTasks } from "./staged.ts";
 export { type StatedNumber, statedNumbers } from "./stated-numbers.ts";
 

@@ -139,7 +139,6 @@ export const AuditedTaskSpec = z.object({
 });
 
 export type AuditFile = z.infer<typeof AuditFile>;
-export type AuditFileInput = z.input<typeof AuditFile>;
 export type AuditItem = z.infer<typeof AuditItem>;
 export type NumberItem = z.infer<typeof NumberItem>;
 export type AllowlistEntry = z.infer<typeof AllowlistEntry>;

@@ -17,14 +17,6 @@ export type CostCaps = Pick<
 const perToken = (usdPerMTok: number) => usdPerMTok / 1e6;
 
 /**
- * The dearest price of a token sent (uncached input, cache read, a 5-minute or 1-hour cache write, at
- * any long-context tier), USD per million.
- */
-export function dearestInputPerMTok(p: Pricing): number {
-  return dearestRates(p).input;
-}
-
-/**
  * The most one session of a configuration can cost on a task (USD), or null when the configuration
  * has no prices. Tokens are bounded by the tighter of its token budget and the task's maxTokens;
  * output tokens also by its output budget and, in the built-in loop, by maxTurns x maxOutputTokens;

@@ -118,10 +118,6 @@ export const TrialError = z.object({
 });
 export type TrialError = z.infer<typeof TrialError>;
 
-export function failureInfo(kind: FailureKind): FailureKindInfo {
-  return FAILURE_KINDS[kind];
-}
-
 /** A TrialError of `kind`, its owner filled in from the table. */
 export function trialError(kind: FailureKind, message: string, stack?: string): TrialError {
   return { kind, owner: FAILURE_KINDS[kind].owner, message, ...(stack ? { stack } : {}) };

@@ -11,8 +11,3 @@ export function outcomeOf(record: Pick<TrialRecord, "error" | "verdict">): Outco
   if (record.verdict.status === "unverified") return "unverified";
   return record.verdict.status;
 }
-
-/** Should the engine start another attempt for this record's slot in the same session? */
-export function isRetryable(record: Pick<TrialRecord, "error">): boolean {
-  return record.error !== null && FAILURE_KINDS[record.error.kind].retried;
-}

@@ -1,9 +1,6 @@
 // Trajectory events (one JSON line each beside a record), versioned, and the sink agents append to.
 import { z } from "zod";
 
-/** Bumped when an event's meaning changes; events without `v` are version 1. */
-export const TRAJECTORY_VERSION = 1;
-
 export const TrajectoryEventType = z.enum(["model", "tool-call", "tool-result", "note", "error"]);
 export type TrajectoryEventType = z.infer<typeof TrajectoryEventType>;
 
@@ -11,6 +8,7 @@ export type TrajectoryEventType = z.infer<typeof TrajectoryEventType>;
 export const TrajectoryEvent = z.looseObject({
   at: z.string(),
   type: TrajectoryEventType,
+  /** An event format's version; none is written yet (every event is version 1). */
   v: z.number().int().positive().optional(),
 });
 export type TrajectoryEvent = z.infer<typeof TrajectoryEvent> & Record<string, unknown>;

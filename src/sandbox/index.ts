@@ -7,16 +7,14 @@ export type { PackFile } from "./archive.ts";
 export { type Leftovers, putFiles, reapLeftovers, sandboxesRemoved } from "./capabilities.ts";
 export {
   loadSandboxConfig,
-  SANDBOX_PROVIDERS,
   type SandboxConfig,
   SandboxConfigError,
   sandboxProviderFor,
 } from "./config.ts";
 export { type ImageSource, imageSourceOf, planImage } from "./image-source.ts";
 export { type HostRemoval, InterruptedError, removeOnInterrupt, removeRunEverywhere } from "./interrupt.ts";
-export { containerLabels, LABEL, LABEL_OWNER, LABEL_RUN, LABEL_TASK, LABEL_TRIAL } from "./labels.ts";
-export { SANDBOX_GID, SANDBOX_HOME, SANDBOX_UID, SANDBOX_WORKDIR } from "./layout.ts";
-export { unsafeOutputPath } from "./outputs.ts";
+export { containerLabels, LABEL, LABEL_OWNER, LABEL_RUN } from "./labels.ts";
+export { SANDBOX_WORKDIR } from "./layout.ts";
 export type {
   CommonSettings,
   DeclaredOutput,

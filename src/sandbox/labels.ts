@@ -5,7 +5,7 @@ import { ownerLabel } from "../common/index.ts";
 export const LABEL = "kgate";
 export const LABEL_RUN = "kgate.run";
 export const LABEL_TRIAL = "kgate.trial";
-export const LABEL_TASK = "kgate.task";
+const LABEL_TASK = "kgate.task";
 /** `<host>/<pid>/<process start time>`: tells a live owner from a dead one whose pid was reused. */
 export const LABEL_OWNER = "kgate.owner";
 

@@ -30,7 +30,7 @@ export interface ArchiveReader {
 }
 
 /** Why a declared path may not be read at all, or null when it is a plain relative path. */
-export function unsafeOutputPath(p: string): string | null {
+function unsafeOutputPath(p: string): string | null {
   if (p.startsWith("/")) return `path traversal: "${p}" is absolute`;
   if (p.includes("\\")) return `path traversal: "${p}" contains a backslash`;
   const segments = p.split("/");

@@ -8,7 +8,7 @@ export * from "./inline.ts";
 export * from "./items.ts";
 export * from "./listing.ts";
 export * from "./load.ts";
-export { OUTPUT_FORMATS, type OutputFormat } from "./output-templates.ts";
+export type { OutputFormat } from "./output-templates.ts";
 export * from "./problems.ts";
 export * from "./rules.ts";
 export * from "./scaffold.ts";

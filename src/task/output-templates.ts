@@ -3,7 +3,7 @@
 // verifier's answer (and rubric, for text).
 import type { TaskSpecInput } from "./schema.ts";
 
-export const OUTPUT_FORMATS = ["csv", "json", "text"] as const;
+const OUTPUT_FORMATS = ["csv", "json", "text"] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 export interface OutputTemplate {

@@ -88,7 +88,7 @@ export class HostsDownStop extends ExitError {
 }
 
 /** Should the engine start another attempt after this error in the same session? */
-export function retriedKind(error: TrialError | null): boolean {
+function retriedKind(error: TrialError | null): boolean {
   return error !== null && FAILURE_KINDS[error.kind].retried;
 }
 

@@ -15,7 +15,7 @@ export function newRunId(prefix?: string, now: Date = new Date()): string {
 }
 
 /** A file-name-safe condition: `with-A`, `without-A`, `variant-<name>`. */
-export function conditionSlug(condition: Condition): string {
+function conditionSlug(condition: Condition): string {
   if (condition === "+A") return "with-A";
   if (condition === "-A") return "without-A";
   return `variant-${variantOf(condition)}`;

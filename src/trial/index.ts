@@ -9,25 +9,23 @@ export {
   type EngineUnit,
   HostsDownStop,
   type RunPlace,
-  retriedKind,
   UnitEngine,
   type UnitEngineOptions,
   type UnitEvents,
   type UnitKind,
   type UnitRunner,
 } from "./engine.ts";
-export { conditionSlug, newRunId, runDirOf, trialDirOf, trialId } from "./ids.ts";
+export { newRunId, runDirOf, trialId } from "./ids.ts";
 export { type InlineTrialOptions, type InlineTrialResult, runInlineTrial } from "./inline-form.ts";
 export { type JudgeCallsBound, judgeCallBounds, taskJudgeBounds } from "./judge-bound.ts";
 export { JudgeError, type JudgeOptions, judgeUsageOf, judgeVerdict } from "./judge-phase.ts";
-export { DEFAULT_PHASE_TIMEOUTS, PhaseTimeoutError, type PhaseTimeouts } from "./phases.ts";
+export type { PhaseTimeouts } from "./phases.ts";
 export { PoolAbortedError, type PoolOptions, UnitPool } from "./pool.ts";
 export { crashRecordOf, type TaskAttempt, type TrialIdentity } from "./record-parts.ts";
 export {
   appendTrialRecord,
   type ReadRecords,
   readTrialRecords,
-  TRIALS_FILE,
   trialsFileOf,
 } from "./records.ts";
 export { runTrial, type TrialOptions } from "./run-trial.ts";
@@ -54,6 +52,5 @@ export {
   type TrialJob,
   type TrialRunner,
   type TrialSlot,
-  trialKind,
 } from "./trial-engine.ts";
 export { type DefaultVerifyOptions, defaultVerify, type VerifyTrial, verifyOutputs } from "./verify-phase.ts";

@@ -25,7 +25,7 @@ export const DEFAULT_PHASE_TIMEOUTS: PhaseTimeouts = {
   agentGrace: 15_000,
 };
 
-export class PhaseTimeoutError extends Error {
+class PhaseTimeoutError extends Error {
   override name = "PhaseTimeoutError";
   constructor(
     readonly phase: PhaseName,

@@ -5,7 +5,7 @@ import path from "node:path";
 import { appendJsonLine, type JsonLines, readJsonLines } from "../common/index.ts";
 import { TrialRecord } from "../record/index.ts";
 
-export const TRIALS_FILE = "trials.jsonl";
+const TRIALS_FILE = "trials.jsonl";
 
 export function trialsFileOf(runDir: string): string {
   return path.join(runDir, TRIALS_FILE);

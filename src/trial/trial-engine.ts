@@ -56,7 +56,7 @@ export type EngineOptions<S extends TrialSlot = TrialSlot> = Omit<
 >;
 
 /** Trials as units of the engine. */
-export function trialKind<S extends TrialSlot>(): UnitKind<S, TrialJob<S>, TrialRecord> {
+function trialKind<S extends TrialSlot>(): UnitKind<S, TrialJob<S>, TrialRecord> {
   return {
     job: (slot, attempt, run) => ({
       ...slot,

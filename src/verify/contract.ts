@@ -1,5 +1,4 @@
 // What a task's verifier module (verifiers/<id>.ts) exports, and what verification receives from a trial.
-import type { Verdict } from "../record/index.ts";
 
 /**
  * verifiers/<id>.ts default-exports `defineVerifier({...})`: a reference solver that is a pure
@@ -113,5 +112,3 @@ export interface OutputForVerification {
   /** Why it is missing or was rejected. */
   reason?: string;
 }
-
-export type VerifyOutputs = (outputs: OutputForVerification[]) => Promise<Verdict>;

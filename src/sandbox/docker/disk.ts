@@ -8,7 +8,6 @@ import type { DockerClient } from "./client.ts";
 
 /** How the disk of a sandbox is capped: a tmpfs volume per writable folder (see docs/security.md). */
 export const DISK_CAP_MECHANISM = "tmpfs-volume";
-export type DiskCapMechanism = typeof DISK_CAP_MECHANISM;
 
 /** Largest seed copied from the image per folder (the kgate images hold 20 KiB in /home/agent). */
 export const MAX_SEED_BYTES = 64 * 1024 * 1024;
