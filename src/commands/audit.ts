@@ -2,8 +2,7 @@
 // SARIF; `--staged` audits the git index's content of the tasks a staged change touches.
 import { existsSync } from "node:fs";
 import path from "node:path";
-import type { AuditReport } from "../audit/index.ts";
-import { GitError, type StagedTasks, stagedTasks } from "../audit/index.ts";
+import { type AuditReport, GitError, type StagedTasks, stagedTasks } from "../audit/index.ts";
 import { UsageError } from "../errors.ts";
 import { packageInfo } from "../package-info.ts";
 // listing.ts itself, not task/index.ts: the audit (the pre-commit hook) must not load the task schemas.

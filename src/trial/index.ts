@@ -15,7 +15,7 @@ export {
   type UnitKind,
   type UnitRunner,
 } from "./engine.ts";
-export { newRunId, runDirOf, trialId } from "./ids.ts";
+export { newRunId, runDirOf, trialDirOf, trialId } from "./ids.ts";
 export { type InlineTrialOptions, type InlineTrialResult, runInlineTrial } from "./inline-form.ts";
 export { type JudgeCallsBound, judgeCallBounds, taskJudgeBounds } from "./judge-bound.ts";
 export { JudgeError, type JudgeOptions, judgeUsageOf, judgeVerdict } from "./judge-phase.ts";

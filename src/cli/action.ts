@@ -1,0 +1,10 @@
+// What every verb's registration gets from the router (src/cli.ts): an action that hands the parsed
+// line to the verb's module; and the one way a repeatable option collects its values.
+
+/** An action for `verb`: commander calls it with the positional arguments, the options, the command. */
+export type ActionFor = (verb: string) => (...args: unknown[]) => Promise<void>;
+
+/** A repeatable option: every value, in order. */
+export function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}

@@ -1,0 +1,30 @@
+// The CLI's `kgate run <task>`: N trials of one cell.
+import type { Command } from "commander";
+import type { ActionFor } from "./action.ts";
+
+export function registerRun(program: Command, action: ActionFor): void {
+  program
+    .command("run")
+    .description("run N trials of one task under one condition with one agent; one record per trial")
+    .argument("<task>", "task id")
+    .requiredOption(
+      "--agent <name>",
+      "agent: oracle, noop, or a configuration in kgate.config.json (see kgate agents)",
+    )
+    .option("--condition <condition>", "+A, -A or variant:<name>", "+A")
+    .option("-n <count>", "number of trials", "1")
+    .option("--concurrency <count>", "trials in flight at once", "1")
+    .option("--retries <count>", "extra attempts after a transient infrastructure error", "1")
+    .option("--run-id <id>", "append to this run (default: a new run id)")
+    .option(
+      "--monitor",
+      "after each trial ask the KEEP/WITHDRAW and BET/NO_BET questions (built-in loop or installed harness)",
+    )
+    .option(
+      "--prospective",
+      "before each -A trial ask ANSWER_DIRECTLY / REQUEST_SPEC / DECLINE (built-in loop or installed harness)",
+    )
+    .option("--payoff <file>", "payoff schedule of the prospective choice (JSON; default 1/0, 0.5/0.1, 0.25)")
+    .option("--json", "machine-readable output")
+    .action(action("run"));
+}
