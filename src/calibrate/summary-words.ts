@@ -1,6 +1,6 @@
 // What a run's summary says in words beside its figures: the retain rule and the screening rule, and
 // what the figures do not show (the retained row's selection, per-task bounds that do not hold jointly).
-import type { CellSummary, TaskSummary } from "../report/schema.ts";
+import type { CellSummary, TaskSummary } from "../report/index.ts";
 import type { Plan } from "./plan.ts";
 import { clauseText, isExtreme } from "./requirement.ts";
 import { describeSequential } from "./sequential.ts";
