@@ -268,7 +268,8 @@ describe("kgate exam: bad input", () => {
     const project = examProject("anthropic", "http://127.0.0.1:9");
     process.env[KEY_ENV] = "sk-test";
     const attempt = (pool: string, extra: Record<string, string>) =>
-      exam(capture(project), pool, { ...DEFAULTS, agent: "examiner", budget: "100", ...extra });
+      // the endpoint is a dead placeholder: --no-ping, so each input error is reached (not the ping's)
+      exam(capture(project), pool, { ...DEFAULTS, agent: "examiner", budget: "100", ping: false, ...extra });
     try {
       await expect(attempt("arith", { scheme: "fixed,bogus" })).rejects.toThrow(
         /--scheme: "bogus" is not one of fixed, random, aligned, reversed/,

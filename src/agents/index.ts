@@ -32,6 +32,12 @@ export {
 } from "./load-config.ts";
 export { noopAgent } from "./noop.ts";
 export { oracleAgent, SOLUTION_DIR_IN_SANDBOX } from "./oracle.ts";
+export {
+  type Pinger,
+  type UnansweredEndpoint,
+  unansweredEndpoints,
+  unansweredMessage,
+} from "./ping-first.ts";
 export { callCostUsd, dearestRates, ratesFor, reservationCostUsd } from "./pricing.ts";
 export { modelsUrl, PING_TIMEOUT_MS, type PingResult, pingEndpoint } from "./providers/ping.ts";
 export type * from "./providers/types.ts";

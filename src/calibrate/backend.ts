@@ -1,7 +1,14 @@
 // The real trial machinery for calibration: agent configurations resolved by name and the sandbox
 // runner of the trial engine (provider image once, each agent prepared once, runTrial per attempt).
-import { type Agent, loadAgentConfigs, resolveAgent, resolveApiKey } from "../agents/index.ts";
-import type { ProjectPaths } from "../project.ts";
+import {
+  type Agent,
+  loadAgentConfigs,
+  resolveAgent,
+  resolveApiKey,
+  unansweredEndpoints,
+  unansweredMessage,
+} from "../agents/index.ts";
+import { type ProjectPaths, relativeToProject } from "../project.ts";
 import { type SandboxProvider, sandboxProviderFor } from "../sandbox/index.ts";
 import { agentInfoOf, openSandboxRunner, type TrialOptions, type VerifyTrial } from "../trial/index.ts";
 import type { AgentInfo } from "./plan.ts";
@@ -16,6 +23,8 @@ export interface SandboxBackendOptions {
   followUp?: TrialOptions["followUp"];
   /** The prospective choice before each -A trial, per agent (`--prospective`); undefined: not asked. */
   prospectiveFor?: (agent: Agent) => TrialOptions["prospective"];
+  /** false (--no-ping): no endpoint ping before the first trial. */
+  ping?: boolean;
 }
 
 export function sandboxBackend(o: SandboxBackendOptions): Backend {
@@ -53,6 +62,12 @@ export function sandboxBackend(o: SandboxBackendOptions): Backend {
         }
       }
       return missing;
+    },
+    async ping(names) {
+      if (o.ping === false) return null;
+      const unanswered = await unansweredEndpoints(o.paths, names);
+      if (unanswered.length === 0) return null;
+      return unansweredMessage(relativeToProject(o.paths, o.paths.config), unanswered);
     },
     async sandbox() {
       provider ??= sandboxProviderFor(o.paths);

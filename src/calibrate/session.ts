@@ -48,6 +48,8 @@ export interface Backend {
   missingKeys?(names: readonly string[]): Promise<MissingKey[]>;
   /** Where trials run (provider, host, image id); null when the backend runs no sandbox. */
   sandbox?(): Promise<SandboxInfo | null>;
+  /** Pings the named agents' endpoints once: the refusal naming each that did not answer, else null. */
+  ping?(names: readonly string[]): Promise<string | null>;
 }
 
 /** An agent configuration whose API key variable is not set. */
@@ -82,6 +84,17 @@ async function requireJudges(
       `${missing.map((m) => `  ${m}`).join("\n")}\n` +
       `set the key in the environment, or edit "agents" in ${relativeToProject(o.paths, o.paths.config)}`,
   );
+}
+
+/** Every agent's and judge's endpoint answers before the sandbox is prepared (the backend's ping, if any). */
+async function requireAnswers(
+  backend: Backend,
+  agents: readonly string[],
+  judges: ReadonlyMap<string, JudgeCallsBound[]>,
+): Promise<void> {
+  const names = [...agents, ...[...judges.values()].flat().map((j) => j.config)];
+  const refusal = (await backend.ping?.([...new Set(names)])) ?? null;
+  if (refusal !== null) throw new CalibrationError(refusal);
 }
 
 /** The sandbox of a backend, as a calibration error when it cannot be prepared. */
@@ -199,6 +212,7 @@ async function newRun(
   const agents = await resolveAgents(backend, names);
   await requireKeys(o, backend, names);
   const judges = await requireJudges(o, tasks);
+  await requireAnswers(backend, names, judges);
   const sandbox = await sandboxOf(backend);
   const run = runDir(o.paths, o.runId ?? newRunId("cal"));
   let plan: Plan;
@@ -244,6 +258,11 @@ async function resumedRun(o: SessionOptions, backend: Backend, name: string) {
     plan.agents.map((a) => a.name),
   );
   const judges = await requireJudges(o, [...tasks.values()]);
+  await requireAnswers(
+    backend,
+    plan.agents.map((a) => a.name),
+    judges,
+  );
   const drift = planDrift(plan, { tasks, agents, sandbox: await sandboxOf(backend) });
   if (drift.length > 0) {
     throw new CalibrationError(

@@ -1,6 +1,6 @@
 // The CLI's `kgate calibrate [task...]`: n trials per cell, pass rates, retain / revise / discard.
 import type { Command } from "commander";
-import { type ActionFor, collect } from "./action.ts";
+import { type ActionFor, collect, NO_PING_HELP } from "./action.ts";
 
 export function registerCalibrate(program: Command, action: ActionFor): void {
   program
@@ -58,6 +58,7 @@ export function registerCalibrate(program: Command, action: ActionFor): void {
       "run the missing trials of an existing run (its plan is kept, cost ceiling included)",
     )
     .option("--run-id <id>", "id of the new run (default: a timestamp)")
+    .option("--no-ping", NO_PING_HELP)
     .option("--json", "print the summary as JSON instead of Table 1")
     .action(action("calibrate"));
 }

@@ -1,6 +1,6 @@
 // The CLI's `kgate exam [pool]`: exams of N items or tasks under one shared token budget.
 import type { Command } from "commander";
-import type { ActionFor } from "./action.ts";
+import { type ActionFor, NO_PING_HELP } from "./action.ts";
 
 export function registerExam(program: Command, action: ActionFor): void {
   program
@@ -62,6 +62,7 @@ export function registerExam(program: Command, action: ActionFor): void {
       "--max-cost <usd>",
       "a hard cost ceiling: an exam starts only if its worst case fits; --resume <run> --max-cost <more> continues",
     )
+    .option("--no-ping", NO_PING_HELP)
     .option("--json", "print the report as JSON")
     .action(action("exam"));
 }

@@ -1,6 +1,6 @@
 // The CLI's `kgate probe recite|compress|canary <task>`: the diagnostic probes as inline trials.
 import type { Command } from "commander";
-import { type ActionFor, collect } from "./action.ts";
+import { type ActionFor, collect, NO_PING_HELP } from "./action.ts";
 
 export function registerProbe(program: Command, action: ActionFor): void {
   const probe = program
@@ -28,6 +28,7 @@ export function registerProbe(program: Command, action: ActionFor): void {
         "--max-cost <usd>",
         "a hard cost ceiling: a trial starts only if its worst case fits; --resume <run> --max-cost <more> continues",
       )
+      .option("--no-ping", NO_PING_HELP)
       .option("--json", "machine-readable output")
       .action(action(`probe.${name}`));
   probeVerb(

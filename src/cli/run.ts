@@ -1,6 +1,6 @@
 // The CLI's `kgate run <task>`: N trials of one cell.
 import type { Command } from "commander";
-import type { ActionFor } from "./action.ts";
+import { type ActionFor, NO_PING_HELP } from "./action.ts";
 
 export function registerRun(program: Command, action: ActionFor): void {
   program
@@ -25,6 +25,7 @@ export function registerRun(program: Command, action: ActionFor): void {
       "before each -A trial ask ANSWER_DIRECTLY / REQUEST_SPEC / DECLINE (built-in loop or installed harness)",
     )
     .option("--payoff <file>", "payoff schedule of the prospective choice (JSON; default 1/0, 0.5/0.1, 0.25)")
+    .option("--no-ping", NO_PING_HELP)
     .option("--json", "machine-readable output")
     .action(action("run"));
 }

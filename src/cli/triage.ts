@@ -1,6 +1,6 @@
 // The CLI's `kgate triage [pool]` and `kgate triage score`: portfolio triage under a token budget.
 import type { Command } from "commander";
-import { type ActionFor, collect } from "./action.ts";
+import { type ActionFor, collect, NO_PING_HELP } from "./action.ts";
 
 export function registerTriage(
   program: Command,
@@ -48,6 +48,7 @@ export function registerTriage(
       "--max-cost <usd>",
       "a hard cost ceiling over phase-0 units and plans (not with --live or --resolve); --resume <run> --max-cost <more> continues",
     )
+    .option("--no-ping", NO_PING_HELP)
     .option("--json", "print the summary as JSON instead of Markdown")
     .action(action("triage"));
   triage

@@ -61,6 +61,8 @@ export interface CalibrateOptions extends Omit<ConfigOverrides, "n" | "concurren
   estimate?: boolean;
   /** --max-cost <usd>: the run's cost ceiling, kept in its plan (a resume keeps it, or replaces it with its own). */
   maxCost?: string;
+  /** false (--no-ping): no endpoint ping before the first trial. */
+  ping?: boolean;
 }
 
 /** Options that define a plan, as written on the command line; a resumed run keeps its own plan. */
@@ -211,6 +213,7 @@ export async function run(ctx: CommandContext, requested: string[], o: Calibrate
       sandboxBackend({
         paths: ctx.paths,
         log,
+        ping: o.ping,
         ...(monitoring?.probes ? { followUp: askRetrospectiveQuestions } : {}),
         ...(monitoring?.prospective ? { prospectiveFor: prospectiveFor(monitoring.prospective) } : {}),
       }),

@@ -34,6 +34,7 @@ import { parseCondition } from "../task/index.ts";
 import { newRunId, runDirOf } from "../trial/index.ts";
 import type { CommandContext } from "./context.ts";
 import { concurrencyOption, integerOption } from "./options.ts";
+import { pingFirst } from "./ping-first.ts";
 
 export interface ExamOptions {
   agent?: string;
@@ -56,6 +57,8 @@ export interface ExamOptions {
   trials: string;
   concurrency?: string;
   json?: boolean;
+  /** false (--no-ping): no endpoint ping before the first exam. */
+  ping?: boolean;
   /** --estimate: print what the exams would cost and exit (no exam, no model call, no run directory). */
   estimate?: boolean;
   /** --max-cost <usd>: the run's cost ceiling (a resume may raise it). */
@@ -154,6 +157,7 @@ async function reference(ctx: CommandContext, pool: string | undefined, o: ExamO
     kgateVersion: packageInfo().version,
     runId: o.runId ?? newRunId(),
   };
+  await pingFirst(ctx, [o.agent], o.ping);
   const log = (line: string) => ctx.stderr.write(`${line}\n`);
   const controller = new AbortController();
   const stopListening = removeOnInterrupt(ctx.paths, options.runId, controller, log);
@@ -237,6 +241,11 @@ export async function run(ctx: CommandContext, poolArg: string | undefined, o: E
   } catch (err) {
     throw err instanceof UsageError ? err : new UsageError((err as Error).message);
   }
+  // the pool and the options are checked first: then the endpoint, before the first exam
+  await pingFirst(ctx, [run.agent.name], o.ping).catch(async (err) => {
+    await runner.dispose?.();
+    throw err;
+  });
   const runDir = runDirOf(ctx.paths, run.runId);
   // Ctrl-C: no exam starts after it, running ones end as cancelled (a resume runs them again)
   const controller = new AbortController();

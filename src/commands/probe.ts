@@ -29,6 +29,7 @@ import { type LoadedTask, loadValidTask } from "../task/index.ts";
 import { newRunId, readTrialRecords, runDirOf } from "../trial/index.ts";
 import type { CommandContext } from "./context.ts";
 import { concurrencyOption, integerOption } from "./options.ts";
+import { pingFirst } from "./ping-first.ts";
 import {
   ceilingRun,
   estimateAgents,
@@ -50,6 +51,8 @@ export interface ProbeOptions {
   estimate?: boolean;
   /** --max-cost <usd>: the run's cost ceiling (a resume may raise it). */
   maxCost?: string;
+  /** false (--no-ping): no endpoint ping before the first trial. */
+  ping?: boolean;
 }
 
 export interface ReciteOptions extends ProbeOptions {
@@ -91,6 +94,7 @@ async function prepare(
   try {
     task = loadValidTask(ctx.paths, taskId);
     agents = estimate ? estimateAgents(ctx, o.agent) : await probeAgents(ctx.paths, o.agent);
+    if (!estimate) await pingFirst(ctx, o.agent, o.ping);
     if (!estimate)
       settleProbeRun(
         runDir,

@@ -25,6 +25,7 @@ import {
 } from "../trial/index.ts";
 import type { CommandContext } from "./context.ts";
 import { concurrencyOption, integerOption } from "./options.ts";
+import { pingFirst } from "./ping-first.ts";
 import { startupError } from "./startup-error.ts";
 
 export interface RunOptions {
@@ -40,6 +41,8 @@ export interface RunOptions {
   /** Before each -A trial, the prospective choice (built-in loop or installed harness), scored with --payoff or the default. */
   prospective?: boolean;
   payoff?: string;
+  /** false (--no-ping): skip the endpoint ping before the first trial. */
+  ping?: boolean;
 }
 
 function seconds(record: TrialRecord): string {
@@ -62,6 +65,7 @@ async function openRunner(ctx: CommandContext, options: RunOptions, log: (line: 
   }).catch((err: Error) => {
     throw new UsageError(err.message);
   });
+  await pingFirst(ctx, [options.agent], options.ping);
   if (options.monitor && !(agent instanceof BuiltinAgent) && !(agent instanceof InstalledAgent))
     log(
       `warning: --monitor: the questions need a model configuration (built-in loop or installed harness); ${agent.name} runs ${agent.harness}`,

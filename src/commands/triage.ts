@@ -39,6 +39,7 @@ import {
 import { agentInfoOf, newRunId, openSandboxRunner, runDirOf, TrialEngine } from "../trial/index.ts";
 import type { CommandContext } from "./context.ts";
 import { concurrencyOption, integerOption } from "./options.ts";
+import { pingFirst } from "./ping-first.ts";
 import { ceilingOf, printEstimate } from "./triage-cost.ts";
 
 export { score } from "./triage-score.ts";
@@ -61,6 +62,8 @@ export interface TriageOptions {
   estimate?: boolean;
   /** --max-cost <usd>: the run's cost ceiling over phase-0 units and plans (a resume may raise it). */
   maxCost?: string;
+  /** false (--no-ping): no endpoint ping before the first unit. */
+  ping?: boolean;
 }
 
 /** Values of a repeatable, comma-separated option, each a number in [lo, hi]. */
@@ -213,6 +216,7 @@ export async function run(
     return printEstimate(ctx, { settings, config, pool, variants, json: o.json === true });
   }
   const ceiling = o.maxCost === undefined ? null : ceilingOf(ctx, o.maxCost, settings, config, pool);
+  await pingFirst(ctx, [config.name], o.ping);
   if (!o.resume) {
     if (existsSync(files.settings))
       throw new UsageError(`run ${settings.runId} exists: use --resume ${settings.runId}`);
