@@ -2,6 +2,7 @@
 // artefact's first line and to state the task's private constants; a verbatim continuation, the
 // canary GUID, or a gated constant stated right marks the task contaminated for that configuration.
 import path from "node:path";
+import { trialLimits } from "../agents/index.ts";
 import { conversationBound } from "../cost/index.ts";
 import {
   addUsage,
@@ -186,7 +187,8 @@ export async function canary(
         system: CANARY_SYSTEM,
         turns: [turn],
         trajectory,
-        timeoutSec: config.timeoutSec,
+        // the task's wall clock bounds the questions too, as it bounds every form of a trial
+        timeoutSec: trialLimits(config, task.spec.limits).timeoutSec,
         signal,
       });
     try {
