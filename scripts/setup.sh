@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prepares a machine for kgate: npm dependencies, host packages (Docker engine, debootstrap,
-# busybox-static and chromium for tests), and a running Docker daemon. Safe to run again; used by .ci/run.
+# busybox-static, chromium and docker-registry for tests), and a running Docker daemon. Safe to run again; used by .ci/run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,6 +17,8 @@ command -v dockerd >/dev/null || missing+=(docker.io)
 command -v debootstrap >/dev/null || missing+=(debootstrap)
 [ -x /bin/busybox ] || missing+=(busybox-static)
 command -v chromium >/dev/null || missing+=(chromium)
+# The image registry the training export's test pushes to (it starts its own on 127.0.0.1 and stops it).
+command -v docker-registry >/dev/null || missing+=(docker-registry)
 if [ "${#missing[@]}" -gt 0 ]; then
   log "installing Debian packages: ${missing[*]}"
   as_root apt-get update -qq

@@ -8,15 +8,14 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { beforeAll, describe, expect, it } from "vitest";
-import { buildPlan, CalibrationConfig, runCalibration, runDir, writePlan } from "../src/calibrate/index.ts";
 import { exportCanary, exportRows } from "../src/export/index.ts";
 import { projectPaths } from "../src/project.ts";
 import { listTaskIds, loadValidTask } from "../src/task/index.ts";
-import { fakeRunner, resolver } from "./support/calibrate-fixtures.ts";
 import { kgateInProcess } from "./support/cli-in-process.ts";
 import { memoProject } from "./support/judge-task.ts";
 import { runOracleOnHost } from "./support/oracle-host.ts";
 import { tempDir } from "./support/project.ts";
+import { scriptedRun } from "./support/scripted-run.ts";
 
 const REPO = projectPaths(path.resolve(import.meta.dirname, ".."));
 const IDS = listTaskIds(REPO);
@@ -363,38 +362,11 @@ describe("kgate export rows of a task graded by a judge", () => {
 describe("kgate export rows --from <calibration run> --only retained", () => {
   it("exports the retained tasks only, with the run's decision and each cell's passes, runs and Wilson bounds", async () => {
     const dir = tempDir("kgate-rows-run-");
-    const tasks = ["bom-costing", "payroll-overtime"].map((id) => loadValidTask(REPO, id));
-    const plan = buildPlan({
-      runId: "cal-test",
-      config: CalibrationConfig.parse({ curtail: false }),
-      tasks,
-      resolveAgent: resolver(),
-    });
-    const run = runDir(REPO, path.join(dir, "cal-test"));
-    writePlan(run, plan);
     // bom-costing is retained (frontier+A 5/5, frontier-A 0/5, mid+A 1/5, control 0/5);
     // payroll-overtime is not (frontier-A 1/5 breaks "= 0").
-    const script = { "frontier+A": "PPPPP", "frontier-A": "FFFFF", "mid+A": "PFFFF", control: "FFFFF" };
-    await runCalibration({
-      plan,
-      runDir: run.dir,
-      tasks: new Map(tasks.map((t) => [t.id, t])),
-      runner: fakeRunner({ pass: {}, script: { ...script } }),
-      records: [],
-      concurrency: 2,
-    });
-    // payroll-overtime's -A cell gets one pass: rewrite its first -A record.
-    const trials = path.join(run.dir, "trials.jsonl");
-    const lines = readFileSync(trials, "utf8")
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l));
-    const flipped = lines.find(
-      (l) => l.task.id === "payroll-overtime" && l.condition === "-A" && l.index === 0,
-    );
-    flipped.verdict = { status: "pass", reward: 1, score: 1, criteria: [], attribution: null };
-    writeFileSync(trials, lines.map((l) => `${JSON.stringify(l)}\n`).join(""));
-
+    const run = {
+      dir: await scriptedRun(REPO, dir, ["bom-costing", "payroll-overtime"], ["payroll-overtime"]),
+    };
     const out = path.join(dir, "rows");
     const result = await kgateInProcess([
       "--root",

@@ -1,6 +1,6 @@
 // The CLI's `kgate export harbor|benchflow|trajectories|rows`: tasks in another harness's layout, a run's
 // trajectories as ATIF, rows for trainers (export-rows.ts).
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import { type ActionFor, collect } from "./action.ts";
 import { registerExportRows } from "./export-rows.ts";
 
@@ -20,7 +20,22 @@ export function registerExport(program: Command, action: ActionFor): void {
       .option("--force", "replace exported folders that already exist")
       .option("--json", "machine-readable output")
       .action(action(`export.${layout}`));
-  exportVerb("harbor", "Harbor / Terminal-Bench task folders: +A, -A and each variant");
+  exportVerb("harbor", "Harbor / Terminal-Bench task folders: +A, -A and each variant")
+    .option(
+      "--for-training",
+      "for trainers: images built and pushed (--push), pinned by digest; a separate verifier; reward.json with metrics",
+    )
+    .option(
+      "--push <registry>",
+      "--for-training: the registry the images go to (credentials: Docker's config.json)",
+    )
+    .option(
+      "--from <run>",
+      "--for-training: a calibration run: its decision and Wilson bounds per task in [metadata]",
+    )
+    .addOption(
+      new Option("--only <which>", "with --from: only the tasks the run retained").choices(["retained"]),
+    );
   exportVerb(
     "benchflow",
     "BenchFlow / SkillsBench task folders (native layout: task.md, oracle/, verifier/): with the artefact as a skill, and without",

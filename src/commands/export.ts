@@ -7,6 +7,7 @@ import { type ExportLayout, exportTasks } from "../export/index.ts";
 import { packageInfo } from "../package-info.ts";
 import { Condition } from "../task/index.ts";
 import type { CommandContext } from "./context.ts";
+import { training } from "./export-training.ts";
 import { selectTaskIds } from "./task-ids.ts";
 
 export interface ExportCommandOptions {
@@ -16,6 +17,11 @@ export interface ExportCommandOptions {
   json?: boolean;
   /** benchflow only: Harbor's split layout (task.toml, instruction.md, solution/, tests/) plus the skill. */
   split?: boolean;
+  /** harbor only: the training export (export-training.ts) and its options. */
+  forTraining?: boolean;
+  push?: string;
+  from?: string;
+  only?: "retained";
 }
 
 function parseConditions(values: string[] | undefined): Condition[] | undefined {
@@ -61,8 +67,16 @@ async function runExport(
   return failed.length > 0 ? EXIT_FAILED : EXIT_OK;
 }
 
-export const harbor = (ctx: CommandContext, tasks: string[], options: ExportCommandOptions) =>
-  runExport("harbor", ctx, tasks, options);
+export async function harbor(
+  ctx: CommandContext,
+  tasks: string[],
+  options: ExportCommandOptions,
+): Promise<number> {
+  if (options.forTraining) return training(ctx, tasks, options, parseConditions(options.condition));
+  const stray = (["push", "from", "only"] as const).find((k) => options[k] !== undefined);
+  if (stray) throw new UsageError(`--${stray} goes with --for-training`);
+  return runExport("harbor", ctx, tasks, options);
+}
 
 export const benchflow = (ctx: CommandContext, tasks: string[], options: ExportCommandOptions) =>
   runExport(options.split ? "benchflow-split" : "benchflow", ctx, tasks, options);

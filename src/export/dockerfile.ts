@@ -27,15 +27,13 @@ export const SKILL_HOMES = [
   ".gemini/skills",
 ];
 
-export function dockerfile(options: { task: string; condition: string; skills: boolean }): string {
-  const skillCopies = options.skills
-    ? SKILL_OWNERS.flatMap((home) =>
-        SKILL_HOMES.map((dir) => `COPY ${SKILLS_CONTEXT}/ ${home}/${dir}/\n`),
-      ).join("")
-    : "";
-  return `# kgate export: task ${options.task}, condition ${options.condition}. The agent's image: no
-# reference answer, verifier or solution (Harbor uploads tests/ after the agent phase).
-ARG BASE=${EXPORT_BASE}
+/**
+ * The base and the packages, the same steps in the agent's image and the training export's verifier
+ * image (Docker builds them once for both): bash, python3, node from Debian, the user agent, the work
+ * directory and Harbor's log folders.
+ */
+function packages(): string {
+  return `ARG BASE=${EXPORT_BASE}
 FROM \${BASE}
 USER root
 ARG DEBIAN_FRONTEND=noninteractive
@@ -47,8 +45,34 @@ RUN apt-get update \\
  && mkdir -p ${WORKDIR} /logs/agent /logs/verifier \\
  && chown agent:agent ${WORKDIR} \\
  && chmod 0777 /logs/agent /logs/verifier
-COPY --chown=1000:1000 ${WORKDIR_CONTEXT}/ ${WORKDIR}/
+`;
+}
+
+export function dockerfile(options: { task: string; condition: string; skills: boolean }): string {
+  const skillCopies = options.skills
+    ? SKILL_OWNERS.flatMap((home) =>
+        SKILL_HOMES.map((dir) => `COPY ${SKILLS_CONTEXT}/ ${home}/${dir}/\n`),
+      ).join("")
+    : "";
+  return `# kgate export: task ${options.task}, condition ${options.condition}. The agent's image: no
+# reference answer, verifier or solution (Harbor uploads tests/ after the agent phase).
+${packages()}COPY --chown=1000:1000 ${WORKDIR_CONTEXT}/ ${WORKDIR}/
 ${skillCopies}ENV LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1
+WORKDIR ${WORKDIR}
+`;
+}
+
+/**
+ * tests/Dockerfile of a training export: Harbor's separate verifier environment (built from tests/,
+ * which it then never uploads): the same packages, the tests at /tests. The agent's outputs arrive
+ * as artifacts at their paths in the work directory.
+ */
+export function verifierDockerfile(options: { task: string; condition: string }): string {
+  return `# kgate export: the verifier of task ${options.task}, condition ${options.condition} (Harbor's
+# separate verifier environment: the agent never runs here).
+${packages()}COPY . /tests/
+RUN chmod 0755 /tests/test.sh && mkdir -p /logs/artifacts
+ENV LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1
 WORKDIR ${WORKDIR}
 `;
 }

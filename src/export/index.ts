@@ -12,3 +12,5 @@ export type { ExportLayout } from "./layout.ts";
 export { ManifestLine } from "./manifest-lines.ts";
 export { exportRows, type RowsExport, type RowsExportOptions } from "./rows/export-rows.ts";
 export { parseSplit } from "./split.ts";
+export { exportTraining } from "./training/export-training.ts";
+export { checkRegistry } from "./training/images.ts";

@@ -5,14 +5,16 @@ import path from "node:path";
 import { type Condition, variantOf } from "../task/index.ts";
 
 /**
- * harbor: Harbor's split layout (task.toml, instruction.md, solution/, tests/); benchflow: BenchFlow's
- * native one (task.md, oracle/, verifier/ with verifier.md and rubrics/); benchflow-split: BenchFlow's
- * skills in Harbor's split layout (`kgate export benchflow --split`, what BenchFlow calls legacy).
+ * harbor: Harbor's split layout (task.toml, instruction.md, solution/, tests/); harbor-training: the
+ * same for trainers (`--for-training`: images by digest, a separate verifier with tests/Dockerfile,
+ * the outputs as artifacts, reward.json with metrics); benchflow: BenchFlow's native one (task.md,
+ * oracle/, verifier/ with verifier.md and rubrics/); benchflow-split: BenchFlow's skills in Harbor's
+ * split layout (`kgate export benchflow --split`, what BenchFlow calls legacy).
  */
-export type ExportLayout = "harbor" | "benchflow" | "benchflow-split";
+export type ExportLayout = "harbor" | "harbor-training" | "benchflow" | "benchflow-split";
 
 /** Whether a layout offers the artefact as a skill (BenchFlow's, native or split). */
-export const withSkills = (layout: ExportLayout): boolean => layout !== "harbor";
+export const withSkills = (layout: ExportLayout): boolean => layout.startsWith("benchflow");
 
 export interface ExportFile {
   /** POSIX path relative to the task folder. */

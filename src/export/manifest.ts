@@ -2,7 +2,7 @@
 // and the environment data the bundled verifier solves from. Read back by the verifier and by tests.
 import { z } from "zod";
 
-const EXPORT_LAYOUTS = ["harbor", "benchflow", "benchflow-split"] as const;
+const EXPORT_LAYOUTS = ["harbor", "harbor-training", "benchflow", "benchflow-split"] as const;
 
 export const ExportManifestSchema = z.object({
   layout: z.enum(EXPORT_LAYOUTS),
@@ -18,6 +18,8 @@ export const ExportManifestSchema = z.object({
     /** sha256 of the artefact or variant placed; null under -A. */
     artefact: z.string().nullable(),
   }),
+  /** The export canary (training exports; absent in others). */
+  canary: z.string().optional(),
   /** The -A file set, shipped in tests/environment/ for the reference solver. */
   environment: z.array(z.object({ path: z.string(), size: z.number(), sha256: z.string() })),
 });

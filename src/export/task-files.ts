@@ -22,9 +22,11 @@ export interface ExportInput {
   name: string;
   kgateVersion: string;
   bundle: VerifierBundle;
+  /** The export canary (training exports). */
+  canary?: string;
 }
 
-function manifestOf(input: ExportInput): ExportManifest {
+export function manifestOf(input: ExportInput): ExportManifest {
   const { task } = input;
   const fileSet = conditionFileSet(task, input.condition);
   return {
@@ -38,6 +40,7 @@ function manifestOf(input: ExportInput): ExportManifest {
       fileSet: fileSet.digest,
       artefact: fileSet.artefactDigest,
     },
+    ...(input.canary === undefined ? {} : { canary: input.canary }),
     environment: task.environment.map((f) => ({ path: f.path, size: f.size, sha256: f.sha256 })),
   };
 }

@@ -10,6 +10,7 @@ import type { OutputSpec } from "../task/index.ts";
 import { type OutputForVerification, type Verdict, verifyTrial } from "../verify/index.ts";
 import { alteredData, bundledTask } from "./bundled-task.ts";
 import { ExportManifestSchema } from "./manifest.ts";
+import { rewardMetrics } from "./reward-metrics.ts";
 
 /** Characters of the verdict's reason and diff kept in verdict.json (the agent chose the bytes). */
 const VERDICT_TEXT_CAP = 8000;
@@ -112,7 +113,8 @@ export async function main(argv: string[]): Promise<number> {
   };
   writeFileSync(path.join(logDir, "verdict.json"), `${JSON.stringify(record, null, 2)}\n`);
   const reward = verdict.status === "pass" ? 1 : 0;
-  writeFileSync(path.join(logDir, "reward.json"), `${JSON.stringify({ reward })}\n`);
+  const rewards = manifest.layout === "harbor-training" ? rewardMetrics(verdict, task.spec) : { reward };
+  writeFileSync(path.join(logDir, "reward.json"), `${JSON.stringify(rewards)}\n`);
   writeFileSync(path.join(logDir, "reward.txt"), `${reward}\n`);
   process.stdout.write(
     `kgate verdict for ${manifest.task} (${manifest.condition}): ${verdict.status}, reward ${verdict.reward}${verdict.reason ? `: ${clipText(verdict.reason)}` : ""}\n`,

@@ -167,6 +167,14 @@ export interface SandboxProvider {
    */
   prepareDerivedImage?(spec: DerivedImageSpec, onProgress?: (line: string) => void): Promise<SandboxImage>;
   /**
+   * Pushes an image built here (a ref of prepareDerivedImage) to a registry as `target`
+   * (`<registry>/<repository>:<tag>`) with the credentials the provider's own client configuration
+   * holds for that registry (Docker: its config.json; none: anonymous), and returns the pushed
+   * manifest's digest (`sha256:...`). Rejects with the registry's refusal. Without it, no image
+   * leaves the provider (`kgate export harbor --for-training` says so).
+   */
+  pushImage?(ref: string, target: string, onProgress?: (line: string) => void): Promise<string>;
+  /**
    * The content id of an image where prepareImage would look for it, or null when it is not there;
    * builds nothing. Rejects with SandboxUnavailableError when the provider does not answer. Without
    * it, `kgate agents` says it cannot tell whether the images are there.

@@ -16,6 +16,7 @@ import {
 } from "./calls.ts";
 import { ExecStarts, exitCodeOf, startTracked } from "./exec-starts.ts";
 import { attachSession } from "./exec-stream.ts";
+import type { RegistryAuth } from "./registry-auth.ts";
 
 /** A hardened container as the lifecycle asks for it; translated to the Engine API here. */
 export interface ContainerSpec {
@@ -163,6 +164,29 @@ export class DockerClient {
       this.docker.importImage(tarball as unknown as NodeJS.ReadableStream, { repo, tag, changes }),
     );
     await followProgress(this.docker, stream, onLine);
+  }
+
+  /**
+   * Tags `ref` as `target` (repository:tag) and pushes it with `auth` (null: anonymous); returns the
+   * pushed manifest's digest, which the daemon records among the image's RepoDigests.
+   */
+  async pushImage(
+    ref: string,
+    target: string,
+    auth: RegistryAuth | null,
+    onLine?: ProgressLine,
+  ): Promise<string> {
+    const colon = target.lastIndexOf(":");
+    const [repo, tag] = [target.slice(0, colon), target.slice(colon + 1)];
+    await call("tag", () => this.docker.getImage(ref).tag({ repo, tag }));
+    const stream = await call("push", () => this.docker.getImage(target).push({ authconfig: auth ?? {} }));
+    await followProgress(this.docker, stream, onLine);
+    const digests =
+      (await call("image inspect", () => this.docker.getImage(target).inspect())).RepoDigests ?? [];
+    const pushed = digests.find((d) => d.startsWith(`${repo}@`));
+    if (!pushed)
+      throw new Error(`the push of ${target} left no digest (RepoDigests: ${digests.join(", ") || "none"})`);
+    return pushed.slice(repo.length + 1);
   }
 
   /** Streams an image as a `docker save` tarball (to load it into another daemon). */

@@ -22,6 +22,7 @@ import { DISK_CAP_MECHANISM } from "./disk.ts";
 import { runDoctor } from "./doctor.ts";
 import { ensureImage } from "./image.ts";
 import { type ReapResult, reapDeadRuns, removeRunContainers } from "./reaper.ts";
+import { registryAuth, registryOf } from "./registry-auth.ts";
 
 /** `sandbox.docker` in kgate.config.json; absent fields fall back to DOCKER_HOST and the local socket. */
 export interface DockerEndpoint {
@@ -119,6 +120,10 @@ export class DockerProvider implements SandboxProvider {
 
   findImage(ref: string): Promise<string | null> {
     return this.docker.imageId(ref);
+  }
+
+  pushImage(ref: string, target: string, onProgress?: (line: string) => void): Promise<string> {
+    return this.docker.pushImage(ref, target, registryAuth(registryOf(target)), onProgress);
   }
 
   create(spec: SandboxSpec): Promise<DockerSandbox> {
