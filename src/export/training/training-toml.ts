@@ -42,12 +42,7 @@ function calibrationTable(c: TrainingFacts["calibration"]) {
   };
 }
 
-function trainingConfig(
-  task: LoadedTask,
-  manifest: ExportManifest,
-  name: string,
-  facts: TrainingFacts,
-) {
+function trainingConfig(task: LoadedTask, manifest: ExportManifest, name: string, facts: TrainingFacts) {
   const { schema_version: _, environment, metadata, verifier, ...rest } = taskConfig(task, manifest, name);
   const { allow_internet: __, ...resources } = environment;
   const pinned = (ref: string | undefined) => (ref === undefined ? {} : { docker_image: ref });
