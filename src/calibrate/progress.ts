@@ -6,6 +6,7 @@ import { type Colours, coloursFor } from "../colours.ts";
 import { type Outcome, type TrialRecord, trialCostUsd } from "../record/index.ts";
 import { budgetTokens } from "../report/index.ts";
 import type { Plan } from "./plan.ts";
+import { plumbingLabel } from "./plumbing.ts";
 import type { CellJob, SchedulerOptions } from "./scheduler.ts";
 import type { Tally } from "./tally.ts";
 
@@ -61,6 +62,8 @@ export class Progress implements NonNullable<SchedulerOptions["events"]> {
   private drawnLines = 0;
   private timer: NodeJS.Timeout | null = null;
   private dirty = false;
+  /** `plumbing check (oracle, not a model) · ` before the totals of a run of scripted agents. */
+  private readonly plumbing: string;
 
   constructor(
     private readonly plan: Plan,
@@ -71,6 +74,7 @@ export class Progress implements NonNullable<SchedulerOptions["events"]> {
     this.colors = coloursFor(options.stream);
     this.now = options.now ?? Date.now;
     this.startedAt = this.now();
+    this.plumbing = plumbingLabel(plan);
     for (const t of tally.cells.values()) {
       // Trials that ended in an infrastructure error run again, so they count as not done yet.
       this.cells.set(t.cell.key, {
@@ -87,6 +91,8 @@ export class Progress implements NonNullable<SchedulerOptions["events"]> {
     // A resumed session shows the run's totals: what earlier sessions spent, every attempt, counts too.
     const left = new Set([...tally.strays, ...tally.mismatched]);
     for (const record of options.records ?? []) if (!left.has(record)) this.spent(record);
+    // without a live block, the one line before the trials' says what the run is
+    if (!this.live && this.plumbing) options.stream.write(`${this.plumbing}calibrating ${plan.runId}\n`);
     if (this.live) this.timer = setInterval(() => this.flush(), options.intervalMs ?? 100);
     this.timer?.unref();
   }
@@ -153,7 +159,7 @@ export class Progress implements NonNullable<SchedulerOptions["events"]> {
     const done = this.doneBefore + this.doneSession;
     const c = this.colors;
     return (
-      `trials ${done}/${this.upTo()}${done + this.remaining} · ${c.green(`pass ${sum("pass")}`)} · ${c.red(`fail ${sum("fail")}`)}` +
+      `${this.plumbing}trials ${done}/${this.upTo()}${done + this.remaining} · ${c.green(`pass ${sum("pass")}`)} · ${c.red(`fail ${sum("fail")}`)}` +
       ` · ${c.yellow(`infra ${sum("infra")}`)} · running ${sum("running")} · spent ${formatTokens(this.tokens)} tokens` +
       ` · ${this.money()}${this.eta()}`
     );
@@ -175,7 +181,9 @@ export class Progress implements NonNullable<SchedulerOptions["events"]> {
   }
 
   private block(): string[] {
-    const lines = [`${this.colors.bold("calibrating")} ${this.plan.runId} (${this.plan.mode})`];
+    const lines = [
+      `${this.plumbing}${this.colors.bold("calibrating")} ${this.plan.runId} (${this.plan.mode})`,
+    ];
     const rows = this.options.stream.rows ?? 40;
     if (this.plan.tasks.length + 2 <= rows - 2) {
       const width = Math.max(...this.plan.tasks.map((t) => t.id.length));

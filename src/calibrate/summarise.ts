@@ -19,6 +19,7 @@ import { resumeHint, spentUsd } from "./budget.ts";
 import { Curtailer } from "./curtail.ts";
 import type { Plan } from "./plan.ts";
 import { maxTrials } from "./plan.ts";
+import { plumbingOf } from "./plumbing.ts";
 import { type CeilingHold, pendingReason, sequentialResult } from "./policy.ts";
 import { budgetLine, ceilingSentence, type RefusedCell, refusedOfTask } from "./refused.ts";
 import { type ClauseInput, type Decision, decide, fixedClause } from "./rule.ts";
@@ -230,6 +231,7 @@ export function summarise(
       refused.find((r) => r.key === t.cell.key),
     ),
   );
+  const plumbing = plumbingOf(plan);
   const tasks: TaskSummary[] = plan.tasks.map((task) => {
     const mine = cells.filter((c) => c.task === task.id);
     const clauses = mine.map((c) => c.clause).filter((c): c is Clause => c !== null);
@@ -274,6 +276,7 @@ export function summarise(
       gate: task.gate,
       decision,
       borderline,
+      plumbing: plumbing !== null,
       reasons,
       notes: task.notes,
       usage: sumUsage(cellsOfTask(tally, task.id).map((t) => cells.find((c) => c.key === t.cell.key)!.usage)),
@@ -356,6 +359,7 @@ export function summarise(
     },
     warnings,
     budget,
+    plumbing,
     caveats: caveatsOf(tasks, cells, plan.mode === "sequential" ? plan.sequential.alpha : 0.05),
   };
 }

@@ -77,9 +77,18 @@ export function usageLine(
   return spent ? `spent (every attempt): ${of(spent)}; ${last}` : last;
 }
 
-/** A task's decision with its fragility flag: `retain (borderline: frontier+A 3/5 meets p >= 0.6 by one trial)`. */
-export function decisionText(t: Pick<TaskSummary, "decision" | "borderline">): string {
-  return t.borderline.length > 0 ? `${t.decision} (borderline: ${t.borderline.join("; ")})` : t.decision;
+/**
+ * A task's decision with its flags: `retain (borderline: frontier+A 3/5 meets p >= 0.6 by one trial)`;
+ * a decision of scripted agents `retain (plumbing check, not evidence)`.
+ */
+export function decisionText(
+  t: Pick<TaskSummary, "decision" | "borderline"> & { plumbing?: boolean },
+): string {
+  const flags = [
+    ...(t.plumbing ? ["plumbing check, not evidence"] : []),
+    ...(t.borderline.length > 0 ? [`borderline: ${t.borderline.join("; ")}`] : []),
+  ];
+  return flags.length > 0 ? `${t.decision} (${flags.join("; ")})` : t.decision;
 }
 
 /** What Table 1's intervals are, printed under it. */

@@ -214,7 +214,7 @@ export function htmlReport(s: RunSummary, options: HtmlOptions = {}): string {
 <body>
 <h1>Calibration ${esc(s.runId)}</h1>
 <p class="meta">created ${esc(s.createdAt)} · report ${esc(s.generatedAt)} · ${s.mode} · n = ${s.n}</p>
-<ul>${s.rule.map((r) => `<li>${esc(r)}</li>`).join("")}</ul>
+${s.plumbing ? `<p id="plumbing"><strong>${esc(s.plumbing.note)}</strong></p>\n` : ""}<ul>${s.rule.map((r) => `<li>${esc(r)}</li>`).join("")}</ul>
 <p id="totals">${s.totals.trials} trials: ${s.totals.pass} pass, ${s.totals.fail} fail, ${s.totals.infra} infrastructure errors, ${s.totals.unverified} unverified ·
 tokens as the token budget counts them: ${esc(usageLine(u, s.totals.spent))}</p>
 <ul id="provenance">${provenanceLines(s)

@@ -129,6 +129,7 @@ export function markdownReport(s: RunSummary): string {
   const parts = [
     `# Calibration ${s.runId}`,
     "",
+    ...(s.plumbing ? [`> **${s.plumbing.note}**`, ""] : []),
     ...s.rule.map((line) => `- ${line}`),
     `- ${s.totals.trials} trials: ${s.totals.pass} pass, ${s.totals.fail} fail, ${s.totals.infra} infrastructure errors, ` +
       `${s.totals.unverified} unverified; tokens as the token budget counts them: ${usageLine(u, s.totals.spent)}`,

@@ -118,6 +118,16 @@ export const CellSummary = z.object({
 
 export const Decision = z.enum(["retain", "revise", "discard", "incomplete"]);
 
+/**
+ * A run whose deciding cells (those with a requirement) run scripted agents (oracle, noop): it checks
+ * kgate's plumbing, not the task. `note` says so in words (reports, Table 1's notes).
+ */
+export const Plumbing = z.object({
+  cells: z.array(z.string()),
+  agents: z.array(z.string()),
+  note: z.string(),
+});
+
 export const TaskSummary = z.object({
   id: z.string(),
   title: z.string(),
@@ -125,6 +135,8 @@ export const TaskSummary = z.object({
   decision: Decision,
   /** Clauses met by one trial: `retain (borderline: ...)`. Absent in older summaries. */
   borderline: z.array(z.string()).default([]),
+  /** Decided by cells of scripted agents: a plumbing check, not evidence about the task (absent in older summaries). */
+  plumbing: z.boolean().default(false),
   reasons: z.array(z.string()),
   notes: z.array(z.string()),
   usage: UsageTotals,
@@ -250,12 +262,15 @@ export const RunSummary = z.object({
    * from starting. Absent in older summaries.
    */
   budget: Budget.optional(),
+  /** Set when the run's deciding cells run scripted agents (absent in older summaries: null). */
+  plumbing: Plumbing.nullable().default(null),
 });
 
 export type PassK = z.infer<typeof PassK>;
 export type PooledPassK = z.infer<typeof PooledPassK>;
 export type Counts = z.infer<typeof Counts>;
 export type Budget = z.infer<typeof Budget>;
+export type Plumbing = z.infer<typeof Plumbing>;
 export type RefusedTrials = z.infer<typeof RefusedTrials>;
 export type AttributionCounts = z.infer<typeof AttributionCounts>;
 export type UsageTotals = z.infer<typeof UsageTotals>;
