@@ -100,9 +100,9 @@ function folderEdges(): Map<string, string> {
 
 /**
  * A folder's second, light face beside index.ts, for a start-up path that must not load the rest of
- * the folder: `kgate audit` (the pre-commit hook) lists tasks without loading the task schemas.
+ * the folder: `kgate audit` (the pre-commit hook) reads tasks without loading the task schemas.
  */
-const LIGHT_FACES = new Set(["task/listing.ts"]);
+const LIGHT_FACES = new Set(["task/light.ts"]);
 
 /** Where a cross-folder import may land: the folder's index.ts (or light face), or a file directly in src/. */
 function throughIndex(file: string, target: string): boolean {

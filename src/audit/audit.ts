@@ -1,6 +1,6 @@
 // One task's leak audit: parse the audit file, compile the rules, scan the instruction and every
 // environment file (names included), check coverage of the artefact's numbers, apply the allowlist.
-import { type Problem, parseJsonText, problemsFromZod } from "../task/index.ts";
+import { type Problem, parseJsonText, problemsFromZod } from "../task/light.ts";
 import { applyAllowlist } from "./allowlist.ts";
 import { textLocator } from "./document.ts";
 import { type Finding, fingerprint } from "./findings.ts";

@@ -5,7 +5,7 @@ import path from "node:path";
 import type { ProjectPaths } from "../project.ts";
 import type { LoadedTask } from "../task/index.ts";
 // The audit imports the task modules it uses one by one: the task loader's schemas are classic zod.
-import { extractCanary, type Problem, parseJsonText, problemsFromZod } from "../task/index.ts";
+import { extractCanary, type Problem, parseJsonText, problemsFromZod } from "../task/light.ts";
 import { AuditedTaskSpec } from "./schema.ts";
 
 /** A file's content: its bytes, or where to read them when it is scanned (so they are read by the thread that scans them, and held only while it does). */

@@ -3,7 +3,7 @@
 // so the pre-commit hook) loads no classic zod schema at all.
 import * as z from "zod/mini";
 import en from "zod/v4/locales/en.js";
-import { isWorkPath, WORK_PATH_RULE } from "../task/index.ts";
+import { isWorkPath, WORK_PATH_RULE } from "../task/light.ts";
 
 // zod/mini has no messages of its own until a locale is set (classic zod sets English itself).
 z.config(en());

@@ -5,8 +5,8 @@ import path from "node:path";
 import { type AuditReport, GitError, type StagedTasks, stagedTasks } from "../audit/index.ts";
 import { UsageError } from "../errors.ts";
 import { packageInfo } from "../package-info.ts";
-// listing.ts itself, not task/index.ts: the audit (the pre-commit hook) must not load the task schemas.
-import { listTaskIds, noTaskMessage } from "../task/listing.ts";
+// The task folder's light face, not its index.ts: the audit (the pre-commit hook) loads no task schemas.
+import { listTaskIds, noTaskMessage } from "../task/light.ts";
 import type { CommandContext } from "./context.ts";
 import { expandTaskGlobs } from "./task-ids.ts";
 

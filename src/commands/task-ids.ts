@@ -4,8 +4,8 @@
 import picomatch from "picomatch";
 import { UsageError } from "../errors.ts";
 import type { ProjectPaths } from "../project.ts";
-// listing.ts itself, not task/index.ts: `kgate audit` (the pre-commit hook) must not load the task schemas.
-import { listTaskIds, noTaskMessage } from "../task/listing.ts";
+// The task folder's light face, not its index.ts: the audit (the pre-commit hook) loads no task schemas.
+import { listTaskIds, noTaskMessage } from "../task/light.ts";
 
 const known = (ids: readonly string[]) => ids.join(", ") || "none";
 
