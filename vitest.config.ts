@@ -1,6 +1,7 @@
 // Test runner settings: two lanes, told apart by a test file's name. `npm run test:unit` runs the
 // unit project (no Docker daemon, no Chromium, no installed harness); `npm test` runs every project.
 // Docker tests are slow, so they get generous timeouts and limited parallelism.
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 import { LongestFirstSequencer } from "./test/support/sequencer.ts";
 
@@ -9,6 +10,9 @@ const DOCKER = "test/**/*.docker.test.ts";
 const BROWSER = "test/**/*.browser.test.ts";
 
 export default defineConfig({
+  // The library tasks' verifiers import "kgate/verify" (the package's export, a built file): the tests
+  // read it from the sources under test.
+  resolve: { alias: { "kgate/verify": fileURLToPath(new URL("./src/verify/index.ts", import.meta.url)) } },
   test: {
     testTimeout: 60_000,
     hookTimeout: 600_000,

@@ -1,7 +1,10 @@
-// Builds dist/: the CLI as an esbuild bundle, so `kgate` starts without compiling TypeScript on every
-// run (bin/kgate.js uses it while it is newer than every file in src/). Runs on `npm ci` through the
-// `prepare` script; when esbuild is not installed it says so and leaves bin/kgate.js on tsx.
-import { copyFileSync, readFileSync, rmSync } from "node:fs";
+// Builds dist/: the CLI and the library's entries (the package exports "kgate" and "kgate/verify") as
+// one esbuild bundle, so `kgate` starts without compiling TypeScript on every run (bin/kgate.js uses
+// it while it is newer than every file in src/) and a project imports kgate from plain Node. The
+// library's declarations (dist/types/, tsc -p tsconfig.build.json) are `npm run build`'s second step
+// and are kept here. Runs on `npm ci` through the `prepare` script; when esbuild is not installed it
+// says so and leaves bin/kgate.js on tsx.
+import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -50,13 +53,19 @@ const classicZodExternal = {
   },
 };
 
-rmSync(outdir, { recursive: true, force: true });
+// Everything but the declarations, which tsc writes after this script.
+const built = existsSync(outdir) ? readdirSync(outdir, { withFileTypes: true }) : [];
+for (const entry of built.filter((e) => e.name !== "types")) {
+  rmSync(path.join(outdir, entry.name), { recursive: true, force: true });
+}
 await esbuild.build({
   absWorkingDir: root,
   // The workers are entries of their own: parallel.ts starts dist/scan-worker.js and killable.ts
   // dist/verify-worker.js next to the chunks.
   entryPoints: {
     cli: "src/cli.ts",
+    index: "src/api/index.ts",
+    verify: "src/verify/index.ts",
     "scan-worker": "src/audit/scan-worker.ts",
     "verify-worker": "src/verify/worker-entry.ts",
   },

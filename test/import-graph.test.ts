@@ -45,6 +45,8 @@ const ALLOWED: Record<string, string[]> = {
   view: ["report", ...BASE],
   // The verbs' registrations: commander and the run settings only, nothing of a verb's behaviour.
   cli: [ROOT, COMMON],
+  // The library's API (package export "kgate") drives the same machinery as the commands.
+  api: ["calibrate", ...PROTOCOL_BASE],
   commands: [
     "calibrate",
     "cost",
