@@ -94,6 +94,10 @@ export class Relay {
     server.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
     const relay = new Relay(options, server, socketDir);
     server.on("request", (req, res) => {
+      // one request per connection: a connection left idle is one the relay would close on its own
+      // clock (Node's 5 s keep-alive) while the harness may be sending on it through the forwarder's
+      // channel, or blocked in a tool call; that request was lost ("fetch failed: other side closed")
+      res.setHeader("connection", "close");
       void relay.handle(req, res).catch((err) => {
         if (!res.headersSent) {
           res.writeHead(500, { "content-type": "application/json" });
@@ -221,7 +225,6 @@ export class Relay {
     const maxBody = this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     const body = await readBody(req, maxBody);
     if (body === null) {
-      res.setHeader("connection", "close");
       return this.limitRefusal(res, session, "body-size", 413, `request body over ${maxBody} bytes`);
     }
     const checked = checkedBody(route, url, body);
