@@ -65,7 +65,7 @@ export default async function examBench(): Promise<void> {
       seed: "2",
       trials: "1",
       runId,
-      concurrency: String(concurrency),
+      concurrency,
     });
   let base = 0;
   try {

@@ -52,7 +52,7 @@ export default async function probesBench(): Promise<void> {
       agent: ["knower"],
       n: String(n),
       runId,
-      concurrency: String(concurrency),
+      concurrency,
     });
   let base = 0;
   try {

@@ -1,7 +1,9 @@
 // The one integer-option parser of the commands: digits only, bounds checked, and a one-line usage
-// error (exit 2) naming the option and the text given; --concurrency within the config's bound.
+// error (exit 2) naming the option and the text given; the run settings (--concurrency, --retries)
+// parsed once by their one validator within their bounds.
 import { describe, expect, it } from "vitest";
-import { concurrencyOption, integerOption } from "../src/commands/options.ts";
+import { integerOption } from "../src/commands/options.ts";
+import { parseRunSetting } from "../src/common/index.ts";
 import { EXIT_USAGE, UsageError } from "../src/errors.ts";
 
 const message = (f: () => unknown) => {
@@ -39,11 +41,19 @@ describe("integerOption", () => {
   });
 });
 
-describe("concurrencyOption", () => {
-  it("takes 1 to 256, the calibration config's bound", () => {
-    expect(concurrencyOption("256")).toBe(256);
-    expect(message(() => concurrencyOption("257"))).toBe(
-      '--concurrency must be an integer from 1 to 256, got "257"',
-    );
+describe("parseRunSetting", () => {
+  it("takes --concurrency from 1 to 256 and --retries from 0 to 10, digits only", () => {
+    expect(parseRunSetting("concurrency", "256")).toEqual({ value: 256 });
+    expect(parseRunSetting("retries", "0")).toEqual({ value: 0 });
+    expect(parseRunSetting("concurrency", "257")).toEqual({
+      problem: '--concurrency must be an integer from 1 to 256, got "257"',
+    });
+    expect(parseRunSetting("retries", "11")).toEqual({
+      problem: '--retries must be an integer from 0 to 10, got "11"',
+    });
+    for (const text of ["0", "1e3", "1.0", " 5", "", "-1"])
+      expect(parseRunSetting("concurrency", text)).toEqual({
+        problem: `--concurrency must be an integer from 1 to 256, got "${text}"`,
+      });
   });
 });

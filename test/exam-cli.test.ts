@@ -88,6 +88,7 @@ const DEFAULTS = {
   prompt: "baseline",
   seed: "2",
   trials: "3",
+  concurrency: 2,
 };
 
 describe("kgate exam (items, bin)", () => {
@@ -204,7 +205,7 @@ describe("kgate exam (items, in process)", () => {
           agent: "examiner",
           budget: "400",
           runId: "r3",
-          concurrency: "1",
+          concurrency: 1,
         }),
       ).toBe(1);
       expect(first.err()).toMatch(/n3-e1-fixed-random-baseline: error \(provider-rejected\)/);
@@ -246,7 +247,7 @@ describe("kgate exam (items, in process)", () => {
           agent: "examiner",
           budget: "400",
           runId: "r4",
-          concurrency: "1",
+          concurrency: 1,
         }),
       ).toBe(1);
       const before = server.requests.length; // 2 + 1 refused

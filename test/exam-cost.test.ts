@@ -71,7 +71,7 @@ const OPTIONS = {
   seed: "2",
   trials: "3",
   budget: "400",
-  concurrency: "1",
+  concurrency: 1,
   json: true,
 };
 

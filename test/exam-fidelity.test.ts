@@ -58,7 +58,7 @@ const OPTIONS = {
   trials: "1",
   agent: "examiner",
   budget: "400",
-  concurrency: "1", // one exam at a time: requests come in pairs (reasoning, extraction)
+  concurrency: 1, // one exam at a time: requests come in pairs (reasoning, extraction)
 };
 
 const userText = (body: Record<string, unknown>) => {

@@ -64,6 +64,7 @@ const OPTIONS = {
   seed: "2",
   trials: "3",
   runId: "r1",
+  concurrency: 2,
 };
 
 describe("kgate exam --inline-tasks", () => {
@@ -178,7 +179,7 @@ describe("kgate exam --inline-tasks --make-reference", () => {
         condition: "+A",
         budget: "4000",
         trials: "3",
-        concurrency: "3",
+        concurrency: 3,
         makeReference: "ref/inline.jsonl",
       };
       expect(await exam(capture(paths), undefined, options)).toBe(0);

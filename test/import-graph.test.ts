@@ -102,9 +102,10 @@ function folderEdges(): Map<string, string> {
 
 /**
  * A folder's second, light face beside index.ts, for a start-up path that must not load the rest of
- * the folder: `kgate audit` (the pre-commit hook) reads tasks without loading the task schemas.
+ * the folder: `kgate audit` (the pre-commit hook) reads tasks without loading the task schemas; the
+ * CLI's registrations parse the run settings (zod/mini) without common's classic-zod statistics.
  */
-const LIGHT_FACES = new Set(["task/light.ts"]);
+const LIGHT_FACES = new Set(["task/light.ts", "common/run-settings.ts"]);
 
 /** Where a cross-folder import may land: the folder's index.ts (or light face), or a file directly in src/. */
 function throughIndex(file: string, target: string): boolean {

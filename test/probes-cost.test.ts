@@ -49,7 +49,7 @@ function capture(paths: ProjectPaths): CommandContext & { out: () => string; err
   return { paths, stdout, stderr, out: () => o, err: () => e };
 }
 
-const OPTIONS = { agent: ["knower"], n: "2", concurrency: "1", json: true };
+const OPTIONS = { agent: ["knower"], n: "2", concurrency: 1, json: true };
 // A recitation trial as the persona reports it: turn 1 500 in / 40 out, turn 2 800 in / 60 out:
 // 1300 x 1e-6 + 100 x 1e-3 = $0.1013.
 const TRIAL = 0.1013;

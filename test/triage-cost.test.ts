@@ -77,7 +77,7 @@ const OPTIONS = {
   framing: ["neutral"],
   unitCap: "1000",
   planTokens: "500",
-  concurrency: "1",
+  concurrency: 1,
   json: true,
 };
 

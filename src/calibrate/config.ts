@@ -2,14 +2,10 @@
 // screening. A separate zod schema that the root configuration schema embeds under `calibration`.
 import { existsSync, readFileSync } from "node:fs";
 import { z } from "zod";
+import { MAX_CONCURRENCY, RUN_SETTINGS } from "../common/index.ts";
 import { type ProjectPaths, relativeToProject } from "../project.ts";
 import { Condition, type Problem, parseJsonText, problemsFromZod } from "../task/index.ts";
 import { RequirementText } from "./requirement.ts";
-
-/** Trials (or exams) in flight at once unless the config or --concurrency says otherwise. */
-export const DEFAULT_CONCURRENCY = 2;
-/** The most trials in flight at once that a config or --concurrency may ask for. */
-export const MAX_CONCURRENCY = 256;
 
 /** A cell name as used in tables and on the command line: no spaces, no `=`. */
 export const CellName = z
@@ -85,13 +81,13 @@ export const CalibrationConfig = z
         });
       }),
     /** Trials running at once, across all cells. */
-    concurrency: z.number().int().min(1).max(MAX_CONCURRENCY).default(DEFAULT_CONCURRENCY),
+    concurrency: z._default(RUN_SETTINGS.concurrency.schema, RUN_SETTINGS.concurrency.default),
     /** Trials running at once per provider (e.g. { "anthropic": 2 }); unlisted providers share `concurrency`. */
     providerConcurrency: z
       .record(z.string().min(1), z.number().int().min(1).max(MAX_CONCURRENCY))
       .default({}),
     /** Further attempts for a trial that ended in an infrastructure error. */
-    infraRetries: z.number().int().min(0).max(10).default(2),
+    infraRetries: z._default(RUN_SETTINGS.retries.schema, 2),
     sequential: SequentialConfig.prefault({}),
     /** Strict: a clause met by one trial makes the decision revise (the paper retains it, flagged). */
     strict: z.boolean().default(false),

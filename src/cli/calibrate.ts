@@ -1,6 +1,7 @@
 // The CLI's `kgate calibrate [task...]`: n trials per cell, pass rates, retain / revise / discard.
 import type { Command } from "commander";
 import { type ActionFor, collect, NO_PING_HELP } from "./action.ts";
+import { settingOption } from "./settings.ts";
 
 export function registerCalibrate(program: Command, action: ActionFor): void {
   program
@@ -24,7 +25,11 @@ export function registerCalibrate(program: Command, action: ActionFor): void {
       "before each -A trial ask ANSWER_DIRECTLY / REQUEST_SPEC / DECLINE (such trials leave the -A rate)",
     )
     .option("--payoff <file>", "payoff schedule of the prospective choice (JSON; default 1/0, 0.5/0.1, 0.25)")
-    .option("--concurrency <count>", "trials in flight at once (default 2)")
+    .addOption(
+      settingOption("concurrency", "trials in flight at once", {
+        from: "calibration.concurrency in kgate.config.json",
+      }),
+    )
     .option(
       "--provider-concurrency <spec>",
       "trials in flight per provider, e.g. anthropic=2 (repeatable)",

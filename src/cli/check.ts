@@ -1,6 +1,7 @@
 // The CLI's `kgate check [task...]`: the curator's pre-flight.
 import type { Command } from "commander";
 import type { ActionFor } from "./action.ts";
+import { settingOption } from "./settings.ts";
 
 export function registerCheck(program: Command, action: ActionFor): void {
   program
@@ -10,7 +11,7 @@ export function registerCheck(program: Command, action: ActionFor): void {
     )
     .argument("[task...]", "task ids or quoted globs (bom-*) (default: every task)")
     .option("--no-sandbox", "skip the oracle and noop trials (no Docker needed)")
-    .option("--concurrency <n>", "tasks checked side by side, each with its sandbox trials (default 2)")
+    .addOption(settingOption("concurrency", "tasks checked side by side, each with its sandbox trials"))
     .option(
       "--judge-repeats <k>",
       "judge calibration: repeats of each judgement, which must agree (default 3)",

@@ -1,6 +1,7 @@
 // The CLI's `kgate exam [pool]`: exams of N items or tasks under one shared token budget.
 import type { Command } from "commander";
 import { type ActionFor, NO_PING_HELP } from "./action.ts";
+import { settingOption } from "./settings.ts";
 
 export function registerExam(program: Command, action: ActionFor): void {
   program
@@ -48,7 +49,7 @@ export function registerExam(program: Command, action: ActionFor): void {
       "instead of exams, write the reference run of the pool to <file> (each unit alone, budget B; a task in its own sandbox)",
     )
     .option("--trials <count>", "trials per unit of --make-reference (accuracy = passes / trials)", "3")
-    .option("--concurrency <count>", "exams (or --make-reference trials) in flight at once (default 2)")
+    .addOption(settingOption("concurrency", "exams (or --make-reference trials) in flight at once"))
     .option("--run-id <id>", "id of the new run (default: a timestamp)")
     .option(
       "--resume <run>",

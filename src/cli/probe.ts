@@ -1,6 +1,7 @@
 // The CLI's `kgate probe recite|compress|canary <task>`: the diagnostic probes as inline trials.
 import type { Command } from "commander";
 import { type ActionFor, collect, NO_PING_HELP } from "./action.ts";
+import { settingOption } from "./settings.ts";
 
 export function registerProbe(program: Command, action: ActionFor): void {
   const probe = program
@@ -14,7 +15,7 @@ export function registerProbe(program: Command, action: ActionFor): void {
       .requiredOption("--agent <name>", "a configuration in kgate.config.json (repeatable)", collect)
       .option("-n <count>", "inline trials per configuration", "5")
       .option("--max-env-bytes <bytes>", "most environment bytes to inline (default 262144)")
-      .option("--concurrency <count>", "inline trials in flight at once", "2")
+      .addOption(settingOption("concurrency", "inline trials in flight at once"))
       .option(
         "--resume <run>",
         "run the trials of an earlier probe run that did not count (same task, agents and -n)",

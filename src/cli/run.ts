@@ -1,6 +1,7 @@
 // The CLI's `kgate run <task>`: N trials of one cell.
 import type { Command } from "commander";
 import { type ActionFor, NO_PING_HELP } from "./action.ts";
+import { settingOption } from "./settings.ts";
 
 export function registerRun(program: Command, action: ActionFor): void {
   program
@@ -13,8 +14,9 @@ export function registerRun(program: Command, action: ActionFor): void {
     )
     .option("--condition <condition>", "+A, -A or variant:<name>", "+A")
     .option("-n <count>", "number of trials", "1")
-    .option("--concurrency <count>", "trials in flight at once", "1")
-    .option("--retries <count>", "extra attempts after a transient infrastructure error", "1")
+    // one trial at a time unless asked: a scripted or debugging run stays in order
+    .addOption(settingOption("concurrency", "trials in flight at once").default(1))
+    .addOption(settingOption("retries", "extra attempts after a transient infrastructure error"))
     .option("--run-id <id>", "append to this run (default: a new run id)")
     .option(
       "--monitor",

@@ -1,6 +1,7 @@
 // The CLI's `kgate triage [pool]` and `kgate triage score`: portfolio triage under a token budget.
 import type { Command } from "commander";
 import { type ActionFor, collect, NO_PING_HELP } from "./action.ts";
+import { settingOption } from "./settings.ts";
 
 export function registerTriage(
   program: Command,
@@ -29,7 +30,7 @@ export function registerTriage(
       "output-token cap of a phase-0 item or inline task (default 16384; sandboxed tasks use the configuration's token budget)",
     )
     .option("--plan-tokens <tokens>", "max_tokens of a plan reply (default 4096)")
-    .option("--concurrency <count>", "phase-0 units (and plans) in flight at once (default 2)")
+    .addOption(settingOption("concurrency", "phase-0 units (and plans) in flight at once"))
     .option("--run-id <id>", "id of the new run (default: a timestamp)")
     .option("--resume <run>", "finish an interrupted run: missing units and plans only, its settings kept")
     .option(

@@ -38,13 +38,14 @@ import { formatProblem, loadAllTasks, loadValidTask } from "../task/index.ts";
 import { newRunId } from "../trial/index.ts";
 import { CROSS_DEFAULT, crossReport, crossText, withCrossCells, writeCross } from "./calibrate-cross.ts";
 import type { CommandContext } from "./context.ts";
-import { concurrencyOption, integerOption } from "./options.ts";
+import { integerOption } from "./options.ts";
 import { startupError } from "./startup-error.ts";
 import { expandTaskGlobs } from "./task-ids.ts";
 
 export interface CalibrateOptions extends Omit<ConfigOverrides, "n" | "concurrency" | "cap" | "confidence"> {
   n?: string;
-  concurrency?: string;
+  /** Parsed at the CLI edge (src/cli/settings.ts); left out, calibration.concurrency applies. */
+  concurrency?: number;
   cap?: string;
   confidence?: string;
   resume?: string;
@@ -109,7 +110,7 @@ export function effectiveConfig(ctx: CommandContext, o: CalibrateOptions): Calib
     return applyOverrides(loaded.config, {
       ...o,
       n: positive(o.n, "-n"),
-      concurrency: o.concurrency === undefined ? undefined : concurrencyOption(o.concurrency),
+      concurrency: o.concurrency,
       cap: positive(o.cap, "--cap"),
       confidence: number(o.confidence, "--confidence"),
       // commander sets curtail to true unless --no-curtail: only the flag overrides the config file

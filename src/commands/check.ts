@@ -12,21 +12,18 @@ import { pc } from "../colours.ts";
 import { EXIT_FAILED, EXIT_OK, InternalTrialErrors } from "../errors.ts";
 import { InterruptedError, removeOnInterrupt } from "../sandbox/index.ts";
 import type { CommandContext } from "./context.ts";
-import { concurrencyOption, integerOption } from "./options.ts";
+import { integerOption } from "./options.ts";
 import { selectTaskIds } from "./task-ids.ts";
 
 export interface CheckCommandOptions {
   json?: boolean;
   /** false with --no-sandbox: the oracle and noop trials are not run. */
   sandbox?: boolean;
-  /** --concurrency: tasks checked side by side (default DEFAULT_CHECK_CONCURRENCY). */
-  concurrency?: string;
+  /** --concurrency: tasks checked side by side (parsed at the CLI edge, src/cli/settings.ts). */
+  concurrency: number;
   /** --judge-repeats: repeats of each judgement in the judge calibration (default 3). */
   judgeRepeats?: string;
 }
-
-/** Two tasks at a time: one task's sandbox trials overlap the other's checks on the host. */
-const DEFAULT_CHECK_CONCURRENCY = 2;
 
 const MARK: Record<CheckResult["status"], string> = {
   pass: pc.green("✓"),
@@ -56,8 +53,7 @@ export async function run(
   options: CheckCommandOptions,
 ): Promise<number> {
   const ids = selectTaskIds(ctx.paths, tasks);
-  const concurrency =
-    options.concurrency === undefined ? DEFAULT_CHECK_CONCURRENCY : concurrencyOption(options.concurrency);
+  const { concurrency } = options;
   const log = (line: string) => ctx.stderr.write(`${pc.dim(line)}\n`);
   const judgeRepeats =
     options.judgeRepeats === undefined

@@ -2,7 +2,6 @@
 // (or `--tasks <ids>` for a task exam, `--inline-tasks <ids>` for an exam of inline tasks): exams of N units under one shared token budget; one record
 // per exam, a report; resumable.
 import path from "node:path";
-import { DEFAULT_CONCURRENCY } from "../calibrate/index.ts";
 import { estimateLines, parseMaxCost } from "../cost/index.ts";
 import { EXIT_FAILED, EXIT_OK, InternalTrialErrors, UsageError, usageOrBug } from "../errors.ts";
 import {
@@ -33,7 +32,7 @@ import { InterruptedError, removeOnInterrupt } from "../sandbox/index.ts";
 import { parseCondition } from "../task/index.ts";
 import { newRunId, runDirOf } from "../trial/index.ts";
 import type { CommandContext } from "./context.ts";
-import { concurrencyOption, integerOption } from "./options.ts";
+import { integerOption } from "./options.ts";
 import { pingFirst } from "./ping-first.ts";
 
 export interface ExamOptions {
@@ -55,7 +54,8 @@ export interface ExamOptions {
   resume?: string;
   makeReference?: string;
   trials: string;
-  concurrency?: string;
+  /** Parsed at the CLI edge (src/cli/settings.ts). */
+  concurrency: number;
   json?: boolean;
   /** false (--no-ping): no endpoint ping before the first exam. */
   ping?: boolean;
@@ -80,11 +80,6 @@ function oneOf<T extends string>(option: string, schema: { options: readonly T[]
       throw new UsageError(`${option}: "${item}" is not one of ${schema.options.join(", ")}`);
     return item as T;
   };
-}
-
-/** Exams (or reference trials) in flight at once: --concurrency, by default calibrate's. */
-function concurrencyOf(o: ExamOptions): number {
-  return o.concurrency === undefined ? DEFAULT_CONCURRENCY : concurrencyOption(o.concurrency);
 }
 
 /** A new run's plan from the options (digests filled in once the pool and agent are loaded). */
@@ -152,7 +147,7 @@ async function reference(ctx: CommandContext, pool: string | undefined, o: ExamO
     condition: parseCondition(o.condition ?? "+A"),
     budget: integerOption("--budget", o.budget, { min: 1 }),
     trials: integerOption("--trials", o.trials, { min: 1 }),
-    concurrency: concurrencyOf(o),
+    concurrency: o.concurrency,
     file,
     kgateVersion: packageInfo().version,
     runId: o.runId ?? newRunId(),
@@ -229,7 +224,7 @@ export async function run(ctx: CommandContext, poolArg: string | undefined, o: E
   const resume = o.resume !== undefined;
   let run: ExamRunFile;
   let runner: ExamRunner;
-  const concurrency = concurrencyOf(o);
+  const concurrency = o.concurrency;
   try {
     run = resume ? readExamRunFile(runDirOf(ctx.paths, o.resume!)) : newRun(ctx, poolArg, o);
     runner =

@@ -1,7 +1,6 @@
 // Integer options of the command line: one parser for every integer flag (decimal digits only, within
-// bounds), whose error names the option and the text given (a UsageError: exit 2, one line); and the
-// one --concurrency of calibrate, exam and run (1 to MAX_CONCURRENCY, the calibration config's bound).
-import { MAX_CONCURRENCY } from "../calibrate/index.ts";
+// bounds), whose error names the option and the text given (a UsageError: exit 2, one line). The run
+// settings (--concurrency, --retries) are parsed at the CLI edge instead (src/cli/settings.ts).
 import { UsageError } from "../errors.ts";
 
 export interface IntegerBounds {
@@ -24,9 +23,4 @@ export function integerOption(option: string, text: string, bounds: IntegerBound
   if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(value) || value < min || value > max)
     throw new UsageError(`${option} must be ${expected(bounds)}, got "${text}"`);
   return value;
-}
-
-/** --concurrency: trials (or exams) in flight at once. */
-export function concurrencyOption(text: string): number {
-  return integerOption("--concurrency", text, { min: 1, max: MAX_CONCURRENCY });
 }

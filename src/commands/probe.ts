@@ -28,7 +28,7 @@ import { InterruptedError, removeOnInterrupt } from "../sandbox/index.ts";
 import { type LoadedTask, loadValidTask } from "../task/index.ts";
 import { newRunId, readTrialRecords, runDirOf } from "../trial/index.ts";
 import type { CommandContext } from "./context.ts";
-import { concurrencyOption, integerOption } from "./options.ts";
+import { integerOption } from "./options.ts";
 import { pingFirst } from "./ping-first.ts";
 import {
   ceilingRun,
@@ -44,7 +44,8 @@ export interface ProbeOptions {
   n: string;
   runId?: string;
   maxEnvBytes?: string;
-  concurrency: string;
+  /** Parsed at the CLI edge (src/cli/settings.ts). */
+  concurrency: number;
   resume?: string;
   json?: boolean;
   /** --estimate: print what the probe would cost and exit (no trial, no model call, no run directory). */
@@ -79,7 +80,7 @@ async function prepare(
   o: ProbeOptions,
 ): Promise<Prepared> {
   const n = integerOption("-n", o.n, { min: 1 });
-  const concurrency = concurrencyOption(o.concurrency);
+  const { concurrency } = o;
   const maxEnvironmentBytes =
     o.maxEnvBytes === undefined ? undefined : integerOption("--max-env-bytes", o.maxEnvBytes, { min: 1 });
   if (o.resume && o.runId) throw new UsageError("--resume names the run: leave out --run-id");

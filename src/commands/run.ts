@@ -24,7 +24,7 @@ import {
   trialsFileOf,
 } from "../trial/index.ts";
 import type { CommandContext } from "./context.ts";
-import { concurrencyOption, integerOption } from "./options.ts";
+import { integerOption } from "./options.ts";
 import { pingFirst } from "./ping-first.ts";
 import { startupError } from "./startup-error.ts";
 
@@ -32,8 +32,9 @@ export interface RunOptions {
   agent: string;
   condition: string;
   n: string;
-  concurrency: string;
-  retries: string;
+  /** Parsed at the CLI edge (src/cli/settings.ts). */
+  concurrency: number;
+  retries: number;
   runId?: string;
   json?: boolean;
   /** Ask the retrospective monitoring questions after each trial (built-in loop; installed harness: a follow-up). */
@@ -92,8 +93,7 @@ async function openRunner(ctx: CommandContext, options: RunOptions, log: (line: 
 
 export async function run(ctx: CommandContext, taskId: string, options: RunOptions): Promise<number> {
   const n = integerOption("-n", options.n, { min: 1 });
-  const concurrency = concurrencyOption(options.concurrency);
-  const retries = integerOption("--retries", options.retries, { min: 0 });
+  const { concurrency, retries } = options;
   let condition: Condition;
   let task: LoadedTask;
   try {

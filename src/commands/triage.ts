@@ -9,7 +9,6 @@ import {
   type ResolvedAgentConfig,
   resolveAgent,
 } from "../agents/index.ts";
-import { DEFAULT_CONCURRENCY } from "../calibrate/index.ts";
 import { EXIT_FAILED, EXIT_OK, InternalTrialErrors, UsageError } from "../errors.ts";
 import { packageInfo } from "../package-info.ts";
 import { relativeToProject } from "../project.ts";
@@ -38,7 +37,7 @@ import {
 } from "../triage/index.ts";
 import { agentInfoOf, newRunId, openSandboxRunner, runDirOf, TrialEngine } from "../trial/index.ts";
 import type { CommandContext } from "./context.ts";
-import { concurrencyOption, integerOption } from "./options.ts";
+import { integerOption } from "./options.ts";
 import { pingFirst } from "./ping-first.ts";
 import { ceilingOf, printEstimate } from "./triage-cost.ts";
 
@@ -56,7 +55,8 @@ export interface TriageOptions {
   resume?: string;
   live?: boolean;
   resolve?: boolean;
-  concurrency?: string;
+  /** Parsed at the CLI edge (src/cli/settings.ts). */
+  concurrency: number;
   json?: boolean;
   /** --estimate: print what the run would cost and exit (no unit, no model call, no run directory). */
   estimate?: boolean;
@@ -227,7 +227,7 @@ export async function run(
   });
   const temperature = config.temperature ?? 0;
   const log = (line: string) => ctx.stderr.write(`${line}\n`);
-  const concurrency = o.concurrency === undefined ? DEFAULT_CONCURRENCY : concurrencyOption(o.concurrency);
+  const { concurrency } = o;
   // Ctrl-C: no unit or plan starts after it, running ones end as cancelled (a resume runs them)
   const controller = new AbortController();
   const stopListening = removeOnInterrupt(ctx.paths, settings.runId, controller, log);

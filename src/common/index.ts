@@ -10,5 +10,6 @@ export * from "./field-path.ts";
 export * from "./jsonl.ts";
 export * from "./owned-folders.ts";
 export * from "./owner.ts";
+export * from "./run-settings.ts";
 export * from "./statistics.ts";
 export * from "./typescript-imports.ts";

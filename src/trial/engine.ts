@@ -4,6 +4,7 @@
 // (trials, exams, probe trials, triage units) says how to name an attempt, where its error is and
 // what record a crashed runner leaves. When every sandbox host stays down, it stops: the units it did
 // not run get no record and stay resumable.
+import { RUN_SETTINGS } from "../common/index.ts";
 import { EXIT_USAGE, ExitError } from "../errors.ts";
 import { FAILURE_KINDS, type Outcome, type TrialError } from "../record/index.ts";
 import { AllHostsDownError } from "../sandbox/index.ts";
@@ -150,7 +151,7 @@ export class UnitEngine<U extends EngineUnit, J extends U, R> {
    * rejects with HostsDownStop once every host stayed down.
    */
   async run(unit: U): Promise<R | null> {
-    const retries = this.o.retries ?? 1;
+    const retries = this.o.retries ?? RUN_SETTINGS.retries.default;
     const first = (unit.previousAttempt ?? 0) + 1;
     const place = { runId: this.o.runId, runDir: this.o.runDir };
     for (let attempt = first; ; attempt++) {
