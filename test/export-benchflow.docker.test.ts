@@ -49,8 +49,11 @@ describe("kgate export benchflow (every library task)", () => {
   it("writes with-skill, without-skill and one with-skill folder per variant", () => {
     expect(exported.code).toBe(0);
     // Per task: with, without and one with-skill folder per variant (perturbed, compressed: 4 each).
-    expect(readdirSync(out)).toHaveLength(tasks.reduce((n, t) => n + 2 + t.variants.length, 0));
-    expect(readdirSync(out)).toContain("bom-costing-with-skill-variant-perturbed");
+    // Beside the folders, the manifest (manifest.jsonl and manifest.parquet).
+    const folders = readdirSync(out).filter((f) => !f.startsWith("manifest."));
+    expect(readdirSync(out).length - folders.length).toBe(2);
+    expect(folders).toHaveLength(tasks.reduce((n, t) => n + 2 + t.variants.length, 0));
+    expect(folders).toContain("bom-costing-with-skill-variant-perturbed");
   });
 
   it.each(tasks.map((t) => [t.id, t] as const))(

@@ -69,7 +69,9 @@ describe("kgate export harbor (every library task)", () => {
     // One folder per task and condition: +A, -A and one per declared variant (the library's tasks
     // declare perturbed and compressed: 2 + 2 each).
     expect(ids).toEqual(expect.arrayContaining(ROUND_TRIP));
-    const folders = readdirSync(out).sort();
+    // Beside the folders, the manifest (manifest.jsonl and manifest.parquet).
+    const folders = readdirSync(out).filter((f) => !f.startsWith("manifest."));
+    expect(readdirSync(out).length - folders.length).toBe(2);
     expect(folders).toHaveLength(tasks.reduce((n, t) => n + 2 + t.variants.length, 0));
     const report = JSON.parse(exported.stdout) as {
       tasks: Array<{ task: string; ok: boolean; folders: unknown[] }>;

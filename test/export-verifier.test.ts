@@ -5,6 +5,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { exportCanary } from "../src/export/index.ts";
 import { projectPaths } from "../src/project.ts";
 import { loadValidTask } from "../src/task/index.ts";
 import { loadVerifier, renderAnswers, solveRaw } from "../src/verify/index.ts";
@@ -46,6 +47,65 @@ async function referenceBytes(): Promise<Buffer> {
   const loaded = await loadVerifier(task);
   return renderAnswers(task, loaded, solveRaw(task, loaded, "artefact"))[0]!.bytes!;
 }
+
+describe("every evaluation export: canary, manifest, warning", () => {
+  it("marks each script, Dockerfile, verifier and task.toml kgate wrote, and leaves the task's own bytes", () => {
+    const canary = exportCanary(task);
+    const folder = path.join(out, "bom-costing-plus-a");
+    const marked = ["task.toml", "environment/Dockerfile", "tests/test.sh", "tests/verify.mjs"];
+    for (const file of [...marked, "tests/verifier.mjs", "tests/manifest.json", "solution/solve.sh"]) {
+      expect(readFileSync(path.join(folder, file), "utf8"), file).toContain(canary);
+    }
+    expect(readFileSync(path.join(folder, "tests/test.sh"), "utf8").startsWith("#!")).toBe(true);
+    expect(readFileSync(path.join(folder, "instruction.md"))).toEqual(
+      readFileSync(path.join(repo.tasks, "bom-costing", "instruction.md")),
+    );
+    expect(exported.stderr).toContain("publishing them defeats the gate");
+  });
+
+  it("lists each folder in manifest.jsonl with its digests and canary (evaluation: no images, no run)", () => {
+    const lines = readFileSync(path.join(out, "manifest.jsonl"), "utf8").trim().split("\n");
+    expect(lines.map((l) => JSON.parse(l))).toEqual([
+      expect.objectContaining({
+        task: "bom-costing",
+        condition: "+A",
+        variant: null,
+        form: "harbor",
+        path: "bom-costing-plus-a",
+        digests: expect.objectContaining({ task: task.digests.task, artefact: task.artefact.sha256 }),
+        calibration: null,
+        images: null,
+        canary: exportCanary(task),
+      }),
+    ]);
+  });
+
+  it("marks BenchFlow's native folder too (oracle/, verifier/)", async () => {
+    const bench = tempProject("file").root;
+    const run = await kgateInProcess([
+      "--root",
+      repo.root,
+      "export",
+      "benchflow",
+      "bom-costing",
+      "--condition",
+      "-A",
+      "--out",
+      bench,
+    ]);
+    expect(run.code).toBe(0);
+    const folder = path.join(bench, "bom-costing-without-skill");
+    for (const file of ["environment/Dockerfile", "oracle/solve.sh", "verifier/test.sh"]) {
+      expect(readFileSync(path.join(folder, file), "utf8"), file).toContain(exportCanary(task));
+    }
+    const line = JSON.parse(readFileSync(path.join(bench, "manifest.jsonl"), "utf8"));
+    expect([line.form, line.path, line.digests.artefact]).toEqual([
+      "benchflow",
+      "bom-costing-without-skill",
+      null,
+    ]);
+  });
+});
 
 describe("the bundled verifier on hostile outputs", () => {
   it("exports only the condition asked for", async () => {

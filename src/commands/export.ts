@@ -3,7 +3,7 @@
 import path from "node:path";
 import { pc } from "../colours.ts";
 import { EXIT_FAILED, EXIT_OK, UsageError } from "../errors.ts";
-import { type ExportLayout, exportTasks } from "../export/index.ts";
+import { type ExportLayout, exportTasks, PUBLICATION_WARNING } from "../export/index.ts";
 import { packageInfo } from "../package-info.ts";
 import { Condition } from "../task/index.ts";
 import type { CommandContext } from "./context.ts";
@@ -40,7 +40,7 @@ async function runExport(
   options: ExportCommandOptions,
 ): Promise<number> {
   const ids = selectTaskIds(ctx.paths, tasks);
-  const results = await exportTasks(ctx.paths, ids, {
+  const { tasks: results, manifest } = await exportTasks(ctx.paths, ids, {
     layout,
     out: path.resolve(options.out),
     conditions: parseConditions(options.condition),
@@ -51,7 +51,7 @@ async function runExport(
   const failed = results.filter((r) => !r.ok);
   if (options.json) {
     ctx.stdout.write(
-      `${JSON.stringify({ layout, out: path.resolve(options.out), tasks: results }, null, 2)}\n`,
+      `${JSON.stringify({ layout, out: path.resolve(options.out), tasks: results, manifest }, null, 2)}\n`,
     );
   } else {
     for (const result of results) {
@@ -64,6 +64,7 @@ async function runExport(
       `${folders} folder(s) written for ${results.length - failed.length} of ${results.length} task(s)\n`,
     );
   }
+  ctx.stderr.write(`${pc.yellow("warning")}: ${PUBLICATION_WARNING}\n`);
   return failed.length > 0 ? EXIT_FAILED : EXIT_OK;
 }
 

@@ -1,10 +1,15 @@
 // Exports tasks to another harness's layout: per task the verifier is bundled once, then one folder
-// per condition (+A, -A, each variant). A task that cannot be exported never stops the others.
+// per condition (+A, -A, each variant), every script, Dockerfile, verifier and task.toml kgate writes
+// marked with the export canary, and the manifest (manifest.jsonl, manifest.parquet) beside them. A
+// task that cannot be exported never stops the others.
+import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { ProjectPaths } from "../project.ts";
 import { type Condition, type LoadedTask, loadValidTask } from "../task/index.ts";
 import { buildVerifierBundle } from "./bundle.ts";
+import { exportCanary, stampCanary } from "./canary.ts";
 import { type ExportLayout, exportName, writeExport } from "./layout.ts";
+import { folderLine, type ManifestLine, writeManifest } from "./manifest-lines.ts";
 import { exportFiles } from "./task-files.ts";
 
 export interface ExportOptions {
@@ -41,26 +46,40 @@ export function selectedConditions(task: LoadedTask, wanted: Condition[] | undef
   return wanted;
 }
 
-async function exportOne(paths: ProjectPaths, id: string, options: ExportOptions): Promise<TaskExport> {
+export interface ExportResult {
+  tasks: TaskExport[];
+  /** manifest.jsonl and manifest.parquet. */
+  manifest: string[];
+}
+
+async function exportOne(
+  paths: ProjectPaths,
+  id: string,
+  options: ExportOptions,
+  lines: ManifestLine[],
+): Promise<TaskExport> {
   const folders: ExportedFolder[] = [];
   try {
     const task = loadValidTask(paths, id);
     const conditions = selectedConditions(task, options.conditions);
     options.onProgress?.(`${id}: bundling the verifier`);
     const bundle = await buildVerifierBundle(task);
+    const canary = exportCanary(task);
     for (const condition of conditions) {
       const name = exportName(id, condition, options.layout);
       const dir = path.join(options.out, name);
-      const files = exportFiles({
-        task,
-        condition,
-        layout: options.layout,
-        name,
-        kgateVersion: options.kgateVersion,
-        bundle,
-      });
-      writeExport(dir, files, options.force ?? false);
+      const { layout, kgateVersion } = options;
+      const files = exportFiles({ task, condition, layout, name, kgateVersion, bundle, canary });
+      writeExport(dir, stampCanary(files, canary), options.force ?? false);
       folders.push({ condition, name, dir });
+      const form = layout === "harbor" ? "harbor" : "benchflow";
+      lines.push(
+        folderLine(
+          task,
+          { condition, name },
+          { form, split: "eval", images: null, canary, kgateVersion, calibration: null },
+        ),
+      );
       options.onProgress?.(`${id}: ${condition} -> ${dir}`);
     }
     return { task: id, ok: true, folders };
@@ -73,8 +92,10 @@ export async function exportTasks(
   paths: ProjectPaths,
   ids: readonly string[],
   options: ExportOptions,
-): Promise<TaskExport[]> {
-  const results: TaskExport[] = [];
-  for (const id of ids) results.push(await exportOne(paths, id, options));
-  return results;
+): Promise<ExportResult> {
+  mkdirSync(options.out, { recursive: true });
+  const lines: ManifestLine[] = [];
+  const tasks: TaskExport[] = [];
+  for (const id of ids) tasks.push(await exportOne(paths, id, options, lines));
+  return { tasks, manifest: await writeManifest(options.out, lines) };
 }

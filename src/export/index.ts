@@ -6,7 +6,13 @@ export { ATIF_VERSION, AtifTrajectory } from "./atif-schema.ts";
 export { type CalibrationFacts, calibratedIds, calibrationFacts } from "./calibration.ts";
 export { exportCanary, PUBLICATION_WARNING } from "./canary.ts";
 export { SKILL_HOMES } from "./dockerfile.ts";
-export { type ExportedFolder, type ExportOptions, exportTasks, type TaskExport } from "./export.ts";
+export {
+  type ExportedFolder,
+  type ExportOptions,
+  type ExportResult,
+  exportTasks,
+  type TaskExport,
+} from "./export.ts";
 export { type ImportResult, importHarborTask } from "./harbor-import.ts";
 export type { ExportLayout } from "./layout.ts";
 export { ManifestLine } from "./manifest-lines.ts";

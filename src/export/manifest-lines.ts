@@ -5,6 +5,7 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { type Condition, conditionFileSet, type LoadedTask, variantOf } from "../task/index.ts";
 import { canaryLine, PUBLICATION_WARNING } from "./canary.ts";
 import { type ParquetField, writeParquet } from "./parquet.ts";
 
@@ -24,7 +25,8 @@ export const ManifestLine = z.object({
   /** The variant's name for a variant condition, else null. */
   variant: z.string().nullable(),
   split: z.string(),
-  form: z.enum(["row", "harbor"]),
+  /** A row of a rows file, or a folder: Harbor's layout (evaluation or training) or BenchFlow's. */
+  form: z.enum(["row", "harbor", "benchflow"]),
   /** The rows file or the task folder, relative to the export folder. */
   path: z.string(),
   /** The row's index in its file; null for a folder. */
@@ -45,6 +47,41 @@ export const ManifestLine = z.object({
   kgateVersion: z.string(),
 });
 export type ManifestLine = z.infer<typeof ManifestLine>;
+
+/** The calibration of a task as a manifest line carries it (export/calibration.ts's facts and the run). */
+type LineCalibration = ManifestLine["calibration"];
+
+/** The line of an exported folder (Harbor's or BenchFlow's layout). */
+export function folderLine(
+  task: LoadedTask,
+  folder: { condition: Condition; name: string },
+  o: Pick<ManifestLine, "form" | "split" | "images" | "canary" | "kgateVersion"> & {
+    calibration: LineCalibration;
+  },
+): ManifestLine {
+  const fileSet = conditionFileSet(task, folder.condition);
+  return {
+    task: task.id,
+    condition: folder.condition,
+    variant: variantOf(folder.condition) ?? null,
+    split: o.split,
+    form: o.form,
+    path: folder.name,
+    row: null,
+    digests: {
+      task: task.digests.task,
+      instruction: task.digests.instruction,
+      fileSet: fileSet.digest,
+      artefact: fileSet.artefactDigest,
+    },
+    calibration: o.calibration,
+    reward: "binary",
+    scorer: null,
+    images: o.images,
+    canary: o.canary,
+    kgateVersion: o.kgateVersion,
+  };
+}
 
 const FIELDS: ParquetField[] = [
   ...["task", "condition"].map((name) => ({ name, type: "STRING" as const })),

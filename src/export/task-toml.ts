@@ -2,6 +2,7 @@
 // resources, network off, and metadata naming the kgate task, condition, digests and kgate version.
 import { stringify } from "smol-toml";
 import type { LoadedTask } from "../task/index.ts";
+import { canaryLine } from "./canary.ts";
 import type { ExportManifest } from "./manifest.ts";
 
 /** Harbor's TaskConfig schema version this export follows (see docs/export.md for the source). */
@@ -34,6 +35,7 @@ export function taskConfig(task: LoadedTask, manifest: ExportManifest, name: str
       instruction_sha256: manifest.digests.instruction,
       file_set_sha256: manifest.digests.fileSet,
       artefact_sha256: manifest.digests.artefact ?? "none",
+      ...(manifest.canary === undefined ? {} : { canary: manifest.canary }),
     },
     agent: { timeout_sec: spec.limits.timeoutSec },
     verifier: { timeout_sec: VERIFIER_TIMEOUT_SEC },
@@ -50,5 +52,6 @@ export function taskConfig(task: LoadedTask, manifest: ExportManifest, name: str
 
 export function taskToml(task: LoadedTask, manifest: ExportManifest, name: string): string {
   const config = taskConfig(task, manifest, name);
-  return `# Exported by kgate ${manifest.kgateVersion} from task ${task.id} under ${manifest.condition}.\n${stringify(config)}\n`;
+  const canary = manifest.canary === undefined ? "" : `# ${canaryLine(manifest.canary)}\n`;
+  return `# Exported by kgate ${manifest.kgateVersion} from task ${task.id} under ${manifest.condition}.\n${canary}${stringify(config)}\n`;
 }

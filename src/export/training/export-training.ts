@@ -7,23 +7,17 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { ProjectPaths } from "../../project.ts";
 import type { SandboxProvider } from "../../sandbox/index.ts";
-import {
-  type Condition,
-  conditionFileSet,
-  type LoadedTask,
-  loadValidTask,
-  variantOf,
-} from "../../task/index.ts";
+import { type Condition, loadValidTask } from "../../task/index.ts";
 import { buildVerifierBundle } from "../bundle.ts";
 import { type CalibrationFacts, checkCalibrated } from "../calibration.ts";
 import { exportCanary } from "../canary.ts";
 import { selectedConditions } from "../export.ts";
 import { exportName, writeExport } from "../layout.ts";
-import { type ManifestLine, writeManifest } from "../manifest-lines.ts";
+import { folderLine, type ManifestLine, writeManifest } from "../manifest-lines.ts";
 import { manifestOf } from "../task-files.ts";
 import { type ImageBuilder, pushTrainingImages } from "./images.ts";
 import { trainingFiles, verifierSha256 } from "./training-files.ts";
-import { type TrainingFacts, trainingToml } from "./training-toml.ts";
+import { trainingToml } from "./training-toml.ts";
 
 interface TrainingExportOptions {
   out: string;
@@ -57,41 +51,6 @@ interface TrainingExport {
   manifest: string[];
 }
 
-function manifestLine(
-  task: LoadedTask,
-  folder: TrainingFolder,
-  facts: TrainingFacts,
-  version: string,
-): ManifestLine {
-  const fileSet = conditionFileSet(task, folder.condition);
-  return {
-    task: task.id,
-    condition: folder.condition,
-    variant: variantOf(folder.condition) ?? null,
-    split: "train",
-    form: "harbor",
-    path: folder.name,
-    row: null,
-    digests: {
-      task: task.digests.task,
-      instruction: task.digests.instruction,
-      fileSet: fileSet.digest,
-      artefact: fileSet.artefactDigest,
-    },
-    calibration: facts.calibration && {
-      run: facts.calibration.run,
-      decision: facts.calibration.decision,
-      borderline: facts.calibration.borderline,
-      cells: facts.calibration.cells,
-    },
-    reward: "binary",
-    scorer: null,
-    images: folder.images,
-    canary: facts.canary,
-    kgateVersion: version,
-  };
-}
-
 async function exportTask(
   paths: ProjectPaths,
   id: string,
@@ -120,7 +79,21 @@ async function exportTask(
         writeFileSync(path.join(dir, "task.toml"), trainingToml(task, manifest, name, facts));
         const folder = { condition, name, dir, images };
         folders.push(folder);
-        lines.push(manifestLine(task, folder, facts, o.kgateVersion));
+        lines.push(
+          folderLine(task, folder, {
+            form: "harbor",
+            split: "train",
+            images,
+            canary: base.canary,
+            kgateVersion: o.kgateVersion,
+            calibration: calibration && {
+              run: calibration.run,
+              decision: calibration.decision,
+              borderline: calibration.borderline,
+              cells: calibration.cells,
+            },
+          }),
+        );
         o.onProgress?.(`${id}: ${condition} -> ${dir} (${images.agent})`);
       } catch (err) {
         rmSync(dir, { recursive: true, force: true });

@@ -5,28 +5,11 @@
 // canary in every file kgate writes; the task's own bytes (instruction, data, task.json, solution
 // files) stay as they are.
 import { createHash } from "node:crypto";
-import { canaryLine } from "../canary.ts";
+import { stampCanary } from "../canary.ts";
 import { verifierDockerfile } from "../dockerfile.ts";
 import type { ExportFile } from "../layout.ts";
 import { type ExportInput, exportFiles, manifestOf } from "../task-files.ts";
 import { type TrainingFacts, trainingToml } from "./training-toml.ts";
-
-/** Files kgate writes (the others are the task's own bytes), with their comment syntax. */
-const GENERATED: Array<[RegExp, (line: string) => string]> = [
-  [/(^|\/)(solve|test)\.sh$/, (l) => `# ${l}\n`],
-  [/(^|\/)Dockerfile$/, (l) => `# ${l}\n`],
-  [/^tests\/verif(y|ier)\.mjs$/, (l) => `// ${l}\n`],
-];
-
-function marked(file: ExportFile, canary: string): ExportFile {
-  const rule = GENERATED.find(([pattern]) => pattern.test(file.path));
-  if (!rule) return file;
-  const text = file.bytes.toString();
-  const comment = rule[1](canaryLine(canary));
-  // A script keeps its #! line first.
-  const bytes = text.startsWith("#!") ? text.replace("\n", `\n${comment}`) : `${comment}${text}`;
-  return { ...file, bytes };
-}
 
 export function verifierSha256(input: Pick<ExportInput, "bundle">): string {
   return createHash("sha256").update(input.bundle.verify).update(input.bundle.verifier).digest("hex");
@@ -45,5 +28,5 @@ export function trainingFiles(
     path: "tests/Dockerfile",
     bytes: verifierDockerfile({ task: input.task.id, condition: input.condition }),
   });
-  return files.map((f) => marked(f, facts.canary));
+  return stampCanary(files, facts.canary);
 }
