@@ -34,6 +34,7 @@ describe("kgate check", () => {
       expect(statuses(task)).toEqual({
         schema: "pass",
         digests: "pass",
+        "instruction-files": "pass",
         leftovers: "pass",
         generator: "pass",
         verifier: "pass",
@@ -53,12 +54,12 @@ describe("kgate check", () => {
         "leak-audit": "pass",
       });
     }
-    // 19 checks per task: the 10 of before plus leftovers, generator, markers, contract, dead-rules,
-    // artefact-numbers, two oracle:variant trials and oracle:conventions (no library task has a
-    // derivable convention its perturbed variant leaves unchanged: no trial of its own).
+    // 20 checks per task: the 10 of before plus instruction-files, leftovers, generator, markers,
+    // contract, dead-rules, artefact-numbers, two oracle:variant trials and oracle:conventions (no
+    // library task has a derivable convention its perturbed variant leaves unchanged: no trial of its own).
     expect(report.summary).toEqual({
       tasks: ids.length,
-      passed: 19 * ids.length,
+      passed: 20 * ids.length,
       warnings: 0,
       failed: 0,
       unavailable: 0,
@@ -95,14 +96,14 @@ describe("kgate check", () => {
     );
     expect(result.stdout).toMatch(/^ {2}✓ variant:compressed +compressed: its answer passes$/m);
     expect(result.stdout).toMatch(/^ {2}- oracle +not run \(--no-sandbox\)$/m);
-    // 19 checks: oracle, noop and the two oracle:variant trials are not run without the sandbox; the
+    // 20 checks: oracle, noop and the two oracle:variant trials are not run without the sandbox; the
     // audit's one warning (a bare 12 in input.csv, "gear,2,12") is named in its line and the summary,
     // and so is dead-rules' (the memo's "names every item" passes every wrong deliverable).
     expect(result.stdout).toMatch(
       /^ {2}! leak-audit +no leak \(0 error\(s\), 1 warning\(s\), 0 suppressed\): gated-number at tasks\/markup\/environment\/input\.csv:4:8;/m,
     );
     expect(result.stdout).toMatch(
-      /^1 task\(s\): 13 passed, 2 warning\(s\) \(markup dead-rules, markup leak-audit\), 0 failed, 4 not available, 0 skipped$/m,
+      /^1 task\(s\): 14 passed, 2 warning\(s\) \(markup dead-rules, markup leak-audit\), 0 failed, 4 not available, 0 skipped$/m,
     );
   });
 

@@ -48,6 +48,7 @@ describe("kgate new --output", () => {
       expect(checks.map((c) => c.id)).toEqual([
         "schema",
         "digests",
+        "instruction-files",
         "leftovers",
         "generator",
         "verifier",

@@ -4,6 +4,7 @@ import type { ProjectPaths } from "../project.ts";
 import { auditStep } from "./audit-step.ts";
 import { contractStep, deadRuleStep } from "./convention-steps.ts";
 import { generatorStep } from "./generator-step.ts";
+import { instructionFilesStep } from "./instruction-files-step.ts";
 import { judgeCalibrationStep } from "./judge-calibration.ts";
 import { leftoverStep } from "./leftover-steps.ts";
 import { markerStep } from "./marker-step.ts";
@@ -19,6 +20,7 @@ import { defaultStep, deterministicStep, variantStep, verifierStep } from "./ver
 export const STEPS: readonly CheckStep[] = [
   schemaStep,
   digestStep,
+  instructionFilesStep,
   leftoverStep,
   generatorStep,
   verifierStep,
