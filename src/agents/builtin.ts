@@ -2,6 +2,7 @@
 
 import type { SandboxRequirements } from "../record/index.ts";
 import { trialError, ZERO_USAGE } from "../record/index.ts";
+import { providerLimit } from "./adaptive-limit.ts";
 import { openedFrom, placedArtefact } from "./artefact.ts";
 import { type Pricing, trialLimits } from "./config.ts";
 import { CallLedger } from "./ledger.ts";
@@ -108,6 +109,7 @@ export class BuiltinAgent implements Agent {
       temperature: c.temperature,
       tools: c.tools,
       retry: c.retry,
+      limit: providerLimit(`${c.provider} ${c.baseUrl ?? "(default endpoint)"}`),
       ledger: ctx.ledger ?? new CallLedger(c.pricing),
       signal: ctx.signal,
       trajectory: ctx.trajectory,

@@ -4,6 +4,7 @@
 
 import { type TrajectorySink, trialError } from "../record/index.ts";
 import type { Sandbox } from "../sandbox/index.ts";
+import type { AdaptiveLimit } from "./adaptive-limit.ts";
 import type { RetryPolicy } from "./config.ts";
 import { classifyError, errorMessage, ModelCallError } from "./errors.ts";
 import { type CallLedger, chargedCall } from "./ledger.ts";
@@ -26,6 +27,8 @@ export interface LoopOptions {
   temperature?: number;
   tools: { bashTimeoutSec: number; outputCapBytes: number };
   retry: RetryPolicy;
+  /** The provider's adaptive concurrency (adaptive-limit.ts): each call attempt holds a slot. */
+  limit?: AdaptiveLimit;
   /** Where each model call is charged (every attempt, at its reported usage or its reservation). */
   ledger: CallLedger;
   /** Aborted by the runner (its timeout, or cancellation). */
@@ -104,6 +107,7 @@ export async function runToolLoop(o: LoopOptions): Promise<LoopResult> {
       const reply = await withRetry(() => chargedCall(ledger, request, (r) => o.model.complete(r)), o.retry, {
         signal: abort.signal,
         random: o.random,
+        limit: o.limit,
         onRetry: (n) => {
           o.log?.(retryLine(n));
           o.trajectory.append({ ...retryNote(n), message: n.message });

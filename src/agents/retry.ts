@@ -1,4 +1,5 @@
 // Bounded retries with exponential back-off and jitter for retryable failures (429, 5xx, connection).
+import { type AdaptiveLimit, isOverload } from "./adaptive-limit.ts";
 import type { RetryPolicy } from "./config.ts";
 import { classifyError, errorMessage, type FailureClass, ModelCallError } from "./errors.ts";
 
@@ -36,6 +37,8 @@ export interface RetryOptions {
   /** In [0, 1); injectable so tests can pin the jitter. */
   random?: () => number;
   classify?: (err: unknown) => FailureClass;
+  /** The provider's adaptive concurrency: each attempt holds one of its slots and reports how it ended. */
+  limit?: AdaptiveLimit;
 }
 
 /** Delay before retry number `retry` (1-based): "equal jitter" over min(max, base * 2^(retry-1)). */
@@ -73,11 +76,19 @@ export async function withRetry<T>(
   const classify = options.classify ?? classifyError;
   const random = options.random ?? Math.random;
   for (let attempt = 1; ; attempt++) {
+    const release = await options.limit?.acquire(options.signal);
     try {
-      return await fn(attempt);
+      const result = await fn(attempt);
+      release?.({ overloaded: false });
+      return result;
     } catch (err) {
-      if (options.signal?.aborted) throw err;
       const failure = classify(err);
+      release?.(
+        isOverload(failure)
+          ? { overloaded: true, retryAfterMs: failure.retryAfterMs }
+          : { overloaded: false },
+      );
+      if (options.signal?.aborted) throw err;
       if (failure.kind === "cancelled") throw err;
       const retry = attempt;
       if (!failure.retryable || retry > policy.maxRetries) {

@@ -4,6 +4,8 @@
 // connection. An attempt that failed after its request may have reached the provider (a reset, a
 // stall) is not retried here: the provider may have billed it, so the call keeps its reservation and
 // the harness's own retry comes as a new call with a reservation of its own.
+
+import type { AdaptiveLimit } from "../adaptive-limit.ts";
 import type { RetryPolicy } from "../config.ts";
 import { classifyError, classifyStatus, type FailureClass, ModelCallError, retryAfterMs } from "../errors.ts";
 import { neverConnected } from "../ledger.ts";
@@ -93,6 +95,11 @@ export interface UpstreamCall {
   retry: RetryPolicy;
   random?: () => number;
   onRetry?: (notice: RetryNotice) => void;
+  /**
+   * The provider's adaptive concurrency (adaptive-limit.ts): an attempt holds a slot until its answer's
+   * status (a streamed body's time is not counted).
+   */
+  limit?: AdaptiveLimit;
 }
 
 /**
@@ -145,7 +152,7 @@ export async function callUpstream(call: UpstreamCall): Promise<{ response: Resp
         return r;
       },
       call.retry,
-      { signal: call.signal, random: call.random, classify, onRetry: call.onRetry },
+      { signal: call.signal, random: call.random, classify, onRetry: call.onRetry, limit: call.limit },
     );
     return { response, stall: stall! };
   } catch (err) {
