@@ -70,6 +70,22 @@ export class SandboxUnavailableError extends Error {
   override name = "SandboxUnavailableError";
 }
 
+/**
+ * The provider answered a call with an error (a container vanished, the API refused the call): the
+ * sandbox failed, infrastructure (the record's `sandbox`). `status` is the provider's own code for it,
+ * if it has one (Docker: the HTTP status of the Engine API's answer).
+ */
+export class SandboxApiError extends Error {
+  override name = "SandboxApiError";
+  constructor(
+    message: string,
+    readonly status: number | undefined,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
 /** A host of a provider with hosts stopped answering while a trial used it (the record's `host-down`). */
 export class HostDownError extends SandboxUnavailableError {
   override name = "HostDownError";

@@ -1,7 +1,7 @@
 // Timed, bounded phases of a trial: each records {startedAt, finishedAt, durationMs, error} and
 // fails with a typed PhaseTimeoutError when it overruns; phase errors are classified in the taxonomy.
 import { internalError, PhaseName, type PhaseTiming, type TrialError, trialError } from "../record/index.ts";
-import { HostDownError, SandboxUnavailableError } from "../sandbox/index.ts";
+import { HostDownError, SandboxApiError, SandboxUnavailableError } from "../sandbox/index.ts";
 
 /** Bounds of the sandbox phases, in ms (the agent phase is bounded by the task's timeoutSec). */
 export interface PhaseTimeouts {
@@ -120,10 +120,8 @@ export function sandboxPhaseError(phase: PhaseName, err: unknown): TrialError {
   if (err instanceof HostDownError) return trialError("host-down", `${phase}: ${err.message}`);
   if (err instanceof SandboxUnavailableError)
     return trialError("sandbox-unavailable", `${phase}: ${err.message}`);
+  if (err instanceof SandboxApiError) return trialError("sandbox", `${phase}: ${err.message}`);
   const e = err instanceof Error ? err : new Error(String(err));
-  // Errors the Docker API answered with (a status code) are the sandbox's; the rest is a bug of kgate.
-  if (typeof (e as { statusCode?: unknown }).statusCode === "number")
-    return trialError("sandbox", `${phase}: ${e.message}`);
   return trialError("internal", `${phase}: ${e.message}`, e.stack);
 }
 

@@ -1,23 +1,28 @@
 // How calls to the Docker Engine API fail, in kgate's terms: a connection failure becomes
-// SandboxUnavailableError with a hint, an API error of a command in a running container is the
-// sandbox's too; a freeze the kernel refused, asked again; and how a build, pull or import stream's
+// SandboxUnavailableError with a hint, an API error SandboxApiError (with its HTTP status), an API
+// error of a command in a running container is the sandbox's unavailability; a freeze the kernel refused, asked again; and how a build, pull or import stream's
 // progress lines are followed.
 import type Docker from "dockerode";
-import { SandboxUnavailableError } from "../types.ts";
+import { SandboxApiError, SandboxUnavailableError } from "../types.ts";
 
 export type ProgressLine = (line: string) => void;
 
-/** The HTTP status of a dockerode error, if it has one. */
+/** The HTTP status of a dockerode error (or of one wrapped by unavailable()), if it has one. */
 export function statusOf(err: unknown): number | undefined {
+  if (err instanceof SandboxApiError) return err.status;
   const code = (err as { statusCode?: unknown }).statusCode;
   return typeof code === "number" ? code : undefined;
 }
 
-/** An error from the daemon's socket itself (not an API answer): the sandbox is unavailable. */
+/**
+ * A failed call in kgate's terms: the daemon's answer with an error status is SandboxApiError; an
+ * error from the daemon's socket itself (no answer) means the sandbox is unavailable.
+ */
 export function unavailable(err: unknown, what: string): Error {
-  if (err instanceof SandboxUnavailableError) return err;
+  if (err instanceof SandboxUnavailableError || err instanceof SandboxApiError) return err;
   const e = err as NodeJS.ErrnoException;
-  if (statusOf(err) !== undefined) return err as Error;
+  const status = statusOf(err);
+  if (status !== undefined) return new SandboxApiError(e.message, status, { cause: err });
   let hint = "";
   if (e.code === "ENOENT" || e.code === "ECONNREFUSED") hint = " (is the Docker daemon running?)";
   if (e.code === "EACCES")

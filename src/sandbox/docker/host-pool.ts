@@ -13,7 +13,7 @@ import type {
   SandboxSpec,
   TrialSandbox,
 } from "../provider.ts";
-import { AllHostsDownError, HostDownError, SandboxUnavailableError } from "../types.ts";
+import { AllHostsDownError, HostDownError, SandboxApiError, SandboxUnavailableError } from "../types.ts";
 import { DISK_CAP_MECHANISM } from "./disk.ts";
 import { HostedSandbox } from "./hosted-sandbox.ts";
 import { type DockerEndpoint, DockerProvider } from "./provider.ts";
@@ -54,10 +54,7 @@ export interface HostState {
 
 /** The daemon failed (did not answer, or answered an API error), as opposed to a file problem. */
 function daemonFailure(err: unknown): boolean {
-  return (
-    err instanceof SandboxUnavailableError ||
-    typeof (err as { statusCode?: unknown })?.statusCode === "number"
-  );
+  return err instanceof SandboxUnavailableError || err instanceof SandboxApiError;
 }
 
 export class HostPoolProvider implements SandboxProvider {
