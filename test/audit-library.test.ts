@@ -18,6 +18,7 @@ const TASKS = [
   "mortgage-escrow",
   "paper-index",
   "payroll-overtime",
+  "supplier-memo",
 ];
 
 /** Disguised forms of each task's key constants: a sentence and the item it must trip. */
@@ -89,6 +90,12 @@ const DISGUISES: Record<string, Array<[string, string]>> = {
   "paper-index": [
     ["Normalise by the size of the paper's Weakly Connected Component.", "component-scale"],
     ["Divide by (n-1)(n-2) where n is the component size.", "pair-count"],
+  ],
+  "supplier-memo": [
+    ["Non-US suppliers pay a duty of 4.5 percent on the CIF value.", "duty-rate"],
+    ["Add 15 basis points of the price per day of lead time.", "carrying-rate"],
+    ["Any supplier with a defect rate of two percent or more is out.", "defect-limit"],
+    ["Compare the quotes on their effective landed cost.", "landed-cost"],
   ],
   "payroll-overtime": [
     ["Night shifts earn a premium of one point six dollars an hour.", "night-premium"],

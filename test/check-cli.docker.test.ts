@@ -12,6 +12,8 @@ import { fillTodos } from "./support/todos.ts";
 import { markupProject, markupVerifierSource } from "./support/verify-fixture.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
+/** The library task graded by judge criteria: without a judge's key its calibration is unavailable. */
+const JUDGED = "supplier-memo";
 
 interface CheckJson {
   tasks: Array<{ id: string; ok: boolean; checks: Array<{ id: string; status: string; detail: string }> }>;
@@ -26,7 +28,12 @@ describe("kgate check", () => {
     sandboxImage(); // built (or found) by the global setup; the CLI finds it by its digest tag
     const ids = listTaskIds(projectPaths(ROOT));
     expect(ids).toEqual(expect.arrayContaining(["bom-costing", "paper-index"]));
-    const result = kgate(["--root", ROOT, "check", "--json"], { timeoutMs: 540_000 });
+    // no judge key: supplier-memo's judge calibration is unavailable (test/check-judge.docker.test.ts
+    // runs it with a loopback judge); never the real provider from a test
+    const result = kgate(["--root", ROOT, "check", "--json"], {
+      timeoutMs: 540_000,
+      env: { ANTHROPIC_API_KEY: undefined },
+    });
     expect(result.stderr).toMatch(/checking bom-costing/);
     const report = JSON.parse(result.stdout) as CheckJson;
     expect(report.tasks.map((t) => [t.id, t.ok])).toEqual(ids.map((id) => [id, true]));
@@ -52,17 +59,19 @@ describe("kgate check", () => {
         "dead-rules": "pass",
         "artefact-numbers": "pass",
         "leak-audit": "pass",
+        ...(task.id === JUDGED ? { "judge-calibration": "unavailable" } : {}),
       });
     }
     // 20 checks per task: the 10 of before plus instruction-files, leftovers, generator, markers,
     // contract, dead-rules, artefact-numbers, two oracle:variant trials and oracle:conventions (no
-    // library task has a derivable convention its perturbed variant leaves unchanged: no trial of its own).
+    // library task has a derivable convention its perturbed variant leaves unchanged: no trial of its
+    // own); the judged task's 21st line, judge-calibration, is unavailable.
     expect(report.summary).toEqual({
       tasks: ids.length,
       passed: 20 * ids.length,
       warnings: 0,
       failed: 0,
-      unavailable: 0,
+      unavailable: 1,
       skipped: 0,
     });
     expect(result.code).toBe(0);

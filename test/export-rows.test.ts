@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { beforeAll, describe, expect, it } from "vitest";
-import { exportCanary, exportRows } from "../src/export/index.ts";
+import { exportCanary, exportRows, judgeGradedIds } from "../src/export/index.ts";
 import { projectPaths } from "../src/project.ts";
 import { listTaskIds, loadValidTask } from "../src/task/index.ts";
 import { kgateInProcess } from "./support/cli-in-process.ts";
@@ -18,7 +18,9 @@ import { tempDir } from "./support/project.ts";
 import { scriptedRun } from "./support/scripted-run.ts";
 
 const REPO = projectPaths(path.resolve(import.meta.dirname, ".."));
-const IDS = listTaskIds(REPO);
+/** The library's tasks a model grades (judge criteria): `kgate export rows` leaves them out unnamed. */
+const JUDGED = await judgeGradedIds(REPO, listTaskIds(REPO));
+const IDS = listTaskIds(REPO).filter((id) => !JUDGED.includes(id));
 
 async function query(sql: string): Promise<Record<string, unknown>[]> {
   const db = await DuckDBInstance.create(":memory:");
@@ -67,6 +69,10 @@ describe("kgate export rows --format verl (read back by DuckDB)", () => {
   it("writes one Parquet file per split, typed as verl's preprocessing (Hugging Face datasets) writes it", async () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toContain("publishing them defeats the gate");
+    expect(JUDGED).toEqual(["supplier-memo"]);
+    expect(result.stderr).toContain(
+      "supplier-memo: left out: a model grades it (judge criteria), so its rows have no offline reward",
+    );
     const types = await query(`describe select * from read_parquet('${dir}/train.parquet')`);
     const type = (name: string) => types.find((t) => t.column_name === name)?.column_type;
     expect(types.map((t) => t.column_name)).toEqual([

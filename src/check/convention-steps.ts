@@ -69,7 +69,9 @@ async function rubricOutcome(
       detail: `the rubric of ${holes.judged.join(", ")} passes the deliverable written under ${passed.join(", ")}: its criteria miss what those conventions change (add a criterion that checks it)`,
     };
   }
-  const caught = `${detail}; the rubric fails each deliverable written under a wrong convention (${holes.probes.length})`;
+  const left = holes.probes.filter((p) => p.leftToJudge).length;
+  const decided = holes.probes.length - left;
+  const caught = `${detail}; the rubric fails each deliverable written under a wrong convention (${decided})${left > 0 ? `, ${left} more left to its judge criteria (judge-calibration)` : ""}`;
   if (holes.idle.length > 0) {
     return {
       status: "warning",

@@ -4,7 +4,8 @@
 import type { Verdict } from "../verify/index.ts";
 
 export function failureText(verdict: Pick<Verdict, "reason" | "criteria" | "attribution">): string {
-  const failed = verdict.criteria.filter((c) => !c.passed);
+  // a judge criterion skipped (left to the judge calibration) failed nothing
+  const failed = verdict.criteria.filter((c) => !c.passed && c.judge?.verdict !== "skipped");
   const first = failed[0];
   if (verdict.attribution === "format" || !first?.detail) return verdict.reason ?? "no reason";
   const others = failed.slice(1).map((c) => c.name);

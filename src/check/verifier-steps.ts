@@ -123,7 +123,11 @@ export const deterministicStep: CheckStep = {
       if (right1!.status !== "pass") {
         return [{ status: "fail", detail: `the artefact's own answer ${describe(right1!)}` }];
       }
-      const detail = right1!.criteria.map((c) => c.detail ?? c.name).join("; ");
+      const judged = right1!.criteria.filter((c) => c.judge?.verdict !== "skipped");
+      const left = right1!.criteria.length - judged.length;
+      const detail =
+        judged.map((c) => c.detail ?? c.name).join("; ") +
+        (left > 0 ? ` (${left} judge criteria left to judge-calibration)` : "");
       return [
         {
           status: "pass",

@@ -1,10 +1,17 @@
 // `kgate export rows [task...] --out <dir>`: single-turn rows for trainers (verl's Parquet or JSONL)
 // with the Python reward module, the manifest and the split; a line per task, the warning that
-// publishing them defeats the gate, exit 1 when a task could not be exported.
+// publishing them defeats the gate, exit 1 when a task could not be exported. With no task named, the
+// tasks a model grades (judge criteria: no offline reward) are left out, said on stderr.
 import path from "node:path";
 import { pc } from "../colours.ts";
 import { EXIT_FAILED, EXIT_OK, UsageError } from "../errors.ts";
-import { calibratedIds, exportRows, PUBLICATION_WARNING, parseSplit } from "../export/index.ts";
+import {
+  calibratedIds,
+  exportRows,
+  judgeGradedIds,
+  PUBLICATION_WARNING,
+  parseSplit,
+} from "../export/index.ts";
 import { loadPayoffSchedule } from "../monitor/index.ts";
 import { packageInfo } from "../package-info.ts";
 import { Condition } from "../task/index.ts";
@@ -51,9 +58,16 @@ export async function rows(ctx: CommandContext, tasks: string[], o: RowsCommandO
   const calibration = o.from ? readCalibration(ctx.paths, o.from) : undefined;
   const named = selectTaskIds(ctx.paths, tasks);
   // With a run and no task named, the run's tasks (which it may have filtered to the retained ones).
-  const ids = calibration
+  const chosen = calibration
     ? usage(() => calibratedIds(calibration, tasks.length > 0 ? named : [], o.only === "retained"))
     : named;
+  // a task named is refused by name when a model grades it; unnamed, it is left out, saying so
+  const judged = tasks.length > 0 ? [] : await judgeGradedIds(ctx.paths, chosen);
+  for (const id of judged)
+    ctx.stderr.write(
+      `${id}: left out: a model grades it (judge criteria), so its rows have no offline reward\n`,
+    );
+  const ids = chosen.filter((id) => !judged.includes(id));
   const reward =
     o.reward === "ignorance-aware"
       ? { scheme: "ignorance-aware" as const, schedule: usage(() => loadPayoffSchedule(o.payoff)) }

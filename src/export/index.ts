@@ -17,6 +17,7 @@ export { type ImportResult, importHarborTask } from "./harbor-import.ts";
 export type { ExportLayout } from "./layout.ts";
 export { ManifestLine } from "./manifest-lines.ts";
 export { exportRows, type RowsExport, type RowsExportOptions } from "./rows/export-rows.ts";
+export { judgeGradedIds } from "./rows/scorer.ts";
 export { parseSplit } from "./split.ts";
 export { exportTraining } from "./training/export-training.ts";
 export { checkRegistry } from "./training/images.ts";

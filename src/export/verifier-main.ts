@@ -7,7 +7,13 @@ import { closeSync, fstatSync, lstatSync, openSync, readFileSync, readSync, writ
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { OutputSpec } from "../task/index.ts";
-import { type OutputForVerification, type Verdict, verifyTrial } from "../verify/index.ts";
+import {
+  JUDGES_NOT_EXPORTED,
+  judgesNotAsked,
+  type OutputForVerification,
+  type Verdict,
+  verifyTrial,
+} from "../verify/index.ts";
 import { alteredData, bundledTask } from "./bundled-task.ts";
 import { ExportManifestSchema } from "./manifest.ts";
 import { rewardMetrics } from "./reward-metrics.ts";
@@ -103,7 +109,7 @@ export async function main(argv: string[]): Promise<number> {
           attribution: null,
           reason: `the exported data differ from tests/manifest.json: ${altered.join(", ")}`,
         }
-      : await verifyTrial(task, outputs);
+      : judgesNotAsked(await verifyTrial(task, outputs), JUDGES_NOT_EXPORTED);
   const record = {
     task: manifest.task,
     condition: manifest.condition,

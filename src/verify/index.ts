@@ -26,6 +26,8 @@ export { environmentRows, environmentText } from "./environment.ts";
 export { criterionText, type JudgeCandidate } from "./judge-criteria.ts";
 export {
   attributionNeeded,
+  JUDGES_NOT_EXPORTED,
+  judgesNotAsked,
   leftToJudge,
   pendingJudgeCriteria,
   settleJudged,

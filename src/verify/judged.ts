@@ -124,3 +124,22 @@ export function leftToJudge(verdict: Verdict, label: string): string[] {
     })
     .map((c) => c.name);
 }
+
+/**
+ * A verdict computed where its judges cannot be asked (an exported task's container: no network, no
+ * key): its pending judge criteria become judge errors, so the verdict is unverified, naming them and
+ * `why`. Never a pass.
+ */
+export function judgesNotAsked(verdict: Verdict, why: string): Verdict {
+  const pending = pendingJudgeCriteria(verdict);
+  if (pending.length === 0) return verdict;
+  const settled = settleJudged(
+    verdict,
+    new Map(pending.map((c) => [c.name, { ...c.judge!, verdict: "error" as const, reason: why }])),
+  );
+  return { ...settled, reason: `${settled.reason}: ${why}` };
+}
+
+/** Why an exported task's verifier leaves its judge criteria unjudged. */
+export const JUDGES_NOT_EXPORTED =
+  "a judge criterion is asked from kgate's host with the judge's key; an exported verifier has neither (the task's container has no network): judge these outputs with kgate";

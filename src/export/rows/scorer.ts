@@ -2,8 +2,9 @@
 // the reference answer (CSV, text, or JSON whose schema uses only the keywords the module checks as
 // zod does), else kgate's own verification in node (rubric criteria are code; other schemas). A
 // judge criterion needs a model: such a task has no offline scorer, and rows refuse it.
-import type { OutputSpec } from "../../task/index.ts";
-import { isJudgeCriterion, type LoadedVerifier } from "../../verify/index.ts";
+import type { ProjectPaths } from "../../project.ts";
+import { loadValidTask, type OutputSpec } from "../../task/index.ts";
+import { isJudgeCriterion, type LoadedVerifier, loadVerifier } from "../../verify/index.ts";
 
 /** The JSON Schema keywords the Python module checks exactly as z.fromJSONSchema does. */
 const KEYWORDS = new Set([
@@ -52,4 +53,21 @@ export function scorerOf(
 ): "python" | "node" | "judge" {
   if (outputs.some((o) => loaded.rubricOf(o.path)?.criteria.some(isJudgeCriterion))) return "judge";
   return outputs.every((o) => pythonOutput(o, loaded)) ? "python" : "node";
+}
+
+/**
+ * The tasks of `ids` a model grades (judge criteria): rows refuse them. A task that does not load, or
+ * whose verifier does not, is not one (its export says why).
+ */
+export async function judgeGradedIds(paths: ProjectPaths, ids: readonly string[]): Promise<string[]> {
+  const judged: string[] = [];
+  for (const id of ids) {
+    try {
+      const task = loadValidTask(paths, id);
+      if (scorerOf(task.spec.outputs, await loadVerifier(task)) === "judge") judged.push(id);
+    } catch {
+      // left to the export, which names the problem
+    }
+  }
+  return judged;
 }
