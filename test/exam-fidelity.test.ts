@@ -230,6 +230,7 @@ describe("a record that fails its schema (item 2)", () => {
       provenance,
       runDir: dir,
       reference: null,
+      concurrency: 1,
       runOne: async (spec) => run(spec.key === specs[0]!.key ? 2 : 1),
     });
     expect(written).toHaveLength(2);

@@ -57,7 +57,7 @@ export interface RunExamsOptions {
   /** Exams of one model provider share its limit (the agent's provider). */
   provider?: string;
   /** Exams in flight at once (default 1). */
-  concurrency?: number;
+  concurrency: number;
   /** Extra attempts of an exam whose attempt ended in a retried failure kind (default 1). */
   retries?: number;
   /** Progress lines for the operator (stderr). */
@@ -156,7 +156,7 @@ export async function runExams(
     runId: o.provenance.runId,
     runDir: o.runDir,
     kind: examKind(o),
-    concurrency: o.concurrency ?? 1,
+    concurrency: o.concurrency,
     retries: o.retries,
     signal: o.signal,
     admit: o.admit,

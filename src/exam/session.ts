@@ -72,7 +72,7 @@ export interface SessionInputs {
   /** Exams of one model provider share its limit. */
   provider?: string;
   /** Exams in flight at once (not part of the plan: a resume may use another). */
-  concurrency?: number;
+  concurrency: number;
   log?: (line: string) => void;
   signal?: AbortSignal;
   /** --max-cost: the ceiling in USD and the most one exam can cost (every exam priced). */

@@ -241,7 +241,7 @@ export async function canary(
     runDir: run.runDir,
     kind,
     runner,
-    concurrency: run.concurrency ?? 1,
+    concurrency: run.concurrency,
     providerLimits: run.providerLimits,
     retries: run.retries,
     signal: run.signal,

@@ -29,7 +29,7 @@ export interface ProbeRun {
   kgateVersion: string;
   maxEnvironmentBytes?: number;
   /** Units in flight at once (default 1). */
-  concurrency?: number;
+  concurrency: number;
   providerLimits?: Readonly<Record<string, number>>;
   /** Extra attempts of a unit whose attempt ended in a retried failure kind (default 1). */
   retries?: number;
@@ -167,7 +167,7 @@ export async function runInlineSlots(
     runId: run.runId,
     runDir: run.runDir,
     kind: inlineKind,
-    concurrency: run.concurrency ?? 1,
+    concurrency: run.concurrency,
     providerLimits: run.providerLimits,
     retries: run.retries,
     signal: run.signal,

@@ -16,7 +16,7 @@ export interface KeyedRunInput {
   log: (line: string) => void;
   now?: () => Date;
   /** Units (and plans) in flight at once (default 1). */
-  concurrency?: number;
+  concurrency: number;
   /** The model provider whose limit the calls share (default `model`). */
   provider?: string;
   /** Ctrl-C: no unit or plan starts after it; running ones end as cancelled (a resume runs them). */
@@ -96,7 +96,7 @@ export async function runKeyed<U extends KeyedUnit, T extends { costUsd: number 
     runId: input.settings.runId,
     runDir: input.files.dir,
     kind,
-    concurrency: input.concurrency ?? 1,
+    concurrency: input.concurrency,
     retries,
     signal: input.signal,
     runner: async (job, signal) => {
