@@ -45,6 +45,9 @@ export default defineConfig({
         test: {
           name: "docker",
           include: [DOCKER],
+          // Real containers take as long as the machine's load makes them (CI runs at load 15-30 on
+          // two cores): the timeout bounds a hang, not a speed. Files leave it to this one bound.
+          testTimeout: 600_000,
           isolate: false,
           globalSetup: ["test/support/bundle-setup.ts", "test/support/global-setup.ts"],
         },

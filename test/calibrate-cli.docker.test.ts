@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { run as calibrateCommand } from "../src/commands/calibrate.ts";
 import { UsageError } from "../src/errors.ts";
 import type { ProjectPaths } from "../src/project.ts";
+import { outcomeOf } from "../src/record/index.ts";
 import { DockerClient } from "../src/sandbox/docker/client.ts";
 import { LABEL, LABEL_RUN } from "../src/sandbox/index.ts";
 import { readTrialRecords } from "../src/trial/index.ts";
@@ -36,14 +37,22 @@ async function runContainers(runId: string): Promise<number> {
   return list.length;
 }
 
+/**
+ * The indices of each cell's trials that count (pass or fail). An attempt lost to the infrastructure
+ * (a loaded machine's Docker) is retried as a new attempt and does not count: it is left out here.
+ */
 function perCell(runDir: string): Record<string, number[]> {
   const out: Record<string, number[]> = {};
   for (const r of readTrialRecords(runDir).records) {
+    if (outcomeOf(r) === "infra") continue;
     const key = `${r.agent.name} ${r.condition}`;
     out[key] = [...(out[key] ?? []), r.index].sort((a, b) => a - b);
   }
   return out;
 }
+
+/** Bounds a hang of a calibration through the real bin, not its speed (CI runs at load 15-30). */
+const HANG_MS = 540_000;
 
 describe("kgate calibrate (CLI)", () => {
   it("documents its options and refuses bad ones with exit 2", async () => {
@@ -79,12 +88,14 @@ describe("kgate calibrate (CLI)", () => {
   it("runs every cell in real sandboxes, verifies, decides, and writes Table 1 and the reports", () => {
     sandboxImage();
     const paths = project(3);
-    const result = kgate(["--root", paths.root, "calibrate", "demo", "--run-id", "full"]);
+    const result = kgate(["--root", paths.root, "calibrate", "demo", "--run-id", "full"], {
+      timeoutMs: HANG_MS,
+    });
     const runDir = path.join(paths.runs, "full");
     expect(perCell(runDir)).toEqual({ "oracle +A": [0, 1, 2], "noop -A": [0, 1, 2] });
     expect(result.stdout).toMatch(/^\| task \| gate \| oracle\+A \| noop-A \| decision \| reasons \|$/m);
     expect(result.stdout).toMatch(
-      /^\| demo \| convention \| 3\/3 \(100%\) \[44, 100\] \| 0\/3 \(0%\) \[0, 56\] \| retain \|/m,
+      /^\| demo \| convention \| 3\/3 \(100%\) \[44, 100\] \| 0\/3 \(0%\) \[0, 56\] \| retain \(plumbing check, not evidence\) \|/m,
     );
     expect(result.stderr).toMatch(/^trials 6\/6 · pass 3 · fail 3 · infra 0 · running 0/m);
     expect(result.stderr).toContain(
@@ -114,7 +125,9 @@ describe("kgate calibrate (CLI)", () => {
         ],
       },
     });
-    const result = kgate(["--root", paths.root, "calibrate", "demo", "--run-id", "cut"]);
+    const result = kgate(["--root", paths.root, "calibrate", "demo", "--run-id", "cut"], {
+      timeoutMs: HANG_MS,
+    });
     expect(result.code).toBe(1);
     const cells = perCell(path.join(paths.runs, "cut"));
     expect(cells["oracle +A"]).toEqual([0, 1, 2, 3]);
@@ -142,7 +155,7 @@ describe("kgate calibrate (CLI)", () => {
       },
     );
     const exited = new Promise((resolve) => child.on("exit", resolve));
-    const deadline = Date.now() + 90_000;
+    const deadline = Date.now() + HANG_MS;
     while (readTrialRecords(runDir).records.length < 1 && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -157,12 +170,15 @@ describe("kgate calibrate (CLI)", () => {
 
     // SIGKILL leaves the in-flight containers behind; the next kgate command that uses Docker removes
     // them: the resume below (or a command of a test file running in parallel, whichever comes first).
-    const resumed = kgate(["--root", paths.root, "calibrate", "--resume", "killed"], { env: { CI: "true" } });
+    const resumed = kgate(["--root", paths.root, "calibrate", "--resume", "killed"], {
+      env: { CI: "true" },
+      timeoutMs: HANG_MS,
+    });
     expect(perCell(runDir)).toEqual({ "oracle +A": [0, 1, 2], "noop -A": [0, 1, 2] });
     expect(readTrialRecords(runDir).problems).toEqual([]);
     expect(await runContainers("killed"), resumed.stderr).toBe(0);
     expect(resumed.code).toBe(0);
-  }, 240_000);
+  });
 
   it("stops on SIGINT: running trials recorded as cancelled, containers removed, reports written, exit 130", async () => {
     sandboxImage();
@@ -181,7 +197,7 @@ describe("kgate calibrate (CLI)", () => {
       stderr += c.toString();
     });
     const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
-    const deadline = Date.now() + 90_000;
+    const deadline = Date.now() + HANG_MS;
     while ((await runContainers("stopped")) === 0 && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 50));
     child.kill("SIGINT");
@@ -194,18 +210,21 @@ describe("kgate calibrate (CLI)", () => {
     expect(await runContainers("stopped")).toBe(0);
     const summary = JSON.parse(readFileSync(path.join(runDir, "summary.json"), "utf8"));
     expect(summary.tasks[0].decision).toBe("incomplete");
-  }, 120_000);
+  });
 
   it("refuses to resume when the artefact changed", () => {
     sandboxImage();
     const paths = project(1);
-    expect([0, 1]).toContain(kgate(["--root", paths.root, "calibrate", "--run-id", "r"]).code);
+    expect([0, 1]).toContain(
+      kgate(["--root", paths.root, "calibrate", "--run-id", "r"], { timeoutMs: HANG_MS }).code,
+    );
     writeFileSync(path.join(paths.artefacts, "demo", "artefact.md"), "# Other conventions\n".repeat(30));
-    const refused = kgate(["--root", paths.root, "calibrate", "--resume", "r"]);
+    const refused = kgate(["--root", paths.root, "calibrate", "--resume", "r"], { timeoutMs: HANG_MS });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(
       /^kgate: cannot resume runs\/r: the project changed since the plan was written\n {2}artefact of task "demo" changed \(plan [0-9a-f]{12}…, now [0-9a-f]{12}…\)\nresults made with different inputs must not be mixed/,
     );
-    expect(readTrialRecords(path.join(paths.runs, "r")).records).toHaveLength(2);
-  }, 120_000);
+    // the refused resume ran nothing: the first run's one trial per cell
+    expect(perCell(path.join(paths.runs, "r"))).toEqual({ "oracle +A": [0], "noop -A": [0] });
+  });
 });

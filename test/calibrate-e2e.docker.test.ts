@@ -7,8 +7,10 @@ import { appendFileSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { TrialRecord } from "../src/record/index.ts";
 import { RunSummary } from "../src/report/index.ts";
 import { scaffoldTask } from "../src/task/index.ts";
+import { readTrialRecords } from "../src/trial/index.ts";
 import { openInChromium } from "./support/chromium.ts";
 import { type ModelServer, startModelServer } from "./support/model-server.ts";
 import { tempProject, writeJson } from "./support/project.ts";
@@ -136,7 +138,23 @@ describe("calibration with scripted agents through the loopback model server", (
     expect(frontier.inputTokens).toBe(5 * 3 * 1200);
     expect(frontier.costUsd).toBeCloseTo((5 * 3 * (1200 * 15 + 150 * 75)) / 1e6, 9);
     expect(cell("keep", "mid+A").usage).toMatchObject({ costUsd: 0, costUnknown: 5 });
-    expect(server.requests.filter((r) => r.api === "anthropic")).toHaveLength(45 * 3 - 15);
+    // Model calls of the frontier (Anthropic wire): 45 trials (3 tasks x 3 frontier cells x 5) of 3
+    // calls each, but for the 15 -A trials of 2 calls: 45 * 3 - 15 = 120 by the attempts that count.
+    // An attempt retried after an infrastructure error (a loaded machine's) made its calls too: the
+    // server saw exactly the calls of every attempt recorded, whatever the load.
+    const frontierRecords = readTrialRecords(runDir).records.filter((r) => r.agent.model === FRONTIER);
+    const calls = (records: readonly TrialRecord[]) => records.reduce((n, r) => n + r.usage.modelCalls, 0);
+    const counted = [
+      ...new Map(
+        frontierRecords
+          .slice()
+          .sort((a, b) => a.attempt - b.attempt)
+          .map((r) => [`${r.task.id} ${r.condition} ${r.index}`, r]),
+      ).values(),
+    ];
+    expect(counted).toHaveLength(45);
+    expect(calls(counted)).toBe(45 * 3 - 15);
+    expect(server.requests.filter((r) => r.api === "anthropic")).toHaveLength(calls(frontierRecords));
 
     // The report of this real run renders cleanly, and its table is the JSON's.
     const opened = await openInChromium(pathToFileURL(path.join(runDir, "report.html")).href);

@@ -225,7 +225,6 @@ describe("the exported folders run as Harbor runs them (real Docker)", () => {
       const verdict = JSON.parse(exec(agent, "cat /logs/verifier/verdict.json").stdout);
       expect(verdict.verdict.attribution).toBe("default-convention");
     },
-    240_000,
   );
 
   it("bom-costing variants: the compressed artefact passes like +A, the perturbed one fails like -A, for an oracle that reads only the documented variables", () => {
@@ -245,5 +244,5 @@ describe("the exported folders run as Harbor runs them (real Docker)", () => {
       const verdict = JSON.parse(exec(container, "cat /logs/verifier/verdict.json").stdout).verdict;
       expect(verdict.attribution).toBe(variant === "perturbed" ? "perturbed-convention:perturbed" : null);
     }
-  }, 240_000);
+  });
 });
