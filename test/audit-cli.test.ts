@@ -114,6 +114,11 @@ describe("kgate audit --staged", () => {
     const staged = await kgateInProcess(["--root", paths.root, "audit", "--staged", "--json"]);
     expect(staged.code).toBe(1);
     expect(JSON.parse(staged.stdout).tasks.map((t: { id: string }) => t.id)).toEqual(["a"]);
+    // the refusal says how to fix the finding or allowlist it, and where
+    expect(staged.stderr).toContain("kgate audit --staged: the commit is refused: ");
+    expect(staged.stderr).toContain("fix: take the gated value out of the named file and line");
+    expect(staged.stderr).toContain('add {"fingerprint": "<its fingerprint above>", "reason": ');
+    expect(staged.stderr).toContain('to "allowlist" in audits/a.json');
 
     git(paths.root, "add", instruction);
     writeFileSync(instruction, leak);
@@ -144,6 +149,7 @@ describe("kgate hook", () => {
     const blocked = git(paths.root, "commit", "-qm", "leak");
     expect(blocked.code).not.toBe(0);
     expect(blocked.out).toMatch(/gated string "zero-fill"/);
+    expect(blocked.out).toMatch(/the commit is refused: .*\n {2}fix: .*\n {2}or, for a false alarm, allowlist the finding: .*audits\/a\.json/);
     expect((await kgateInProcess(["--root", paths.root, "hook", "uninstall"])).code).toBe(0);
     expect(existsSync(hook)).toBe(false);
     expect(git(paths.root, "commit", "-qm", "leak").code).toBe(0);

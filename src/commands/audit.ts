@@ -5,6 +5,7 @@ import path from "node:path";
 import { type AuditReport, GitError, type StagedTasks, stagedTasks } from "../audit/index.ts";
 import { UsageError } from "../errors.ts";
 import { packageInfo } from "../package-info.ts";
+import { relativeToProject } from "../project.ts";
 // The task folder's light face, not its index.ts: the audit (the pre-commit hook) loads no task schemas.
 import { listTaskIds, noTaskMessage } from "../task/light.ts";
 import type { CommandContext } from "./context.ts";
@@ -44,6 +45,18 @@ async function audit(ctx: CommandContext, requested: string[], options: AuditOpt
   return auditTasks(ctx.paths, ids.length > 0 ? ids : listTaskIds(ctx.paths));
 }
 
+/** Why `--staged` (the pre-commit hook) refuses a commit, and the two ways forward. */
+function stagedRefusal(ctx: CommandContext, report: AuditReport): string {
+  const leaking = report.tasks.filter((t) => t.counts.error > 0).map((t) => t.id);
+  const files = leaking.map((id) => relativeToProject(ctx.paths, path.join(ctx.paths.audits, `${id}.json`)));
+  return [
+    `kgate audit --staged: the commit is refused: ${report.counts.error} error finding(s) in ${leaking.join(", ")} (above).`,
+    "  fix: take the gated value out of the named file and line (rephrase it, or move it into the artefact), then git add it again;",
+    `  or, for a false alarm, allowlist the finding: add {"fingerprint": "<its fingerprint above>", "reason": "<why it is no leak>"} to "allowlist" in ${files.join(", ")} (docs/audit.md).`,
+    "",
+  ].join("\n");
+}
+
 export async function run(ctx: CommandContext, ids: string[], options: AuditOptions): Promise<number> {
   const format = options.json ? "json" : options.format;
   const report = await audit(ctx, ids, options);
@@ -59,5 +72,7 @@ export async function run(ctx: CommandContext, ids: string[], options: AuditOpti
     const colour = "isTTY" in ctx.stdout && ctx.stdout.isTTY === true && !process.env.NO_COLOR;
     ctx.stdout.write(formatText(report, { show: options.show === true, colour }));
   }
-  return exitCodeOf(report);
+  const code = exitCodeOf(report);
+  if (options.staged && code === 1) ctx.stderr.write(stagedRefusal(ctx, report));
+  return code;
 }
