@@ -70,7 +70,10 @@ export function expandCells(task: LoadedTask, specs: readonly CellSpec[]): Expan
     const other = seen.get(cell.key);
     if (other) {
       throw new Error(
-        `cells "${other}" and "${cell.label}" both run ${cell.agent} ${cell.condition} on task "${task.id}"`,
+        `cells "${other}" and "${cell.label}" both run ${cell.agent} ${cell.condition} on task "${task.id}": ` +
+          "they would be the same trials, so one configuration cannot stand in both cells; give each cell its own " +
+          "(--frontier <agent> --mid <another>; a second configuration of the same model under another name in " +
+          "kgate.config.json counts), or redefine the cells with --cell",
       );
     }
     seen.set(cell.key, cell.label);

@@ -171,8 +171,15 @@ async function printEstimate(
   const tasks =
     taskIds.length > 0 ? taskIds.map(load) : loadAllTasks(ctx.paths).flatMap((r) => (r.ok ? [r.task] : []));
   const configs = loadAgentConfigs(ctx.paths).agents;
+  const expand = (task: (typeof tasks)[number]) => {
+    try {
+      return expandCells(task, config.cells).cells;
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+  };
   const estimate = estimateCalibration({
-    cells: tasks.flatMap((t) => expandCells(t, config.cells).cells),
+    cells: tasks.flatMap(expand),
     tasks: new Map(tasks.map((t) => [t.id, t])),
     agents: new Map(configs.map((a) => [a.name, { digest: a.digest, caps: a }])),
     trialsPerCell: config.sequential.enabled ? Math.max(config.n, config.sequential.cap) : config.n,
