@@ -149,7 +149,9 @@ describe("kgate hook", () => {
     const blocked = git(paths.root, "commit", "-qm", "leak");
     expect(blocked.code).not.toBe(0);
     expect(blocked.out).toMatch(/gated string "zero-fill"/);
-    expect(blocked.out).toMatch(/the commit is refused: .*\n {2}fix: .*\n {2}or, for a false alarm, allowlist the finding: .*audits\/a\.json/);
+    expect(blocked.out).toMatch(
+      /the commit is refused: .*\n {2}fix: .*\n {2}or, for a false alarm, allowlist the finding: .*audits\/a\.json/,
+    );
     expect((await kgateInProcess(["--root", paths.root, "hook", "uninstall"])).code).toBe(0);
     expect(existsSync(hook)).toBe(false);
     expect(git(paths.root, "commit", "-qm", "leak").code).toBe(0);
