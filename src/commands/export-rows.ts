@@ -33,7 +33,8 @@ export interface RowsCommandOptions {
   json?: boolean;
 }
 
-function usage<T>(what: () => T): T {
+/** Runs `what`; its error becomes a usage error (exit 2): a bad option value, not a failed export. */
+export function usage<T>(what: () => T): T {
   try {
     return what();
   } catch (err) {

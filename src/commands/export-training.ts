@@ -11,6 +11,7 @@ import { sandboxProviderFor } from "../sandbox/index.ts";
 import type { Condition } from "../task/index.ts";
 import { readCalibration } from "./calibration-facts.ts";
 import type { CommandContext } from "./context.ts";
+import { usage } from "./export-rows.ts";
 import { selectTaskIds } from "./task-ids.ts";
 
 export interface TrainingCommandOptions {
@@ -20,14 +21,6 @@ export interface TrainingCommandOptions {
   only?: "retained";
   force?: boolean;
   json?: boolean;
-}
-
-function usage<T>(what: () => T): T {
-  try {
-    return what();
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
 }
 
 export async function training(
