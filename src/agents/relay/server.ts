@@ -10,7 +10,6 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import path from "node:path";
 import { ownedTempDir } from "../../common/index.ts";
 import { type TrajectoryEvent, trialError } from "../../record/index.ts";
-import { providerLimit } from "../adaptive-limit.ts";
 import { type ProviderName, RELAY_DEFAULTS, type RetryPolicy } from "../config.ts";
 import { errorMessage, ModelCallError } from "../errors.ts";
 import { inputTokenBound, type Reservation, type Settlement } from "../ledger.ts";
@@ -336,7 +335,6 @@ export class Relay {
         timeoutMs: this.options.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
         retry: this.options.retry,
         random: this.options.random,
-        limit: providerLimit(new URL(this.upstreamUrl(url)).origin),
         onRetry: (n) => {
           session.options.trajectory.append({ ...retryNote(n), source: "relay" });
           this.options.log?.(`relay: ${retryLine(n)}`);
