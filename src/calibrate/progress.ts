@@ -58,7 +58,8 @@ export class Progress implements NonNullable<SchedulerOptions["events"]> {
   private remaining = 0;
   private tokens = 0;
   private cost = 0;
-  private costUnknown = false;
+  /** Attempts whose cost is unknown: their configuration has no pricing. */
+  private unpriced = 0;
   private drawnLines = 0;
   private timer: NodeJS.Timeout | null = null;
   private dirty = false;
@@ -127,7 +128,7 @@ export class Progress implements NonNullable<SchedulerOptions["events"]> {
   private spent(record: TrialRecord): void {
     this.tokens += budgetTokens(record.usage);
     const cost = trialCostUsd(record);
-    if (cost === null) this.costUnknown = true;
+    if (cost === null) this.unpriced += 1;
     else this.cost += cost;
   }
 
@@ -149,8 +150,10 @@ export class Progress implements NonNullable<SchedulerOptions["events"]> {
     return this.plan.curtail && this.remaining > 0 ? "≤" : "";
   }
 
+  /** `$0.42`, and how many attempts it leaves out: `$0.42 (+3 unpriced: no pricing in their configuration)`. */
   private money(): string {
-    return `$${this.cost.toFixed(2)}${this.costUnknown ? "+?" : ""}`;
+    const unpriced = this.unpriced > 0 ? ` (+${this.unpriced} unpriced: no pricing in their configuration)` : "";
+    return `$${this.cost.toFixed(2)}${unpriced}`;
   }
 
   private totals(): string {
