@@ -152,7 +152,8 @@ export class Progress implements NonNullable<SchedulerOptions["events"]> {
 
   /** `$0.42`, and how many attempts it leaves out: `$0.42 (+3 unpriced: no pricing in their configuration)`. */
   private money(): string {
-    const unpriced = this.unpriced > 0 ? ` (+${this.unpriced} unpriced: no pricing in their configuration)` : "";
+    const unpriced =
+      this.unpriced > 0 ? ` (+${this.unpriced} unpriced: no pricing in their configuration)` : "";
     return `$${this.cost.toFixed(2)}${unpriced}`;
   }
 
