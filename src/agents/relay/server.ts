@@ -58,6 +58,8 @@ export interface RelayOptions extends Omit<HeaderPolicy, "provider" | "apiKey"> 
 
 export const DEFAULT_MAX_BODY_BYTES = RELAY_DEFAULTS.maxBodyBytes;
 export const DEFAULT_MAX_CONNECTIONS = RELAY_DEFAULTS.maxConnections;
+/** The relay socket's accept queue (see Relay.start). */
+const RELAY_BACKLOG = 4096;
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = RELAY_DEFAULTS.upstreamTimeoutSec * 1000;
 export const DEFAULT_REQUEST_TIMEOUT_MS = RELAY_DEFAULTS.requestTimeoutSec * 1000;
 
@@ -107,7 +109,11 @@ export class Relay {
     });
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
-      server.listen(relay.socketPath, () => resolve());
+      // a unix socket's connect fails at once (EAGAIN) when the accept queue is full, where TCP's
+      // waits: a burst of channel streams (an agent's thousands of connections, each opened and
+      // closed by the channel) filled Node's default 511 and failed the harness's own connection;
+      // the kernel caps this at net.core.somaxconn (4096 by default since Linux 5.4)
+      server.listen({ path: relay.socketPath, backlog: RELAY_BACKLOG }, () => resolve());
     });
     return relay;
   }
