@@ -61,13 +61,15 @@ function documentedExample(): string {
 
 /** Reads back the example's run and checks the rest of the surface: `node inspect.mjs <project> <run dir>`. */
 const INSPECT_JS = `
-import { kgateVersion, listTasks, loadTask, openProject, readRecords, verifyOutputs } from "kgate";
+import { kgateVersion, listTasks, loadTask, openProject, readRecords, runTrials, verifyOutputs } from "kgate";
 import { parseCsv } from "kgate/verify";
 const project = openProject(process.argv[2]);
 const task = loadTask(project, "demo");
 const right = await verifyOutputs(task, [{ path: "output/result.csv", content: "item,value\\nwidget,3.36\\ngadget,5.60\\n" }]);
 const wrong = await verifyOutputs(task, [{ path: "output/result.csv", content: "item,value\\nwidget,3.99\\ngadget,5.60\\n" }]);
 const read = readRecords(process.argv[3]);
+const seen = [];
+const trials = await runTrials(project, { task: "demo", agent: "oracle", condition: "+A", n: 1, onTrial: (r) => seen.push(r.trialId) });
 console.log(JSON.stringify({
   resolved: [import.meta.resolve("kgate"), import.meta.resolve("kgate/verify")],
   loaders: process.execArgv,
@@ -78,6 +80,9 @@ console.log(JSON.stringify({
   records: read.records.map((r) => [r.agent.name, r.verdict.status]).sort(),
   problems: read.problems,
   csv: parseCsv("a\\n1\\n"),
+  trials: trials.records.map((r) => [r.agent.name, r.condition, r.verdict.status]),
+  onTrial: seen.length === 1 && seen[0] === trials.records[0].trialId,
+  written: readRecords(trials.runDir).records.length,
 }));
 `;
 
@@ -143,6 +148,10 @@ describe("the packed package, installed into a fresh project", () => {
       ["oracle", "pass"],
     ]);
     expect(out.problems).toEqual([]);
+    // runTrials: one oracle trial under +A, reported to onTrial and written to its run's trials.jsonl.
+    expect(out.trials).toEqual([["oracle", "+A", "pass"]]);
+    expect(out.onTrial).toBe(true);
+    expect(out.written).toBe(1);
     expect(out.csv).toEqual({ ok: true, csv: { header: ["a"], records: [["1"]], lines: [2] } });
   }, 300_000);
 
