@@ -23,6 +23,8 @@ export class StreamAccumulator {
   private final: ReplySeen | null = null;
   /** An event past MAX_EVENT_CHARS stopped the parser: nothing after it is read (nor reported). */
   private broken = false;
+  /** The last character fed: a CR the parser holds (it may start a CRLF) is a line end at the stream's end. */
+  private lastChar = "";
 
   constructor(private readonly api: WireApi) {
     this.parser = createParser({
@@ -50,10 +52,13 @@ export class StreamAccumulator {
   /** The stream ended: what the decoder still held is flushed (an unfinished event is dropped). */
   end(): void {
     this.feed(this.decoder.decode());
+    // eventsource-parser 3 waits for the byte after a CR; "\n" completes it as CRLF, one line end.
+    if (this.lastChar === "\r") this.feed("\n");
   }
 
   private feed(text: string): void {
-    if (this.broken) return;
+    if (this.broken || text === "") return;
+    this.lastChar = text[text.length - 1]!;
     try {
       this.parser.feed(text);
     } catch {
