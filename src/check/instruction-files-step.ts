@@ -28,7 +28,7 @@ export function namedFiles(instruction: string): NamedFile[] {
   const seen = new Map<string, NamedFile>();
   instruction.split("\n").forEach((text, i) => {
     for (const match of text.matchAll(FILE_NAME)) {
-      // `./x.csv` and `/work/x.csv` name the work directory's x.csv
+      // `./x.csv` names the work directory's x.csv, as `x.csv` does
       const name = match[0].replace(/^(?:\.\/)+/, "");
       if (!seen.has(name)) seen.set(name, { name, line: i + 1 });
     }
