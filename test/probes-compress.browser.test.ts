@@ -169,9 +169,13 @@ describe("kgate probe compress (model form)", () => {
 
   it("refuses malformed markers with the file and line (exit 2)", () => {
     const { paths } = fixture(HEAD + RATE.replace("<!-- /kgate:convention -->\n", "") + TAIL);
-    const result = kgate(["--root", paths.root, "probe", "compress", "demo", "--agent", "reader"], {
-      env: { KGATE_PROBE_KEY: "sk-loopback" },
-    });
+    // --no-ping: no model server answers here, and the markers are what this test asks about
+    const result = kgate(
+      ["--root", paths.root, "probe", "compress", "demo", "--agent", "reader", "--no-ping"],
+      {
+        env: { KGATE_PROBE_KEY: "sk-loopback" },
+      },
+    );
     expect(result.code).toBe(2);
     // HEAD is 5 lines, so the opening marker is on line 6.
     expect(result.stderr).toContain('artefacts/demo/artefact.md:6: section "rate" is never closed');
@@ -179,9 +183,13 @@ describe("kgate probe compress (model form)", () => {
 
   it("refuses a section named after no declared convention", () => {
     const { paths } = fixture(HEAD + RATE.replace("convention rate", "convention markup") + TAIL);
-    const result = kgate(["--root", paths.root, "probe", "compress", "demo", "--agent", "reader"], {
-      env: { KGATE_PROBE_KEY: "sk-loopback" },
-    });
+    // --no-ping: no model server answers here, and the markers are what this test asks about
+    const result = kgate(
+      ["--root", paths.root, "probe", "compress", "demo", "--agent", "reader", "--no-ping"],
+      {
+        env: { KGATE_PROBE_KEY: "sk-loopback" },
+      },
+    );
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
       'artefacts/demo/artefact.md:6: "markup" is not a declared convention (declared: rate, bonus)',
