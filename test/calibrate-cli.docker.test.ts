@@ -97,7 +97,10 @@ describe("kgate calibrate (CLI)", () => {
     expect(result.stdout).toMatch(
       /^\| demo \| convention \| 3\/3 \(100%\) \[44, 100\] \| 0\/3 \(0%\) \[0, 56\] \| retain \(plumbing check, not evidence\) \|/m,
     );
-    expect(result.stderr).toMatch(/^trials 6\/6 · pass 3 · fail 3 · infra 0 · running 0/m);
+    // oracle and noop decide every cell: the line says the run checks the plumbing (issue 47 item 2)
+    expect(result.stderr).toMatch(
+      /^plumbing check \(oracle, noop, not a model\) · trials 6\/6 · pass 3 · fail 3 · infra 0 · running 0/m,
+    );
     expect(result.stderr).toContain(
       "reports: runs/full/summary.json, runs/full/report.md, runs/full/report.svg, runs/full/report.html, runs/full/table1.csv, runs/full/table1.tex",
     );

@@ -94,7 +94,8 @@ describe("calibration with scripted agents through the loopback model server", (
       KGATE_E2E_KEY: "sk-loopback",
     });
     expect(result.stderr).toMatch(
-      /^trials 60\/60 · pass \d+ · fail \d+ · infra 0 · running 0 · spent [\d.]+k tokens · \$\d+\.\d\d\+\?$/m,
+      // the mid configuration has no prices: its mid+A cell's 5 trials in each of 3 tasks are unpriced
+      /^trials 60\/60 · pass \d+ · fail \d+ · infra 0 · running 0 · spent [\d.]+k tokens · \$\d+\.\d\d \(\+15 unpriced: no pricing in their configuration\)$/m,
     );
     expect(result.code).toBe(1);
 
