@@ -63,8 +63,8 @@ function summary(record: TrialRecord): string {
 async function openRunner(ctx: CommandContext, options: RunOptions, log: (line: string) => void) {
   const agent = await resolveAgent(ctx.paths, options.agent, {
     log: (line) => log(`${pc.dim(`${options.agent}:`)} ${line}`),
-  }).catch((err: Error) => {
-    throw new UsageError(err.message);
+  }).catch((err: unknown) => {
+    throw usageOrBug(err);
   });
   await pingFirst(ctx, [options.agent], options.ping);
   if (options.monitor && !(agent instanceof BuiltinAgent) && !(agent instanceof InstalledAgent))
@@ -75,7 +75,8 @@ async function openRunner(ctx: CommandContext, options: RunOptions, log: (line: 
   try {
     if (options.prospective) prospective = prospectiveHook(agent, loadPayoffSchedule(options.payoff));
   } catch (err) {
-    throw new UsageError(`--prospective: ${(err as Error).message}`);
+    const e = usageOrBug(err);
+    throw e instanceof UsageError ? new UsageError(`--prospective: ${e.message}`) : e;
   }
   try {
     const sandbox = await openSandboxRunner({

@@ -9,7 +9,7 @@ import {
   type ResolvedAgentConfig,
   resolveAgent,
 } from "../agents/index.ts";
-import { EXIT_FAILED, EXIT_OK, InternalTrialErrors, UsageError } from "../errors.ts";
+import { EXIT_FAILED, EXIT_OK, InternalTrialErrors, UsageError, usageOrBug } from "../errors.ts";
 import { packageInfo } from "../package-info.ts";
 import { relativeToProject } from "../project.ts";
 import { InterruptedError, removeOnInterrupt } from "../sandbox/index.ts";
@@ -130,8 +130,6 @@ function newSettings(
   };
 }
 
-const usage = (err: unknown) => (err instanceof UsageError ? err : new UsageError((err as Error).message));
-
 /** The settings of a new run, or of the run to resume (refusing a changed configuration or pool). */
 function settingsAndPool(
   ctx: CommandContext,
@@ -161,7 +159,7 @@ function settingsAndPool(
       );
     return { settings, pool };
   } catch (err) {
-    throw usage(err);
+    throw usageOrBug(err);
   }
 }
 
@@ -209,7 +207,7 @@ export async function run(
     const supply = pool.units.filter((u) => u.unsolvable);
     variants = injectedVariants(solvable, supply, settings.ratios, settings.seed, pool.twins);
   } catch (err) {
-    throw usage(err);
+    throw usageOrBug(err);
   }
   if (o.estimate) {
     if (o.resume) throw new UsageError("--estimate prices a new run's plan; it takes no --resume");
@@ -222,8 +220,8 @@ export async function run(
       throw new UsageError(`run ${settings.runId} exists: use --resume ${settings.runId}`);
     writeSettings(files, settings);
   }
-  const model = await createConfiguredChatModel(config).catch((err: Error) => {
-    throw new UsageError(err.message);
+  const model = await createConfiguredChatModel(config).catch((err: unknown) => {
+    throw usageOrBug(err);
   });
   const temperature = config.temperature ?? 0;
   const log = (line: string) => ctx.stderr.write(`${line}\n`);
@@ -236,7 +234,7 @@ export async function run(
     pool.tasks && !pool.inline
       ? await taskRunner(ctx, pool, config.name, settings.runId, log, engine).catch((err) => {
           stopListening();
-          throw usage(err);
+          throw usageOrBug(err);
         })
       : null;
   const retry = config.retry;
