@@ -40,7 +40,7 @@ export interface ConformanceTarget {
 const CHILD = path.resolve(import.meta.dirname, "provider-child.ts");
 
 /** A project whose kgate.config.json makes the target's provider with the tests' image. */
-function configured(target: ConformanceTarget, paths: ProjectPaths): ProjectPaths {
+export function configured(target: ConformanceTarget, paths: ProjectPaths): ProjectPaths {
   writeFileSync(
     paths.config,
     JSON.stringify({ sandbox: { ...target.sandbox, image: sandboxImage() } }, null, 2),
