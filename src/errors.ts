@@ -41,19 +41,22 @@ export class InternalTrialErrors extends ExitError {
   }
 }
 
+/** A programming error (TypeError, ReferenceError, RangeError, EvalError): kgate's own bug, never the user's. */
+export function isBug(err: unknown): err is Error {
+  return (
+    err instanceof TypeError ||
+    err instanceof ReferenceError ||
+    err instanceof RangeError ||
+    err instanceof EvalError
+  );
+}
+
 /**
  * A thrown error as the user's to fix (a UsageError: exit 2, one line), unless it is a programming
  * error (TypeError, ReferenceError, RangeError, EvalError): that is kgate's own bug, rethrown as is so
  * the CLI's exit point prints its stack and asks for a report.
  */
 export function usageOrBug(err: unknown): Error {
-  if (
-    err instanceof TypeError ||
-    err instanceof ReferenceError ||
-    err instanceof RangeError ||
-    err instanceof EvalError
-  )
-    return err;
-  if (err instanceof ExitError) return err;
+  if (isBug(err) || err instanceof ExitError) return err;
   return new UsageError(err instanceof Error ? err.message : String(err));
 }

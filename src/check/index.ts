@@ -12,6 +12,7 @@ export {
 } from "./rubric-holes.ts";
 export { type CheckOptions, type CheckSummary, checkTask, STEPS, summarise, type TaskCheck } from "./run.ts";
 export { sandboxSession } from "./sandbox-steps.ts";
+export { type CheckBug, type CheckTasksOptions, checkTasks } from "./schedule.ts";
 export type {
   CheckContext,
   CheckResult,

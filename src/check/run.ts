@@ -1,5 +1,6 @@
 // Runs the steps of `kgate check` over tasks in a fixed order; a step whose prerequisite is missing
 // is skipped, never run on a half-loaded task.
+import { isBug } from "../errors.ts";
 import type { ProjectPaths } from "../project.ts";
 import { auditStep } from "./audit-step.ts";
 import { contractStep, deadRuleStep } from "./convention-steps.ts";
@@ -63,6 +64,18 @@ export async function checkTask(
   id: string,
   options: CheckOptions = {},
 ): Promise<TaskCheck> {
+  return (await checkTaskKeepingBugs(paths, id, options)).check;
+}
+
+/**
+ * checkTask, and the programming errors (kgate's own bugs) its steps threw: each such step fails in
+ * the task's checks and its error is kept whole, stack included, for the command to report.
+ */
+export async function checkTaskKeepingBugs(
+  paths: ProjectPaths,
+  id: string,
+  options: CheckOptions = {},
+): Promise<{ check: TaskCheck; bugs: Error[] }> {
   const context: CheckContext = {
     paths,
     id,
@@ -72,6 +85,7 @@ export async function checkTask(
     ...(options.env ? { env: options.env } : {}),
   };
   const checks: CheckResult[] = [];
+  const bugs: Error[] = [];
   context.progress(`checking ${id}`);
   for (const step of options.steps ?? STEPS) {
     const started = performance.now();
@@ -85,12 +99,14 @@ export async function checkTask(
     try {
       outcomes = await step.run(context);
     } catch (err) {
-      outcomes = [{ status: "fail", detail: `the check itself failed: ${(err as Error).message}` }];
+      const bug = isBug(err) ? " (a bug in kgate: its stack follows the summary)" : "";
+      if (isBug(err)) bugs.push(err);
+      outcomes = [{ status: "fail", detail: `the check itself failed: ${(err as Error).message}${bug}` }];
     }
     const durationMs = Math.round(performance.now() - started);
     for (const outcome of outcomes) checks.push({ ...outcome, id: outcome.id ?? step.id, durationMs });
   }
-  return { id, ok: checks.every((c) => c.status !== "fail"), checks };
+  return { check: { id, ok: checks.every((c) => c.status !== "fail"), checks }, bugs };
 }
 
 export interface CheckSummary {

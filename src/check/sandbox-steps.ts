@@ -20,7 +20,7 @@ const AGENTS: Record<SandboxCheckAgent, Agent> = { oracle: oracleAgent(), noop: 
 
 export function sandboxSession(
   paths: ProjectPaths,
-  options: { signal?: AbortSignal; progress?: (line: string) => void; concurrency?: number } = {},
+  options: { signal?: AbortSignal; progress?: (line: string) => void; concurrency: number },
 ): SandboxSession {
   const runId = newRunId("check");
   const runDir = runDirOf(paths, runId);
@@ -40,7 +40,7 @@ export function sandboxSession(
         runDir,
         runner: sandbox.runner,
         // One trial per task in flight: the command checks `concurrency` tasks side by side.
-        concurrency: options.concurrency ?? 1,
+        concurrency: options.concurrency,
         signal: options.signal,
       }),
     }));

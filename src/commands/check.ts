@@ -2,7 +2,7 @@
 
 import {
   type CheckResult,
-  checkTask,
+  checkTasks,
   type SandboxSession,
   sandboxSession,
   summarise,
@@ -69,34 +69,23 @@ export async function run(
     dispose = removeOnInterrupt(ctx.paths, session.runId, controller, log);
   }
 
-  const results: TaskCheck[] = [];
+  let checked: Awaited<ReturnType<typeof checkTasks>>;
   try {
-    // Tasks side by side; each is printed in the order given, once it and those before it are done.
-    const checked: Array<TaskCheck | undefined> = [];
-    let next = 0;
-    const flush = () => {
-      while (checked[results.length]) {
-        const result = checked[results.length]!;
-        results.push(result);
+    checked = await checkTasks(ctx.paths, ids, {
+      concurrency,
+      signal: controller.signal,
+      progress: log,
+      sandbox: session,
+      ...(judgeRepeats === undefined ? {} : { judgeRepeats }),
+      checked: (result) => {
         if (!options.json) printTask(ctx, result);
-      }
-    };
-    const worker = async () => {
-      while (next < ids.length && !controller.signal.aborted) {
-        const at = next++;
-        checked[at] = await checkTask(ctx.paths, ids[at]!, {
-          progress: log,
-          sandbox: session,
-          ...(judgeRepeats === undefined ? {} : { judgeRepeats }),
-        });
-        flush();
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(concurrency, ids.length) }, worker));
+      },
+    });
   } finally {
     dispose();
     await session?.close();
   }
+  const { results } = checked;
   const summary = summarise(results);
   if (options.json) {
     ctx.stdout.write(
@@ -117,7 +106,7 @@ export async function run(
       `${summary.tasks} task(s): ${summary.passed} passed, ${warnings}, ${failed}, ${summary.unavailable} not available, ${summary.skipped} skipped\n`,
     );
   }
-  const internal = session?.internal() ?? [];
+  const internal = [...checked.bugs, ...(session?.internal() ?? [])];
   if (internal.length > 0) throw new InternalTrialErrors(internal);
   const reason = controller.signal.reason;
   if (reason instanceof InterruptedError) return reason.exitCode;
