@@ -1,22 +1,21 @@
 // Adaptive concurrency per provider (issue 44 item 6): an overloaded answer halves the level once
 // per burst (never below 1), a window of successes grows it back one step up to the level below the
 // last overload and past it only after PROBE_WINDOWS windows, retry-after holds new calls, an
-// aborted wait takes no slot, and withRetry holds a slot per attempt.
+// aborted wait takes no slot, an abandoned call frees its slot without counting as a success,
+// withRetry holds a slot per attempt, and each session (the limits an agent is prepared with) starts
+// from its own level.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import {
-  AdaptiveLimit,
-  onProviderLevel,
-  PROBE_WINDOWS,
-  providerLimit,
-} from "../src/agents/adaptive-limit.ts";
+import { AdaptiveLimit, AdaptiveLimits, PROBE_WINDOWS } from "../src/agents/adaptive-limit.ts";
 import { BuiltinAgent } from "../src/agents/builtin.ts";
 import { withRetry } from "../src/agents/retry.ts";
+import type { AgentPrepareContext } from "../src/agents/types.ts";
 import { agentConfig, runContext } from "./support/agent-context.ts";
 import { DirSandbox } from "./support/dir-sandbox.ts";
 import { type ModelServer, startModelServer } from "./support/model-server.ts";
 
 const OK = { overloaded: false } as const;
 const OVERLOADED = { overloaded: true } as const;
+const ABANDONED = { overloaded: false, abandoned: true } as const;
 
 async function succeed(limit: AdaptiveLimit, times: number): Promise<void> {
   for (let i = 0; i < times; i++) (await limit.acquire())(OK);
@@ -25,7 +24,6 @@ async function succeed(limit: AdaptiveLimit, times: number): Promise<void> {
 let server: ModelServer | undefined;
 afterEach(async () => {
   vi.useRealTimers();
-  onProviderLevel(undefined);
   await server?.close();
   server = undefined;
 });
@@ -71,6 +69,19 @@ describe("AdaptiveLimit", () => {
     // The peak was 1 call: successes never raise the level past it.
     await succeed(limit, 10 * PROBE_WINDOWS);
     expect(limit.level).toBe(1);
+  });
+
+  it("an abandoned call frees its slot and does not count towards growth", async () => {
+    const limit = new AdaptiveLimit("p");
+    const held = await Promise.all([1, 2, 3, 4].map(() => limit.acquire()));
+    held[0]!(OVERLOADED); // 4 in flight at the overload: level 4 / 2 = 2, the last good level 4 - 1 = 3
+    held[1]!(ABANDONED);
+    held[2]!(ABANDONED); // two successes would be a window at level 2: not these
+    expect(limit.level).toBe(2);
+    expect(limit.active).toBe(1);
+    held[3]!(OK);
+    await succeed(limit, 1); // two successes: one window at level 2 -> 3
+    expect(limit.level).toBe(3);
   });
 
   it("holds new calls until the retry-after of an overloaded answer", async () => {
@@ -135,9 +146,13 @@ describe("withRetry with an adaptive limit", () => {
 });
 
 describe("the built-in loop's provider limit", () => {
-  it("drops on a real SDK's 429 answered by the loopback server", async () => {
+  it("drops on a real SDK's 429 in its session; a later session starts from its own level", async () => {
     server = await startModelServer(
-      [{ status: 429, headers: { "retry-after-ms": "30" } }, { toolCalls: [{ name: "finish", input: {} }] }],
+      [
+        { status: 429, headers: { "retry-after-ms": "30" } },
+        { toolCalls: [{ name: "finish", input: {} }] },
+        { toolCalls: [{ name: "finish", input: {} }] },
+      ],
       { requireKey: "sk-limit" },
     );
     const config = agentConfig("limited", {
@@ -149,16 +164,25 @@ describe("the built-in loop's provider limit", () => {
       retry: { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 5 },
       pricing: { inputPerMTok: 3, outputPerMTok: 15 },
     });
+    const agent = new BuiltinAgent(config, { env: { KGATE_TEST_KEY: "sk-limit" } });
+    const runIn = async (limits: AdaptiveLimits) => {
+      await agent.prepare({ limits } as AgentPrepareContext);
+      return agent.run(runContext(new DirSandbox()));
+    };
     const changes: Array<[number, string]> = [];
-    onProviderLevel((level, provider) => changes.push([level, provider]));
-    const result = await new BuiltinAgent(config, { env: { KGATE_TEST_KEY: "sk-limit" } }).run(
-      runContext(new DirSandbox()),
-    );
-    expect(result.stopReason).toBe("finish");
+    const first = new AdaptiveLimits((level, provider) => changes.push([level, provider]));
+    expect((await runIn(first)).stopReason).toBe("finish");
     // One call in flight at the 429: 1 / 2 floors to 0, kept at 1; the provider is named by its endpoint.
     const key = `anthropic ${server.anthropicUrl}`;
     expect(changes).toEqual([[1, key]]);
-    expect(providerLimit(key).level).toBe(1);
-    expect(server.requests).toHaveLength(2);
+    expect(first.of({ provider: "anthropic", baseUrl: server.anthropicUrl }).level).toBe(1);
+    // A second session (another run in the same process) is not held to the first one's level.
+    const second = new AdaptiveLimits((level, provider) => changes.push([level, provider]));
+    expect((await runIn(second)).stopReason).toBe("finish");
+    expect(second.of({ provider: "anthropic", baseUrl: server.anthropicUrl }).level).toBe(
+      Number.POSITIVE_INFINITY,
+    );
+    expect(changes).toEqual([[1, key]]);
+    expect(server.requests).toHaveLength(3);
   });
 });

@@ -363,6 +363,10 @@ describe("kgate run with a configured agent", () => {
         env: { KGATE_CLI_RUN_KEY: "sk-cli" },
       });
       expect(ran.stderr).toMatch(/scripted: rate-limit \(429\), retry 1\/2 in \d+ ms/);
+      // the 429 with one call in flight set the run's adaptive limit to 1 (1 / 2 floors to 0, kept at 1)
+      expect(ran.stderr).toContain(
+        `openai-compatible ${server.openaiUrl.replace(/\/+$/, "")}: 1 model call(s) at once (adaptive)`,
+      );
       expect(ran.code).toBe(0);
       const { runId, records } = JSON.parse(ran.stdout);
       expect(records[0]).toMatchObject({

@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
+  AdaptiveLimits,
   type AgentConfigInput,
   claudeCode,
   codex,
@@ -247,7 +248,7 @@ describe("the real Codex CLI through the relay (Docker, scripted loopback model,
 describe("an installed harness through the relay: failures and limits (Docker, stand-in CLI)", () => {
   it("a persistent upstream 500 ends as an infra error, and the key never enters the container", async () => {
     const agent = await installedAgent([{ status: 500, message: "upstream down" }], standin);
-    const requirements = await agent.prepare({ provider: local });
+    const requirements = await agent.prepare({ provider: local, limits: new AdaptiveLimits() });
     const task = scaffoldedTask();
     const sandbox = await providerSandbox({
       image: "unused-when-requirements-name-one",
@@ -395,7 +396,7 @@ async function oneEngineTrial(agent: InstalledAgent, runId: string) {
 /** Prepares the agent, runs it once under -A in a container made for it, and cleans up. */
 async function runInOwnContainer(agent: InstalledAgent, name: string) {
   const task = scaffoldedTask();
-  const requirements = await agent.prepare({ provider: local });
+  const requirements = await agent.prepare({ provider: local, limits: new AdaptiveLimits() });
   const sandbox = await providerSandbox({
     image: "unused-when-requirements-name-one",
     limits: task.spec.limits,

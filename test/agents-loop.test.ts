@@ -3,9 +3,10 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { AdaptiveLimits } from "../src/agents/adaptive-limit.ts";
 import { BuiltinAgent } from "../src/agents/builtin.ts";
 import type { AgentConfigInput } from "../src/agents/config.ts";
-import { AgentTimeoutError } from "../src/agents/types.ts";
+import { type AgentPrepareContext, AgentTimeoutError } from "../src/agents/types.ts";
 import { agentConfig, conditionFiles, runContext, scaffoldedTask } from "./support/agent-context.ts";
 import { DirSandbox } from "./support/dir-sandbox.ts";
 import {
@@ -296,7 +297,9 @@ describe("provider failures", () => {
       apiKeyEnv: "KGATE_UNSET_KEY",
     });
     const agent = new BuiltinAgent(config, { env: {} });
-    await expect(agent.prepare()).rejects.toThrow(/KGATE_UNSET_KEY/);
+    await expect(agent.prepare({ limits: new AdaptiveLimits() } as AgentPrepareContext)).rejects.toThrow(
+      /KGATE_UNSET_KEY/,
+    );
     const result = await agent.run(runContext(new DirSandbox()));
     expect(result.error).toMatchObject({ owner: "provider", kind: "config" });
     expect(server.requests).toHaveLength(0);

@@ -4,7 +4,7 @@
 // and enforced end to end: a harness in a real container (the stand-in CLI) through the relay.
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ensureHarnessImage, InstalledAgent, parseConfigText } from "../src/agents/index.ts";
+import { AdaptiveLimits, ensureHarnessImage, InstalledAgent, parseConfigText } from "../src/agents/index.ts";
 import { projectPaths } from "../src/project.ts";
 import { containerLabels } from "../src/sandbox/index.ts";
 import { runContext, scaffoldedTask } from "./support/agent-context.ts";
@@ -93,7 +93,10 @@ describe("a configured relay cap, end to end", () => {
       ensureImage: (provider) => ensureHarnessImage(repo, provider),
     });
     const task = scaffoldedTask();
-    const requirements = await agent.prepare({ provider: new TestDockerProvider() });
+    const requirements = await agent.prepare({
+      provider: new TestDockerProvider(),
+      limits: new AdaptiveLimits(),
+    });
     const sandbox = await providerSandbox({
       image: "unused-when-requirements-name-one",
       limits: task.spec.limits,

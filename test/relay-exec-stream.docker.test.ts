@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import Docker from "dockerode";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ensureHarnessImage, InstalledAgent, readTrajectory } from "../src/agents/index.ts";
+import { AdaptiveLimits, ensureHarnessImage, InstalledAgent, readTrajectory } from "../src/agents/index.ts";
 import { projectPaths } from "../src/project.ts";
 import { outcomeOf } from "../src/record/index.ts";
 import { DockerProvider, dockerOptions } from "../src/sandbox/docker/provider.ts";
@@ -82,7 +82,7 @@ describe("the relay over the exec stream on a remote host (second dockerd, TCP +
     const endpoint = { host: second.tcp, tls: { ca: tls.ca, cert: tls.cert, key: tls.key } };
     const provider = new DockerProvider(endpoint, { name: "there" });
     const task = scaffoldedTask();
-    const requirements = await agent.prepare({ provider });
+    const requirements = await agent.prepare({ provider, limits: new AdaptiveLimits() });
     expect(requirements.image).toBe(image);
     const sandbox = await provider.create({
       image: "unused-when-requirements-name-one",

@@ -3,10 +3,13 @@
 // parallel calls, 1-hour cache writes and unknown cache lifetimes, provider errors retried, calls the
 // relay refuses, a session that ends under a call) against a loopback provider that counts what it
 // billed. Whatever the traffic: kgate's charge is never below what the provider billed, never above
-// the trial's worst case, and a run of trials under --max-cost never crosses it. fast-check with a
-// fixed seed: the same runs every time; nothing depends on the wall clock.
+// the trial's worst case, and a run of trials under --max-cost never crosses it. The calls run under
+// the provider's adaptive limit as in a run (its 429s lower it; a held call whose harness hung up
+// gives its slot back), and no slot outlives its call. fast-check with a fixed seed: the same runs
+// every time; nothing depends on the wall clock.
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AdaptiveLimit } from "../src/agents/adaptive-limit.ts";
 import type { Pricing } from "../src/agents/config.ts";
 import { Relay } from "../src/agents/relay/server.ts";
 import { TrajectoryRecorder } from "../src/agents/trajectory.ts";
@@ -65,6 +68,8 @@ const trial: fc.Arbitrary<Trial> = fc.record({
 
 let upstream: BillingUpstream;
 let relay: Relay;
+/** The provider's limit, shared by every trial of the file (one session's). */
+const limit = new AdaptiveLimit("billing upstream");
 /** Per request id: what the provider does with it, when it arrived, and the hold it waits on. */
 const scripts = new Map<string, { step: BillingStep; arrived: () => void }>();
 const releaseHeld: Array<() => void> = [];
@@ -84,6 +89,7 @@ beforeAll(async () => {
     upstream: upstream.url,
     apiKey: "sk",
     retry: { maxRetries: 1, baseDelayMs: 1, maxDelayMs: 2 },
+    limit,
   });
 });
 afterAll(async () => {
@@ -213,4 +219,10 @@ describe("the relay's charge (property)", () => {
       { seed: 46, numRuns: 10, endOnFailure: true },
     );
   }, 55_000);
+
+  it("ran under the provider's limit, and every call gave its slot back", () => {
+    // the scripted 429s lowered the level from unbounded at least once
+    expect(limit.level).toBeLessThan(Number.POSITIVE_INFINITY);
+    expect(limit.active).toBe(0);
+  });
 });

@@ -3,13 +3,27 @@
 // retry-after; each window of successes (as many as the level) grows it back by one step up to the
 // level below the last overload, and past that one step per PROBE_WINDOWS windows (probing for room
 // the provider may have regained); never past the most calls ever in flight at once, which the
-// pool's --concurrency bounds. One limit per provider in the process.
+// pool's --concurrency bounds. One limit per provider (its name and API root) per session: a run, a
+// calibration or an exam starts from no limit whatever an earlier session in the process met.
+import type { FailureClass } from "./errors.ts";
 
 /** Windows of successes at the last good level before one step past it is tried. */
 export const PROBE_WINDOWS = 64;
 
-/** How a call's attempt ended, for the limit. */
-export type CallOutcome = { overloaded: false } | { overloaded: true; retryAfterMs?: number };
+/**
+ * How a call's attempt ended, for the limit: answered (a success, counted towards growth), overloaded,
+ * or abandoned (given up before its answer ended: its slot is freed and the level left as it is).
+ */
+export type CallOutcome =
+  | { overloaded: false; abandoned?: true }
+  | { overloaded: true; retryAfterMs?: number };
+
+/** The outcome of an attempt that failed as `failure` says. */
+export function failedOutcome(failure: FailureClass): CallOutcome {
+  return isOverload(failure)
+    ? { overloaded: true, retryAfterMs: failure.retryAfterMs }
+    : { overloaded: false };
+}
 
 export interface AdaptiveLimitOptions {
   /** Milliseconds since an epoch (injectable for tests). */
@@ -70,7 +84,7 @@ export class AdaptiveLimit {
       released = true;
       this.inFlight -= 1;
       if (outcome.overloaded) this.overloaded(epoch, outcome.retryAfterMs);
-      else this.succeeded();
+      else if (!outcome.abandoned) this.succeeded();
       this.dispatch();
     };
   }
@@ -143,25 +157,34 @@ export class AdaptiveLimit {
 }
 
 /** Whether a failure is the provider saying it is overloaded: 429, or Anthropic's 529 "overloaded". */
-export function isOverload(failure: { kind: string; status?: number }): boolean {
+function isOverload(failure: { kind: string; status?: number }): boolean {
   return failure.kind === "rate-limit" || failure.status === 529 || failure.status === 503;
 }
 
-const limits = new Map<string, AdaptiveLimit>();
-/** Level changes of every provider's limit (the progress line); one listener per process. */
-let levelListener: ((level: number, provider: string) => void) | undefined;
-
-/** The process's limit for `provider` (e.g. `anthropic api.anthropic.com`), made on first use. */
-export function providerLimit(provider: string): AdaptiveLimit {
-  let limit = limits.get(provider);
-  if (!limit) {
-    limit = new AdaptiveLimit(provider, { onLevel: (level, p) => levelListener?.(level, p) });
-    limits.set(provider, limit);
-  }
-  return limit;
+/** A provider as its limit is keyed: its name and API root. */
+export interface LimitedProvider {
+  provider: string;
+  baseUrl: string;
 }
 
-/** Tells `listener` of each level change of any provider's limit (replacing the previous listener). */
-export function onProviderLevel(listener: ((level: number, provider: string) => void) | undefined): void {
-  levelListener = listener;
+/** One session's limits, one per provider, made on first use; `onLevel` hears each level change. */
+export class AdaptiveLimits {
+  private readonly byKey = new Map<string, AdaptiveLimit>();
+
+  constructor(private readonly onLevel?: (level: number, provider: string) => void) {}
+
+  of(p: LimitedProvider): AdaptiveLimit {
+    const key = `${p.provider} ${p.baseUrl}`;
+    let limit = this.byKey.get(key);
+    if (!limit) {
+      limit = new AdaptiveLimit(key, { onLevel: this.onLevel });
+      this.byKey.set(key, limit);
+    }
+    return limit;
+  }
+}
+
+/** A level change as a progress line. */
+export function levelLine(level: number, provider: string): string {
+  return `${provider}: ${level} model call(s) at once (adaptive)`;
 }

@@ -2,7 +2,7 @@
 
 import type { SandboxRequirements } from "../record/index.ts";
 import { trialError, ZERO_USAGE } from "../record/index.ts";
-import { providerLimit } from "./adaptive-limit.ts";
+import type { AdaptiveLimit } from "./adaptive-limit.ts";
 import { openedFrom, placedArtefact } from "./artefact.ts";
 import { type Pricing, trialLimits } from "./config.ts";
 import { CallLedger } from "./ledger.ts";
@@ -12,7 +12,7 @@ import { buildSystemPrompt } from "./prompt.ts";
 import type { ChatModel } from "./providers/types.ts";
 import { TOOL_SPECS } from "./tools.ts";
 import { TrajectoryRecorder } from "./trajectory.ts";
-import type { Agent, AgentResult, AgentRunContext } from "./types.ts";
+import type { Agent, AgentPrepareContext, AgentResult, AgentRunContext } from "./types.ts";
 
 export class MissingKeyError extends Error {
   override name = "MissingKeyError";
@@ -35,6 +35,8 @@ export class BuiltinAgent implements Agent {
   readonly digest: string;
   readonly revision: string;
   readonly pricing: Pricing | null;
+  /** Its provider's adaptive limit in the session that prepared it (none before prepare(): tests). */
+  private limit: AdaptiveLimit | undefined;
 
   constructor(
     readonly config: ResolvedAgentConfig,
@@ -63,8 +65,9 @@ export class BuiltinAgent implements Agent {
     return this.options.model ?? (await import("./providers/index.ts")).createChatModel(this.config, key);
   }
 
-  async prepare(): Promise<SandboxRequirements> {
+  async prepare(context: AgentPrepareContext): Promise<SandboxRequirements> {
     this.apiKey();
+    this.limit = context.limits.of(this.config);
     return {};
   }
 
@@ -109,7 +112,7 @@ export class BuiltinAgent implements Agent {
       temperature: c.temperature,
       tools: c.tools,
       retry: c.retry,
-      limit: providerLimit(`${c.provider} ${c.baseUrl ?? "(default endpoint)"}`),
+      limit: this.limit,
       ledger: ctx.ledger ?? new CallLedger(c.pricing),
       signal: ctx.signal,
       trajectory: ctx.trajectory,

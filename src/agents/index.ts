@@ -9,7 +9,7 @@ import { oracleAgent } from "./oracle.ts";
 import type { ChatModel } from "./providers/types.ts";
 import type { Agent } from "./types.ts";
 
-export { AdaptiveLimit, onProviderLevel, providerLimit } from "./adaptive-limit.ts";
+export { AdaptiveLimit, AdaptiveLimits, levelLine } from "./adaptive-limit.ts";
 export { type PlacedArtefact, skillFile, skillName } from "./artefact.ts";
 export { BuiltinAgent } from "./builtin.ts";
 export * from "./config.ts";

@@ -1,5 +1,5 @@
 // Bounded retries with exponential back-off and jitter for retryable failures (429, 5xx, connection).
-import { type AdaptiveLimit, isOverload } from "./adaptive-limit.ts";
+import { type AdaptiveLimit, failedOutcome } from "./adaptive-limit.ts";
 import type { RetryPolicy } from "./config.ts";
 import { classifyError, errorMessage, type FailureClass, ModelCallError } from "./errors.ts";
 
@@ -83,11 +83,7 @@ export async function withRetry<T>(
       return result;
     } catch (err) {
       const failure = classify(err);
-      release?.(
-        isOverload(failure)
-          ? { overloaded: true, retryAfterMs: failure.retryAfterMs }
-          : { overloaded: false },
-      );
+      release?.(failedOutcome(failure));
       if (options.signal?.aborted) throw err;
       if (failure.kind === "cancelled") throw err;
       const retry = attempt;

@@ -11,6 +11,7 @@ import {
 } from "../record/index.ts";
 import type { Sandbox, SandboxProvider } from "../sandbox/index.ts";
 import type { Limits, LoadedTask } from "../task/index.ts";
+import type { AdaptiveLimits } from "./adaptive-limit.ts";
 import type { Pricing } from "./config.ts";
 import type { CallLedger } from "./ledger.ts";
 import type { ChatMessage, ChatModel, ToolSpec } from "./providers/types.ts";
@@ -113,6 +114,11 @@ export interface AgentResult {
 export interface AgentPrepareContext {
   /** Where the run's trials are created: a derived image (an installed harness's) is built or found there. */
   provider: SandboxProvider;
+  /**
+   * The session's adaptive concurrency of model calls, one limit per provider (adaptive-limit.ts):
+   * every agent the session prepares shares it, and a later session starts from its own.
+   */
+  limits: AdaptiveLimits;
 }
 
 export interface Agent {

@@ -3,7 +3,6 @@
 // The trial machinery comes in through a Backend, so the flow is the same for real and fake runs.
 import { mkdirSync, rmSync } from "node:fs";
 import type { Writable } from "node:stream";
-import { onProviderLevel } from "../agents/index.ts";
 import type { CostCaps } from "../cost/index.ts";
 import { kgateVersion } from "../package-info.ts";
 import { type ProjectPaths, relativeToProject } from "../project.ts";
@@ -319,10 +318,6 @@ export async function calibrate(o: SessionOptions, backend: Backend): Promise<Se
       live: o.live,
       records,
     });
-    // The adaptive concurrency of model calls (agents/adaptive-limit.ts): each change is a progress line.
-    onProviderLevel((level, provider) =>
-      progress.note(`${provider}: ${level} model call(s) at once (adaptive)`),
-    );
     try {
       engine = await runCalibration({
         plan,
@@ -336,7 +331,6 @@ export async function calibrate(o: SessionOptions, backend: Backend): Promise<Se
         events: progress,
       });
     } finally {
-      onProviderLevel(undefined);
       progress.close();
       await started.stop();
     }

@@ -4,7 +4,9 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import {
+  AdaptiveLimits,
   type Agent,
+  levelLine,
   loadAgentConfigs,
   loadChatModel,
   type ResolvedAgentConfig,
@@ -225,7 +227,8 @@ export async function taskRunner(
   if (agent.harness !== "builtin")
     throw new Error(`a task exam needs a built-in-loop agent; "${agent.name}" runs ${agent.harness}`);
   const provider = sandboxProviderFor(paths);
-  const requirements = (await agent.prepare?.({ provider })) ?? {};
+  const requirements =
+    (await agent.prepare?.({ provider, limits: new AdaptiveLimits((l, k) => log(levelLine(l, k))) })) ?? {};
   const reaped = sandboxesRemoved((await reapLeftovers(provider)).hosts);
   if (reaped > 0) log(`removed ${reaped} sandbox(es) left by kgate processes that are gone`);
   const image = await provider.prepareImage(paths, (line) => log(`sandbox: ${line}`));

@@ -1,7 +1,8 @@
 // The real trial machinery behind the engine: one sandbox provider, the sandbox image prepared once,
 // orphans of dead runs swept, each agent prepared once on that provider (its derived image built
-// there) and disposed once, every attempt by runTrial on the host its placement gives.
-import { type Agent, BuiltinAgent, InstalledAgent } from "../agents/index.ts";
+// there) and disposed once, every attempt by runTrial on the host its placement gives. The runner is a
+// session: its agents share one adaptive limit per model provider, whose level changes it logs.
+import { AdaptiveLimits, type Agent, BuiltinAgent, InstalledAgent, levelLine } from "../agents/index.ts";
 import type { ProjectPaths } from "../project.ts";
 import type { SandboxRequirements } from "../record/index.ts";
 import {
@@ -68,6 +69,7 @@ export async function openSandboxRunner(o: SandboxRunnerOptions): Promise<Sandbo
   const prepared = new Map<string, SandboxRequirements>();
   const byName = new Map(o.agents.map((a) => [a.name, a]));
   const used: Agent[] = [];
+  const limits = new AdaptiveLimits((level, key) => log(levelLine(level, key)));
   const close = async () => {
     await Promise.allSettled(used.map((a) => a.dispose?.()));
     // A container whose create request was in flight when a process died can appear after a sweep.
@@ -76,7 +78,7 @@ export async function openSandboxRunner(o: SandboxRunnerOptions): Promise<Sandbo
   try {
     for (const agent of byName.values()) {
       used.push(agent);
-      prepared.set(agent.name, (await agent.prepare?.({ provider })) ?? {});
+      prepared.set(agent.name, (await agent.prepare?.({ provider, limits })) ?? {});
     }
   } catch (err) {
     await close();

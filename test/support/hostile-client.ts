@@ -10,6 +10,8 @@ export interface HostileCall {
   hangUpAfter?: { copies: number; marker: string };
   /** Hang up as soon as this settles (a non-streamed call abandoned mid-flight). */
   hangUpWhen?: Promise<unknown>;
+  /** Told the answer read so far, at each piece that arrives. */
+  onText?: (text: string) => void;
 }
 
 /** The answer's status (0 when none came) and the bytes read before the end or the hang-up. */
@@ -40,6 +42,7 @@ export function hostileCall(
         res.setEncoding("utf8");
         res.on("data", (d: string) => {
           text += d;
+          call.onText?.(text);
           const h = call.hangUpAfter;
           if (h && text.split(h.marker).length - 1 >= h.copies) {
             req.destroy();

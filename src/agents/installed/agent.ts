@@ -81,6 +81,7 @@ export class InstalledAgent implements Agent {
       upstream: this.config.baseUrl,
       apiKey: key,
       retry: this.config.retry,
+      limit: context.limits.of(this.config),
       log: this.options.log,
       maxBodyBytes: this.config.relay.maxBodyBytes,
       maxConnections: this.config.relay.maxConnections,

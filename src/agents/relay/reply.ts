@@ -8,7 +8,7 @@ import { classifyStatus, errorMessage } from "../errors.ts";
 import type { Settlement } from "../ledger.ts";
 import type { RelaySession } from "./session.ts";
 import { StreamAccumulator } from "./stream.ts";
-import type { StallTimer } from "./upstream.ts";
+import type { UpstreamAnswer } from "./upstream.ts";
 import { type ReplySeen, replyOfJson, type WireApi } from "./wire.ts";
 
 /** Most bytes of one reply the relay reads (a reply of 128K output tokens is a few MiB of SSE). */
@@ -29,9 +29,12 @@ export function clientOpen(res: ServerResponse): boolean {
 
 class ReplyTooLargeError extends Error {}
 
-/** Copies the reply to the harness while it listens, reads it to the end, and settles the call. */
+/**
+ * Copies the reply to the harness while it listens, reads it to the end, settles the call, and frees
+ * its slot of the provider's limit (answered at the end; abandoned when cut off).
+ */
 export async function pipeReply(
-  upstream: { response: Response; stall: StallTimer },
+  upstream: UpstreamAnswer,
   res: ServerResponse,
   session: RelaySession,
   call: ForwardedCall,
@@ -66,6 +69,7 @@ export async function pipeReply(
     // cut off mid-reply (the provider stalled, the session closed, a reply past the cap): the
     // provider bills what it generated, which the relay never learns: the call keeps its reservation
     stall.clear();
+    upstream.release({ overloaded: false, abandoned: true });
     if (stream) {
       stream.end();
       if (call.api) session.recordReply(stream.result(), { ...seen, durationMs: Date.now() - call.started });
@@ -80,6 +84,7 @@ export async function pipeReply(
     return call.api ? "reservation" : "nothing";
   }
   stall.clear();
+  upstream.release({ overloaded: false });
   const waiting = clientOpen(res);
   if (waiting) res.end();
   if (!call.api) return "nothing";

@@ -3,13 +3,15 @@
 // trial's secret token to its session, injects the real API key (which never enters the container),
 // forwards only the model endpoints of the configured provider (routes.ts) with allow-listed headers
 // (headers.ts) and bodies that reference nothing outside themselves (guard.ts), rewrites model calls
-// (rewrite.ts), retries and cuts stalled upstream calls (upstream.ts), bounds how long a request may
-// take to arrive, enforces the token budget and turn limit, and charges each call (reply.ts).
+// (rewrite.ts), retries and cuts stalled upstream calls under the provider's adaptive limit
+// (upstream.ts), bounds how long a request may take to arrive, enforces the token budget and turn
+// limit, and charges each call (reply.ts).
 import { rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import path from "node:path";
 import { ownedTempDir } from "../../common/index.ts";
 import { type TrajectoryEvent, trialError } from "../../record/index.ts";
+import type { AdaptiveLimit } from "../adaptive-limit.ts";
 import { type ProviderName, RELAY_DEFAULTS, type RetryPolicy } from "../config.ts";
 import { errorMessage, ModelCallError } from "../errors.ts";
 import { inputTokenBound, type Reservation, type Settlement } from "../ledger.ts";
@@ -25,7 +27,7 @@ import {
   callUpstream,
   mayHaveBeenBilled,
   RequestFaultError,
-  type StallTimer,
+  type UpstreamAnswer,
   UpstreamStallError,
   UpstreamStatusError,
 } from "./upstream.ts";
@@ -37,6 +39,11 @@ export interface RelayOptions extends Omit<HeaderPolicy, "provider" | "apiKey"> 
   upstream: string;
   apiKey: string | null;
   retry: RetryPolicy;
+  /**
+   * The provider's adaptive concurrency in the session (adaptive-limit.ts), shared with its other
+   * agents; none: relayed calls are not limited.
+   */
+  limit?: AdaptiveLimit;
   /** Progress lines (retries, refusals) for the operator; never contains the key. */
   log?: (line: string) => void;
   random?: () => number;
@@ -329,7 +336,7 @@ export class Relay {
     res.on("close", () => {
       if (!res.writableFinished) hangUp.abort(new Error("the harness closed the connection"));
     });
-    let upstream: { response: Response; stall: StallTimer };
+    let upstream: UpstreamAnswer;
     try {
       upstream = await callUpstream({
         url: this.upstreamUrl(url),
@@ -341,6 +348,7 @@ export class Relay {
         timeoutMs: this.options.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
         retry: this.options.retry,
         random: this.options.random,
+        limit: this.options.limit,
         onRetry: (n) => {
           session.options.trajectory.append({ ...retryNote(n), source: "relay" });
           this.options.log?.(`relay: ${retryLine(n)}`);

@@ -3,9 +3,12 @@
 // between two chunks of its body): a stalled upstream is the provider's failure and frees the
 // connection. An attempt that failed after its request may have reached the provider (a reset, a
 // stall) is not retried here: the provider may have billed it, so the call keeps its reservation and
-// the harness's own retry comes as a new call with a reservation of its own.
+// the harness's own retry comes as a new call with a reservation of its own. Each attempt holds a slot
+// of the provider's adaptive limit from before its request until its answer ends, or until the call is
+// given up (the harness hung up, the session closed): a call the provider holds open then keeps no
+// other call of the session from it.
 
-import type { AdaptiveLimit } from "../adaptive-limit.ts";
+import { type AdaptiveLimit, type CallOutcome, failedOutcome } from "../adaptive-limit.ts";
 import type { RetryPolicy } from "../config.ts";
 import { classifyError, classifyStatus, type FailureClass, ModelCallError, retryAfterMs } from "../errors.ts";
 import { neverConnected } from "../ledger.ts";
@@ -84,7 +87,10 @@ export interface UpstreamCall {
   method: string;
   headers: Headers;
   body: Buffer | null;
-  /** The session closing or the harness hanging up: no further attempt is started. */
+  /**
+   * The session closing or the harness hanging up: no further attempt is started, and the attempt
+   * under way gives its slot of the limit back.
+   */
   signal: AbortSignal;
   /**
    * The session closing: cuts the attempt under way. (A harness that hangs up does not: the relay
@@ -95,11 +101,24 @@ export interface UpstreamCall {
   retry: RetryPolicy;
   random?: () => number;
   onRetry?: (notice: RetryNotice) => void;
-  /**
-   * The provider's adaptive concurrency (adaptive-limit.ts): an attempt holds a slot until its answer's
-   * status (a streamed body's time is not counted).
-   */
+  /** The provider's adaptive concurrency (adaptive-limit.ts); none: calls are not limited. */
   limit?: AdaptiveLimit;
+}
+
+/** Frees an answered call's slot of the limit (once; later calls do nothing). */
+export type SlotRelease = (outcome: CallOutcome) => void;
+
+/** A slot of `limit` for one attempt, given back as abandoned when `signal` ends first. */
+async function slotFor(limit: AdaptiveLimit | undefined, signal: AbortSignal): Promise<SlotRelease> {
+  if (!limit) return () => {};
+  const release = await limit.acquire(signal);
+  const abandon = () => release({ overloaded: false, abandoned: true });
+  if (signal.aborted) abandon();
+  else signal.addEventListener("abort", abandon, { once: true });
+  return (outcome) => {
+    signal.removeEventListener("abort", abandon);
+    release(outcome);
+  };
 }
 
 /**
@@ -125,36 +144,48 @@ function classify(err: unknown): FailureClass {
   return mayHaveBeenBilled(err) ? { ...failure, retryable: false } : failure;
 }
 
+/** The provider's answer, the stall timer watching its body, and its slot of the limit. */
+export interface UpstreamAnswer {
+  response: Response;
+  stall: StallTimer;
+  release: SlotRelease;
+}
+
 /**
- * The provider's answer (any status but the retried ones) and the stall timer that keeps watching
- * its body: touch it per chunk and clear it at the end. Throws a ModelCallError after the retries,
- * or the abort reason when `call.signal` ends the call.
+ * The provider's answer (any status but the retried ones) with the stall timer that keeps watching
+ * its body (touch it per chunk and clear it at the end) and the slot to release when its body ends.
+ * Throws a ModelCallError after the retries, or the abort reason when `call.signal` ends the call.
  */
-export async function callUpstream(call: UpstreamCall): Promise<{ response: Response; stall: StallTimer }> {
+export async function callUpstream(call: UpstreamCall): Promise<UpstreamAnswer> {
   let stall: StallTimer | null = null;
   try {
-    const response = await withRetry(
+    return await withRetry(
       async () => {
         stall?.clear();
+        const release = await slotFor(call.limit, call.signal);
         const timer = new StallTimer(call.timeoutMs);
         stall = timer;
-        const r = await fetch(call.url, {
-          method: call.method,
-          headers: call.headers,
-          body: call.body === null ? undefined : new Uint8Array(call.body),
-          signal: AbortSignal.any([call.attemptSignal, timer.signal]),
-        }).catch((err: unknown) => {
-          throw requestFault(err) ?? err;
-        });
-        if (r.status === 429 || r.status >= 500 || r.status === 408) {
-          throw new UpstreamStatusError(r.status, r.headers, await r.text());
+        try {
+          const r = await fetch(call.url, {
+            method: call.method,
+            headers: call.headers,
+            body: call.body === null ? undefined : new Uint8Array(call.body),
+            signal: AbortSignal.any([call.attemptSignal, timer.signal]),
+          }).catch((err: unknown) => {
+            throw requestFault(err) ?? err;
+          });
+          if (r.status === 429 || r.status >= 500 || r.status === 408) {
+            throw new UpstreamStatusError(r.status, r.headers, await r.text());
+          }
+          return { response: r, stall: timer, release };
+        } catch (err) {
+          release(failedOutcome(classify(err)));
+          throw err;
         }
-        return r;
       },
       call.retry,
-      { signal: call.signal, random: call.random, classify, onRetry: call.onRetry, limit: call.limit },
+      { signal: call.signal, random: call.random, classify, onRetry: call.onRetry },
     );
-    return { response, stall: stall! };
   } catch (err) {
     (stall as StallTimer | null)?.clear();
     throw err;
