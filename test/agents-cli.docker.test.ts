@@ -72,9 +72,9 @@ describe("kgate agents", () => {
     expect(result.stdout).toMatch(/built in\s+oracle, noop/);
     expect(result.stdout).toMatch(/no key\s+loop\s+builtin@2 · anthropic · claude-x/);
     expect(result.stdout).toMatch(/KGATE_CLI_TEST_KEY not set/);
-    // offline, nothing is probed, so nothing can be called ready
+    // offline, nothing is pinged, so nothing can be called ready
     expect(result.stdout).toMatch(/runnable\s+local/);
-    expect(result.stdout).toMatch(/endpoint not probed \(--offline\)/);
+    expect(result.stdout).toMatch(/endpoint not pinged \(--offline\)/);
     expect(result.stdout).toMatch(/no key needed · image kgate-sandbox:[0-9a-f]{12}/);
     expect(result.stdout).toMatch(/image kgate-harness:[0-9a-f]{12}/);
     expect(result.stdout).toMatch(/3 configured agent\(s\), 1 runnable, 0 ready \(--offline/);
@@ -146,7 +146,7 @@ describe("kgate agents", () => {
       expect(up).toMatchObject({
         ready: false,
         status: "runnable",
-        endpoint: { state: "not-probed", reason: "--offline" },
+        endpoint: { state: "not-pinged", reason: "--offline" },
       });
     } finally {
       await server.close();

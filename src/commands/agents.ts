@@ -34,7 +34,7 @@ export interface AgentsOptions {
   offline?: boolean;
 }
 
-type Endpoint = PingResult | { state: "not-probed"; url: string; reason: string };
+type Endpoint = PingResult | { state: "not-pinged"; url: string; reason: string };
 
 interface ImageState {
   tag: string | null;
@@ -73,9 +73,9 @@ async function imageStates(paths: ProjectPaths): Promise<{ sandbox: ImageState; 
 
 async function ping(config: ResolvedAgentConfig, offline: boolean): Promise<Endpoint> {
   const url = config.baseUrl;
-  if (offline) return { state: "not-probed", url, reason: "--offline" };
+  if (offline) return { state: "not-pinged", url, reason: "--offline" };
   const key = resolveApiKey(config);
-  if (key === undefined) return { state: "not-probed", url, reason: `${config.apiKeyEnv} not set` };
+  if (key === undefined) return { state: "not-pinged", url, reason: `${config.apiKeyEnv} not set` };
   return pingEndpoint(config, key);
 }
 
@@ -125,7 +125,7 @@ const STATUS_COLOURS: Record<Status, (s: string) => string> = {
 };
 
 function endpointLine(e: Endpoint): string {
-  if (e.state === "not-probed") return `endpoint not probed (${e.reason})`;
+  if (e.state === "not-pinged") return `endpoint not pinged (${e.reason})`;
   if (e.state === "answered") return `endpoint ${e.url} answered (HTTP ${e.status}, ${e.ms} ms)`;
   return pc.red(
     `endpoint ${e.url} ${e.state === "key-refused" ? "refused the key" : "unreachable"}: ${e.message}`,
@@ -186,7 +186,7 @@ export async function run(ctx: CommandContext, options: AgentsOptions): Promise<
   if (loaded.exists && configured.length > 0) {
     const runnable = configured.filter((a) => a.runnable).length;
     const ready = configured.filter((a) => a.ready).length;
-    const note = options.offline ? " (--offline: endpoints not probed)" : "";
+    const note = options.offline ? " (--offline: endpoints not pinged)" : "";
     ctx.stdout.write(
       `${configured.length} configured agent(s), ${runnable} runnable, ${ready} ready${note}\n`,
     );
