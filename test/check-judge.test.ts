@@ -128,6 +128,20 @@ describe("judge calibration", () => {
     expect(server!.requests).toHaveLength(0);
   });
 
+  it("pings the judge first: one whose endpoint does not answer is unavailable, its URL and fix named", async () => {
+    // a port that was listening and is closed again refuses connections
+    const closed = await startModelServer([]);
+    const url = closed.openaiUrl;
+    await closed.close();
+    const { paths } = memoProject({ provider: "openai", baseUrl: url });
+    const result = await checkTask(paths, "markup", { steps: STEPS, env });
+    const step = result.checks.find((c) => c.id === "judge-calibration");
+    expect(step).toMatchObject({
+      status: "unavailable",
+      detail: `not run: the judge's ping: judge: ${url}/models unreachable: Connection error. (ECONNREFUSED) (fix: start the server at that URL, or correct agents.judge.baseUrl in kgate.config.json); until it runs, no trial should trust "${MEMO}: states the total" (the other checks leave judge criteria out)`,
+    });
+  });
+
   it("fails a judge criterion whose text is the same under every convention set", async () => {
     server = await startModelServer(judgeScript(goodJudge), { requireKey: env.KGATE_TEST_JUDGE_KEY });
     const { paths } = memoProject({ provider: "anthropic", baseUrl: server.anthropicUrl });

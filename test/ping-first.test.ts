@@ -1,12 +1,14 @@
 // The endpoint ping before the first trial (issue 47 item 1): a verb that will call a model pings each
 // configuration it needs once and stops with exit 2, naming the configuration, the URL and the fix,
 // before any sandbox, run folder or trial; --no-ping skips it (then the trials find the dead endpoint).
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { scaffoldTask } from "../src/task/index.ts";
 import { kgateInProcess } from "./support/cli-in-process.ts";
+import { memoProject } from "./support/judge-task.ts";
 import { type ModelServer, startModelServer } from "./support/model-server.ts";
 import { tempProject, writeJson } from "./support/project.ts";
 
@@ -31,6 +33,7 @@ afterAll(async () => {
 afterEach(() => {
   delete process.env.KGATE_PING_GOOD;
   delete process.env.KGATE_PING_BAD;
+  delete process.env.KGATE_TEST_JUDGE_KEY;
 });
 
 /** Task "demo"; `down` refuses connections, `wrong-key` answers but refuses its key, `up` answers. */
@@ -127,5 +130,61 @@ describe("the endpoint ping before the first trial", () => {
     ]);
     expect(ran.stderr).not.toContain("did not answer");
     expect(ran.stderr).toContain("errors by kind: provider-unreachable 1");
+  });
+});
+
+/** Task "markup" whose memo has a judge criterion judged by `judge` (refusing connections); `up` answers. */
+function judgedProject() {
+  const { paths } = memoProject({ provider: "openai", baseUrl: refused });
+  const config = JSON.parse(readFileSync(paths.config, "utf8"));
+  config.agents.up = {
+    harness: "builtin",
+    model: "m",
+    provider: "anthropic",
+    baseUrl: server.anthropicUrl,
+    apiKeyEnv: "KGATE_PING_GOOD",
+  };
+  writeJson(paths.config, config);
+  process.env.KGATE_PING_GOOD = "sk-good";
+  process.env.KGATE_TEST_JUDGE_KEY = "sk-judge";
+  return paths;
+}
+
+describe("the judges a command's tasks need are pinged with its agent", () => {
+  const judgeDown = () => `judge: ${refused}/models unreachable: Connection error. (ECONNREFUSED)`;
+  const judgeFix = "fix: start the server at that URL, or correct agents.judge.baseUrl in kgate.config.json";
+
+  it("kgate run: the agent answers, the task's judge does not: exit 2 naming the judge, no run folder", async () => {
+    const paths = judgedProject();
+    const ran = await kgateInProcess(["--root", paths.root, "run", "markup", "--agent", "up"]);
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toContain("1 agent configuration(s) did not answer");
+    expect(ran.stderr).toContain(judgeDown());
+    expect(ran.stderr).toContain(judgeFix);
+    expect(existsSync(paths.runs)).toBe(false);
+  });
+
+  it("kgate exam --tasks --make-reference and kgate triage tasks: the same, before any trial", async () => {
+    const paths = judgedProject();
+    const exam = await kgateInProcess([
+      "--root",
+      paths.root,
+      "exam",
+      "--tasks",
+      "markup",
+      "--agent",
+      "up",
+      "--budget",
+      "1000",
+      "--make-reference",
+      "ref.jsonl",
+    ]);
+    expect(exam.code).toBe(2);
+    expect(exam.stderr).toContain(judgeDown());
+    const triage = await kgateInProcess(["--root", paths.root, "triage", "tasks:markup", "--agent", "up"]);
+    expect(triage.code).toBe(2);
+    expect(triage.stderr).toContain(judgeDown());
+    expect(existsSync(path.join(paths.root, "ref.jsonl"))).toBe(false);
+    expect(existsSync(paths.runs)).toBe(false);
   });
 });

@@ -38,6 +38,7 @@ export {
   type UnansweredEndpoint,
   unansweredEndpoints,
   unansweredMessage,
+  unansweredText,
 } from "./ping-first.ts";
 export { callCostUsd, dearestRates, ratesFor, reservationCostUsd } from "./pricing.ts";
 export { modelsUrl, PING_TIMEOUT_MS, type PingResult, pingEndpoint } from "./providers/ping.ts";

@@ -40,25 +40,35 @@ export async function unansweredEndpoints(
   return results.filter((r): r is UnansweredEndpoint => r !== null);
 }
 
-function failureLines(configFile: string, { config, result }: UnansweredEndpoint): string[] {
+/** What went wrong with one configuration's ping, and its fix. */
+function problemAndFix(configFile: string, { config, result }: UnansweredEndpoint): [string, string] {
   if (result.state === "key-refused") {
     return [
-      `  ${config.name}: ${result.url} refused the key in ${config.apiKeyEnv ?? "(no key variable)"} (${result.message})`,
-      `    fix: set a valid key in ${config.apiKeyEnv}, or correct agents.${config.name}.apiKeyEnv in ${configFile}`,
+      `${config.name}: ${result.url} refused the key in ${config.apiKeyEnv ?? "(no key variable)"} (${result.message})`,
+      `set a valid key in ${config.apiKeyEnv}, or correct agents.${config.name}.apiKeyEnv in ${configFile}`,
     ];
   }
   const fix =
     result.status === null
       ? `start the server at that URL, or correct agents.${config.name}.baseUrl in ${configFile}`
       : `the server answered ${result.message}: try again when it is up, or correct agents.${config.name}.baseUrl in ${configFile}`;
-  return [`  ${config.name}: ${result.url} unreachable: ${result.message}`, `    fix: ${fix}`];
+  return [`${config.name}: ${result.url} unreachable: ${result.message}`, fix];
+}
+
+/** One unanswered configuration on one line: the configuration, its URL, what happened and the fix. */
+export function unansweredText(configFile: string, unanswered: UnansweredEndpoint): string {
+  const [problem, fix] = problemAndFix(configFile, unanswered);
+  return `${problem} (fix: ${fix})`;
 }
 
 /** The refusal: every unanswered configuration, its URL and its fix, and how to skip the check. */
 export function unansweredMessage(configFile: string, unanswered: readonly UnansweredEndpoint[]): string {
   return [
     `cannot start: ${unanswered.length} agent configuration(s) did not answer the endpoint ping made before the first trial:`,
-    ...unanswered.flatMap((u) => failureLines(configFile, u)),
+    ...unanswered.flatMap((u) => {
+      const [problem, fix] = problemAndFix(configFile, u);
+      return [`  ${problem}`, `    fix: ${fix}`];
+    }),
     "(`kgate agents` pings every configuration; --no-ping skips this check)",
   ].join("\n");
 }

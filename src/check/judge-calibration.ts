@@ -4,8 +4,10 @@
 // tells it to pass, recognise each wrong deliverable against the criterion as its own conventions
 // state it (attribution), and give the same verdict on k repeats. Then the whole rubric, judged, must
 // fail every wrong deliverable (the rubric hole check, rubric-holes.ts). One result per criterion,
-// with its agreement; `unavailable` when a judge's key is not set.
-import { type JudgePanel, judgePanel } from "../agents/index.ts";
+// with its agreement; `unavailable` when a judge's key is not set or its endpoint does not answer
+// the ping made before the first judgement (the configuration, its URL and the fix named).
+import { type JudgePanel, judgePanel, unansweredEndpoints, unansweredText } from "../agents/index.ts";
+import { relativeToProject } from "../project.ts";
 import { addUsage, type Usage } from "../record/index.ts";
 import { judgeVerdict } from "../trial/index.ts";
 import { verifyWith } from "../verify/index.ts";
@@ -136,6 +138,11 @@ export const judgeCalibrationStep: CheckStep = {
     const judges = judgePanel(context.paths, context.env ? { env: context.env } : {});
     const configs = [...new Set(criteria.map((c) => c.criterion.judge))];
     const missing = configs.flatMap((name) => judges.unavailable(name) ?? []);
+    if (missing.length === 0) {
+      const unanswered = await unansweredEndpoints(context.paths, configs, context.env ?? process.env);
+      const configFile = relativeToProject(context.paths, context.paths.config);
+      missing.push(...unanswered.map((u) => `the judge's ping: ${unansweredText(configFile, u)}`));
+    }
     if (missing.length > 0) {
       return [
         {

@@ -24,6 +24,7 @@ import {
   REPORT_FILES,
   readExamRunFile,
   runExamSession,
+  taskIds,
   taskRunner,
 } from "../exam/index.ts";
 import { packageInfo } from "../package-info.ts";
@@ -152,7 +153,7 @@ async function reference(ctx: CommandContext, pool: string | undefined, o: ExamO
     kgateVersion: packageInfo().version,
     runId: o.runId ?? newRunId(),
   };
-  await pingFirst(ctx, [o.agent], o.ping);
+  await pingFirst(ctx, [o.agent], o.ping, kind === "tasks" ? taskIds(ctx.paths, source) : []);
   const log = (line: string) => ctx.stderr.write(`${line}\n`);
   const controller = new AbortController();
   const stopListening = removeOnInterrupt(ctx.paths, options.runId, controller, log);
@@ -237,7 +238,8 @@ export async function run(ctx: CommandContext, poolArg: string | undefined, o: E
     throw err instanceof UsageError ? err : new UsageError((err as Error).message);
   }
   // the pool and the options are checked first: then the endpoint, before the first exam
-  await pingFirst(ctx, [run.agent.name], o.ping).catch(async (err) => {
+  const judged = run.kind === "tasks" ? taskIds(ctx.paths, run.pool.source) : [];
+  await pingFirst(ctx, [run.agent.name], o.ping, judged).catch(async (err) => {
     await runner.dispose?.();
     throw err;
   });

@@ -60,13 +60,18 @@ function summary(record: TrialRecord): string {
 }
 
 /** The sandbox and the agent, prepared once; what cannot start is the user's to fix (exit 2). */
-async function openRunner(ctx: CommandContext, options: RunOptions, log: (line: string) => void) {
+async function openRunner(
+  ctx: CommandContext,
+  options: RunOptions,
+  taskId: string,
+  log: (line: string) => void,
+) {
   const agent = await resolveAgent(ctx.paths, options.agent, {
     log: (line) => log(`${pc.dim(`${options.agent}:`)} ${line}`),
   }).catch((err: unknown) => {
     throw usageOrBug(err);
   });
-  await pingFirst(ctx, [options.agent], options.ping);
+  await pingFirst(ctx, [options.agent], options.ping, [taskId]);
   if (options.monitor && !(agent instanceof BuiltinAgent) && !(agent instanceof InstalledAgent))
     log(
       `warning: --monitor: the questions need a model configuration (built-in loop or installed harness); ${agent.name} runs ${agent.harness}`,
@@ -105,7 +110,7 @@ export async function run(ctx: CommandContext, taskId: string, options: RunOptio
     throw usageOrBug(err);
   }
   const log = (line: string) => ctx.stderr.write(`${line}\n`);
-  const { agent, sandbox } = await openRunner(ctx, options, log);
+  const { agent, sandbox } = await openRunner(ctx, options, task.id, log);
   const runId = options.runId ?? newRunId();
   const runDir = runDirOf(ctx.paths, runId);
   const controller = new AbortController();

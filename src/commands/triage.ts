@@ -214,7 +214,7 @@ export async function run(
     return printEstimate(ctx, { settings, config, pool, variants, json: o.json === true });
   }
   const ceiling = o.maxCost === undefined ? null : ceilingOf(ctx, o.maxCost, settings, config, pool);
-  await pingFirst(ctx, [config.name], o.ping);
+  await pingFirst(ctx, [config.name], o.ping, [...(pool.tasks?.keys() ?? [])]);
   if (!o.resume) {
     if (existsSync(files.settings))
       throw new UsageError(`run ${settings.runId} exists: use --resume ${settings.runId}`);
