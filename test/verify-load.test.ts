@@ -92,15 +92,22 @@ describe("verifyTrial with a broken verifier", () => {
   });
 
   it("returns an unverified verdict when solve throws or answers off-contract", async () => {
-    const throwing = withVerifier((imp) =>
-      markupVerifierSource(imp).replace(
+    let written = "";
+    const throwing = withVerifier((imp) => {
+      written = markupVerifierSource(imp).replace(
         "solve(files, c) {",
         'solve(files, c) {\n    if (c.rate > 0.1) throw new Error("no data");',
-      ),
-    );
+      );
+      return written;
+    });
     const a = await verifyTrial(throwing, markupOutputs(HAND.artefact));
     expect(a.status).toBe("unverified");
-    expect(a.reason).toBe("verifiers/markup.ts: solve() threw under the artefact conventions: no data");
+    // the message names the line of the throw in the file as written (1-based)
+    const line = written.split("\n").findIndex((l) => l.includes('throw new Error("no data")')) + 1;
+    expect(line).toBeGreaterThan(1);
+    expect(a.reason).toBe(
+      `verifiers/markup.ts:${line}: solve() threw under the artefact conventions: no data`,
+    );
 
     const offContract = withVerifier((imp) =>
       markupVerifierSource(imp).replace(

@@ -59,6 +59,7 @@ async function follows(context: CheckContext, derived: DerivedVariant): Promise<
 export const oracleFollowsStep: CheckStep = {
   id: "oracle:conventions",
   needs: ["task", "verifier"],
+  trials: true,
   async run(context): Promise<StepOutcome[]> {
     const { derived, underived } = deriveVariants(context.task!, context.verifier!);
     const note =

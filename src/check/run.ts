@@ -95,6 +95,11 @@ export async function checkTaskKeepingBugs(
       checks.push({ id: step.id, status: "skipped", detail: why, durationMs: 0 });
       continue;
     }
+    if (step.trials && context.verifierThrew) {
+      const detail = `the verifier threw at ${context.verifierThrew}: its sandbox trials are not run (fix the verifier, then check again)`;
+      checks.push({ id: step.id, status: "skipped", detail, durationMs: 0 });
+      continue;
+    }
     let outcomes: Awaited<ReturnType<CheckStep["run"]>>;
     try {
       outcomes = await step.run(context);

@@ -116,6 +116,7 @@ function judged(context: CheckContext, record: TrialRecord | string, expect: "pa
 export const oracleStep: CheckStep = {
   id: "oracle",
   needs: ["task", "verifier"],
+  trials: true,
   async run(context) {
     if (!context.sandbox) return [{ status: "unavailable", detail: "not run (--no-sandbox)" }];
     return judged(context, await context.sandbox.trial(context, "+A", "oracle"), "pass");
@@ -125,6 +126,7 @@ export const oracleStep: CheckStep = {
 export const noopStep: CheckStep = {
   id: "noop",
   needs: ["task", "verifier"],
+  trials: true,
   async run(context) {
     if (!context.sandbox) return [{ status: "unavailable", detail: "not run (--no-sandbox)" }];
     return judged(context, await context.sandbox.trial(context, "-A", "noop"), "fail");

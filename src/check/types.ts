@@ -45,6 +45,8 @@ export interface CheckContext {
   id: string;
   task?: LoadedTask;
   verifier?: LoadedVerifier;
+  /** Where the verifier threw when run (`verifiers/<id>.ts:<line>`, or its file): trials would only waste time. */
+  verifierThrew?: string;
   /** Where the sandbox steps run their trials; undefined with --no-sandbox. */
   sandbox?: SandboxSession;
   /** Repeats of each judgement in the judge calibration (default 3). */
@@ -62,5 +64,7 @@ export interface CheckStep {
   id: string;
   /** Prerequisites: the step is skipped when the context lacks them. */
   needs: Array<"task" | "verifier">;
+  /** Runs trials in the sandbox (each verified by the verifier): skipped once the verifier threw. */
+  trials?: boolean;
   run(context: CheckContext): Promise<StepOutcome[]>;
 }

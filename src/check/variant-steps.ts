@@ -14,6 +14,7 @@ import { deferredToJudge, failsAs } from "./verifier-steps.ts";
 export const oracleVariantStep: CheckStep = {
   id: "oracle:variants",
   needs: ["task", "verifier"],
+  trials: true,
   async run(context) {
     const results: StepOutcome[] = [];
     for (const variant of context.task!.variants) {

@@ -12,7 +12,9 @@ import {
   readEnvironment,
   renderAnswers,
   solveRaw,
+  throwSite,
   type Verdict,
+  VerifierError,
   verifyWith,
   withoutJudges,
 } from "../verify/index.ts";
@@ -135,6 +137,10 @@ export const deterministicStep: CheckStep = {
         },
       ];
     } catch (err) {
+      // the verifier's own code threw: the trials after this step would only meet it again
+      if (err instanceof VerifierError && err.cause !== undefined) {
+        context.verifierThrew = throwSite(err.cause, loaded.file) ?? loaded.file;
+      }
       return [{ status: "fail", detail: (err as Error).message }];
     }
   },

@@ -6,6 +6,8 @@ export interface BundleInput {
   stdin?: { contents: string; resolveDir: string };
   /** esbuild's target, e.g. node18. */
   target: string;
+  /** Ends the bundle with an inline source map (no sources' text): lines of a stack can be mapped back. */
+  sourceMap?: boolean;
 }
 
 /** kgate's own run-time loaders, never needed by a bundled module (it is plain JavaScript). */
@@ -32,6 +34,7 @@ export async function bundleModule(input: BundleInput): Promise<string> {
     legalComments: "none",
     external: NEVER_BUNDLED,
     logLevel: "silent",
+    ...(input.sourceMap ? { sourcemap: "inline" as const, sourcesContent: false } : {}),
     banner: {
       js: 'import { createRequire as kgateRequire } from "node:module"; const require = kgateRequire(import.meta.url);',
     },

@@ -59,5 +59,6 @@ export { renderAnswers, renderOutput } from "./render.ts";
 export { roundHalfAway, roundHalfEven, roundToStep, type StepRounding } from "./rounding.ts";
 export { failedReason, rewardAndScore, runCriterion } from "./rubric.ts";
 export { leafAt, type Table, tableFromCsv, tableFromJson, tableFromRows, tableFromText } from "./table.ts";
+export { throwSite } from "./throw-site.ts";
 export { verifyTrial, verifyWith } from "./verify.ts";
 export { VerifierRunError } from "./worker-pool.ts";

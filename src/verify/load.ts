@@ -4,7 +4,7 @@ import { pathToFileURL } from "node:url";
 import { z } from "zod";
 import { allowTypeScriptImport, fieldPath } from "../common/index.ts";
 import type { LoadedTask } from "../task/index.ts";
-import { compiledVerifier } from "./compiled.ts";
+import { compiledVerifier, knowCompiled } from "./compiled.ts";
 import { isJudgeCriterion, type Rubric, type TaskVerifier } from "./contract.ts";
 
 /** The verifier module is missing, broken, or does not fit its task: names the file and the field. */
@@ -108,6 +108,7 @@ const compiledModules = new Map<string, string>();
 /** From now on in this thread, `verifierPath` is imported from `compiledModule` (plain JavaScript). */
 export function importVerifierFrom(verifierPath: string, compiledModule: string): void {
   compiledModules.set(verifierPath, compiledModule);
+  knowCompiled(compiledModule);
 }
 
 /**

@@ -5,6 +5,7 @@ import type { LoadedTask } from "../task/index.ts";
 import type { EnvironmentFiles } from "./contract.ts";
 import type { LoadedVerifier } from "./load.ts";
 import { type ParsedOutput, parseExpected } from "./parse.ts";
+import { throwSite } from "./throw-site.ts";
 
 /** A verifier that loads but misbehaves when run (its solver throws, or answers off-contract). */
 export class VerifierError extends Error {
@@ -44,8 +45,13 @@ export function solveRaw(
   try {
     answers = loaded.verifier.solve(environment, conventionsOf(loaded, set));
   } catch (err) {
+    // the line of the throw when it is in the verifier's own file (not a library it calls)
+    const site = throwSite(err, loaded.file) ?? loaded.file;
     throw new VerifierError(
-      `${loaded.file}: solve() threw under the ${set} conventions: ${(err as Error).message}`,
+      `${site}: solve() threw under the ${set} conventions: ${(err as Error).message}`,
+      {
+        cause: err,
+      },
     );
   }
   if (typeof answers !== "object" || answers === null) {
