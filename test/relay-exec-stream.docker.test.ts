@@ -259,7 +259,18 @@ describe("a hostile agent against the forwarder's channel (local daemon, the rea
       'for (let i = 0; i < n; i++) { const c = net.connect(4100, "127.0.0.1");',
       '  const end = () => { c.destroy(); if (++done === n) console.log("flooded"); };',
       '  c.on("error", end); c.on("close", end); setTimeout(end, 2000); }\'',
-      "sleep 1", // the flood's streams close on the host before the harness calls again
+      // then until the channel has room again: a stream it accepts reaches the relay, which answers a
+      // request without a token 401 and hangs up; one it refuses is closed with nothing said. The
+      // host forgets a stream before it tells the forwarder to close it, so once this probe's
+      // connection closed after its 401 the channel held fewer than its cap, and no flood stream is
+      // opened after the probe's (the forwarder accepts in order): the harness's next call gets in.
+      "node -e '",
+      'const net = require("net");',
+      'const probe = () => { const c = net.connect(4100, "127.0.0.1"); let got = "";',
+      '  c.on("data", (d) => (got += d)); c.on("error", () => {});',
+      '  c.on("close", () => (got.startsWith("HTTP/1.1 401") ? console.log("room") : setTimeout(probe, 10)));',
+      '  c.write("GET /v1/models HTTP/1.1\\r\\nhost: relay\\r\\n\\r\\n"); };',
+      "probe()'",
     ].join("\n");
     const agent = await standinAgent((_request, index) => (index === 0 ? bash(flood) : { text: "done" }));
     try {
