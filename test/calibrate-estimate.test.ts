@@ -73,4 +73,33 @@ describe("calibrate --estimate", () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/^kgate: .*no task "nope"/);
   });
+
+  it("prints the tokens its upper bound prices and the rates: tokens x rates = the cost (issue 47 item 5)", () => {
+    const paths = tempProject();
+    scaffoldTasks(paths, ["alpha"]);
+    const frontier = {
+      harness: "builtin",
+      provider: "anthropic",
+      model: "f",
+      tokenBudget: 100_000,
+      maxTurns: 4,
+      maxOutputTokens: 5_000,
+      // the dearest input-side rate is the cache write's, $2.5 per million
+      pricing: { inputPerMTok: 2, outputPerMTok: 10, cacheWritePerMTok: 2.5 },
+    };
+    writeFileSync(
+      paths.config,
+      JSON.stringify({
+        agents: { frontier, mid: { ...frontier, provider: "openai" } },
+        calibration: { n: 4, cells: [CELLS[0]] },
+      }),
+    );
+    const text = kgate(["--root", paths.root, "calibrate", "--estimate"]).stdout;
+    // tokens: min(budget 100,000, task maxTokens 500,000) = 100,000; output at most 4 turns x 5,000 =
+    // 20,000. Most output: 80,000 in x $2.5/M + 20,000 out x $10/M = $0.20 + $0.20 = $0.40 a trial; all
+    // in: 100,000 x $2.5/M = $0.25, less. 4 trials: $1.60. (Before, the line said 100,000 in / 0 out.)
+    expect(text).toContain(
+      "alpha  frontier+A: 4 trial(s), 80000 in / 20000 out / 0 cache tokens per trial, $1.6 ($0-$1.6)  [upper bound from the token caps (no earlier record): $2.5/MTok in, $10/MTok out (the dearest rate of each kind)]",
+    );
+  });
 });

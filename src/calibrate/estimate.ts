@@ -1,8 +1,8 @@
 // `kgate calibrate --estimate`: what a calibration would cost, before any trial or model call. Per
 // cell: the trials it plans, and tokens and cost per trial from the earlier records in runs/ of the
 // same agent configuration digest, task definition digest and condition (how many are said), else
-// from the configuration's token caps at its prices (an upper bound, labelled so); the ranges and the
-// text are the shared estimate's (src/cost).
+// from the configuration's token caps at its prices (an upper bound, labelled so, with the token split
+// it is priced at and the rates); the ranges and the text are the shared estimate's (src/cost).
 import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import {
@@ -13,8 +13,9 @@ import {
   type JudgeWorstCase,
   type Range,
   runEstimate,
+  sessionCostBound,
   type Tokens,
-  worstCaseUsd,
+  type UnitBound,
 } from "../cost/index.ts";
 import { type TrialRecord, trialCostUsd } from "../record/index.ts";
 import type { LoadedTask } from "../task/index.ts";
@@ -34,7 +35,7 @@ export interface CellEstimate {
   source: "records" | "caps" | "unknown";
   /** Earlier records the figures come from. */
   records: number;
-  /** Expected tokens per trial (mean of the records; caps: the token budget as input, no output split). */
+  /** Expected tokens per trial (mean of the records; caps: the worst-case split, judges' calls added). */
   tokens: Tokens;
   costUsd: Range | null;
 }
@@ -68,6 +69,17 @@ export const trialSample = (r: TrialRecord): CostSample => {
   };
 };
 
+/** A trial's bound with its judges' calls: unknown when they have no prices; how each part is priced. */
+function withJudges(agent: UnitBound, judge: JudgeWorstCase | undefined): UnitBound {
+  if (!judge) return agent;
+  const t = agent.tokens;
+  return {
+    tokens: { ...t, input: t.input + judge.tokens.input, output: t.output + judge.tokens.output },
+    usd: agent.usd === null || judge.usd === null ? null : agent.usd + judge.usd,
+    priced: `the agent's ${t.input} in / ${t.output} out at ${agent.priced ?? "no prices"}, its judges' ${judge.tokens.input} in / ${judge.tokens.output} out at their own prices`,
+  };
+}
+
 export function estimateCalibration(o: {
   cells: readonly PlannedCell[];
   tasks: ReadonlyMap<string, LoadedTask>;
@@ -89,17 +101,7 @@ export function estimateCalibration(o: {
     );
     const caps = agent?.caps ?? null;
     const judge = o.judges?.get(cell.task);
-    const agentUsd = caps && worstCaseUsd(caps, task.spec.limits.maxTokens);
-    const bound = caps && {
-      tokens: {
-        input: Math.min(caps.tokenBudget, task.spec.limits.maxTokens) + (judge?.tokens.input ?? 0),
-        output: judge?.tokens.output ?? 0,
-        cacheRead: 0,
-        cacheWrite: 0,
-      },
-      // the trial's judges too: unknown when they have no prices
-      usd: agentUsd === null || (judge && judge.usd === null) ? null : agentUsd + (judge?.usd ?? 0),
-    };
+    const bound = caps && withJudges(sessionCostBound(caps, task.spec.limits.maxTokens), judge);
     const g = estimateGroup(`${cell.task}  ${cell.label}`, o.trialsPerCell, same.map(trialSample), bound);
     const { group: _g, units, ...rest } = g;
     return { task: cell.task, cell: cell.label, trials: units, ...rest };

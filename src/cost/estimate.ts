@@ -29,6 +29,8 @@ export interface UnitBound {
   tokens: Tokens;
   /** null: the configuration has no prices. */
   usd: number | null;
+  /** How the tokens are priced, in words (e.g. `$5/MTok in, $25/MTok out, ...`): tokens x rates = usd. */
+  priced?: string;
 }
 
 export interface GroupEstimate {
@@ -42,6 +44,8 @@ export interface GroupEstimate {
   /** Expected tokens per unit (the mean of the records; caps: the bound). */
   tokens: Tokens;
   costUsd: Range | null;
+  /** From the caps: how their tokens are priced, in words. */
+  priced?: string;
 }
 
 export interface RunEstimate<G extends GroupEstimate = GroupEstimate> {
@@ -90,6 +94,7 @@ export function estimateGroup(
     records: 0,
     tokens: bound?.tokens ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
     costUsd: known === null ? null : { low: 0, expected: units * known, high: units * known },
+    ...(known !== null && bound?.priced ? { priced: bound.priced } : {}),
   };
 }
 
@@ -118,7 +123,7 @@ export function estimateLines(e: RunEstimate, unit: string, notes: readonly stri
       g.source === "records"
         ? `from ${g.records} earlier record(s)`
         : g.source === "caps"
-          ? "upper bound from the token caps (no earlier record)"
+          ? `upper bound from the token caps (no earlier record)${g.priced ? `: ${g.priced}` : ""}`
           : "no earlier record and no prices";
     const t = g.tokens;
     const tokens = `${Math.round(t.input)} in / ${Math.round(t.output)} out / ${Math.round(t.cacheRead + t.cacheWrite)} cache tokens per ${unit}`;

@@ -2,6 +2,7 @@
 // (calibration trials, task exams, sandboxed triage units), or model calls bounded by what is sent
 // and their output caps (item and inline exams, triage's item units and plans).
 import { type AgentConfig, dearestRates, type Pricing } from "../agents/index.ts";
+import type { UnitBound } from "./estimate.ts";
 
 /**
  * What bounds one session's cost: the configuration's caps and prices, and its harness (the built-in
@@ -16,25 +17,58 @@ export type CostCaps = Pick<
 
 const perToken = (usdPerMTok: number) => usdPerMTok / 1e6;
 
+/** USD per million tokens at which a bound prices its input and output tokens. */
+export interface BoundRates {
+  input: number;
+  output: number;
+}
+
 /**
- * The most one session of a configuration can cost on a task (USD), or null when the configuration
- * has no prices. Tokens are bounded by the tighter of its token budget and the task's maxTokens;
- * output tokens also by its output budget and, in the built-in loop, by maxTurns x maxOutputTokens;
- * every token is counted at the dearest rate of its kind (input of any kind, output) over every tier.
- * The relay charges no call more than its reservation within the token budget (docs/agents.md), so
- * this bounds what a trial is charged whatever its harness sends.
+ * One session of a configuration on a task at its worst: the token split it costs most at, what
+ * that costs (null when the configuration has no prices) and the rates it is priced at. Tokens are
+ * bounded by the tighter of its token budget and the task's maxTokens; output tokens also by its
+ * output budget and, in the built-in loop, by maxTurns x maxOutputTokens; every token is counted at
+ * the dearest rate of its kind (input of any kind, output) over every tier, so the printed tokens
+ * times the printed rates give the cost. Without prices the split is the most output the session
+ * can make. The relay charges no call more than its reservation within the token budget
+ * (docs/agents.md), so this bounds what a trial is charged whatever its harness sends.
  */
-export function worstCaseUsd(caps: CostCaps, taskMaxTokens: number): number | null {
-  const p = caps.pricing;
-  if (!p) return null;
+export function sessionWorstCase(
+  caps: CostCaps,
+  taskMaxTokens: number,
+): { input: number; output: number; usd: number | null; rates: BoundRates | null } {
   const total = Math.min(caps.tokenBudget, taskMaxTokens);
   const turns = caps.harness === "builtin" ? caps.maxTurns * caps.maxOutputTokens : total;
   const output = Math.min(total, caps.outputTokenBudget ?? total, turns);
-  const dear = dearestRates(p);
+  const mostOut = { input: total - output, output };
+  if (!caps.pricing) return { ...mostOut, usd: null, rates: null };
+  const rates = dearestRates(caps.pricing);
+  const cost = (t: { input: number; output: number }) =>
+    t.input * perToken(rates.input) + t.output * perToken(rates.output);
   // A linear cost over output in [0, output]: the worst case is at one end.
-  const allIn = total * perToken(dear.input);
-  const mostOut = output * perToken(dear.output) + (total - output) * perToken(dear.input);
-  return Math.max(allIn, mostOut);
+  const allIn = { input: total, output: 0 };
+  const worst = cost(allIn) > cost(mostOut) ? allIn : mostOut;
+  return { ...worst, usd: cost(worst), rates };
+}
+
+/** How a bound's tokens are priced, in words: each kind at its dearest rate. */
+export function ratesText(rates: BoundRates): string {
+  return `$${rates.input}/MTok in, $${rates.output}/MTok out (the dearest rate of each kind)`;
+}
+
+/** One session's bound for an estimate: its worst-case tokens, their cost and how they are priced. */
+export function sessionCostBound(caps: CostCaps, taskMaxTokens: number): UnitBound {
+  const worst = sessionWorstCase(caps, taskMaxTokens);
+  return {
+    tokens: { input: worst.input, output: worst.output, cacheRead: 0, cacheWrite: 0 },
+    usd: worst.usd,
+    ...(worst.rates ? { priced: ratesText(worst.rates) } : {}),
+  };
+}
+
+/** The most one session of a configuration can cost on a task (USD), or null without prices. */
+export function worstCaseUsd(caps: CostCaps, taskMaxTokens: number): number | null {
+  return sessionWorstCase(caps, taskMaxTokens).usd;
 }
 
 /** Tokens allowed for a message's framing (role markers, separators) beside its text. */

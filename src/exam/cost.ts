@@ -15,8 +15,8 @@ import {
   type RunEstimate,
   runEstimate,
   sentTokensBound,
+  sessionCostBound,
   type UnitBound,
-  worstCaseUsd,
 } from "../cost/index.ts";
 import type { ExamSpec } from "./plan.ts";
 import { type ExamRecord, readExamRecords } from "./record.ts";
@@ -51,11 +51,9 @@ export function twoTurnBound(
 
 /** A task exam: one session of the configuration under B tokens (input and output). */
 export function sessionBound(caps: CostCaps | null, budget: number): UnitBound {
-  const total = caps ? Math.min(caps.tokenBudget, budget) : budget;
-  return {
-    tokens: { input: total, output: 0, cacheRead: 0, cacheWrite: 0 },
-    usd: caps ? worstCaseUsd(caps, budget) : null,
-  };
+  return caps
+    ? sessionCostBound(caps, budget)
+    : { tokens: { input: budget, output: 0, cacheRead: 0, cacheWrite: 0 }, usd: null };
 }
 
 /** An exam record's cost (its budgeted part and its extraction turn), or null when unpriced. */

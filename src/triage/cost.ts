@@ -15,8 +15,8 @@ import {
   type RunEstimate,
   runEstimate,
   sentTokensBound,
+  sessionCostBound,
   type UnitBound,
-  worstCaseUsd,
 } from "../cost/index.ts";
 import type { Condition, LoadedTask } from "../task/index.ts";
 import { inlineUnitPrompt } from "./inline-unit.ts";
@@ -60,11 +60,7 @@ export function phase0Bound(
     const input = sentTokensBound(p.system) + sentTokensBound(p.text);
     return callsBound(config.pricing, [{ input, output: settings.unitCap }]);
   }
-  const total = Math.min(config.tokenBudget, task.spec.limits.maxTokens);
-  return {
-    tokens: { input: total, output: 0, cacheRead: 0, cacheWrite: 0 },
-    usd: worstCaseUsd(config, task.spec.limits.maxTokens),
-  };
+  return sessionCostBound(config, task.spec.limits.maxTokens);
 }
 
 /**
