@@ -18,7 +18,7 @@ export type CostCaps = Pick<
 const perToken = (usdPerMTok: number) => usdPerMTok / 1e6;
 
 /** USD per million tokens at which a bound prices its input and output tokens. */
-export interface BoundRates {
+interface BoundRates {
   input: number;
   output: number;
 }
@@ -33,7 +33,7 @@ export interface BoundRates {
  * can make. The relay charges no call more than its reservation within the token budget
  * (docs/agents.md), so this bounds what a trial is charged whatever its harness sends.
  */
-export function sessionWorstCase(
+function sessionWorstCase(
   caps: CostCaps,
   taskMaxTokens: number,
 ): { input: number; output: number; usd: number | null; rates: BoundRates | null } {
@@ -52,7 +52,7 @@ export function sessionWorstCase(
 }
 
 /** How a bound's tokens are priced, in words: each kind at its dearest rate. */
-export function ratesText(rates: BoundRates): string {
+function ratesText(rates: BoundRates): string {
   return `$${rates.input}/MTok in, $${rates.output}/MTok out (the dearest rate of each kind)`;
 }
 
