@@ -55,7 +55,16 @@ export class Progress implements NonNullable<SchedulerOptions["events"]> {
   private readonly startedAt: number;
   private doneSession = 0;
   private doneBefore = 0;
+  /** Trials left: set by the scheduler (planned), one less as each trial ends without a retry. */
   private remaining = 0;
+  /** Whether the scheduler has said how many trials are left yet (its first count moves nothing). */
+  private counted = false;
+  /** Why the count of trials last moved (`+2: sequential screening added trials`), once it has. */
+  private moved = "";
+  /** A trial line not yet written since the count moved: it says why. */
+  private movedUnsaid = false;
+  /** Tasks curtailed since the scheduler last counted. */
+  private curtailedSince = 0;
   private tokens = 0;
   private cost = 0;
   /** Attempts whose cost is unknown: their configuration has no pricing. */
@@ -108,8 +117,30 @@ export class Progress implements NonNullable<SchedulerOptions["events"]> {
   }
 
   planned(remaining: number): void {
+    const delta = remaining - this.remaining;
+    if (this.counted && delta !== 0) {
+      this.moved = `${delta > 0 ? "+" : ""}${delta}: ${this.whyMoved(delta)}`;
+      this.movedUnsaid = true;
+    }
+    this.counted = true;
+    this.curtailedSince = 0;
     this.remaining = remaining;
     this.dirty = true;
+  }
+
+  curtailed(): void {
+    this.curtailedSince += 1;
+  }
+
+  /**
+   * Why the trials left moved other than by a trial ending (a retried attempt moves nothing: its trial
+   * is still left): sequential screening adds trials to an undecided cell; curtailment drops a settled
+   * task's; the cost ceiling, or an attempt given up, drops others.
+   */
+  private whyMoved(delta: number): string {
+    if (delta > 0) return "sequential screening added trials";
+    if (this.curtailedSince > 0) return "curtailed (no outcome of the rest changes a decision)";
+    return "given up in this session (the cost ceiling, or attempts that ended in errors)";
   }
 
   finished(job: CellJob, record: TrialRecord, outcome: Outcome, retrying: boolean): void {
@@ -118,7 +149,10 @@ export class Progress implements NonNullable<SchedulerOptions["events"]> {
     if (outcome === "pass") c.pass += 1;
     else if (outcome === "fail") c.fail += 1;
     else if (outcome === "infra" && !retrying) c.infra += 1;
-    if (!retrying) this.doneSession += 1;
+    if (!retrying) {
+      this.doneSession += 1;
+      this.remaining = Math.max(0, this.remaining - 1);
+    }
     this.spent(record);
     this.dirty = true;
     if (!this.live) this.line(job, record, outcome, retrying);
@@ -157,13 +191,19 @@ export class Progress implements NonNullable<SchedulerOptions["events"]> {
     return `$${this.cost.toFixed(2)}${unpriced}`;
   }
 
+  /** `7/≤21`: done and done + left. */
+  private count(): string {
+    const done = this.doneBefore + this.doneSession;
+    return `${done}/${this.upTo()}${done + this.remaining}`;
+  }
+
   private totals(): string {
     const all = [...this.cells.values()];
     const sum = (k: "pass" | "fail" | "infra" | "running") => all.reduce((s, c) => s + c[k], 0);
-    const done = this.doneBefore + this.doneSession;
     const c = this.colors;
+    const moved = this.moved && this.remaining > 0 ? ` (${this.moved})` : "";
     return (
-      `${this.plumbing}trials ${done}/${this.upTo()}${done + this.remaining} · ${c.green(`pass ${sum("pass")}`)} · ${c.red(`fail ${sum("fail")}`)}` +
+      `${this.plumbing}trials ${this.count()}${moved} · ${c.green(`pass ${sum("pass")}`)} · ${c.red(`fail ${sum("fail")}`)}` +
       ` · ${c.yellow(`infra ${sum("infra")}`)} · running ${sum("running")} · spent ${formatTokens(this.tokens)} tokens` +
       ` · ${this.money()}${this.eta()}`
     );
@@ -176,9 +216,10 @@ export class Progress implements NonNullable<SchedulerOptions["events"]> {
     const usd = trialCostUsd(record);
     const cost = usd === null ? "" : ` · $${usd.toFixed(3)}`;
     const took = formatDuration(Date.parse(record.finishedAt) - Date.parse(record.startedAt));
-    const done = this.doneBefore + this.doneSession;
+    const moved = this.movedUnsaid ? ` (${this.moved})` : "";
+    this.movedUnsaid = false;
     this.options.stream.write(
-      `[${done}/${this.upTo()}${done + Math.max(0, this.remaining - 1)}] ${job.cell.task} ${job.cell.label} #${job.index}` +
+      `[${this.count()}]${moved} ${job.cell.task} ${job.cell.label} #${job.index}` +
         ` ${colour(outcome)}${error}${retrying ? " retrying" : ""}` +
         ` · ${formatTokens(budgetTokens(record.usage))} tok${cost} · ${took}${this.eta()}\n`,
     );
