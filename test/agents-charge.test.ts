@@ -130,8 +130,8 @@ describe("the agent phase", () => {
       env: { KGATE_TEST_KEY: "k" },
       model: deaf(await probe.chatModel()),
     });
-    const { signal: _, ...context } = runContext(new DirSandbox());
-    const outcome = await agentPhase({ agent, context, timeoutSec: 600, grace: 50, signal: cancel.signal });
+    const { signal: _, ...context } = runContext(new DirSandbox(), { agent, phases: { agentGrace: 50 } });
+    const outcome = await agentPhase({ agent, context, signal: cancel.signal });
     expect(outcome.stopReason).toBe("cancelled");
     expectHeldCallCharged(outcome.usage);
     expect(outcome.reportedUsage).toMatchObject(REPORTED);
@@ -152,8 +152,8 @@ describe("the agent phase", () => {
       pricing: { inputPerMTok: 3, outputPerMTok: 15 },
     });
     const agent = new BuiltinAgent(config, { env: { KGATE_TEST_KEY: "k" } });
-    const { signal: _, ...context } = runContext(new DirSandbox());
-    const outcome = await agentPhase({ agent, context, timeoutSec: 600, grace: 1000 });
+    const { signal: _, ...context } = runContext(new DirSandbox(), { agent, phases: { agentGrace: 1000 } });
+    const outcome = await agentPhase({ agent, context });
     expect(outcome.error).toMatchObject({ kind: "provider-unreachable" });
     expect(outcome.usage).toMatchObject({ modelCalls: 0, callsChargedAtReservation: 0, costUsd: 0 });
   });

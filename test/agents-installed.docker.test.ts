@@ -404,7 +404,7 @@ async function runInOwnContainer(agent: InstalledAgent, name: string) {
     requirements,
   });
   try {
-    return await agent.run(runContext(sandbox, { task, condition: "-A" }));
+    return await agent.run(runContext(sandbox, { task, condition: "-A", agent }));
   } finally {
     await sandbox.remove();
     await agent.dispose();

@@ -138,7 +138,7 @@ describe("stop reasons", () => {
 
   it("stops at max turns (the smaller of the configuration's and the task's)", async () => {
     const agent = await agentFor([busy], "anthropic", { maxTurns: 3 });
-    const ctx = runContext(new DirSandbox());
+    const ctx = runContext(new DirSandbox(), { agent });
     const result = await agent.run(ctx);
     expect(result.stopReason).toBe("max-turns");
     expect(server!.requests).toHaveLength(3);
@@ -149,7 +149,7 @@ describe("stop reasons", () => {
     const agent = await agentFor([{ ...busy, usage: { input: 1000, output: 100 } }], "openai-compatible", {
       tokenBudget: 2500,
     });
-    const result = await agent.run(runContext(new DirSandbox()));
+    const result = await agent.run(runContext(new DirSandbox(), { agent }));
     expect(result.stopReason).toBe("token-budget");
     expect(result.usage.inputTokens + result.usage.outputTokens).toBe(3300);
     expect(server!.requests).toHaveLength(3);
@@ -160,7 +160,7 @@ describe("stop reasons", () => {
       outputTokenBudget: 250,
       maxOutputTokens: 8192,
     });
-    const result = await agent.run(runContext(new DirSandbox()));
+    const result = await agent.run(runContext(new DirSandbox(), { agent }));
     expect(result.stopReason).toBe("token-budget");
     // output 100, 200 < 250 go on, 300 >= 250 stops: three calls, although 3,300 tokens in all were
     // spent (the input is not counted against this budget)
@@ -175,7 +175,7 @@ describe("stop reasons", () => {
       timeoutSec: 1,
     });
     const started = Date.now();
-    const result = await agent.run(runContext(new DirSandbox()));
+    const result = await agent.run(runContext(new DirSandbox(), { agent }));
     expect(result.stopReason).toBe("timeout");
     expect(result.error).toBeUndefined();
     expect(Date.now() - started).toBeLessThan(5000);

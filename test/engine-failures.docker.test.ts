@@ -88,7 +88,7 @@ describe("verifiers under a real time limit", () => {
   it("a verifier that loops forever is killed at the limit: the trial fails as verifier-timeout (format)", async () => {
     const started = Date.now();
     const record = await trialOf(withVerifier("for (;;) {}"), shellAgent("true"), {
-      timeouts: { verify: 3000 },
+      phases: { verify: 3000 },
     });
     expect(Date.now() - started).toBeLessThan(30_000);
     expect(record.error).toMatchObject({ kind: "verifier-timeout", owner: "verifier" });

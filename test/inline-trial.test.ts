@@ -88,6 +88,16 @@ describe("runInlineTrial", () => {
     // 1000 input tokens at $3/M + 200 output tokens at $15/M = 0.003 + 0.003 = $0.006
     expect(record.usage).toMatchObject({ inputTokens: 1000, outputTokens: 200, modelCalls: 1 });
     expect(record.usage.costUsd).toBeCloseTo(0.006, 9);
+    // the budget it ran under: the scaffold's 900 s, 500,000 tokens and 50 turns are tighter than the
+    // configuration's defaults (1800 s, 2,000,000 tokens, 50 turns); no sandbox, so no sandbox deadline
+    expect(record.budget).toMatchObject({
+      wallClockSec: 900,
+      tokens: 500_000,
+      turns: 50,
+      outputTokens: null,
+      sandboxDeadlineSec: null,
+      phases: { verify: 60_000 },
+    });
     const read = readTrialRecords(runDir);
     expect(read.problems).toEqual([]);
     expect(read.records.map((r) => [r.trialId, r.form])).toEqual([[record.trialId, "inline"]]);

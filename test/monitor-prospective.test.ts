@@ -4,6 +4,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { BuiltinAgent } from "../src/agents/builtin.ts";
 import { prospectiveHook } from "../src/monitor/index.ts";
+import type { LoadedTask } from "../src/task/index.ts";
+import { trialBudget } from "../src/trial/index.ts";
 import { agentConfig, scaffoldedTask } from "./support/agent-context.ts";
 import { type ModelServer, type Script, startModelServer } from "./support/model-server.ts";
 
@@ -27,6 +29,10 @@ async function agentFor(script: Script, timeoutSec = 60) {
   return new BuiltinAgent(config, { env: {} });
 }
 
+/** The budget of the -A trial the choice comes before, as runTrial computes it. */
+const budgetOf = (agent: BuiltinAgent, task: LoadedTask) =>
+  trialBudget({ limits: task.spec.limits, agent: agent.limits, sandbox: true });
+
 describe("the prospective choice on the wire", () => {
   it("re-asks once after an unreadable reply, then reads the choice; no tools are offered", async () => {
     const agent = await agentFor([
@@ -34,7 +40,7 @@ describe("the prospective choice on the wire", () => {
       { text: "request_spec", usage: { input: 420, output: 3 } },
     ]);
     const task = scaffoldedTask();
-    const chosen = await prospectiveHook(agent)(task);
+    const chosen = await prospectiveHook(agent)(task, budgetOf(agent, task));
     expect(chosen).toMatchObject({ choice: "REQUEST_SPEC", error: null });
     // tokens of both calls: 400 + 420 in, 9 + 3 out
     expect(chosen.usage).toMatchObject({ modelCalls: 2, inputTokens: 820, outputTokens: 12 });
@@ -54,7 +60,8 @@ describe("the prospective choice on the wire", () => {
   it("gives up on a stalled model at the configuration's timeout, with the choice unread", async () => {
     const agent = await agentFor([{ text: "DECLINE", delayMs: 20_000 }], 1);
     const started = Date.now();
-    const chosen = await prospectiveHook(agent)(scaffoldedTask());
+    const task = scaffoldedTask();
+    const chosen = await prospectiveHook(agent)(task, budgetOf(agent, task));
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(chosen.choice).toBeNull();
     expect(chosen.error).toBeTruthy();

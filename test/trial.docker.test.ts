@@ -1,15 +1,15 @@
 // One trial end to end in a real container: conditions, outputs, records, verification hand-off,
 // timeouts and infrastructure failures recorded rather than thrown.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { noopAgent, oracleAgent } from "../src/agents/index.ts";
+import { abortOutcome, noopAgent, oracleAgent } from "../src/agents/index.ts";
 import type { Agent, AgentRunContext } from "../src/agents/types.ts";
 import { UNVERIFIED, ZERO_USAGE } from "../src/record/index.ts";
 import { DockerClient } from "../src/sandbox/docker/client.ts";
 import { LABEL_RUN } from "../src/sandbox/index.ts";
 import { type Condition, sha256 } from "../src/task/index.ts";
-import { readTrialRecords, runTrial, type VerifyTrial } from "../src/trial/index.ts";
+import { DEFAULT_PHASE_BOUNDS, readTrialRecords, runTrial, type VerifyTrial } from "../src/trial/index.ts";
 import { engineTrials, sandboxTarget } from "./support/engine.ts";
 import { type DemoTask, demoTask } from "./support/sandbox.ts";
 
@@ -201,6 +201,61 @@ describe("timeouts and failures are recorded, never thrown", () => {
     expect(record.error).toMatchObject({ owner: "agent", kind: "timeout" });
     expect(record.outputs[0]?.status).toBe("collected");
     expect(record.phases.agent!.durationMs).toBeLessThan(20_000);
+  });
+
+  it("the trial's budget bounds the agent by its configuration's tighter wall clock, sets the sandbox's own deadline, and is recorded", async () => {
+    const demo = demoTask(); // the scaffold's limits: 900 s, 500,000 tokens, 50 turns
+    let pid1 = "";
+    const agent: Agent = {
+      ...probe(async () => {}),
+      limits: { timeoutSec: 2, tokenBudget: 1000, maxTurns: 5 },
+      async run(ctx) {
+        pid1 = (await ctx.sandbox.exec(["bash", "-c", "tr '\\0' ' ' < /proc/1/cmdline"])).stdout;
+        await ctx.sandbox.exec(["sleep", "60"], { signal: ctx.signal });
+        return {
+          ...(ctx.signal.aborted ? abortOutcome(ctx.signal) : { stopReason: "finish" }),
+          usage: ZERO_USAGE,
+        };
+      },
+    };
+    const record = await trial(demo, agent, "+A", { verify: null });
+    // the configuration's 2 s, not the task's 900 s, ends the agent phase
+    expect(record.stopReason).toBe("timeout");
+    expect(record.error).toMatchObject({ owner: "agent", kind: "timeout" });
+    expect(record.budget).toEqual({
+      wallClockSec: 2,
+      tokens: 1000,
+      turns: 5,
+      outputTokens: null,
+      // 2 s of agent and the 600 s the sandbox outlives it by (the default phases need only 285 s)
+      sandboxDeadlineSec: 602,
+      phases: DEFAULT_PHASE_BOUNDS,
+    });
+    // PID 1 of the sandbox ends itself at the budget's deadline
+    expect(pid1).toContain("end=$((SECONDS+602))");
+  });
+
+  it("kgate.config.json's trial.phaseBoundsSec reaches every trial of a run (and its record)", async () => {
+    const demo = demoTask();
+    writeFileSync(
+      demo.paths.config,
+      JSON.stringify({ trial: { phaseBoundsSec: { copyOut: 900, agentGrace: 5 } } }),
+    );
+    const runId = `test-trial-phases-${process.pid}`;
+    const [record] = await engineTrials({
+      ...demo,
+      agent: oracleAgent(),
+      condition: "+A",
+      runId,
+      runDir: path.join(demo.paths.runs, runId),
+      n: 1,
+      verify: null,
+    });
+    expect(record!.error).toBeNull();
+    expect(record!.budget!.phases).toEqual({ ...DEFAULT_PHASE_BOUNDS, copyOut: 900_000, agentGrace: 5000 });
+    // 900 s of agent (the oracle has no limits of its own), then 60 + 60 + 5 + 30 + 900 = 1055 s of
+    // phases that need the sandbox, over the 600 s floor
+    expect(record!.budget!.sandboxDeadlineSec).toBe(900 + 1055);
   });
 
   it("a Docker failure is an infra error; runTrials retries it once, and nothing is left behind", async () => {

@@ -4,7 +4,7 @@ import type { SandboxRequirements } from "../record/index.ts";
 import { trialError, ZERO_USAGE } from "../record/index.ts";
 import type { AdaptiveLimit } from "./adaptive-limit.ts";
 import { openedFrom, placedArtefact } from "./artefact.ts";
-import { type Pricing, trialLimits } from "./config.ts";
+import type { AgentLimits, Pricing } from "./config.ts";
 import { CallLedger } from "./ledger.ts";
 import { type ResolvedAgentConfig, resolveApiKey } from "./load-config.ts";
 import { runToolLoop } from "./loop.ts";
@@ -12,7 +12,13 @@ import { buildSystemPrompt } from "./prompt.ts";
 import type { ChatModel } from "./providers/types.ts";
 import { TOOL_SPECS } from "./tools.ts";
 import { TrajectoryRecorder } from "./trajectory.ts";
-import type { Agent, AgentPrepareContext, AgentResult, AgentRunContext } from "./types.ts";
+import {
+  type Agent,
+  type AgentPrepareContext,
+  type AgentResult,
+  type AgentRunContext,
+  runLimits,
+} from "./types.ts";
 
 export class MissingKeyError extends Error {
   override name = "MissingKeyError";
@@ -37,6 +43,7 @@ export class BuiltinAgent implements Agent {
   readonly pricing: Pricing | null;
   /** Its provider's adaptive limit in the session that prepared it (none before prepare(): tests). */
   private limit: AdaptiveLimit | undefined;
+  readonly limits: AgentLimits;
 
   constructor(
     readonly config: ResolvedAgentConfig,
@@ -47,6 +54,7 @@ export class BuiltinAgent implements Agent {
     this.digest = config.digest;
     this.revision = config.harnessRevision;
     this.pricing = config.pricing;
+    this.limits = config;
   }
 
   private apiKey(): string | null {
@@ -76,10 +84,7 @@ export class BuiltinAgent implements Agent {
     const ctx = { ...outer, trajectory: recorder };
     const c = this.config;
     const system = buildSystemPrompt(c.systemPrompt, ctx.sandbox.workdir, ctx.artefact);
-    const limits = {
-      ...trialLimits(c, ctx.limits),
-      ...(c.outputTokenBudget === undefined ? {} : { outputTokenBudget: c.outputTokenBudget }),
-    };
+    const limits = runLimits(ctx.budget);
     ctx.trajectory.append({
       type: "note",
       kind: "start",

@@ -1,7 +1,7 @@
 // Agent configurations as zod schemas: the single source of truth for kgate.config.json; and the
 // limits of one trial of a configuration on a task (the tighter of the two).
 import { z } from "zod";
-import { type Limits, Slug } from "../task/index.ts";
+import { Slug } from "../task/index.ts";
 
 export const CONFIG_SCHEMA_VERSION = 1;
 
@@ -243,12 +243,36 @@ export const RelaySettings = z
   })
   .strict();
 
+const PhaseSec = z.number().int().min(1).max(86_400).optional();
+
+/**
+ * The `trial` part of kgate.config.json: each timed phase's bound in seconds, for a host where
+ * creating a sandbox or copying outputs takes longer than the defaults (src/trial/budget.ts).
+ */
+export const TrialSettings = z
+  .object({
+    phaseBoundsSec: z
+      .object({
+        create: PhaseSec,
+        copyIn: PhaseSec,
+        stop: PhaseSec,
+        copyOut: PhaseSec,
+        remove: PhaseSec,
+        verify: PhaseSec,
+        agentGrace: PhaseSec,
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict();
+
 export const KgateConfig = z
   .object({
     $schema: z.string().optional(),
     schemaVersion: z.literal(CONFIG_SCHEMA_VERSION).default(CONFIG_SCHEMA_VERSION),
     agents: z.record(Slug, AgentConfig).default({}),
     relay: RelaySettings.prefault({}),
+    trial: TrialSettings.prefault({}),
     /**
      * Calibration settings: the shape is CalibrationConfig (src/calibrate/config.ts), checked by the
      * calibration commands, which own it; here only its place in the file is reserved.
@@ -265,6 +289,7 @@ export type Pricing = z.infer<typeof Pricing>;
 export type PriceTier = z.infer<typeof PriceTier>;
 export type RetryPolicy = z.infer<typeof RetryPolicy>;
 export type RelaySettings = z.infer<typeof RelaySettings>;
+export type TrialSettings = z.infer<typeof TrialSettings>;
 export type SystemPromptPolicy = z.infer<typeof SystemPromptPolicy>;
 export type AgentConfig = z.infer<typeof AgentConfig>;
 export type AgentConfigInput = z.input<typeof AgentConfig>;
@@ -283,16 +308,7 @@ export const DEFAULT_KEY_ENVS: Record<ProviderName, string | null> = {
 };
 
 /**
- * The limits of a configuration's trial on a task: of turns, tokens and wall-clock seconds, the
- * tighter of the configuration's and the task's. Every agent phase and every inline call uses it.
+ * The limits a configuration sets on each of its trials; a trial's budget (src/trial/budget.ts) takes
+ * the tighter of these and the task's.
  */
-export function trialLimits(
-  config: Pick<AgentConfig, "maxTurns" | "tokenBudget" | "timeoutSec">,
-  limits: Pick<Limits, "maxTurns" | "maxTokens" | "timeoutSec">,
-): { maxTurns: number; tokenBudget: number; timeoutSec: number } {
-  return {
-    maxTurns: Math.min(config.maxTurns, limits.maxTurns),
-    tokenBudget: Math.min(config.tokenBudget, limits.maxTokens),
-    timeoutSec: Math.min(config.timeoutSec, limits.timeoutSec),
-  };
-}
+export type AgentLimits = Pick<AgentConfig, "maxTurns" | "tokenBudget" | "timeoutSec" | "outputTokenBudget">;

@@ -26,12 +26,12 @@ async function run(ctx: AgentRunContext): Promise<AgentResult> {
   const result = await ctx.sandbox.exec(["bash", "-c", command], {
     // Where the artefact (or a variant) is placed, relative to the work directory; absent under -A.
     env: { KGATE_SOLUTION_DIR: SOLUTION_DIR_IN_SANDBOX, KGATE_ARTEFACT_PATH: ctx.task.spec.artefact.path },
-    timeoutSec: ctx.limits.timeoutSec,
+    timeoutSec: ctx.budget.wallClockSec,
     signal: ctx.signal,
   });
   ctx.trajectory.append({ type: "tool-result", tool: "bash", ...result });
   if (result.timedOut) {
-    const message = `the solution did not finish within ${ctx.limits.timeoutSec} s`;
+    const message = `the solution did not finish within ${ctx.budget.wallClockSec} s`;
     return { stopReason: "timeout", usage: ZERO_USAGE, error: trialError("timeout", message) };
   }
   if (result.exitCode !== 0) {

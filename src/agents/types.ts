@@ -5,14 +5,15 @@ import {
   type SandboxRequirements,
   type StopReason,
   type TrajectorySink,
+  type TrialBudget,
   type TrialError,
   trialError,
   type Usage,
 } from "../record/index.ts";
 import type { Sandbox, SandboxProvider } from "../sandbox/index.ts";
-import type { Limits, LoadedTask } from "../task/index.ts";
+import type { LoadedTask } from "../task/index.ts";
 import type { AdaptiveLimits } from "./adaptive-limit.ts";
-import type { Pricing } from "./config.ts";
+import type { AgentLimits, Pricing } from "./config.ts";
 import type { CallLedger } from "./ledger.ts";
 import type { ChatMessage, ChatModel, ToolSpec } from "./providers/types.ts";
 
@@ -68,11 +69,27 @@ export function abortOutcome(
   return { stopReason: "cancelled", error: trialError("cancelled", message) };
 }
 
+/** A trial budget as the loop, the relay and a trajectory's start note name its limits. */
+export function runLimits(budget: TrialBudget): {
+  maxTurns: number;
+  tokenBudget: number;
+  timeoutSec: number;
+  outputTokenBudget?: number;
+} {
+  return {
+    maxTurns: budget.turns,
+    tokenBudget: budget.tokens,
+    timeoutSec: budget.wallClockSec,
+    ...(budget.outputTokens === null ? {} : { outputTokenBudget: budget.outputTokens }),
+  };
+}
+
 export interface AgentRunContext {
   /** The instruction, byte-identical in every condition. */
   instruction: string;
   sandbox: Sandbox;
-  limits: Limits;
+  /** The trial's budget (its wall clock, tokens and turns), computed once at the trial's start. */
+  budget: TrialBudget;
   condition: Condition;
   /** Under +A / variant: where the artefact is and its one-line description; null under -A. */
   artefact: { path: string; description: string } | null;
@@ -133,6 +150,8 @@ export interface Agent {
   readonly revision?: string;
   /** The prices its model calls are charged at (null: none declared; absent: it calls no model). */
   readonly pricing?: Pricing | null;
+  /** The limits its configuration sets on a trial (absent: none of its own, the task's alone). */
+  readonly limits?: AgentLimits;
   /** Prepared once per run (check the key; build a derived image, start a relay). */
   prepare?(context: AgentPrepareContext): Promise<SandboxRequirements>;
   run(context: AgentRunContext): Promise<AgentResult>;

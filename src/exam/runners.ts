@@ -23,7 +23,7 @@ import {
   loadValidTask,
   sha256,
 } from "../task/index.ts";
-import { defaultVerify, modelProviderOf } from "../trial/index.ts";
+import { configuredPhaseBounds, defaultVerify, modelProviderOf } from "../trial/index.ts";
 import { type ExamBound, sessionBound, twoTurnBound } from "./cost.ts";
 import {
   inlineExamQuestions,
@@ -243,6 +243,7 @@ export async function taskRunner(
     runDir: path.join(paths.runs, run.runId),
     requirements,
     verify: defaultVerify(paths),
+    phases: configuredPhaseBounds(paths),
   };
   return {
     ...pool,

@@ -3,7 +3,12 @@
 // trial lifecycle's session form (each task verified by its own verifier in the killable worker, after
 // every process of the sandbox stopped); each turn's output tokens go to the task folders it touches.
 import type { Agent } from "../agents/index.ts";
-import { FAILURE_KINDS, type SandboxRequirements, type TrajectoryEvent } from "../record/index.ts";
+import {
+  FAILURE_KINDS,
+  type PhaseBounds,
+  type SandboxRequirements,
+  type TrajectoryEvent,
+} from "../record/index.ts";
 import type { SandboxImage, SandboxProvider } from "../sandbox/index.ts";
 import { type Condition, conditionFileSet, type LoadedTask } from "../task/index.ts";
 import { onPlacedHost, runSessionTrial, sessionLimits, type VerifyTrial } from "../trial/index.ts";
@@ -31,6 +36,8 @@ export interface TaskExamContext {
   runDir: string;
   requirements?: SandboxRequirements;
   verify: VerifyTrial;
+  /** kgate.config.json's phase bounds (configuredPhaseBounds), read once per run. */
+  phases?: Partial<PhaseBounds>;
 }
 
 /** The shared instruction: the folders, the points, the budget, the scoring rule. */
@@ -137,6 +144,7 @@ export async function runTaskExam(
       image: ctx.image,
       ...(ctx.requirements ? { requirements: ctx.requirements } : {}),
       verify: ctx.verify,
+      ...(ctx.phases ? { phases: ctx.phases } : {}),
       signal: attempt.signal,
       onEvent: (event) => events.push(event),
     }),

@@ -6,10 +6,9 @@ import {
   BuiltinAgent,
   createConfiguredChatModel,
   InstalledAgent,
-  trialLimits,
   UsageMeter,
 } from "../agents/index.ts";
-import type { ProspectiveOutcome } from "../record/index.ts";
+import type { ProspectiveOutcome, TrialBudget } from "../record/index.ts";
 import type { LoadedTask } from "../task/index.ts";
 import { DEFAULT_PAYOFF, type PayoffSchedule } from "./payoff.ts";
 import { type AskTurn, askQuestion, MAX_REPLY_CHARS, prospectiveQuestion } from "./questions.ts";
@@ -61,7 +60,12 @@ export async function askProspectiveChoice(
   }
 }
 
-export type ProspectiveHook = (task: LoadedTask, cancel?: AbortSignal) => Promise<Chosen>;
+/** The choice before a -A trial, bounded by that trial's budget (its wall clock) and the run's cancellation. */
+export type ProspectiveHook = (
+  task: LoadedTask,
+  budget: TrialBudget,
+  cancel?: AbortSignal,
+) => Promise<Chosen>;
 
 /**
  * The trial runner's hook for an agent with a model configuration: the built-in loop, or an
@@ -79,9 +83,9 @@ export function prospectiveHookFor(
         : undefined;
   if (!configured) return undefined;
   const { config } = configured;
-  return async (task, cancel) => {
-    // The choice is one short turn: bounded by the agent's own timeout and the run's cancellation.
-    const timeout = AbortSignal.timeout(trialLimits(config, task.spec.limits).timeoutSec * 1000);
+  return async (task, budget, cancel) => {
+    // The choice is one short turn: bounded by the trial's wall clock and the run's cancellation.
+    const timeout = AbortSignal.timeout(budget.wallClockSec * 1000);
     const signal = cancel ? AbortSignal.any([cancel, timeout]) : timeout;
     let model: ChatModel;
     try {

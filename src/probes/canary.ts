@@ -2,7 +2,6 @@
 // artefact's first line and to state the task's private constants; a verbatim continuation, the
 // canary GUID, or a gated constant stated right marks the task contaminated for that configuration.
 import path from "node:path";
-import { trialLimits } from "../agents/index.ts";
 import { conversationBound } from "../cost/index.ts";
 import {
   addUsage,
@@ -19,6 +18,7 @@ import {
   type EngineUnit,
   FileTrajectory,
   type RunPlace,
+  trialBudget,
   UnitEngine,
   type UnitKind,
 } from "../trial/index.ts";
@@ -179,6 +179,8 @@ export async function canary(
   };
   const runner = async (job: CanaryJob, signal: AbortSignal): Promise<ProbeLine> => {
     const { config, model } = job.agent;
+    // the trial's wall clock bounds the questions too, as it bounds every form of a trial
+    const budget = trialBudget({ limits: task.spec.limits, agent: config, sandbox: false });
     const trajectory = new FileTrajectory(path.join(run.runDir, "canary", job.id, "trajectory.jsonl"));
     const ask = (turn: string) =>
       converse({
@@ -187,8 +189,7 @@ export async function canary(
         system: CANARY_SYSTEM,
         turns: [turn],
         trajectory,
-        // the task's wall clock bounds the questions too, as it bounds every form of a trial
-        timeoutSec: trialLimits(config, task.spec.limits).timeoutSec,
+        timeoutSec: budget.wallClockSec,
         signal,
       });
     try {

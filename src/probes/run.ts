@@ -9,6 +9,7 @@ import type { ProjectPaths } from "../project.ts";
 import { outcomeOf, type TrialRecord } from "../record/index.ts";
 import type { Condition, LoadedTask } from "../task/index.ts";
 import {
+  configuredPhaseBounds,
   crashRecordOf,
   type EngineUnit,
   type InlineTrialResult,
@@ -163,6 +164,7 @@ export async function runInlineSlots(
     if (last && outcomeOf(last) !== "infra") return [];
     return [{ ...slot, previousAttempt: last?.attempt ?? 0 }];
   });
+  const phases = configuredPhaseBounds(run.paths);
   const engine = new UnitEngine({
     runId: run.runId,
     runDir: run.runDir,
@@ -190,6 +192,7 @@ export async function runInlineSlots(
         runDir: job.runDir,
         index: job.index,
         attempt: job.attempt,
+        phases,
         signal,
       });
       after?.(job, result);

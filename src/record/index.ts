@@ -1,6 +1,7 @@
 // The TrialRecord and its parts as zod schemas and types (the shared vocabulary): conditions, usage,
 // stop reasons, the failure taxonomy, trajectory events, verdicts and sandbox requirements. It
 // imports nothing of kgate.
+export * from "./budget.ts";
 export * from "./condition.ts";
 export * from "./failure.ts";
 export * from "./monitor.ts";

@@ -2,6 +2,7 @@
 // Records of the three forms (sandbox, inline, session) share it. Version 1 (free-string error kinds,
 // no provenance) and version 2 (phase errors as bare messages) are read and upgraded on the way in.
 import { z } from "zod";
+import { TrialBudget } from "./budget.ts";
 import { Condition } from "./condition.ts";
 import { legacyError, TrialError, trialError } from "./failure.ts";
 import { MonitorOutcome } from "./monitor.ts";
@@ -99,6 +100,8 @@ const RecordV3 = z.object({
   startedAt: z.iso.datetime(),
   finishedAt: z.iso.datetime(),
   phases: z.partialRecord(PhaseName, PhaseTiming),
+  /** The limits the trial ran under, computed once at its start; null in records older than this field. */
+  budget: TrialBudget.nullable().default(null),
   /**
    * What the trial's model calls were charged: the provider's reported usage where it reached kgate,
    * each other call at its reservation (Usage.callsChargedAtReservation); the token budget, the cost

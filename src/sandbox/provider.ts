@@ -39,6 +39,11 @@ export interface SandboxSpec {
   /** Labels for cleanup: run, trial, task and the owning process. */
   labels: Record<string, string>;
   requirements?: SandboxRequirements;
+  /**
+   * Seconds after which the sandbox ends itself, kgate gone or not (a trial's budget sets it);
+   * absent: the provider's own default from limits.timeoutSec.
+   */
+  deadlineSec?: number;
 }
 
 /**

@@ -8,27 +8,24 @@ import { HostDownError, SandboxUnavailableError } from "../sandbox/index.ts";
 import { cancelledError } from "./phases.ts";
 import type { TrialOutcome } from "./record-parts.ts";
 
-/** What the agent is run with, but for the signal and the ledger the phase makes. */
+/** What the agent is run with, but for the signal and the ledger the phase makes; its budget bounds the phase. */
 export type AgentPhaseContext = Omit<AgentRunContext, "signal" | "ledger">;
 
 export interface AgentPhaseOptions {
   agent: Agent;
   context: AgentPhaseContext;
-  /** The agent's wall-clock budget. */
-  timeoutSec: number;
-  /** How long an agent may take to return after its signal was aborted. */
-  grace: number;
   /** The run's cancellation. */
   signal?: AbortSignal;
 }
 
 /** Runs the agent; never throws. */
 export async function agentPhase(o: AgentPhaseOptions): Promise<TrialOutcome> {
-  const { trajectory } = o.context;
+  const { trajectory, budget } = o.context;
+  const wallClockSec = budget.wallClockSec;
   const controller = new AbortController();
   const timer = setTimeout(
-    () => controller.abort(new AgentTimeoutError(`the agent did not finish within ${o.timeoutSec} s`)),
-    o.timeoutSec * 1000,
+    () => controller.abort(new AgentTimeoutError(`the agent did not finish within ${wallClockSec} s`)),
+    wallClockSec * 1000,
   );
   const onCancel = () => controller.abort(o.signal?.reason ?? new Error("the run was cancelled"));
   if (o.signal?.aborted) onCancel();
@@ -36,7 +33,7 @@ export async function agentPhase(o: AgentPhaseOptions): Promise<TrialOutcome> {
   let graceTimer: NodeJS.Timeout | undefined;
   const abandoned = new Promise<never>((_, reject) => {
     controller.signal.addEventListener("abort", () => {
-      graceTimer = setTimeout(() => reject(controller.signal.reason), o.grace);
+      graceTimer = setTimeout(() => reject(controller.signal.reason), budget.phases.agentGrace);
     });
   });
   const cancelled = () => o.signal?.aborted === true;

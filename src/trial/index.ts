@@ -2,6 +2,7 @@
 // as TrialEngine), the one trial lifecycle and its three forms (sandbox, inline, session), the sandbox
 // runner behind trial engines, verification on the host, records and trajectories on disk.
 
+export { type BudgetInput, configuredPhaseBounds, DEFAULT_PHASE_BOUNDS, trialBudget } from "./budget.ts";
 export { type Conversation, converse } from "./converse.ts";
 export {
   type Admission,
@@ -19,7 +20,6 @@ export { newRunId, runDirOf, trialDirOf, trialId } from "./ids.ts";
 export { type InlineTrialOptions, type InlineTrialResult, runInlineTrial } from "./inline-form.ts";
 export { type JudgeCallsBound, judgeCallBounds, taskJudgeBounds } from "./judge-bound.ts";
 export { JudgeError, type JudgeOptions, judgeUsageOf, judgeVerdict } from "./judge-phase.ts";
-export type { PhaseTimeouts } from "./phases.ts";
 export { PoolAbortedError, type PoolOptions, UnitPool } from "./pool.ts";
 export { crashRecordOf, type TaskAttempt, type TrialIdentity } from "./record-parts.ts";
 export {

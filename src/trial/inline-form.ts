@@ -1,10 +1,11 @@
 // The inline form of the trial lifecycle: the task as a conversation with a ChatModel (no tools, no
 // sandbox, data inline), the last reply parsed into output files, verified and recorded by the
 // lifecycle like a sandboxed trial's (form "inline"). runInlineTrial never throws.
-import { type ChatModel, type ResolvedAgentConfig, trialLimits } from "../agents/index.ts";
+import type { ChatModel, ResolvedAgentConfig } from "../agents/index.ts";
 import type { ProjectPaths } from "../project.ts";
-import type { TrialRecord } from "../record/index.ts";
+import type { PhaseBounds, TrialRecord } from "../record/index.ts";
 import { type Condition, inlineFileSet, type LoadedTask, parseInlineReply, sha256 } from "../task/index.ts";
+import { trialBudget } from "./budget.ts";
 import { converse } from "./converse.ts";
 import { trialId } from "./ids.ts";
 import { type FormEnv, type FormRun, type LifecycleForm, runLifecycle } from "./lifecycle.ts";
@@ -27,6 +28,8 @@ export interface InlineTrialOptions {
   index: number;
   attempt?: number;
   signal?: AbortSignal;
+  /** Phase bounds other than the defaults (here: the verifier's). */
+  phases?: Partial<PhaseBounds>;
   /** Pins the retry jitter (tests). */
   random?: () => number;
 }
@@ -61,7 +64,7 @@ export function inlineForm(o: InlineTrialOptions): LifecycleForm & { replies: st
           system: o.system,
           turns: o.turns,
           trajectory: env.trajectory,
-          timeoutSec: trialLimits(config, task.spec.limits).timeoutSec,
+          timeoutSec: env.budget.wallClockSec,
           signal: env.signal,
           random: o.random,
         }),
@@ -121,6 +124,7 @@ export async function runInlineTrial(o: InlineTrialOptions): Promise<InlineTrial
     form,
     // The reply is the model's: its outputs go through the killable verifier like a sandboxed trial's.
     verify: defaultVerify(o.paths),
+    budget: trialBudget({ limits: o.task.spec.limits, agent: o.config, phases: o.phases, sandbox: false }),
     signal: o.signal,
   });
   return { record, replies: form.replies };

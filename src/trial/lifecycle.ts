@@ -10,6 +10,7 @@ import {
   type ProspectiveOutcome,
   type Provenance,
   type SessionOutcome,
+  type TrialBudget,
   type TrialError,
   type TrialForm,
   type TrialRecord,
@@ -23,7 +24,7 @@ import type { LoadedTask } from "../task/index.ts";
 import type { OutputForVerification } from "../verify/index.ts";
 import { trialDirOf } from "./ids.ts";
 import { judgeUsageOf } from "./judge-phase.ts";
-import { cancelledError, DEFAULT_PHASE_TIMEOUTS, PhaseClock, type PhaseTimeouts } from "./phases.ts";
+import { cancelledError, PhaseClock } from "./phases.ts";
 import {
   buildRecord,
   canaryLeak,
@@ -35,12 +36,12 @@ import {
 import { FileTrajectory } from "./trajectory.ts";
 import { type VerifyTrial, verifyOutputs } from "./verify-phase.ts";
 
-/** What a form runs with: its identity, the clock its phases are timed on, the trajectory, the bounds. */
+/** What a form runs with: its identity, the clock its phases are timed on, the trajectory, the budget. */
 export interface FormEnv {
   identity: TrialIdentity;
   clock: PhaseClock;
   trajectory: FileTrajectory;
-  timeouts: PhaseTimeouts;
+  budget: TrialBudget;
   signal?: AbortSignal;
 }
 
@@ -80,7 +81,8 @@ export interface LifecycleOptions {
   form: LifecycleForm;
   /** null: no verification (verdict `unverified`, left out of rates). */
   verify: VerifyTrial | null;
-  timeouts?: Partial<PhaseTimeouts>;
+  /** The trial's budget (trialBudget, computed once by the form's runner): its phases' bounds, and the record keeps it. */
+  budget: TrialBudget;
   /** Cancels the trial (recorded as `cancelled`, never as the agent's failure). */
   signal?: AbortSignal;
 }
@@ -158,7 +160,7 @@ export async function runLifecycle(o: LifecycleOptions): Promise<TrialRecord> {
   const { identity } = o;
   const startedAt = new Date();
   const clock = new PhaseClock();
-  const timeouts = { ...DEFAULT_PHASE_TIMEOUTS, ...o.timeouts };
+  const { budget } = o;
   let trajectory: FileTrajectory | null = null;
   let run: FormRun | null = null;
   let verified: Verified = { verdict: UNVERIFIED, error: null, session: null, judgeUsage: null };
@@ -167,13 +169,13 @@ export async function runLifecycle(o: LifecycleOptions): Promise<TrialRecord> {
     trajectory = new FileTrajectory(
       path.join(trialDirOf(identity.runDir, identity.trialId), "trajectory.jsonl"),
     );
-    const done = await o.form.execute({ identity, clock, trajectory, timeouts, signal: o.signal });
+    const done = await o.form.execute({ identity, clock, trajectory, budget, signal: o.signal });
     run = done;
     error = done.error;
     if (done.verdict) verified.verdict = done.verdict;
     else if (o.verify !== null && (error === null || FAILURE_KINDS[error.kind].counted)) {
       const verify = o.verify;
-      verified = await clock.run("verify", () => verifyTargets(o, verify, done, timeouts.verify));
+      verified = await clock.run("verify", () => verifyTargets(o, verify, done, budget.phases.verify));
       error ??= verified.error;
     }
     trajectory.close();
@@ -190,6 +192,7 @@ export async function runLifecycle(o: LifecycleOptions): Promise<TrialRecord> {
     provenance: run?.provenance ?? null,
     startedAt,
     phases: clock.ordered(),
+    budget,
     fileSet: run?.fileSet ?? null,
     outcome: run?.outcome ?? NO_AGENT,
     files: run?.files ?? [],

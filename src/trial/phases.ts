@@ -3,28 +3,6 @@
 import { internalError, PhaseName, type PhaseTiming, type TrialError, trialError } from "../record/index.ts";
 import { HostDownError, SandboxApiError, SandboxUnavailableError } from "../sandbox/index.ts";
 
-/** Bounds of the sandbox phases, in ms (the agent phase is bounded by the task's timeoutSec). */
-export interface PhaseTimeouts {
-  create: number;
-  copyIn: number;
-  stop: number;
-  copyOut: number;
-  remove: number;
-  verify: number;
-  /** How long an agent may take to return after its signal was aborted. */
-  agentGrace: number;
-}
-
-export const DEFAULT_PHASE_TIMEOUTS: PhaseTimeouts = {
-  create: 60_000,
-  copyIn: 60_000,
-  stop: 30_000,
-  copyOut: 120_000,
-  remove: 60_000,
-  verify: 60_000,
-  agentGrace: 15_000,
-};
-
 class PhaseTimeoutError extends Error {
   override name = "PhaseTimeoutError";
   constructor(

@@ -15,6 +15,7 @@ import {
   type SessionOutcome,
   type StopReason,
   TRIAL_RECORD_VERSION,
+  type TrialBudget,
   type TrialError,
   type TrialForm,
   TrialRecord,
@@ -130,6 +131,8 @@ export interface RecordParts extends TrialIdentity {
   provenance: Provenance | null;
   startedAt: Date;
   phases: Partial<Record<PhaseName, PhaseTiming>>;
+  /** The budget the trial ran under; null when it never started (a crashed runner). */
+  budget: TrialBudget | null;
   /** The condition's file set as placed (its digest and the artefact's), null when none was made. */
   fileSet: { digest: string; artefactDigest: string | null } | null;
   outcome: TrialOutcome;
@@ -164,6 +167,7 @@ export function buildRecord(p: RecordParts): TrialRecord {
     startedAt: p.startedAt.toISOString(),
     finishedAt: new Date().toISOString(),
     phases: p.phases,
+    budget: p.budget,
     usage: p.outcome.usage,
     reportedUsage: p.outcome.reportedUsage ?? null,
     judgeUsage: p.judgeUsage ?? null,
@@ -245,6 +249,7 @@ export function crashRecordOf(
     provenance: noSandboxProvenance(null),
     startedAt: now,
     phases: {},
+    budget: null,
     fileSet: null,
     outcome: NO_AGENT,
     files: [],

@@ -6,8 +6,10 @@ import type { Agent, AgentRunContext } from "../agents/index.ts";
 import type { ProjectPaths } from "../project.ts";
 import {
   type Condition,
+  type PhaseBounds,
   type ProspectiveOutcome,
   type SandboxRequirements,
+  type TrialBudget,
   type TrialRecord,
   UNVERIFIED,
   type Verdict,
@@ -15,11 +17,11 @@ import {
 import { containerLabels, type SandboxImage, type SandboxProvider } from "../sandbox/index.ts";
 import { conditionFileSet, diskMbOf, type LoadedTask } from "../task/index.ts";
 import { agentPhase } from "./agent-phase.ts";
+import { trialBudget } from "./budget.ts";
 import { trialId } from "./ids.ts";
 import { type FormEnv, type FormRun, type LifecycleForm, runLifecycle } from "./lifecycle.ts";
-import type { PhaseTimeouts } from "./phases.ts";
 import { NO_AGENT, recordTask } from "./record-parts.ts";
-import { sandboxPhases, sandboxProvenance } from "./sandbox-phases.ts";
+import { sandboxDeadline, sandboxPhases, sandboxProvenance } from "./sandbox-phases.ts";
 import { defaultVerify, type VerifyTrial } from "./verify-phase.ts";
 
 export interface TrialOptions {
@@ -43,12 +45,14 @@ export interface TrialOptions {
   verify?: VerifyTrial | null;
   /** Cancels the trial (recorded as `cancelled`, never as the agent's failure). */
   signal?: AbortSignal;
-  timeouts?: Partial<PhaseTimeouts>;
+  /** Phase bounds other than the defaults (kgate.config.json `trial.phaseBoundsSec`, tests). */
+  phases?: Partial<PhaseBounds>;
   /** Follow-up turns after the agent (monitoring questions); recorded in the record's `monitor`. */
   followUp?: AgentRunContext["followUp"];
   /** Before a -A trial, the prospective choice: REQUEST_SPEC places the artefact, DECLINE runs nothing. */
   prospective?: (
     task: LoadedTask,
+    budget: TrialBudget,
     signal?: AbortSignal,
   ) => Promise<Omit<ProspectiveOutcome, "artefactPlaced" | "placedDigest">>;
 }
@@ -58,9 +62,10 @@ const DECLINED: Verdict = { ...UNVERIFIED, reason: "declined before the trial (p
 /** Before a -A trial, the agent's choice: REQUEST_SPEC places the artefact (as +A), DECLINE runs nothing. */
 async function choosePlacement(
   o: TrialOptions,
+  budget: TrialBudget,
 ): Promise<{ placed: Condition; prospective: ProspectiveOutcome | null }> {
   if (o.condition !== "-A" || !o.prospective) return { placed: o.condition, prospective: null };
-  const chosen = await o.prospective(o.task, o.signal);
+  const chosen = await o.prospective(o.task, budget, o.signal);
   const placed: Condition = chosen.choice === "REQUEST_SPEC" ? "+A" : "-A";
   return { placed, prospective: { ...chosen, artefactPlaced: placed === "+A", placedDigest: null } };
 }
@@ -71,7 +76,7 @@ export function sandboxForm(o: TrialOptions): LifecycleForm {
     name: "sandbox",
     async execute(env: FormEnv): Promise<FormRun> {
       const { task } = o;
-      const { placed, prospective } = await choosePlacement(o);
+      const { placed, prospective } = await choosePlacement(o, env.budget);
       const fileSet = conditionFileSet(task, placed);
       if (prospective?.artefactPlaced) prospective.placedDigest = fileSet.artefactDigest;
       const provenance = sandboxProvenance(
@@ -100,19 +105,18 @@ export function sandboxForm(o: TrialOptions): LifecycleForm {
           network: task.spec.network,
           labels: containerLabels({ runId: o.runId, trialId: env.identity.trialId, taskId: task.id }),
           requirements: o.requirements,
+          ...sandboxDeadline(env),
         },
         files: () => fileSet.files.map((f) => ({ path: f.path, bytes: f.read() })),
         outputs: task.spec.outputs,
         agent: (sandbox) =>
           agentPhase({
             agent: o.agent,
-            timeoutSec: task.spec.limits.timeoutSec,
-            grace: env.timeouts.agentGrace,
             signal: env.signal,
             context: {
               instruction: task.instruction.toString("utf8"),
               sandbox,
-              limits: task.spec.limits,
+              budget: env.budget,
               condition: placed,
               artefact:
                 placed === "-A"
@@ -152,7 +156,12 @@ export function runTrial(o: TrialOptions): Promise<TrialRecord> {
     },
     form: sandboxForm(o),
     verify: o.verify === null ? null : (o.verify ?? defaultVerify(o.paths)),
-    timeouts: o.timeouts,
+    budget: trialBudget({
+      limits: o.task.spec.limits,
+      agent: o.agent.limits,
+      phases: o.phases,
+      sandbox: true,
+    }),
     signal: o.signal,
   });
 }

@@ -56,9 +56,16 @@ export function sandboxProvenance(
   };
 }
 
+/** The sandbox's own deadline, from the trial's budget (a sandbox form's spec spreads it in). */
+export function sandboxDeadline(env: FormEnv): { deadlineSec?: number } {
+  const sec = env.budget.sandboxDeadlineSec;
+  return sec === null ? {} : { deadlineSec: sec };
+}
+
 /** create, copy in, agent, stop, copy out, remove; never throws. */
 export async function sandboxPhases(env: FormEnv, plan: SandboxPlan): Promise<SandboxRun> {
-  const { clock, timeouts, signal } = env;
+  const { clock, signal } = env;
+  const bounds = env.budget.phases;
   let sandbox: TrialSandbox | null = null;
   let outcome = NO_AGENT;
   let files: OutputFile[] = [];
@@ -69,31 +76,31 @@ export async function sandboxPhases(env: FormEnv, plan: SandboxPlan): Promise<Sa
     sandbox = await timedPhase(
       clock,
       "create",
-      timeouts.create,
+      bounds.create,
       () => plan.provider.create(plan.spec),
       (late) => void late.remove().catch(() => {}),
     );
     const box = sandbox;
     signal?.throwIfAborted();
     phase = "copyIn";
-    await timedPhase(clock, "copyIn", timeouts.copyIn, () => putFiles(box, SANDBOX_WORKDIR, plan.files()));
+    await timedPhase(clock, "copyIn", bounds.copyIn, () => putFiles(box, SANDBOX_WORKDIR, plan.files()));
     signal?.throwIfAborted();
     outcome = await clock.run("agent", () => plan.agent(box));
     error = await diskFullOr(box, outcome.error);
     // Every process ends before the outputs are read: nothing of the agent writes during copy-out.
     phase = "stop";
-    await timedPhase(clock, "stop", timeouts.stop, () =>
-      box.stop({ signal: AbortSignal.timeout(timeouts.stop) }),
+    await timedPhase(clock, "stop", bounds.stop, () =>
+      box.stop({ signal: AbortSignal.timeout(bounds.stop) }),
     );
     phase = "copyOut";
     if (error?.kind !== "cancelled")
-      files = await timedPhase(clock, "copyOut", timeouts.copyOut, () => box.collectOutputs(plan.outputs));
+      files = await timedPhase(clock, "copyOut", bounds.copyOut, () => box.collectOutputs(plan.outputs));
   } catch (err) {
     if (signal?.aborted) error = cancelledError(signal);
     else error ??= sandboxPhaseError(phase, err);
   } finally {
     const box = sandbox;
-    if (box) await timedPhase(clock, "remove", timeouts.remove, () => box.remove()).catch(() => {});
+    if (box) await timedPhase(clock, "remove", bounds.remove, () => box.remove()).catch(() => {});
   }
   return { outcome, files, error };
 }

@@ -4,7 +4,7 @@
 // session: its agents share one adaptive limit per model provider, whose level changes it logs.
 import { AdaptiveLimits, type Agent, BuiltinAgent, InstalledAgent, levelLine } from "../agents/index.ts";
 import type { ProjectPaths } from "../project.ts";
-import type { SandboxRequirements } from "../record/index.ts";
+import type { PhaseBounds, SandboxRequirements } from "../record/index.ts";
 import {
   reapLeftovers,
   type SandboxImage,
@@ -12,7 +12,7 @@ import {
   sandboxesRemoved,
   sandboxProviderFor,
 } from "../sandbox/index.ts";
-import type { PhaseTimeouts } from "./phases.ts";
+import { configuredPhaseBounds } from "./budget.ts";
 import { runTrial, type TrialOptions } from "./run-trial.ts";
 import { onPlacedHost } from "./sandbox-phases.ts";
 import type { EngineAgentInfo, TrialRunner } from "./trial-engine.ts";
@@ -42,7 +42,8 @@ export interface SandboxRunnerOptions {
   provider?: SandboxProvider;
   /** Default: the task's verifier in a killable worker; null: no verification. */
   verify?: VerifyTrial | null;
-  timeouts?: Partial<PhaseTimeouts>;
+  /** Phase bounds over kgate.config.json's `trial.phaseBoundsSec` (tests). */
+  phases?: Partial<PhaseBounds>;
   log?: (line: string) => void;
   /** The monitoring hooks of every trial: probes after the agent, the choice before a -A trial. */
   followUp?: TrialOptions["followUp"];
@@ -62,6 +63,7 @@ export interface SandboxRunner {
 /** Prepares the provider's image and every agent; if any preparation fails, what was prepared is released. */
 export async function openSandboxRunner(o: SandboxRunnerOptions): Promise<SandboxRunner> {
   const log = o.log ?? (() => {});
+  const phases = { ...configuredPhaseBounds(o.paths), ...o.phases };
   const provider = o.provider ?? sandboxProviderFor(o.paths);
   const reaped = sandboxesRemoved((await reapLeftovers(provider)).hosts);
   if (reaped > 0) log(`removed ${reaped} sandbox(es) left by kgate processes that are gone`);
@@ -110,7 +112,7 @@ export async function openSandboxRunner(o: SandboxRunnerOptions): Promise<Sandbo
       image,
       requirements: prepared.get(agent.name),
       verify: o.verify,
-      timeouts: o.timeouts,
+      phases,
       followUp: o.followUp,
       prospective: o.prospectiveFor ? o.prospectiveFor(agent) : o.prospective,
       signal,

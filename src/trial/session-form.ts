@@ -3,10 +3,17 @@
 // task's outputs are copied out of its folder, each task verified by its own verifier, and one record
 // (form "session") whose verdict combines theirs. runSessionTrial never throws.
 import type { Agent } from "../agents/index.ts";
-import type { Condition, SandboxRequirements, TrajectoryEvent, TrialRecord } from "../record/index.ts";
+import type {
+  Condition,
+  PhaseBounds,
+  SandboxRequirements,
+  TrajectoryEvent,
+  TrialRecord,
+} from "../record/index.ts";
 import { containerLabels, type PackFile, type SandboxImage, type SandboxProvider } from "../sandbox/index.ts";
 import { diskMbOf, type Limits, type LoadedTask, sha256 } from "../task/index.ts";
 import { agentPhase } from "./agent-phase.ts";
+import { trialBudget } from "./budget.ts";
 import {
   type FormEnv,
   type FormRun,
@@ -14,8 +21,7 @@ import {
   runLifecycle,
   type VerifyTarget,
 } from "./lifecycle.ts";
-import type { PhaseTimeouts } from "./phases.ts";
-import { sandboxPhases, sandboxProvenance } from "./sandbox-phases.ts";
+import { sandboxDeadline, sandboxPhases, sandboxProvenance } from "./sandbox-phases.ts";
 import type { VerifyTrial } from "./verify-phase.ts";
 
 export interface SessionTaskPlace {
@@ -46,7 +52,8 @@ export interface SessionTrialOptions {
   requirements?: SandboxRequirements;
   verify: VerifyTrial;
   signal?: AbortSignal;
-  timeouts?: Partial<PhaseTimeouts>;
+  /** Phase bounds other than the defaults. */
+  phases?: Partial<PhaseBounds>;
   /** Every trajectory event as it is written (an exam's effort attribution reads them). */
   onEvent?: (event: Omit<TrajectoryEvent, "at">) => void;
 }
@@ -91,19 +98,18 @@ function sessionForm(o: SessionTrialOptions): LifecycleForm {
           network: false,
           labels: containerLabels({ runId: o.runId, trialId: o.trialId, taskId: "session" }),
           ...(o.requirements ? { requirements: o.requirements } : {}),
+          ...sandboxDeadline(env),
         },
         files: o.files,
         outputs: declared,
         agent: (sandbox) =>
           agentPhase({
             agent: o.agent,
-            timeoutSec: o.limits.timeoutSec,
-            grace: env.timeouts.agentGrace,
             signal: env.signal,
             context: {
               instruction: o.instruction,
               sandbox,
-              limits: o.limits,
+              budget: env.budget,
               condition: o.condition,
               artefact: null,
               task: o.tasks[0]!.task,
@@ -170,7 +176,7 @@ export function runSessionTrial(o: SessionTrialOptions): Promise<TrialRecord> {
     },
     form: sessionForm(o),
     verify: o.verify,
-    timeouts: o.timeouts,
+    budget: trialBudget({ limits: o.limits, agent: o.agent.limits, phases: o.phases, sandbox: true }),
     signal: o.signal,
   });
 }

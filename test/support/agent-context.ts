@@ -3,7 +3,8 @@
 import { AgentConfig, type AgentConfigInput } from "../../src/agents/config.ts";
 import { type ResolvedAgentConfig, resolveAgentConfig } from "../../src/agents/load-config.ts";
 import { TrajectoryRecorder } from "../../src/agents/trajectory.ts";
-import type { AgentRunContext } from "../../src/agents/types.ts";
+import type { Agent, AgentRunContext } from "../../src/agents/types.ts";
+import type { PhaseBounds } from "../../src/record/index.ts";
 import type { Sandbox } from "../../src/sandbox/types.ts";
 import {
   type Condition,
@@ -12,6 +13,7 @@ import {
   loadValidTask,
   scaffoldTask,
 } from "../../src/task/index.ts";
+import { trialBudget } from "../../src/trial/index.ts";
 import { tempProject } from "./project.ts";
 
 export function scaffoldedTask(): LoadedTask {
@@ -24,16 +26,32 @@ export function agentConfig(name: string, input: AgentConfigInput): ResolvedAgen
   return resolveAgentConfig(name, AgentConfig.parse(input));
 }
 
+export interface RunContextOptions {
+  condition?: Condition;
+  task?: LoadedTask;
+  signal?: AbortSignal;
+  instruction?: string;
+  /** The agent to be run: its configuration's limits go into the budget, as a trial's runner puts them. */
+  agent?: Pick<Agent, "limits">;
+  phases?: Partial<PhaseBounds>;
+}
+
+/** A sandboxed trial's context for running an agent directly, its budget computed as runTrial computes it. */
 export function runContext(
   sandbox: Sandbox,
-  options: { condition?: Condition; task?: LoadedTask; signal?: AbortSignal; instruction?: string } = {},
+  options: RunContextOptions = {},
 ): AgentRunContext & { trajectory: TrajectoryRecorder } {
   const task = options.task ?? scaffoldedTask();
   const condition = options.condition ?? "+A";
   return {
     instruction: options.instruction ?? task.instruction.toString("utf8"),
     sandbox,
-    limits: task.spec.limits,
+    budget: trialBudget({
+      limits: task.spec.limits,
+      agent: options.agent?.limits,
+      phases: options.phases,
+      sandbox: true,
+    }),
     condition,
     artefact:
       condition === "-A"

@@ -13,7 +13,7 @@ import {
 import type { SandboxProvider } from "../../sandbox/index.ts";
 import { type ExecResult, SandboxUnavailableError } from "../../sandbox/index.ts";
 import { openedFrom, placedArtefact, skillFile, skillName } from "../artefact.ts";
-import { type Pricing, trialLimits } from "../config.ts";
+import type { AgentLimits, Pricing } from "../config.ts";
 import { errorMessage } from "../errors.ts";
 import { type ResolvedAgentConfig, resolveApiKey } from "../load-config.ts";
 import { describeEnd } from "../relay/channel.ts";
@@ -26,6 +26,7 @@ import {
   type AgentResult,
   type AgentRunContext,
   abortOutcome,
+  runLimits,
 } from "../types.ts";
 import { harnessFollowUp } from "./follow-up.ts";
 import { ForwarderStartError, type RelayForwarder, startForwarder } from "./forwarder.ts";
@@ -54,6 +55,7 @@ export class InstalledAgent implements Agent {
   readonly digest: string;
   readonly revision: string;
   readonly pricing: Pricing | null;
+  readonly limits: AgentLimits;
   private relay: Relay | null = null;
 
   constructor(
@@ -66,6 +68,7 @@ export class InstalledAgent implements Agent {
     this.digest = config.digest;
     this.revision = config.harnessRevision;
     this.pricing = config.pricing;
+    this.limits = config;
   }
 
   async prepare(context: AgentPrepareContext): Promise<SandboxRequirements> {
@@ -103,7 +106,7 @@ export class InstalledAgent implements Agent {
     const recorder = new TrajectoryRecorder(outer.trajectory);
     const ctx = { ...outer, trajectory: recorder };
     const c = this.config;
-    const limits = trialLimits(c, ctx.limits);
+    const limits = runLimits(ctx.budget);
     if (!this.relay) {
       const error = trialError("internal", "prepare() was not called: no relay");
       recorder.append({ type: "error", ...error });
@@ -117,7 +120,7 @@ export class InstalledAgent implements Agent {
       trajectory: recorder,
       model: c.model,
       maxOutputTokens: c.maxOutputTokens,
-      ...(c.outputTokenBudget === undefined ? {} : { outputTokenBudget: c.outputTokenBudget }),
+      ...(limits.outputTokenBudget === undefined ? {} : { outputTokenBudget: limits.outputTokenBudget }),
       maxInFlight: c.relay.maxInFlight,
       maxRejectedCalls: c.relay.maxRejectedCalls,
       ...(ctx.ledger ? { ledger: ctx.ledger } : {}),
@@ -135,7 +138,7 @@ export class InstalledAgent implements Agent {
   private async runWithSession(
     ctx: AgentRunContext & { trajectory: TrajectoryRecorder },
     session: RelaySession,
-    limits: { maxTurns: number; tokenBudget: number; timeoutSec: number },
+    limits: ReturnType<typeof runLimits>,
     relaySocket: string,
   ): Promise<AgentResult> {
     const c = this.config;
