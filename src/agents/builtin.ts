@@ -43,6 +43,7 @@ export class BuiltinAgent implements Agent {
   readonly pricing: Pricing | null;
   /** Its provider's adaptive limit in the session that prepared it (none before prepare(): tests). */
   private limit: AdaptiveLimit | undefined;
+  /** Its configuration's limits on a trial (the trial budget takes the tighter of these and the task's). */
   readonly limits: AgentLimits;
 
   constructor(

@@ -2,6 +2,7 @@
 // agent in the project's sandbox, each recorded in runs/<id>/trials.jsonl, with an event per
 // finished trial and an AbortSignal that cancels them; and a run's records read back, schema-checked.
 import { resolveAgent } from "../agents/index.ts";
+import { runSettingDefault } from "../common/index.ts";
 import type { Condition, TrialRecord } from "../record/index.ts";
 import { conditionFileSet, parseCondition } from "../task/index.ts";
 import {
@@ -56,8 +57,8 @@ export async function runTrials(project: Project, o: RunTrialsOptions): Promise<
       runId,
       runDir,
       runner: sandbox.runner,
-      concurrency: o.concurrency ?? 1,
-      retries: o.retries ?? 1,
+      concurrency: o.concurrency ?? runSettingDefault("concurrency", "run"),
+      retries: o.retries ?? runSettingDefault("retries", "run"),
       signal: o.signal,
       events: { finished: (_job, record) => o.onTrial?.(record) },
     });

@@ -2,7 +2,7 @@
 // screening. A separate zod schema that the root configuration schema embeds under `calibration`.
 import { existsSync, readFileSync } from "node:fs";
 import { z } from "zod";
-import { MAX_CONCURRENCY, RUN_SETTINGS } from "../common/index.ts";
+import { MAX_CONCURRENCY, RUN_SETTINGS, runSettingDefault } from "../common/index.ts";
 import { type ProjectPaths, relativeToProject } from "../project.ts";
 import { Condition, type Problem, parseJsonText, problemsFromZod } from "../task/index.ts";
 import { RequirementText } from "./requirement.ts";
@@ -81,13 +81,13 @@ export const CalibrationConfig = z
         });
       }),
     /** Trials running at once, across all cells. */
-    concurrency: z._default(RUN_SETTINGS.concurrency.schema, RUN_SETTINGS.concurrency.default),
+    concurrency: z._default(RUN_SETTINGS.concurrency.schema, runSettingDefault("concurrency", "calibrate")),
     /** Trials running at once per provider (e.g. { "anthropic": 2 }); unlisted providers share `concurrency`. */
     providerConcurrency: z
       .record(z.string().min(1), z.number().int().min(1).max(MAX_CONCURRENCY))
       .default({}),
     /** Further attempts for a trial that ended in an infrastructure error. */
-    infraRetries: z._default(RUN_SETTINGS.retries.schema, 2),
+    infraRetries: z._default(RUN_SETTINGS.retries.schema, runSettingDefault("retries", "calibrate")),
     sequential: SequentialConfig.prefault({}),
     /** Strict: a clause met by one trial makes the decision revise (the paper retains it, flagged). */
     strict: z.boolean().default(false),

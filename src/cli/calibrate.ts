@@ -26,7 +26,7 @@ export function registerCalibrate(program: Command, action: ActionFor): void {
     )
     .option("--payoff <file>", "payoff schedule of the prospective choice (JSON; default 1/0, 0.5/0.1, 0.25)")
     .addOption(
-      settingOption("concurrency", "trials in flight at once", {
+      settingOption("concurrency", "calibrate", "trials in flight at once", {
         from: "calibration.concurrency in kgate.config.json",
       }),
     )

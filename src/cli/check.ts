@@ -11,7 +11,9 @@ export function registerCheck(program: Command, action: ActionFor): void {
     )
     .argument("[task...]", "task ids or quoted globs (bom-*) (default: every task)")
     .option("--no-sandbox", "skip the oracle and noop trials (no Docker needed)")
-    .addOption(settingOption("concurrency", "tasks checked side by side, each with its sandbox trials"))
+    .addOption(
+      settingOption("concurrency", "check", "tasks checked side by side, each with its sandbox trials"),
+    )
     .option(
       "--judge-repeats <k>",
       "judge calibration: repeats of each judgement, which must agree (default 3)",

@@ -49,7 +49,7 @@ export function registerExam(program: Command, action: ActionFor): void {
       "instead of exams, write the reference run of the pool to <file> (each unit alone, budget B; a task in its own sandbox)",
     )
     .option("--trials <count>", "trials per unit of --make-reference (accuracy = passes / trials)", "3")
-    .addOption(settingOption("concurrency", "exams (or --make-reference trials) in flight at once"))
+    .addOption(settingOption("concurrency", "exam", "exams (or --make-reference trials) in flight at once"))
     .option("--run-id <id>", "id of the new run (default: a timestamp)")
     .option(
       "--resume <run>",

@@ -15,7 +15,7 @@ export function registerProbe(program: Command, action: ActionFor): void {
       .requiredOption("--agent <name>", "a configuration in kgate.config.json (repeatable)", collect)
       .option("-n <count>", "inline trials per configuration", "5")
       .option("--max-env-bytes <bytes>", "most environment bytes to inline (default 262144)")
-      .addOption(settingOption("concurrency", "inline trials in flight at once"))
+      .addOption(settingOption("concurrency", "probe", "inline trials in flight at once"))
       .option(
         "--resume <run>",
         "run the trials of an earlier probe run that did not count (same task, agents and -n)",

@@ -14,9 +14,8 @@ export function registerRun(program: Command, action: ActionFor): void {
     )
     .option("--condition <condition>", "+A, -A or variant:<name>", "+A")
     .option("-n <count>", "number of trials", "1")
-    // one trial at a time unless asked: a scripted or debugging run stays in order
-    .addOption(settingOption("concurrency", "trials in flight at once").default(1))
-    .addOption(settingOption("retries", "extra attempts after a transient infrastructure error"))
+    .addOption(settingOption("concurrency", "run", "trials in flight at once"))
+    .addOption(settingOption("retries", "run", "extra attempts after a transient infrastructure error"))
     .option("--run-id <id>", "append to this run (default: a new run id)")
     .option(
       "--monitor",

@@ -30,7 +30,7 @@ export function registerTriage(
       "output-token cap of a phase-0 item or inline task (default 16384; sandboxed tasks use the configuration's token budget)",
     )
     .option("--plan-tokens <tokens>", "max_tokens of a plan reply (default 4096)")
-    .addOption(settingOption("concurrency", "phase-0 units (and plans) in flight at once"))
+    .addOption(settingOption("concurrency", "triage", "phase-0 units (and plans) in flight at once"))
     .option("--run-id <id>", "id of the new run (default: a timestamp)")
     .option("--resume <run>", "finish an interrupted run: missing units and plans only, its settings kept")
     .option(

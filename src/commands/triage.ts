@@ -9,6 +9,7 @@ import {
   type ResolvedAgentConfig,
   resolveAgent,
 } from "../agents/index.ts";
+import { runSettingDefault } from "../common/index.ts";
 import { EXIT_FAILED, EXIT_OK, InternalTrialErrors, UsageError, usageOrBug } from "../errors.ts";
 import { packageInfo } from "../package-info.ts";
 import { relativeToProject } from "../project.ts";
@@ -267,7 +268,7 @@ export async function run(
     concurrency,
     provider: config.provider,
     // a task unit's trial engine retries it by kind already
-    unitRetries: tasks ? 0 : 1,
+    unitRetries: tasks ? 0 : runSettingDefault("retries", "triage"),
     signal: controller.signal,
     pricing: config.pricing,
     admit: ceiling?.admit,

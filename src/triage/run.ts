@@ -5,7 +5,7 @@
 // as it finishes, and a failure is logged with its kind, not fatal.
 import type { ChatModel, Pricing, RetryPolicy } from "../agents/index.ts";
 import { withRetry } from "../agents/index.ts";
-import { appendJsonLine } from "../common/index.ts";
+import { appendJsonLine, runSettingDefault } from "../common/index.ts";
 import { callCostUsd } from "./cost.ts";
 import { type KeyedRunInput, runKeyed } from "./keyed.ts";
 import { executeEnforcedLive, type UnitRunner } from "./live.ts";
@@ -43,7 +43,7 @@ export interface TriageRunInput extends KeyedRunInput {
   resolveUnit?: UnitRunner;
   planner: ChatModel;
   retry: RetryPolicy;
-  /** Engine retries of a phase-0 unit whose failure kind is retried (default 1; 0 for task units, whose trial engine retries). */
+  /** Engine retries of a phase-0 unit whose failure kind is retried (default: the retries run setting's; 0 for task units, whose trial engine retries). */
   unitRetries?: number;
   /** The configuration's prices: each unit's and plan's record states its cost. */
   pricing?: Pricing | null;
@@ -74,7 +74,7 @@ async function phase0(input: TriageRunInput, done: Map<string, Phase0Record>) {
     input,
     "phase0",
     todo,
-    input.unitRetries ?? 1,
+    input.unitRetries ?? runSettingDefault("retries", "triage"),
     async ({ unit }, signal) => {
       const outcome = await input.runUnit(unit, settings.unitCap, undefined, signal);
       const record: Phase0Record = {
@@ -281,7 +281,7 @@ export async function runTriage(input: TriageRunInput): Promise<TriageRunResult>
     input,
     "plan",
     todo,
-    1,
+    runSettingDefault("retries", "triage"),
     async (p, signal) => {
       const record = await onePlan(input, p.variant, p.units, p.alpha, p.framing, signal);
       appendJsonLine(files.plans, record);
