@@ -6,6 +6,7 @@ import type { EnvironmentFiles } from "./contract.ts";
 import type { LoadedVerifier } from "./load.ts";
 import { type ParsedOutput, parseExpected } from "./parse.ts";
 import { throwSite } from "./throw-site.ts";
+import { missingFilesSentence, watchedEnvironment } from "./watched-environment.ts";
 
 /** A verifier that loads but misbehaves when run (its solver throws, or answers off-contract). */
 export class VerifierError extends Error {
@@ -17,9 +18,12 @@ export type ConventionSet = "artefact" | "default" | `variant:${string}`;
 
 export type ExpectedOutputs = ReadonlyMap<string, ParsedOutput>;
 
-/** The environment as the solver sees it: frozen, so a solver that writes to it fails loudly. */
+/**
+ * The environment as the solver sees it: frozen, so a solver that writes to it fails loudly, and
+ * noting each file it asks for that the task lacks (a removed file is named when the solver throws).
+ */
 export function readEnvironment(task: LoadedTask): EnvironmentFiles {
-  return Object.freeze(
+  return watchedEnvironment(
     Object.fromEntries(task.environment.map((f) => [f.path, readFileSync(f.absPath, "utf8")])),
   );
 }
@@ -48,7 +52,7 @@ export function solveRaw(
     // the line of the throw when it is in the verifier's own file (not a library it calls)
     const site = throwSite(err, loaded.file) ?? loaded.file;
     throw new VerifierError(
-      `${site}: solve() threw under the ${set} conventions: ${(err as Error).message}`,
+      `${missingFilesSentence(task, loaded.file, environment)}${site}: solve() threw under the ${set} conventions: ${(err as Error).message}`,
       {
         cause: err,
       },
