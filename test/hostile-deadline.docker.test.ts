@@ -2,24 +2,27 @@
 // slack, so a container whose kgate was SIGKILLed stops by itself, background processes included.
 import { describe, expect, it } from "vitest";
 import { DockerClient } from "../src/sandbox/docker/client.ts";
-import { DEADLINE_SLACK_SEC, DockerSandbox, keepaliveFor } from "../src/sandbox/docker/container.ts";
+import { DockerSandbox, keepaliveFor } from "../src/sandbox/docker/container.ts";
 import { LABEL_RUN } from "../src/sandbox/index.ts";
+import { trialBudget } from "../src/trial/index.ts";
 import { sandboxImage } from "./support/sandbox.ts";
 
 const RUN = `test-hostile-deadline-${process.pid}`;
 
 describe("the sandbox's own deadline", () => {
-  it("is the task's timeout plus the slack, as PID 1's command", () => {
+  it("is the trial budget's: the wall clock plus the slack, as PID 1's command", () => {
     // timeoutSec 900 + slack 600 = 1500 seconds.
-    expect(DEADLINE_SLACK_SEC).toBe(600);
-    expect(keepaliveFor(900 + DEADLINE_SLACK_SEC).at(-1)).toContain("end=$((SECONDS+1500))");
+    const limits = { timeoutSec: 900, maxTokens: 1000, maxTurns: 5 };
+    const deadline = trialBudget({ limits, sandbox: true }).sandboxDeadlineSec!;
+    expect(deadline).toBe(1500);
+    expect(keepaliveFor(deadline).at(-1)).toContain("end=$((SECONDS+1500))");
   });
 
   it("stops the container, and an agent's setsid background process with it, when it passes", async () => {
     const docker = new DockerClient();
     const box = await DockerSandbox.create({
       image: sandboxImage(),
-      limits: { cpus: 0.5, memoryMb: 128, pids: 32, timeoutSec: 900 },
+      limits: { cpus: 0.5, memoryMb: 128, pids: 32 },
       deadlineSec: 4,
       labels: { kgate: "1", [LABEL_RUN]: RUN },
       docker,

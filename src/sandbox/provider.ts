@@ -33,15 +33,15 @@ export interface OutputFile {
  */
 export interface SandboxSpec {
   image: string;
-  limits: Pick<Limits, "cpus" | "memoryMb" | "pids" | "timeoutSec" | "diskMb">;
+  limits: Pick<Limits, "cpus" | "memoryMb" | "pids" | "diskMb">;
   /** Off unless the task asks for it. */
   network: boolean;
   /** Labels for cleanup: run, trial, task and the owning process. */
   labels: Record<string, string>;
   requirements?: SandboxRequirements;
   /**
-   * Seconds after which the sandbox ends itself, kgate gone or not (a trial's budget sets it);
-   * absent: the provider's own default from limits.timeoutSec.
+   * Seconds after which the sandbox ends itself, kgate gone or not: a trial's budget sets it
+   * (sandboxDeadlineSec); absent, the sandbox lives until it is removed (or reaped).
    */
   deadlineSec?: number;
 }

@@ -58,7 +58,8 @@ export function providerConformance(target: ConformanceTarget): void {
   const create = (runId: string, diskMb = 64) =>
     provider.create({
       image: image.ref,
-      limits: { cpus: 1, memoryMb: 256, pids: 64, timeoutSec: 300, diskMb },
+      limits: { cpus: 1, memoryMb: 256, pids: 64, diskMb },
+      deadlineSec: 900,
       network: false,
       labels: labels(runId),
     });

@@ -26,13 +26,16 @@ export interface TestSandboxSpec {
   labels: Record<string, string>;
   network?: boolean;
   requirements?: SandboxSpec["requirements"];
+  /** The sandbox's own deadline (default 1200 s: a trial's of 600 s). */
+  deadlineSec?: number;
 }
 
 /** A sandbox from the provider (the local daemon), as a trial's create phase makes one. */
 export function providerSandbox(spec: TestSandboxSpec): Promise<DockerSandbox> {
   return testProvider.create({
     image: spec.image ?? sandboxImage(),
-    limits: { timeoutSec: 600, ...spec.limits } as SandboxSpec["limits"],
+    limits: spec.limits as SandboxSpec["limits"],
+    deadlineSec: spec.deadlineSec ?? 1200,
     network: spec.network ?? false,
     labels: spec.labels,
     requirements: spec.requirements,

@@ -11,7 +11,8 @@ const provider = sandboxProviderFor(paths);
 const image = await provider.prepareImage(paths);
 const box = await provider.create({
   image: image.ref,
-  limits: { cpus: 0.5, memoryMb: 128, pids: 32, timeoutSec: 300, diskMb: 16 },
+  limits: { cpus: 0.5, memoryMb: 128, pids: 32, diskMb: 16 },
+  deadlineSec: 900,
   network: false,
   labels: { [LABEL]: "1", [LABEL_RUN]: runId, [LABEL_OWNER]: ownerLabel() },
 });

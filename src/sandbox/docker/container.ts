@@ -42,17 +42,15 @@ export function keepaliveFor(seconds: number): string[] {
     `trap 'exit 0' TERM; end=$((SECONDS+${s})); while [ $SECONDS -lt $end ]; do sleep $((end-SECONDS)) & wait $!; done`,
   ];
 }
-/** Seconds a sandbox lives past the task's timeout: setup, copy-in, the stop and copy-out phases. */
-export const DEADLINE_SLACK_SEC = 600;
 /** Seconds between timeout's TERM and KILL, and the host-side slack on top of both. */
 const KILL_AFTER_SEC = 5;
 const HOST_SLACK_SEC = 15;
 
 export interface ContainerOptions {
   image: string;
-  limits: Pick<Limits, "cpus" | "memoryMb" | "pids"> & Partial<Pick<Limits, "timeoutSec" | "diskMb">>;
-  /** PID 1 exits after this many seconds; by default the task's timeoutSec plus DEADLINE_SLACK_SEC. */
-  deadlineSec?: number;
+  limits: Pick<Limits, "cpus" | "memoryMb" | "pids"> & Partial<Pick<Limits, "diskMb">>;
+  /** PID 1 exits after this many seconds (a trial's budget: sandboxDeadlineSec); absent: no deadline. */
+  deadlineSec?: number | undefined;
   /** Off unless the task asks for it (task.json `network`). */
   network?: boolean;
   labels: Record<string, string>;
@@ -142,9 +140,7 @@ export class DockerSandbox implements TrialSandbox {
   ): Promise<string> {
     const req = options.requirements ?? {};
     const memoryMb = options.limits.memoryMb;
-    const timeoutSec = options.limits.timeoutSec;
-    const deadline =
-      options.deadlineSec ?? (timeoutSec === undefined ? undefined : timeoutSec + DEADLINE_SLACK_SEC);
+    const deadline = options.deadlineSec;
     return docker.createContainer({
       image,
       cmd: deadline === undefined ? KEEPALIVE : keepaliveFor(deadline),

@@ -133,7 +133,7 @@ export class DockerProvider implements SandboxProvider {
       network: spec.network,
       labels: spec.labels,
       requirements: spec.requirements,
-      ...(spec.deadlineSec === undefined ? {} : { deadlineSec: spec.deadlineSec }),
+      deadlineSec: spec.deadlineSec,
       docker: this.docker,
     });
   }
