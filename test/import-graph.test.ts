@@ -46,8 +46,10 @@ const ALLOWED: Record<string, string[]> = {
   // The verbs' registrations: commander and the run settings only, nothing of a verb's behaviour.
   cli: [ROOT, COMMON],
   // The library's API (package export "kgate") drives the same machinery as the commands.
-  api: ["calibrate", ...PROTOCOL_BASE],
+  api: ["calibrate", "audit", "monitor", ...PROTOCOL_BASE],
+  // The verbs parse argv and print; the work of run, calibrate, audit and report goes through api.
   commands: [
+    "api",
     "calibrate",
     "cost",
     "check",
@@ -103,9 +105,10 @@ function folderEdges(): Map<string, string> {
 /**
  * A folder's second, light face beside index.ts, for a start-up path that must not load the rest of
  * the folder: `kgate audit` (the pre-commit hook) reads tasks without loading the task schemas; the
- * CLI's registrations parse the run settings (zod/mini) without common's classic-zod statistics.
+ * CLI's registrations parse the run settings (zod/mini) without common's classic-zod statistics; the
+ * API's audit is that same hook's work, without the rest of the API (calibration, trials, task schemas).
  */
-const LIGHT_FACES = new Set(["task/light.ts", "common/run-settings.ts"]);
+const LIGHT_FACES = new Set(["task/light.ts", "common/run-settings.ts", "api/audit.ts"]);
 
 /** Where a cross-folder import may land: the folder's index.ts (or light face), or a file directly in src/. */
 function throughIndex(file: string, target: string): boolean {

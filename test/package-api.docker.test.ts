@@ -61,13 +61,15 @@ function documentedExample(): string {
 
 /** Reads back the example's run and checks the rest of the surface: `node inspect.mjs <project> <run dir>`. */
 const INSPECT_JS = `
-import { kgateVersion, listTasks, loadTask, openProject, readRecords, runTrials, verifyOutputs } from "kgate";
+import { audit, kgateVersion, listTasks, loadTask, openProject, readRecords, report, runTrials, verifyOutputs } from "kgate";
 import { parseCsv } from "kgate/verify";
 const project = openProject(process.argv[2]);
 const task = loadTask(project, "demo");
 const right = await verifyOutputs(task, [{ path: "output/result.csv", content: "item,value\\nwidget,3.36\\ngadget,5.60\\n" }]);
 const wrong = await verifyOutputs(task, [{ path: "output/result.csv", content: "item,value\\nwidget,3.99\\ngadget,5.60\\n" }]);
 const read = readRecords(process.argv[3]);
+const audited = await audit(project);
+const reported = report(project, process.argv[3]);
 const seen = [];
 const trials = await runTrials(project, { task: "demo", agent: "oracle", condition: "+A", n: 1, onTrial: (r) => seen.push(r.trialId) });
 console.log(JSON.stringify({
@@ -83,11 +85,13 @@ console.log(JSON.stringify({
   trials: trials.records.map((r) => [r.agent.name, r.condition, r.verdict.status]),
   onTrial: seen.length === 1 && seen[0] === trials.records[0].trialId,
   written: readRecords(trials.runDir).records.length,
+  audit: audited.tasks.map((t) => [t.id, t.status]),
+  report: [reported.summary.tasks.map((t) => t.decision), reported.written.length],
 }));
 `;
 
 const CONSUMER_TS = `
-import { type CalibrationResult, calibrate, openProject, type TrialRecord } from "kgate";
+import { type AuditReport, audit, type CalibrationResult, calibrate, openProject, type TrialRecord } from "kgate";
 import { parseCsv } from "kgate/verify";
 const project = openProject(".");
 const result: CalibrationResult = await calibrate(project, { tasks: ["demo"], overrides: { n: 3 } });
@@ -97,8 +101,11 @@ const asNumber: number = result.summary.tasks[0]!.decision;
 // @ts-expect-error no such option
 await calibrate(project, { taskz: ["demo"] });
 const first: TrialRecord["verdict"]["status"] | undefined = undefined;
+const audited: AuditReport = await audit(project, { staged: true });
+// @ts-expect-error an audit's counts are numbers
+const errors: string = audited.counts.error;
 const csv = parseCsv("a\\n1\\n");
-export const seen = [decision, asNumber, first, csv.ok && csv.csv.header];
+export const seen = [decision, asNumber, first, errors, csv.ok && csv.csv.header];
 `;
 
 describe("the packed package, installed into a fresh project", () => {
@@ -152,6 +159,10 @@ describe("the packed package, installed into a fresh project", () => {
     expect(out.trials).toEqual([["oracle", "+A", "pass"]]);
     expect(out.onTrial).toBe(true);
     expect(out.written).toBe(1);
+    // audit(): the scaffolded demo task's files hold no gated value; report(): the example's run,
+    // recomputed from its files (retained, as above), and its six report files written again.
+    expect(out.audit).toEqual([["demo", "clean"]]);
+    expect(out.report).toEqual([["retain"], 6]);
     expect(out.csv).toEqual({ ok: true, csv: { header: ["a"], records: [["1"]], lines: [2] } });
   }, 300_000);
 
@@ -173,7 +184,7 @@ describe("the packed package, installed into a fresh project", () => {
     const kgateFiles = files.filter((f) => f.includes("/node_modules/kgate/"));
     expect(kgateFiles).toContain(path.join(consumer, "node_modules/kgate/dist/types/api/index.d.ts"));
     expect(kgateFiles.filter((f) => !f.endsWith(".d.ts"))).toEqual([]);
-    // Exit 0: every use is well typed and both @ts-expect-error lines meet an error.
+    // Exit 0: every use is well typed and the three @ts-expect-error lines meet an error.
     sh(process.execPath, [TSC, "-p", "."], consumer);
   }, 120_000);
 });

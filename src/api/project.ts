@@ -1,5 +1,6 @@
 // The library's project and task functions: open a kgate project by its folder, list its tasks,
 // load one (validated, or an error naming the file and field), verify outputs against a task.
+import { UsageError } from "../errors.ts";
 import { type ProjectPaths, projectPaths } from "../project.ts";
 import type { Verdict } from "../record/index.ts";
 import { formatProblem, type LoadedTask, listTaskIds, loadTask as loadTaskResult } from "../task/index.ts";
@@ -11,7 +12,7 @@ export interface Project {
 }
 
 /** A task that does not load: `problems` name the file and field of each, with the fix. */
-export class TaskLoadError extends Error {
+export class TaskLoadError extends UsageError {
   override name = "TaskLoadError";
   constructor(
     readonly taskId: string,

@@ -1,10 +1,19 @@
 // The library's trials: the CLI's `kgate run` as a function. N trials of one task, condition and
 // agent in the project's sandbox, each recorded in runs/<id>/trials.jsonl, with an event per
 // finished trial and an AbortSignal that cancels them; and a run's records read back, schema-checked.
-import { resolveAgent } from "../agents/index.ts";
+import {
+  BuiltinAgent,
+  InstalledAgent,
+  resolveAgent,
+  unansweredEndpoints,
+  unansweredMessage,
+} from "../agents/index.ts";
 import { runSettingDefault } from "../common/index.ts";
+import { UsageError, usageOrBug } from "../errors.ts";
+import { askRetrospectiveQuestions, type PayoffSchedule, prospectiveHook } from "../monitor/index.ts";
+import { relativeToProject } from "../project.ts";
 import type { Condition, TrialRecord } from "../record/index.ts";
-import { conditionFileSet, parseCondition } from "../task/index.ts";
+import { conditionFileSet, type LoadedTask, loadValidTask, parseCondition } from "../task/index.ts";
 import {
   agentInfoOf,
   newRunId,
@@ -12,8 +21,13 @@ import {
   readTrialRecords,
   runDirOf,
   TrialEngine,
+  taskJudgeBounds,
 } from "../trial/index.ts";
-import { loadTask, type Project } from "./project.ts";
+import { sweepAfterAbort } from "./abort.ts";
+import type { Project } from "./project.ts";
+
+/** Where a progress line comes from: the agent's set-up, the sandbox's, or the run itself. */
+export type ProgressSource = "agent" | "sandbox" | "run";
 
 export interface RunTrialsOptions {
   task: string;
@@ -28,45 +42,116 @@ export interface RunTrialsOptions {
   /** Infrastructure retries per trial (default 1). */
   retries?: number;
   runId?: string;
+  /** Abort: no new trial starts, running ones end as cancelled; the run's sandboxes are removed. */
   signal?: AbortSignal;
   /** Each finished trial's record, as it is written. */
   onTrial?: (record: TrialRecord) => void;
-  /** Sandbox and agent set-up messages. */
-  onProgress?: (line: string) => void;
+  /** Set-up messages (agent, sandbox) and the run's own lines (what starts, warnings). */
+  onProgress?: (line: string, source: ProgressSource) => void;
+  /** Ask the retrospective monitoring questions after each trial (the CLI's --monitor). */
+  monitor?: boolean;
+  /** Before each -A trial, the prospective choice scored with this schedule (the CLI's --prospective). */
+  prospective?: PayoffSchedule;
+  /** false: no ping of the agent's endpoint before the first trial (default true). */
+  ping?: boolean;
 }
 
 export interface TrialsResult {
   runId: string;
   runDir: string;
   records: TrialRecord[];
+  /** The records of trials that stopped on an error of kgate itself (a bug to report; `error.stack`). */
+  internalErrors: TrialRecord[];
+  /** The signal stopped the run: trials not run or cut short are recorded as cancelled. */
+  interrupted: boolean;
 }
 
-/** Runs n trials of one cell; a record per trial, infrastructure failures included. */
+/** The task and the condition, checked before anything starts (an unknown variant included). */
+function taskAndCondition(project: Project, o: RunTrialsOptions): { task: LoadedTask; condition: Condition } {
+  try {
+    const condition = parseCondition(o.condition);
+    const task = loadValidTask(project.paths, o.task);
+    conditionFileSet(task, condition);
+    return { task, condition };
+  } catch (err) {
+    throw usageOrBug(err);
+  }
+}
+
+/** The agent, its endpoint and the task's judges pinged, and the follow-up and prospective hooks the options ask for. */
+async function agentOf(project: Project, task: LoadedTask, o: RunTrialsOptions, log: (line: string) => void) {
+  const { paths } = project;
+  const progress = o.onProgress ?? (() => {});
+  const agent = await resolveAgent(paths, o.agent, { log: (line) => progress(line, "agent") }).catch(
+    (err: unknown) => {
+      throw usageOrBug(err);
+    },
+  );
+  if (o.ping !== false) {
+    // The agent's endpoint and the judges the task's judge criteria name (a verifier that does not
+    // load names none: its trials say why).
+    const judges = (await taskJudgeBounds(task).catch(() => [])).map((b) => b.config);
+    const unanswered = await unansweredEndpoints(paths, [...new Set([o.agent, ...judges])]);
+    if (unanswered.length > 0)
+      throw new UsageError(unansweredMessage(relativeToProject(paths, paths.config), unanswered));
+  }
+  if (o.monitor && !(agent instanceof BuiltinAgent) && !(agent instanceof InstalledAgent))
+    log(
+      `warning: --monitor: the questions need a model configuration (built-in loop or installed harness); ${agent.name} runs ${agent.harness}`,
+    );
+  let prospective: ReturnType<typeof prospectiveHook> | undefined;
+  try {
+    if (o.prospective) prospective = prospectiveHook(agent, o.prospective);
+  } catch (err) {
+    const e = usageOrBug(err);
+    throw e instanceof UsageError ? new UsageError(`--prospective: ${e.message}`) : e;
+  }
+  return { agent, prospective };
+}
+
+/** Runs n trials of one cell; a record per trial, infrastructure failures and cancelled ones included. */
 export async function runTrials(project: Project, o: RunTrialsOptions): Promise<TrialsResult> {
   const { paths } = project;
-  const task = loadTask(project, o.task);
-  const condition: Condition = parseCondition(o.condition);
-  conditionFileSet(task, condition); // an unknown variant fails here, before a sandbox starts
-  const log = o.onProgress ?? (() => {});
-  const agent = await resolveAgent(paths, o.agent, { log });
-  const sandbox = await openSandboxRunner({ paths, agents: [agent], log });
+  const { task, condition } = taskAndCondition(project, o);
+  const log = (line: string) => o.onProgress?.(line, "run");
+  const { agent, prospective } = await agentOf(project, task, o, log);
+  const sandbox = await openSandboxRunner({
+    paths,
+    agents: [agent],
+    log: (line) => o.onProgress?.(line, "sandbox"),
+    ...(o.monitor ? { followUp: askRetrospectiveQuestions } : {}),
+    ...(prospective ? { prospective } : {}),
+  });
   const runId = o.runId ?? newRunId();
   const runDir = runDirOf(paths, runId);
+  const n = o.n ?? 1;
+  const concurrency = o.concurrency ?? runSettingDefault("concurrency", "run");
+  log(
+    `run ${runId}: ${n} trial(s) of ${task.id} ${condition} with ${agent.name}, concurrency ${concurrency}`,
+  );
   try {
     const engine = new TrialEngine({
       runId,
       runDir,
       runner: sandbox.runner,
-      concurrency: o.concurrency ?? runSettingDefault("concurrency", "run"),
+      concurrency,
       retries: o.retries ?? runSettingDefault("retries", "run"),
       signal: o.signal,
       events: { finished: (_job, record) => o.onTrial?.(record) },
     });
     const info = agentInfoOf(agent);
-    const jobs = Array.from({ length: o.n ?? 1 }, (_, index) => ({ task, condition, agent: info, index }));
-    return { runId, runDir, records: await engine.runAll(jobs) };
+    const jobs = Array.from({ length: n }, (_, index) => ({ task, condition, agent: info, index }));
+    const records = await engine.runAll(jobs);
+    return {
+      runId,
+      runDir,
+      records,
+      internalErrors: engine.internal,
+      interrupted: o.signal?.aborted === true,
+    };
   } finally {
     await sandbox.close();
+    await sweepAfterAbort(paths, runId, o.signal, log);
   }
 }
 

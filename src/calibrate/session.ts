@@ -6,6 +6,7 @@ import type { Writable } from "node:stream";
 import type { CostCaps } from "../cost/index.ts";
 import { kgateVersion } from "../package-info.ts";
 import { type ProjectPaths, relativeToProject } from "../project.ts";
+import type { TrialRecord } from "../record/index.ts";
 import type { RunSummary } from "../report/index.ts";
 import { type LoadedTask, loadAllTasks, loadTask, loadValidTask } from "../task/index.ts";
 import { type JudgeCallsBound, newRunId } from "../trial/index.ts";
@@ -129,6 +130,8 @@ export interface SessionOptions {
    * keeps the plan's), `caps` each agent configuration's caps and prices (null: unknown), to price it.
    */
   maxCost?: { ceilingUsd?: number; caps: (agent: string) => CostCaps | null };
+  /** Each trial's record as it is written (the library's progress event). */
+  onTrial?: (record: TrialRecord) => void;
 }
 
 /**
@@ -328,7 +331,14 @@ export async function calibrate(o: SessionOptions, backend: Backend): Promise<Se
         concurrency: o.config.concurrency,
         providerLimits: o.config.providerConcurrency,
         signal: o.signal,
-        events: progress,
+        events: {
+          started: (job) => progress.started(job),
+          planned: (remaining) => progress.planned(remaining),
+          finished: (job, record, outcome, retrying) => {
+            progress.finished(job, record, outcome, retrying);
+            o.onTrial?.(record);
+          },
+        },
       });
     } finally {
       progress.close();

@@ -1,13 +1,11 @@
 // `kgate audit [task...]` (ids or globs): the static leak audit of instructions and environments, as text, JSON or
 // SARIF; `--staged` audits the git index's content of the tasks a staged change touches.
-import { existsSync } from "node:fs";
 import path from "node:path";
-import { type AuditReport, GitError, type StagedTasks, stagedTasks } from "../audit/index.ts";
+// The API's light face (kgate audit is the pre-commit hook): no task schemas on this path.
+import { type AuditReport, audit, GitError } from "../api/audit.ts";
 import { UsageError } from "../errors.ts";
 import { packageInfo } from "../package-info.ts";
 import { relativeToProject } from "../project.ts";
-// The task folder's light face, not its index.ts: the audit (the pre-commit hook) loads no task schemas.
-import { listTaskIds, noTaskMessage } from "../task/light.ts";
 import type { CommandContext } from "./context.ts";
 import { expandTaskGlobs } from "./task-ids.ts";
 
@@ -18,31 +16,24 @@ export interface AuditOptions {
   show?: boolean;
 }
 
-/** The audit's modules, loaded after `--staged` has set git to work (the two overlap). */
+/** The audit's modules (rendering), loaded once the audit has run. */
 const auditModules = () => import("../audit/index.ts");
 
-async function audit(ctx: CommandContext, requested: string[], options: AuditOptions): Promise<AuditReport> {
-  const ids = expandTaskGlobs(ctx.paths, requested);
-  if (options.staged) {
-    const asked = stagedTasks(ctx.paths.root);
-    asked.catch(() => {}); // awaited below; until then a failure must not count as unhandled
-    const { auditTasks } = await auditModules();
-    let staged: StagedTasks;
-    try {
-      staged = await asked;
-    } catch (err) {
-      if (err instanceof GitError) throw new UsageError(`--staged: ${err.message}`);
-      throw err;
-    }
-    const chosen = ids.length > 0 ? staged.ids.filter((id) => ids.includes(id)) : staged.ids;
-    if (chosen.length === 0) ctx.stderr.write("kgate audit --staged: no staged change touches a task\n");
-    return auditTasks(ctx.paths, chosen, staged.source);
+async function auditOf(
+  ctx: CommandContext,
+  requested: string[],
+  options: AuditOptions,
+): Promise<AuditReport> {
+  const tasks = expandTaskGlobs(ctx.paths, requested);
+  try {
+    const report = await audit({ paths: ctx.paths }, { tasks, staged: options.staged === true });
+    if (options.staged && report.tasks.length === 0)
+      ctx.stderr.write("kgate audit --staged: no staged change touches a task\n");
+    return report;
+  } catch (err) {
+    if (err instanceof GitError) throw new UsageError(`--staged: ${err.message}`);
+    throw err;
   }
-  const { auditTasks } = await auditModules();
-  for (const id of ids) {
-    if (!existsSync(path.join(ctx.paths.tasks, id))) throw new UsageError(noTaskMessage(ctx.paths, [id]));
-  }
-  return auditTasks(ctx.paths, ids.length > 0 ? ids : listTaskIds(ctx.paths));
 }
 
 /** Why `--staged` (the pre-commit hook) refuses a commit, and the two ways forward. */
@@ -59,7 +50,7 @@ function stagedRefusal(ctx: CommandContext, report: AuditReport): string {
 
 export async function run(ctx: CommandContext, ids: string[], options: AuditOptions): Promise<number> {
   const format = options.json ? "json" : options.format;
-  const report = await audit(ctx, ids, options);
+  const report = await auditOf(ctx, ids, options);
   const { exitCodeOf, formatSarif, formatText, redactReport } = await auditModules();
   const shown = redactReport(report, options.show === true);
   if (format === "json") {

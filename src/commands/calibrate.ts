@@ -2,13 +2,12 @@
 // rule with reasons, and the reports; `--resume <run>` finishes an interrupted run. Progress on
 // stderr, Table 1 (or --json) on stdout; exit 0 when every task is retained, 1 otherwise.
 
-import { type Agent, loadAgentConfigs } from "../agents/index.ts";
+import { loadAgentConfigs } from "../agents/index.ts";
+import { type CalibrationResult, calibrate } from "../api/index.ts";
 import {
   applyOverrides,
   type CalibrationConfig,
-  CalibrationError,
   type ConfigOverrides,
-  calibrate,
   earlierRecords,
   estimateCalibration,
   estimateText,
@@ -18,19 +17,11 @@ import {
   loadCalibrationConfig,
   OverrideError,
   type PlanMonitoring,
-  readPlan,
-  runDir,
-  sandboxBackend,
 } from "../calibrate/index.ts";
 import { pc } from "../colours.ts";
 import { parseMaxCost } from "../cost/index.ts";
 import { EXIT_FAILED, EXIT_OK, InternalTrialErrors, UsageError } from "../errors.ts";
-import {
-  askRetrospectiveQuestions,
-  loadPayoffSchedule,
-  type PayoffSchedule,
-  prospectiveHookFor,
-} from "../monitor/index.ts";
+import { loadPayoffSchedule } from "../monitor/index.ts";
 import { relativeToProject } from "../project.ts";
 import { table1 } from "../report/index.ts";
 import { InterruptedError, removeOnInterrupt } from "../sandbox/index.ts";
@@ -122,15 +113,9 @@ export function effectiveConfig(ctx: CommandContext, o: CalibrateOptions): Calib
   }
 }
 
-/** The monitoring of the run: a new run's from its options, a resumed run's from its plan. */
-function monitoringOf(ctx: CommandContext, o: CalibrateOptions): PlanMonitoring | null {
-  if (o.resume) {
-    try {
-      return readPlan(runDir(ctx.paths, o.resume)).monitoring ?? null;
-    } catch {
-      return null; // calibrate() reports the unreadable plan
-    }
-  }
+/** The monitoring a new run asks (a resumed run asks its plan's). */
+function monitoringOf(o: CalibrateOptions): PlanMonitoring | null {
+  if (o.resume) return null;
   if (o.payoff !== undefined && !o.prospective) throw new UsageError("--payoff needs --prospective");
   let prospective: PlanMonitoring["prospective"] = null;
   try {
@@ -141,18 +126,12 @@ function monitoringOf(ctx: CommandContext, o: CalibrateOptions): PlanMonitoring 
   return o.monitor || prospective ? { probes: o.monitor === true, prospective } : null;
 }
 
-/**
- * --max-cost (a non-negative number of USD; absent: a resume keeps the plan's ceiling), with every
- * configuration's caps and prices to price it.
- */
-function maxCostOf(ctx: CommandContext, text: string | undefined) {
+/** --max-cost: a non-negative number of USD (absent: a resume keeps the plan's ceiling). */
+function maxCostOf(text: string | undefined): number | undefined {
   const ceilingUsd = text === undefined ? undefined : parseMaxCost(text);
   if (typeof ceilingUsd === "string") throw new UsageError(ceilingUsd);
-  const configs = new Map(loadAgentConfigs(ctx.paths).agents.map((a) => [a.name, a]));
-  return { ceilingUsd, caps: (agent: string) => configs.get(agent) ?? null };
+  return ceilingUsd;
 }
-
-const prospectiveFor = (schedule: PayoffSchedule) => (agent: Agent) => prospectiveHookFor(agent, schedule);
 
 /** --estimate: the plan's cells priced from earlier records or the caps (the judges' calls too); no trial runs. */
 async function printEstimate(
@@ -199,53 +178,47 @@ export async function run(ctx: CommandContext, requested: string[], o: Calibrate
   }
   const config = o.cross ? withCrossCells(ctx.paths, base, o.cross === true ? CROSS_DEFAULT : o.cross) : base;
   if (o.resume && taskIds.length > 0) throw new UsageError("--resume takes no task ids: the plan names them");
-  const monitoring = monitoringOf(ctx, o);
+  const monitoring = monitoringOf(o);
   const runId = o.resume ? undefined : (o.runId ?? newRunId("cal"));
+  const maxCostUsd = maxCostOf(o.maxCost);
   const log = (line: string) => ctx.stderr.write(`${line}\n`);
   const controller = new AbortController();
   const dispose = removeOnInterrupt(ctx.paths, o.resume ?? runId!, controller, log);
-  let result: Awaited<ReturnType<typeof calibrate>>;
+  let result: CalibrationResult;
   try {
     result = await calibrate(
+      { paths: ctx.paths },
       {
-        paths: ctx.paths,
         config,
-        taskIds,
+        tasks: taskIds,
         resume: o.resume,
         runId,
         signal: controller.signal,
-        stderr: ctx.stderr as CommandContext["stderr"] & { isTTY?: boolean },
+        progressStream: ctx.stderr as CommandContext["stderr"] & { isTTY?: boolean },
         monitoring,
-        maxCost: maxCostOf(ctx, o.maxCost),
-      },
-      sandboxBackend({
-        paths: ctx.paths,
-        log,
+        maxCostUsd,
         ping: o.ping,
-        ...(monitoring?.probes ? { followUp: askRetrospectiveQuestions } : {}),
-        ...(monitoring?.prospective ? { prospectiveFor: prospectiveFor(monitoring.prospective) } : {}),
-      }),
+      },
     );
   } catch (err) {
-    if (err instanceof CalibrationError) throw new UsageError(err.message);
     throw startupError(err);
   } finally {
     dispose();
   }
-  const { summary, run, reports } = result;
+  const { summary, reports } = result;
   for (const warning of summary.warnings) log(`warning: ${warning}`);
   log(`reports: ${reports.map((f) => relativeToProject(ctx.paths, f)).join(", ")}`);
-  if (result.engine.interrupted) {
-    log(pc.yellow(`interrupted: resume with  kgate calibrate --resume ${run.id}`));
+  if (result.interrupted) {
+    log(pc.yellow(`interrupted: resume with  kgate calibrate --resume ${result.runId}`));
   }
   const cross = o.cross ? crossReport(summary) : null;
-  if (cross) log(`cross: ${relativeToProject(ctx.paths, writeCross(run.dir, cross))}`);
+  if (cross) log(`cross: ${relativeToProject(ctx.paths, writeCross(result.runDir, cross))}`);
   ctx.stdout.write(
     o.json
       ? `${JSON.stringify(cross ? { ...summary, cross } : summary, null, 2)}\n`
       : `${table1(summary)}\n${cross ? `\n${crossText(cross)}` : ""}`,
   );
-  if (result.engine.internal.length > 0) throw new InternalTrialErrors(result.engine.internal);
+  if (result.internalErrors.length > 0) throw new InternalTrialErrors(result.internalErrors);
   const reason = controller.signal.reason;
   if (reason instanceof InterruptedError) return reason.exitCode;
   return summary.tasks.every((t) => t.decision === "retain") ? EXIT_OK : EXIT_FAILED;

@@ -2,9 +2,7 @@
 // the Markdown report on stdout (or the summary with --json, Table 1 as CSV or LaTeX with
 // --format), and summary.json, report.md, report.svg, report.html, table1.csv and table1.tex
 // written into the run directory (or --out).
-import { existsSync } from "node:fs";
-import path from "node:path";
-import { runDir, summariseRun, writeReports } from "../calibrate/index.ts";
+import { report } from "../api/index.ts";
 import { EXIT_OK, UsageError } from "../errors.ts";
 import { relativeToProject } from "../project.ts";
 import { markdownReport, type RunSummary, table1Csv, table1Latex } from "../report/index.ts";
@@ -28,20 +26,7 @@ export async function run(ctx: CommandContext, runName: string, options: ReportO
   const print = FORMATS[format];
   if (!print)
     throw new UsageError(`--format: expected one of ${Object.keys(FORMATS).join(", ")}, got "${format}"`);
-  const dir = runDir(ctx.paths, runName);
-  let summary: ReturnType<typeof summariseRun>;
-  try {
-    summary = summariseRun(dir);
-  } catch (err) {
-    // A `kgate run` directory has trials but no plan: its trials are read with `kgate show`.
-    const trialsOnly = existsSync(dir.trials) && !existsSync(dir.plan);
-    const pointer = trialsOnly
-      ? `; ${dir.shown} holds trials of \`kgate run\`: see them with \`kgate show ${dir.id}\``
-      : "";
-    throw new UsageError(`${(err as Error).message}${pointer}`);
-  }
-  const outDir = options.out ? path.resolve(options.out) : dir.dir;
-  const written = writeReports(summary, dir, outDir);
+  const { summary, written } = report({ paths: ctx.paths }, runName, { out: options.out });
   for (const warning of summary.warnings) ctx.stderr.write(`warning: ${warning}\n`);
   const shown = written.map((f) => {
     const rel = relativeToProject(ctx.paths, f);

@@ -2,30 +2,16 @@
 // through the trial engine, one TrialRecord each in runs/<run-id>/trials.jsonl; Ctrl-C cancels
 // them (recorded as cancelled, never as the agent's failure) and removes the run's containers.
 import path from "node:path";
-import { BuiltinAgent, InstalledAgent, resolveAgent } from "../agents/index.ts";
+import { type ProgressSource, runTrials, type TrialsResult } from "../api/index.ts";
 import { pc } from "../colours.ts";
 import { EXIT_FAILED, EXIT_OK, InternalTrialErrors, UsageError, usageOrBug } from "../errors.ts";
-import {
-  askRetrospectiveQuestions,
-  loadPayoffSchedule,
-  monitorLine,
-  prospectiveHook,
-} from "../monitor/index.ts";
+import { loadPayoffSchedule, monitorLine } from "../monitor/index.ts";
 import { relativeToProject } from "../project.ts";
-import { type Condition, outcomeOf, type TrialRecord } from "../record/index.ts";
+import { outcomeOf, type TrialRecord } from "../record/index.ts";
 import { InterruptedError, removeOnInterrupt } from "../sandbox/index.ts";
-import { conditionFileSet, type LoadedTask, loadValidTask, parseCondition } from "../task/index.ts";
-import {
-  agentInfoOf,
-  newRunId,
-  openSandboxRunner,
-  runDirOf,
-  TrialEngine,
-  trialsFileOf,
-} from "../trial/index.ts";
+import { newRunId, trialsFileOf } from "../trial/index.ts";
 import type { CommandContext } from "./context.ts";
 import { integerOption } from "./options.ts";
-import { pingFirst } from "./ping-first.ts";
 import { startupError } from "./startup-error.ts";
 
 export interface RunOptions {
@@ -59,86 +45,55 @@ function summary(record: TrialRecord): string {
   return `${record.stopReason.padEnd(9)} outputs ${collected}/${record.outputs.length}  ${record.verdict.status.padEnd(10)} ${seconds(record).padStart(7)}  ${error}${monitor}`;
 }
 
-/** The sandbox and the agent, prepared once; what cannot start is the user's to fix (exit 2). */
-async function openRunner(
-  ctx: CommandContext,
-  options: RunOptions,
-  taskId: string,
-  log: (line: string) => void,
-) {
-  const agent = await resolveAgent(ctx.paths, options.agent, {
-    log: (line) => log(`${pc.dim(`${options.agent}:`)} ${line}`),
-  }).catch((err: unknown) => {
-    throw usageOrBug(err);
-  });
-  await pingFirst(ctx, [options.agent], options.ping, [taskId]);
-  if (options.monitor && !(agent instanceof BuiltinAgent) && !(agent instanceof InstalledAgent))
-    log(
-      `warning: --monitor: the questions need a model configuration (built-in loop or installed harness); ${agent.name} runs ${agent.harness}`,
-    );
-  let prospective: ReturnType<typeof prospectiveHook> | undefined;
+/** --payoff's schedule when --prospective asks for the choice. */
+function payoffOf(options: RunOptions) {
+  if (!options.prospective) return undefined;
   try {
-    if (options.prospective) prospective = prospectiveHook(agent, loadPayoffSchedule(options.payoff));
+    return loadPayoffSchedule(options.payoff);
   } catch (err) {
     const e = usageOrBug(err);
     throw e instanceof UsageError ? new UsageError(`--prospective: ${e.message}`) : e;
-  }
-  try {
-    const sandbox = await openSandboxRunner({
-      paths: ctx.paths,
-      agents: [agent],
-      log: (line) => log(pc.dim(line)),
-      ...(options.monitor ? { followUp: askRetrospectiveQuestions } : {}),
-      ...(prospective ? { prospective } : {}),
-    });
-    return { agent, sandbox };
-  } catch (err) {
-    throw startupError(err);
   }
 }
 
 export async function run(ctx: CommandContext, taskId: string, options: RunOptions): Promise<number> {
   const n = integerOption("-n", options.n, { min: 1 });
   const { concurrency, retries } = options;
-  let condition: Condition;
-  let task: LoadedTask;
-  try {
-    condition = parseCondition(options.condition);
-    task = loadValidTask(ctx.paths, taskId);
-    conditionFileSet(task, condition); // an unknown variant is the user's error, before anything runs
-  } catch (err) {
-    throw usageOrBug(err);
-  }
   const log = (line: string) => ctx.stderr.write(`${line}\n`);
-  const { agent, sandbox } = await openRunner(ctx, options, task.id, log);
+  const shown: Record<ProgressSource, (line: string) => string> = {
+    agent: (line) => `${pc.dim(`${options.agent}:`)} ${line}`,
+    sandbox: (line) => pc.dim(line),
+    run: (line) => line,
+  };
   const runId = options.runId ?? newRunId();
-  const runDir = runDirOf(ctx.paths, runId);
   const controller = new AbortController();
   const dispose = removeOnInterrupt(ctx.paths, runId, controller, log);
-  log(
-    `run ${runId}: ${n} trial(s) of ${task.id} ${condition} with ${agent.name}, concurrency ${concurrency}`,
-  );
-  let records: TrialRecord[];
-  let engine: TrialEngine;
+  let result: TrialsResult;
   try {
-    engine = new TrialEngine({
-      runId,
-      runDir,
-      runner: sandbox.runner,
-      concurrency,
-      retries,
-      signal: controller.signal,
-      events: { finished: (_job, r) => log(`${pc.dim("trial")} ${r.trialId}  ${summary(r)}`) },
-    });
-    const info = agentInfoOf(agent);
-    records = await engine.runAll(
-      Array.from({ length: n }, (_, index) => ({ task, condition, agent: info, index })),
+    result = await runTrials(
+      { paths: ctx.paths },
+      {
+        task: taskId,
+        agent: options.agent,
+        condition: options.condition,
+        n,
+        concurrency,
+        retries,
+        runId,
+        signal: controller.signal,
+        onTrial: (r) => log(`${pc.dim("trial")} ${r.trialId}  ${summary(r)}`),
+        onProgress: (line, source) => log(shown[source](line)),
+        monitor: options.monitor === true,
+        prospective: payoffOf(options),
+        ping: options.ping,
+      },
     );
+  } catch (err) {
+    throw startupError(err);
   } finally {
     dispose();
-    await sandbox.close();
   }
-
+  const { records, runDir } = result;
   const file = relativeToProject(ctx.paths, trialsFileOf(runDir));
   if (options.json) {
     ctx.stdout.write(
@@ -148,7 +103,7 @@ export async function run(ctx: CommandContext, taskId: string, options: RunOptio
     ctx.stdout.write(`run ${runId}: ${records.length} trial(s) recorded in ${file}\n`);
     for (const r of records) ctx.stdout.write(`  ${r.trialId}  ${summary(r)}\n`);
   }
-  if (engine.internal.length > 0) throw new InternalTrialErrors(engine.internal);
+  if (result.internalErrors.length > 0) throw new InternalTrialErrors(result.internalErrors);
   const reason = controller.signal.reason;
   if (reason instanceof InterruptedError) return reason.exitCode;
   return records.some((r) => outcomeOf(r) === "infra") ? EXIT_FAILED : EXIT_OK;
