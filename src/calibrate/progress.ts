@@ -22,6 +22,8 @@ export interface ProgressOptions {
    * report's cost line does. Default: the latest attempt of each trial in the tally.
    */
   records?: readonly TrialRecord[];
+  /** Each finished attempt's record, handed on (the library's `onTrial`). */
+  onTrial?: (record: TrialRecord) => void;
 }
 
 interface CellProgress {
@@ -156,6 +158,7 @@ export class Progress implements NonNullable<SchedulerOptions["events"]> {
     this.spent(record);
     this.dirty = true;
     if (!this.live) this.line(job, record, outcome, retrying);
+    this.options.onTrial?.(record);
   }
 
   /** Tokens as the budget counts them (cache reads and writes included) and cost. */

@@ -320,6 +320,7 @@ export async function calibrate(o: SessionOptions, backend: Backend): Promise<Se
       stream: o.stderr,
       live: o.live,
       records,
+      onTrial: o.onTrial,
     });
     try {
       engine = await runCalibration({
@@ -331,14 +332,7 @@ export async function calibrate(o: SessionOptions, backend: Backend): Promise<Se
         concurrency: o.config.concurrency,
         providerLimits: o.config.providerConcurrency,
         signal: o.signal,
-        events: {
-          started: (job) => progress.started(job),
-          planned: (remaining) => progress.planned(remaining),
-          finished: (job, record, outcome, retrying) => {
-            progress.finished(job, record, outcome, retrying);
-            o.onTrial?.(record);
-          },
-        },
+        events: progress,
       });
     } finally {
       progress.close();
