@@ -5,7 +5,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { keywordsIn } from "../src/audit/findings.ts";
 import { queueOrder } from "../src/audit/parallel.ts";
 import { compileRules, WORD_LITERAL, WORD_NUMBER } from "../src/audit/rules.ts";
@@ -13,6 +13,7 @@ import { AuditFile } from "../src/audit/schema.ts";
 import { ShingleReader } from "../src/audit/shingles.ts";
 import { type TokenPassOptions, tokenPass } from "../src/audit/token-pass.ts";
 import { eachNeedle, wasmPass } from "../src/audit/wasm-pass.ts";
+import type { ProjectPaths } from "../src/project.ts";
 import { corpusFile, writeAuditTask } from "./support/audit-task.ts";
 import { kgate } from "./support/cli.ts";
 import { tempProject } from "./support/project.ts";
@@ -242,30 +243,44 @@ describe("scan workers", () => {
     expect(queueOrder([target(5), target(90), target(40), target(50), target(40)])).toEqual([1, 3, 2, 4, 0]);
   });
 
-  it("give the same findings as one thread, with and without WebAssembly", () => {
-    const paths = tempProject();
+  // One project for the four audits below, each its own test (an audit of ~1.4 MB is a few seconds
+  // on a loaded machine); the reference (one thread, no WebAssembly) is made by the first that needs it.
+  let paths: ProjectPaths;
+  beforeAll(() => {
+    paths = tempProject("file");
     const environment: Record<string, string> = {};
     for (let f = 0; f < 5; f++) {
-      environment[`part-${f}.${["csv", "md", "json", "txt", "tsv"][f]}`] = randomText(90_000, f !== 3);
+      environment[`part-${f}.${["csv", "md", "json", "txt", "tsv"][f]}`] = randomText(30_000, f !== 3);
     }
     environment["data.json"] = JSON.stringify({
       overhead: "12%",
-      rows: randomText(70_000, true).split("\n"),
+      rows: randomText(25_000, true).split("\n"),
     });
     // Larger than the buffer files are first read into (1 MiB): it grows, the end is still read.
     environment["large.md"] = `${"A line of filler.\n".repeat(70_000)}Apply the ZERO_FILL rule.\n`;
     writeAuditTask(paths, "big", { environment });
-    /** The report, after checking how many threads scanned the files. */
-    const audit = (env: NodeJS.ProcessEnv, threads = 1) => {
-      const run = kgate(["--root", paths.root, "audit", "--json", "--show"], { env });
-      expect(run.code, run.stderr).toBe(1);
-      const report = JSON.parse(run.stdout);
-      expect(report.tasks[0].threads).toBe(threads);
-      delete report.tasks[0].threads;
-      return report;
+  });
+  /** The report, after checking how many threads scanned the files. */
+  const audit = (env: NodeJS.ProcessEnv, threads = 1) => {
+    const run = kgate(["--root", paths.root, "audit", "--json", "--show"], { env });
+    expect(run.code, run.stderr).toBe(1);
+    const report = JSON.parse(run.stdout);
+    expect(report.tasks[0].threads).toBe(threads);
+    delete report.tasks[0].threads;
+    return report;
+  };
+  let referenceReport: unknown;
+  const reference = () => {
+    referenceReport ??= audit({ KGATE_NO_WASM: "1", KGATE_AUDIT_THREADS: "1" });
+    return referenceReport;
+  };
+  const threads = { KGATE_AUDIT_THREADS: "3", KGATE_AUDIT_PARALLEL_BYTES: "0" };
+
+  it("on one thread without WebAssembly find every kind of rule, in a file past the first buffer too", () => {
+    const report = reference() as {
+      tasks: Array<{ findings: Array<{ rule: string; file: string; via: string[] }> }>;
     };
-    const reference = audit({ KGATE_NO_WASM: "1", KGATE_AUDIT_THREADS: "1" });
-    const findings = reference.tasks[0].findings as Array<{ rule: string; file: string; via: string[] }>;
+    const findings = report.tasks[0]!.findings;
     expect(new Set(findings.map((f) => f.rule))).toEqual(
       new Set([
         "gated-number",
@@ -280,9 +295,17 @@ describe("scan workers", () => {
     expect(findings).toContainEqual(
       expect.objectContaining({ rule: "gated-string", file: "tasks/big/environment/large.md" }),
     );
-    expect(audit({ KGATE_AUDIT_THREADS: "1" })).toEqual(reference);
-    const threads = { KGATE_AUDIT_THREADS: "3", KGATE_AUDIT_PARALLEL_BYTES: "0" };
-    expect(audit(threads, 3)).toEqual(reference);
-    expect(audit({ ...threads, KGATE_NO_BUNDLE: "1" }, 3)).toEqual(reference);
+  });
+
+  it("give the same findings on one thread with WebAssembly", () => {
+    expect(audit({ KGATE_AUDIT_THREADS: "1" })).toEqual(reference());
+  });
+
+  it("give the same findings on three threads", () => {
+    expect(audit(threads, 3)).toEqual(reference());
+  });
+
+  it("give the same findings on three threads of the unbundled sources", () => {
+    expect(audit({ ...threads, KGATE_NO_BUNDLE: "1" }, 3)).toEqual(reference());
   });
 });

@@ -29,7 +29,7 @@ import {
   resolver,
   scaffoldTasks,
 } from "./support/calibrate-fixtures.ts";
-import { kgate } from "./support/cli.ts";
+import { kgateInProcess } from "./support/cli-in-process.ts";
 import { tempProject } from "./support/project.ts";
 
 class Sink extends Writable {
@@ -144,7 +144,7 @@ describe("item 9: a decision other than discard needs n valid trials in every ce
     ]);
   });
 
-  it("kgate report prints the short cell's reason and the resume command", () => {
+  it("kgate report prints the short cell's reason and the resume command", async () => {
     const { paths, plan, records } = scripted(
       { thin: { "frontier+A": "PIIII", "frontier-A": "DIIII", "mid+A": "DIIII", control: "XIIII" } },
       "thin-report",
@@ -152,12 +152,12 @@ describe("item 9: a decision other than discard needs n valid trials in every ce
     const run = runDir(paths, plan.runId);
     writePlan(run, plan);
     writeFileSync(run.trials, records.map((r) => `${JSON.stringify(r)}\n`).join(""));
-    const json = kgate(["--root", paths.root, "report", "thin-report", "--json"]);
+    const json = await kgateInProcess(["--root", paths.root, "report", "thin-report", "--json"]);
     expect(json.code).toBe(0);
     const summary = RunSummary.parse(JSON.parse(json.stdout));
     expect(summary.tasks[0]!.decision).toBe("incomplete");
     expect(summary.tasks[0]!.borderline).toEqual([]);
-    const text = kgate(["--root", paths.root, "report", "thin-report"]);
+    const text = await kgateInProcess(["--root", paths.root, "report", "thin-report"]);
     expect(text.stdout).toContain("resume with  kgate calibrate --resume thin-report");
     expect(text.stdout).toContain("4 valid trial(s) short of n = 5");
   });
@@ -245,7 +245,7 @@ describe("item 10: the control sentence states its comparison and test", () => {
 });
 
 describe("item 14: plan.json carries a digest of its decision settings", () => {
-  it("kgate report and --resume refuse a plan whose strict flag was edited by hand, naming the file and field", () => {
+  it("kgate report and --resume refuse a plan whose strict flag was edited by hand, naming the file and field", async () => {
     const { paths, plan, records } = scripted(
       { edited: { "frontier+A": "PPPDD", "frontier-A": "DDDDD", "mid+A": "DDDDD", control: "XXXXX" } },
       "edited-run",
@@ -254,23 +254,23 @@ describe("item 14: plan.json carries a digest of its decision settings", () => {
     const run = runDir(paths, plan.runId);
     writePlan(run, plan);
     writeFileSync(run.trials, records.map((r) => `${JSON.stringify(r)}\n`).join(""));
-    expect(kgate(["--root", paths.root, "report", "edited-run", "--json"]).code).toBe(0);
+    expect((await kgateInProcess(["--root", paths.root, "report", "edited-run", "--json"])).code).toBe(0);
     // The hand edit: strict false -> true (it would turn the 3/5 retain into revise).
     const json = JSON.parse(readFileSync(run.plan, "utf8"));
     json.strict = true;
     writeFileSync(run.plan, JSON.stringify(json, null, 2));
-    const report = kgate(["--root", paths.root, "report", "edited-run"]);
+    const report = await kgateInProcess(["--root", paths.root, "report", "edited-run"]);
     expect(report.code).toBe(2);
     expect(report.stderr).toMatch(
       /runs\/edited-run\/plan\.json: settingsDigest: the plan's decision settings \(mode, n, sequential, infraRetries, strict, specs, cells\) no longer match/,
     );
-    const resume = kgate(["--root", paths.root, "calibrate", "--resume", "edited-run"]);
+    const resume = await kgateInProcess(["--root", paths.root, "calibrate", "--resume", "edited-run"]);
     expect(resume.code).toBe(2);
     expect(resume.stderr).toContain("plan.json: settingsDigest:");
     // Restored, it reads again.
     json.strict = false;
     writeFileSync(run.plan, JSON.stringify(json, null, 2));
-    expect(kgate(["--root", paths.root, "report", "edited-run", "--json"]).code).toBe(0);
+    expect((await kgateInProcess(["--root", paths.root, "report", "edited-run", "--json"])).code).toBe(0);
   });
 });
 

@@ -1,7 +1,9 @@
 // `kgate check --concurrency n` checks n tasks side by side and reports them in the order given,
-// with the same checks and statuses as one task at a time; a bad n is a usage error.
+// with the same checks and statuses as one task at a time; a bad n is a usage error. The runs compared
+// go through the real argv parser in this process (no Node.js start and bundle load each).
 import { describe, expect, it } from "vitest";
 import { kgate } from "./support/cli.ts";
+import { kgateInProcess } from "./support/cli-in-process.ts";
 import { copyLibraryTask } from "./support/library-task.ts";
 import { tempProject } from "./support/project.ts";
 
@@ -13,11 +15,11 @@ interface CheckJson {
 const IDS = ["mortgage-escrow", "payroll-overtime", "airline-booking"];
 
 describe("kgate check --concurrency", () => {
-  it("reports tasks side by side in the order asked, as one at a time does", () => {
+  it("reports tasks side by side in the order asked, as one at a time does", async () => {
     const paths = tempProject();
     for (const id of IDS) copyLibraryTask(paths, id);
-    const checks = (concurrency: string) => {
-      const result = kgate([
+    const checks = async (concurrency: string) => {
+      const result = await kgateInProcess([
         "--root",
         paths.root,
         "check",
@@ -33,10 +35,11 @@ describe("kgate check --concurrency", () => {
         checks: t.checks.map((c) => `${c.id} ${c.status} ${c.detail}`),
       }));
     };
-    const sideBySide = checks("3");
+    const sideBySide = await checks("3");
+    const oneByOne = await checks("1");
     // The order of the arguments, not the order the three finish in.
     expect(sideBySide.map((t) => t.id)).toEqual(IDS);
-    expect(sideBySide).toEqual(checks("1"));
+    expect(sideBySide).toEqual(oneByOne);
   });
 
   it("refuses a concurrency of 0, naming the option", () => {

@@ -10,14 +10,19 @@ import { makeRecord } from "./support/records.ts";
 
 const runDir = () => tempDir("kgate-records-");
 
-function writer(dir: string, id: number, count: number): Promise<number> {
+/** A writer process of `count` records, once it is loaded (its "ready" line); `go` starts it writing. */
+function writer(dir: string, id: number, count: number): Promise<{ go: () => void; done: Promise<number> }> {
   const script = path.resolve(import.meta.dirname, "support/append-records.ts");
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", script, dir, String(id), String(count)], {
-      stdio: "inherit",
-    });
+  const child = spawn(process.execPath, ["--import", "tsx", script, dir, String(id), String(count)], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const done = new Promise<number>((resolve, reject) => {
     child.on("error", reject);
     child.on("close", (code) => resolve(code ?? -1));
+  });
+  return new Promise((resolve, reject) => {
+    child.stdout.once("data", () => resolve({ go: () => child.stdin.end("go\n"), done }));
+    void done.then((code) => reject(new Error(`writer ${id} exited ${code} before it was ready`)));
   });
 }
 
@@ -37,7 +42,10 @@ describe("trials.jsonl", () => {
 
   it("four processes appending 24 KB records at once never interleave a line", async () => {
     const dir = runDir();
-    const codes = await Promise.all([1, 2, 3, 4].map((id) => writer(dir, id, 50)));
+    // all four loaded before any writes: their 50 appends each overlap
+    const writers = await Promise.all([1, 2, 3, 4].map((id) => writer(dir, id, 50)));
+    for (const w of writers) w.go();
+    const codes = await Promise.all(writers.map((w) => w.done));
     expect(codes).toEqual([0, 0, 0, 0]);
     const { records, problems } = readTrialRecords(dir);
     expect(problems).toEqual([]);

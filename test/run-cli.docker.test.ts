@@ -1,5 +1,6 @@
 // `kgate run` and `kgate sandbox doctor` through the real bin: records, outputs, usage errors, and
-// what happens without a Docker daemon.
+// what happens without a Docker daemon. Bad arguments the command itself refuses are asked in process
+// through the real argv parser (no Node.js start each); the parser's own refusal through the bin.
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -8,6 +9,7 @@ import { DockerClient } from "../src/sandbox/docker/client.ts";
 import { LABEL, LABEL_OWNER } from "../src/sandbox/index.ts";
 import { readTrialRecords } from "../src/trial/index.ts";
 import { kgate } from "./support/cli.ts";
+import { kgateInProcess } from "./support/cli-in-process.ts";
 import { demoTask } from "./support/sandbox.ts";
 
 const NO_DAEMON = { DOCKER_HOST: "unix:///nonexistent/docker.sock" };
@@ -82,7 +84,7 @@ describe("kgate run", () => {
     expect(records.map((r) => r.condition)).toEqual(["-A", "variant:perturbed"]);
   });
 
-  it("exits 2 with a clear message on bad arguments", () => {
+  it("exits 2 with a clear message on bad arguments", async () => {
     const { paths } = demoTask();
     const cases: Array<[string[], RegExp]> = [
       [["demo", "--agent", "genius"], /unknown agent "genius" \(known: oracle, noop\)/],
@@ -90,13 +92,15 @@ describe("kgate run", () => {
       [["demo", "--agent", "oracle", "--condition", "variant:nope"], /has no variant "nope"/],
       [["demo", "--agent", "oracle", "-n", "0"], /-n must be an integer >= 1/],
       [["ghost", "--agent", "oracle"], /no task "ghost"/],
-      [["demo"], /required option '--agent <name>'/],
     ];
     for (const [args, message] of cases) {
-      const result = kgate(["--root", paths.root, "run", ...args]);
+      const result = await kgateInProcess(["--root", paths.root, "run", ...args]);
       expect(result.code, args.join(" ")).toBe(2);
       expect(result.stderr).toMatch(message);
     }
+    const missing = kgate(["--root", paths.root, "run", "demo"]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/required option '--agent <name>'/);
     expect(existsSync(paths.runs)).toBe(false);
   });
 

@@ -304,8 +304,11 @@ describe("kgate triage on an item pool", () => {
     const server = await startModelServer(script({ exam: false }), { requireKey: "sk-triage" });
     try {
       const paths = project(server.anthropicUrl);
-      const one = await kgateAsync([...ARGS, "--concurrency", "1", "--run-id", "c1"], paths.root);
-      const three = await kgateAsync([...ARGS, "--concurrency", "3", "--run-id", "c3"], paths.root);
+      // two runs of their own, side by side (the scripted server answers by what is asked)
+      const [one, three] = await Promise.all([
+        kgateAsync([...ARGS, "--concurrency", "1", "--run-id", "c1"], paths.root),
+        kgateAsync([...ARGS, "--concurrency", "3", "--run-id", "c3"], paths.root),
+      ]);
       expect([one.code, three.code]).toEqual([0, 0]);
       // what each run recorded, in key order and without the times (the order units end in may differ)
       const recorded = (run: string, file: string, key: string) =>
@@ -459,7 +462,8 @@ describe("kgate triage on an item pool", () => {
     }
   });
 
-  it("names the file and line of a bad item, and refuses an unknown agent, with exit 2", async () => {
+  // Each refusal below is one run of the bin (a couple of seconds at load): one test each.
+  it("names the file and line of a bad item, with exit 2", async () => {
     const paths = project("http://127.0.0.1:9");
     writeFileSync(
       path.join(paths.root, "items", "bad.jsonl"),
@@ -468,12 +472,24 @@ describe("kgate triage on an item pool", () => {
     const bad = await kgateAsync(["triage", "bad", "--agent", "planner"], paths.root);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/items\/bad\.jsonl:2 \(prompt\)/);
+  });
+
+  it("refuses an unknown agent, with exit 2", async () => {
+    const paths = project("http://127.0.0.1:9");
     const unknown = await kgateAsync(["triage", "mini", "--agent", "nobody"], paths.root);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown agent configuration "nobody"');
+  });
+
+  it("refuses an injection ratio outside [0, 1], with exit 2", async () => {
+    const paths = project("http://127.0.0.1:9");
     const ratio = await kgateAsync(["triage", "mini", "--agent", "planner", "--inject", "1.5"], paths.root);
     expect(ratio.code).toBe(2);
     expect(ratio.stderr).toContain("--inject takes numbers in [0, 1]");
+  });
+
+  it("refuses a ratio that needs more unsolvable items than the pool has, before any call", async () => {
+    const paths = project("http://127.0.0.1:9");
     // r = 1 replaces all 4 answerable items but the pool has 2 unsolvable ones: refused before any call
     const short = await kgateAsync(
       ["triage", "mini", "--agent", "planner", "--inject", "1", "--run-id", "s1"],
@@ -483,6 +499,10 @@ describe("kgate triage on an item pool", () => {
     expect(short.stderr).toContain("replaces 4 of 4 units but the pool has only 2 unsolvable ones");
     expect(short.stderr).not.toContain("phase 0");
     expect(existsSync(path.join(paths.root, "runs", "s1"))).toBe(false);
+  });
+
+  it("refuses the re-solve of a gated task with a harness that keeps its own system prompt", async () => {
+    const paths = project("http://127.0.0.1:9");
     // the re-solve of a gated task states a_i in the agent's system prompt, which OpenCode keeps as
     // its own: refused before any call
     scaffoldTask(paths, { id: "gated", gate: "convention" });

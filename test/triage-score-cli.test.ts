@@ -1,4 +1,5 @@
-// `kgate triage score` through the real argv parser (in process; the bin where a test needs a cwd):
+// `kgate triage score` through the real argv parser (in process, with absolute paths and --root; the
+// bin once for the worked example and for --help):
 // the seed's worked example as JSON with exactly the issue's keys, dropped plan entries reported on
 // stderr, and clear errors naming file and line/field.
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
@@ -50,9 +51,18 @@ describe("kgate triage score", () => {
       regretE: 1,
       compliant: true,
     });
-    const text = kgate(["triage", "score", "--phase0", f.phase0, "--plan", f.plan, "--budget", "2000"], {
-      cwd: f.dir,
-    });
+    const text = await kgateInProcess([
+      "--root",
+      f.dir,
+      "triage",
+      "score",
+      "--phase0",
+      f.phase0,
+      "--plan",
+      f.plan,
+      "--budget",
+      "2000",
+    ]);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain("regime E: V 0   eta -1.0000   regret 1.0000");
   });
@@ -200,12 +210,23 @@ describe("kgate triage score re-scores a run with the run's own sampler (issue 3
     return path.join(dir, "phase0.jsonl");
   }
 
-  const score = (root: string, phase0: string, ...extra: string[]) => {
-    writeFileSync(path.join(root, "plan.json"), PLAN);
-    const r = kgate(
-      ["triage", "score", "--phase0", phase0, "--plan", "plan.json", "--budget", "2500", "--json", ...extra],
-      { cwd: root },
-    );
+  const score = async (root: string, phase0: string, ...extra: string[]) => {
+    const plan = path.join(root, "plan.json");
+    writeFileSync(plan, PLAN);
+    const r = await kgateInProcess([
+      "--root",
+      root,
+      "triage",
+      "score",
+      "--phase0",
+      phase0,
+      "--plan",
+      plan,
+      "--budget",
+      "2500",
+      "--json",
+      ...extra,
+    ]);
     expect(r.code).toBe(0);
     return { vRandom: JSON.parse(r.stdout).vRandom as number, stderr: r.stderr };
   };
@@ -213,26 +234,26 @@ describe("kgate triage score re-scores a run with the run's own sampler (issue 3
   it("reads the run's seed from its triage.json; --seed overrides it; without a run, seed 0", async () => {
     const root = tempProject().root;
     const phase0 = runFolder(root, "seeded", 5, 1000);
-    const own = score(root, phase0);
+    const own = await score(root, phase0);
     expect(own.stderr).toContain(
       `V_random: sampled, 1000 permutations, seed 5 (${path.join("runs", "seeded", "triage.json")})`,
     );
-    const five = score(root, phase0, "--seed", "5");
+    const five = await score(root, phase0, "--seed", "5");
     expect(five.stderr).toContain("seed 5 (--seed)");
     expect(five.vRandom).toBe(own.vRandom);
-    const zero = score(root, phase0, "--seed", "0");
+    const zero = await score(root, phase0, "--seed", "0");
     expect(zero.vRandom).not.toBe(own.vRandom);
     // The same phase-0 file outside a run: seed 0 and 1,000 permutations, the defaults.
     const loose = path.join(root, "loose.jsonl");
     copyFileSync(phase0, loose);
-    const defaults = score(root, loose);
+    const defaults = await score(root, loose);
     expect(defaults.stderr).toContain("sampled, 1000 permutations, seed 0 (the default)");
     expect(defaults.vRandom).toBe(zero.vRandom);
   });
 
   it("uses the run's number of permutations", async () => {
     const root = tempProject().root;
-    const r = score(root, runFolder(root, "few", 5, 200));
+    const r = await score(root, runFolder(root, "few", 5, 200));
     expect(r.stderr).toContain("sampled, 200 permutations, seed 5");
   });
 
@@ -240,19 +261,38 @@ describe("kgate triage score re-scores a run with the run's own sampler (issue 3
     const root = tempProject().root;
     const phase0 = runFolder(root, "broken", 5, 1000);
     writeFileSync(path.join(root, "runs", "broken", "triage.json"), '{"seed": "five"}');
-    writeFileSync(path.join(root, "plan.json"), PLAN);
-    const r = kgate(["triage", "score", "--phase0", phase0, "--plan", "plan.json", "--budget", "2500"], {
-      cwd: root,
-    });
+    const plan = path.join(root, "plan.json");
+    writeFileSync(plan, PLAN);
+    const r = await kgateInProcess([
+      "--root",
+      root,
+      "triage",
+      "score",
+      "--phase0",
+      phase0,
+      "--plan",
+      plan,
+      "--budget",
+      "2500",
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(path.join(root, "runs", "broken", "triage.json"));
   });
 
   it("says the baseline is exact for the worked example (3 units: all 6 orders)", async () => {
     const f = files(WORKED_PHASE0, WORKED_PLAN);
-    const r = kgate(["triage", "score", "--phase0", f.phase0, "--plan", f.plan, "--budget", "2000"], {
-      cwd: f.dir,
-    });
+    const r = await kgateInProcess([
+      "--root",
+      f.dir,
+      "triage",
+      "score",
+      "--phase0",
+      f.phase0,
+      "--plan",
+      f.plan,
+      "--budget",
+      "2000",
+    ]);
     expect(r.stdout).toContain("V_oracle 2   V_random 1.0000 (exact, all 6 orders)");
   });
 });
