@@ -6,6 +6,7 @@ import type { CriterionResult } from "../record/index.ts";
 import type { JudgeCriterion } from "./contract.ts";
 import type { LoadedVerifier } from "./load.ts";
 import { type ExpectedOutputs, VerifierError } from "./reference.ts";
+import { throwSite } from "./throw-site.ts";
 
 /** The candidates' answers a failed judge criterion is judged against (default, then perturbed variants). */
 export interface JudgeCandidate {
@@ -26,8 +27,10 @@ export function criterionText(
   try {
     text = criterion.criterion(expected.get(outputPath)?.value, answers);
   } catch (err) {
+    const site = throwSite(err, loaded.file) ?? loaded.file;
     throw new VerifierError(
-      `${loaded.file}: the judge criterion "${criterion.name}" of ${outputPath} threw: ${(err as Error).message}`,
+      `${site}: the judge criterion "${criterion.name}" of ${outputPath} threw: ${(err as Error).message}`,
+      { cause: err },
     );
   }
   if (typeof text !== "string" || text.trim() === "") {

@@ -3,9 +3,11 @@
 
 import type { CriterionResult } from "../record/index.ts";
 import type { CodeCriterion } from "./contract.ts";
+import { throwSite } from "./throw-site.ts";
 
 /**
- * Runs one criterion; a thrown error or a non-boolean result is a failed criterion with the reason.
+ * Runs one criterion; a thrown error or a non-boolean result is a failed criterion with the reason (a
+ * throw with its line in `file`, the verifier's project-relative path, when the stack passes there).
  * The result carries the criterion's weight (1 when it declares none).
  */
 export function runCriterion(
@@ -13,6 +15,7 @@ export function runCriterion(
   criterion: CodeCriterion<unknown, unknown>,
   actual: unknown,
   expected: unknown,
+  file?: string,
 ): CriterionResult {
   const weight = criterion.weight ?? 1;
   try {
@@ -25,7 +28,9 @@ export function runCriterion(
     }
     return { name, passed: false, detail: "the check returned neither a boolean nor { passed }", weight };
   } catch (err) {
-    return { name, passed: false, detail: `the check threw: ${(err as Error).message}`, weight };
+    const site = file === undefined ? undefined : throwSite(err, file);
+    const at = site === undefined ? "" : ` at ${site}`;
+    return { name, passed: false, detail: `the check threw${at}: ${(err as Error).message}`, weight };
   }
 }
 

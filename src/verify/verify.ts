@@ -165,7 +165,7 @@ export function verifyWith(
           weight: c.weight ?? 1,
         });
       } else {
-        criteria.push(runCriterion(name, c, result.value.value, expected.value));
+        criteria.push(runCriterion(name, c, result.value.value, expected.value, loaded.file));
       }
     }
   }
