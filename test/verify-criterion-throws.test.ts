@@ -9,7 +9,8 @@ import { MEMO, memoOutputs, memoVerifierSource, TOTALS } from "./support/judge-t
 import { markupProject } from "./support/verify-fixture.ts";
 
 const NAMES_ITEMS = "check: (text: string, e: Memo) => e.items.every((i) => text.includes(i))";
-const THROWS = 'check: (text: string) => { if (text.includes("gear")) throw new Error("no gears here"); return true; }';
+const THROWS =
+  'check: (text: string) => { if (text.includes("gear")) throw new Error("no gears here"); return true; }';
 
 describe("a criterion that throws", () => {
   it("fails naming the verifier's line of the throw", async () => {
@@ -24,7 +25,10 @@ describe("a criterion that throws", () => {
       },
     });
     const file = path.join(project.paths.verifiers, "markup.ts");
-    const line = readFileSync(file, "utf8").split("\n").findIndex((l) => l.includes("no gears here")) + 1;
+    const line =
+      readFileSync(file, "utf8")
+        .split("\n")
+        .findIndex((l) => l.includes("no gears here")) + 1;
     expect(line).toBeGreaterThan(1);
     const verdict = await verifyTrial(project.load(), memoOutputs(TOTALS.artefact));
     expect(verdict.criteria.find((c) => c.name === `${MEMO}: names every item`)).toEqual({
