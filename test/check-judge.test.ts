@@ -142,6 +142,16 @@ describe("judge calibration", () => {
     });
   });
 
+  it("--no-ping asks the judge without pinging it: the dead endpoint is found by its calls instead", async () => {
+    const closed = await startModelServer([]);
+    const url = closed.openaiUrl;
+    await closed.close();
+    const { paths } = memoProject({ provider: "openai", baseUrl: url });
+    const result = await checkTask(paths, "markup", { steps: STEPS, env, ping: false });
+    expect(result.checks.find((c) => c.id === "judge-calibration")).toBeUndefined();
+    expect(result.checks.find((c) => c.id === "judge:error")).toMatchObject({ status: "fail" });
+  });
+
   it("fails a judge criterion whose text is the same under every convention set", async () => {
     server = await startModelServer(judgeScript(goodJudge), { requireKey: env.KGATE_TEST_JUDGE_KEY });
     const { paths } = memoProject({ provider: "anthropic", baseUrl: server.anthropicUrl });

@@ -142,13 +142,14 @@ const TABLE: Array<[string[], string, unknown[]]> = [
   [["sandbox", "build"], "sandbox.build", [{}]],
   [["sandbox", "doctor", "--json"], "sandbox.doctor", [{ json: true }]],
   [["sandbox", "reap"], "sandbox.reap", [{}]],
-  [["check"], "check", [[], { sandbox: true, concurrency: 2 }]],
+  [["check"], "check", [[], { sandbox: true, concurrency: 2, ping: true }]],
   [
     ["check", "a", "b", "--no-sandbox", "--json"],
     "check",
-    [["a", "b"], { sandbox: false, json: true, concurrency: 2 }],
+    [["a", "b"], { sandbox: false, json: true, concurrency: 2, ping: true }],
   ],
-  [["check", "--concurrency", "3"], "check", [[], { sandbox: true, concurrency: 3 }]],
+  [["check", "--concurrency", "3"], "check", [[], { sandbox: true, concurrency: 3, ping: true }]],
+  [["check", "--no-ping"], "check", [[], { sandbox: true, concurrency: 2, ping: false }]],
   [["audit"], "audit", [[], { format: "text" }]],
   [
     ["audit", "a", "--format", "sarif", "--staged", "--show"],

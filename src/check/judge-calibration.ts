@@ -138,7 +138,7 @@ export const judgeCalibrationStep: CheckStep = {
     const judges = judgePanel(context.paths, context.env ? { env: context.env } : {});
     const configs = [...new Set(criteria.map((c) => c.criterion.judge))];
     const missing = configs.flatMap((name) => judges.unavailable(name) ?? []);
-    if (missing.length === 0) {
+    if (missing.length === 0 && context.ping !== false) {
       const unanswered = await unansweredEndpoints(context.paths, configs, context.env ?? process.env);
       const configFile = relativeToProject(context.paths, context.paths.config);
       missing.push(...unanswered.map((u) => `the judge's ping: ${unansweredText(configFile, u)}`));

@@ -57,6 +57,8 @@ export interface CheckOptions {
   judgeRepeats?: number;
   /** Where judges' keys are read (default: process.env). */
   env?: NodeJS.ProcessEnv;
+  /** false (--no-ping): the judge calibration asks its judges without pinging them first. */
+  ping?: boolean;
 }
 
 export async function checkTask(
@@ -83,6 +85,7 @@ export async function checkTaskKeepingBugs(
     progress: options.progress ?? (() => {}),
     ...(options.judgeRepeats === undefined ? {} : { judgeRepeats: options.judgeRepeats }),
     ...(options.env ? { env: options.env } : {}),
+    ...(options.ping === false ? { ping: false } : {}),
   };
   const checks: CheckResult[] = [];
   const bugs: Error[] = [];

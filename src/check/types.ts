@@ -53,6 +53,8 @@ export interface CheckContext {
   judgeRepeats?: number;
   /** Where judges' keys are read (default: process.env). */
   env?: NodeJS.ProcessEnv;
+  /** false (--no-ping): judges are asked without pinging their endpoints first. */
+  ping?: boolean;
   /** Progress lines (stderr in the CLI). */
   progress(line: string): void;
 }

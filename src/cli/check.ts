@@ -18,6 +18,10 @@ export function registerCheck(program: Command, action: ActionFor): void {
       "--judge-repeats <k>",
       "judge calibration: repeats of each judgement, which must agree (default 3)",
     )
+    .option(
+      "--no-ping",
+      "do not ping the judges' endpoints before the judge calibration (by default one that does not answer makes it unavailable)",
+    )
     .option("--json", "machine-readable output")
     .action(action("check"));
 }

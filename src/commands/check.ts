@@ -23,6 +23,8 @@ export interface CheckCommandOptions {
   concurrency: number;
   /** --judge-repeats: repeats of each judgement in the judge calibration (default 3). */
   judgeRepeats?: string;
+  /** false with --no-ping: judges are asked without pinging their endpoints first. */
+  ping?: boolean;
 }
 
 const MARK: Record<CheckResult["status"], string> = {
@@ -77,6 +79,7 @@ export async function run(
       progress: log,
       sandbox: session,
       ...(judgeRepeats === undefined ? {} : { judgeRepeats }),
+      ...(options.ping === false ? { ping: false } : {}),
       checked: (result) => {
         if (!options.json) printTask(ctx, result);
       },
