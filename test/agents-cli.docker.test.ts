@@ -14,7 +14,7 @@ import { run as show } from "../src/commands/show.ts";
 import type { ProjectPaths } from "../src/project.ts";
 import { TrialRecord, UNVERIFIED } from "../src/record/index.ts";
 import { scaffoldTask } from "../src/task/index.ts";
-import { appendTrialRecord } from "../src/trial/index.ts";
+import { appendTrialRecord, trialBudget } from "../src/trial/index.ts";
 import { KGATE_BIN, kgate } from "./support/cli.ts";
 import { startModelServer } from "./support/model-server.ts";
 import { tempProject, writeJson } from "./support/project.ts";
@@ -256,6 +256,7 @@ function writeRun(project: ProjectPaths) {
     startedAt: at(0),
     finishedAt: at(6),
     phases: {},
+    budget: trialBudget({ limits: { timeoutSec: 900, maxTokens: 500_000, maxTurns: 50 }, sandbox: true }),
     usage: { inputTokens: 1200, outputTokens: 40, modelCalls: 2, costUsd: 0.0042 },
     stopReason: "finish",
     outputs: [],
@@ -281,6 +282,8 @@ describe("kgate show", () => {
     expect(result.stdout).toMatch(
       /usage\s+1,200 in · 40 out · 0 cache read · 0 cache write · 2 calls · \$0\.0042/,
     );
+    // the budget the trial ran under: 900 s, 500,000 tokens, 50 turns, the sandbox's 900 + 600 s
+    expect(result.stdout).toMatch(/budget\s+900 s · 500,000 tokens · 50 turns\s+sandbox ends by 1500 s/);
     expect(result.stdout).toMatch(/\+1\.0s\s+model #1\s+1,200 in \/ 40 out/);
     expect(result.stdout).toMatch(/→ bash\s+cat docs\/spec\.md/);
     expect(result.stdout).toMatch(/\| line 8\n.*\| \.\.\. 4 more line\(s\)/);

@@ -2,8 +2,10 @@
 // configuration's limits, the sandbox's own deadline past every phase that needs the sandbox, the
 // phase bounds; the record keeps it, and records written before it existed still read (budget null).
 import { writeFileSync } from "node:fs";
+import { stripVTControlCharacters } from "node:util";
 import { describe, expect, it } from "vitest";
 import { parseConfigText } from "../src/agents/load-config.ts";
+import { formatBudget } from "../src/commands/show-format.ts";
 import { TrialRecord } from "../src/record/index.ts";
 import { configuredPhaseBounds, DEFAULT_PHASE_BOUNDS, trialBudget } from "../src/trial/index.ts";
 import { tempProject } from "./support/project.ts";
@@ -60,6 +62,14 @@ describe("the record's budget", () => {
     const { budget: _, ...old } = JSON.parse(JSON.stringify(makeRecord()));
     expect("budget" in old).toBe(false);
     expect(TrialRecord.parse({ ...old, recordVersion: 3 }).budget).toBeNull();
+  });
+
+  it("kgate show prints it in one line, and says when a record has none", () => {
+    const agent = { timeoutSec: 120, tokenBudget: 1000, maxTurns: 80, outputTokenBudget: 300 };
+    // 120 s (the configuration's), 1,000 tokens, 300 output, 50 turns (the task's); 120 + 600 = 720 s
+    const line = stripVTControlCharacters(formatBudget(trialBudget({ limits: TASK, agent, sandbox: true })));
+    expect(line).toBe("120 s · 1,000 tokens · 300 output tokens · 50 turns  sandbox ends by 720 s");
+    expect(formatBudget(null)).toMatch(/not recorded/);
   });
 
   it("refuses a budget that is not one (a record is the on-disk contract)", () => {

@@ -2,7 +2,13 @@
 // and a run's table of trials. Colour only on a TTY (src/colours.ts).
 
 import { pc } from "../colours.ts";
-import { type TrajectoryEvent, type TrialRecord, trialCostUsd, type Usage } from "../record/index.ts";
+import {
+  type TrajectoryEvent,
+  type TrialBudget,
+  type TrialRecord,
+  trialCostUsd,
+  type Usage,
+} from "../record/index.ts";
 
 const EXCERPT_LINES = 8;
 const num = (n: number) => n.toLocaleString("en-US");
@@ -56,6 +62,19 @@ export function verdictDetail(r: TrialRecord): string[] {
   return lines;
 }
 
+/** The limits a trial ran under, in one line (a record older than the budget has none). */
+export function formatBudget(b: TrialBudget | null): string {
+  if (!b) return pc.dim("not recorded (a record older than the budget)");
+  const parts = [
+    `${b.wallClockSec} s`,
+    `${num(b.tokens)} tokens`,
+    ...(b.outputTokens === null ? [] : [`${num(b.outputTokens)} output tokens`]),
+    `${b.turns} turns`,
+  ];
+  const deadline = b.sandboxDeadlineSec === null ? "" : `  sandbox ends by ${b.sandboxDeadlineSec} s`;
+  return `${parts.join(" · ")}${pc.dim(deadline)}`;
+}
+
 export function formatRecordHeader(r: TrialRecord, eventCount: number): string {
   const verdict =
     r.verdict.status === "pass"
@@ -77,6 +96,7 @@ export function formatRecordHeader(r: TrialRecord, eventCount: number): string {
     `stop        ${r.stopReason}${r.error ? `  ${pc.red(`${r.error.owner}/${r.error.kind}`)}: ${r.error.message.split("\n")[0]}` : ""}`,
     `usage       ${formatUsage(r.usage)}`,
     ...(r.judgeUsage ? [`judges      ${formatUsage(r.judgeUsage)}`] : []),
+    `budget      ${formatBudget(r.budget)}`,
     `time        ${seconds.toFixed(1)} s  ${pc.dim(phases)}`,
     `canary      ${r.canaryLeak === null ? "n/a" : r.canaryLeak ? pc.red("LEAKED") : "no leak"}`,
     `trajectory  ${r.trajectory ?? "none"} (${eventCount} events)`,
