@@ -30,6 +30,7 @@ import {
   runTriage,
   summariseTriage,
   svgTriage,
+  type TaskLiveContext,
   type TriageSettings,
   taskLiveRunner,
   triageRunFiles,
@@ -164,26 +165,29 @@ function settingsAndPool(
   }
 }
 
-/** Phase 0 of gated-task units: one sandboxed trial each, with the agent of the configuration. */
+/**
+ * Gated-task units' trials: one sandbox runner and one trial engine for the triage session, phase 0's
+ * trials (the configuration's agent) and the live steps' (each limit's agent, added once) alike.
+ */
 async function taskRunner(
   ctx: CommandContext,
   pool: LoadedTriagePool,
-  agentName: string,
+  config: ResolvedAgentConfig,
   runId: string,
   log: (l: string) => void,
   engine: { concurrency: number; signal: AbortSignal },
-): Promise<{ runUnit: UnitRunner; close(): Promise<void> }> {
-  const agent = await resolveAgent(ctx.paths, agentName, { log: (l) => log(`${agentName}: ${l}`) });
+): Promise<{ runUnit: UnitRunner; live: TaskLiveContext; close(): Promise<void> }> {
+  const agent = await resolveAgent(ctx.paths, config.name, { log: (l) => log(`${config.name}: ${l}`) });
   const sandbox = await openSandboxRunner({ paths: ctx.paths, agents: [agent], log });
   const runDir = runDirOf(ctx.paths, runId);
-  const trialCtx = {
-    paths: ctx.paths,
-    tasks: pool.tasks!,
-    agent: agentInfoOf(agent),
-    engine: new TrialEngine({ runId, runDir, runner: sandbox.runner, ...engine }),
-    runDir,
+  const trials = new TrialEngine({ runId, runDir, runner: sandbox.runner, ...engine });
+  const tasks = pool.tasks!;
+  const trialCtx = { paths: ctx.paths, tasks, agent: agentInfoOf(agent), engine: trials, runDir };
+  return {
+    runUnit: (unit) => runTaskUnit(trialCtx, unit),
+    live: { paths: ctx.paths, tasks, config, runId, runDir, log, sandbox, engine: trials },
+    close: sandbox.close,
   };
-  return { runUnit: (unit) => runTaskUnit(trialCtx, unit), close: sandbox.close };
 }
 
 export async function run(
@@ -233,7 +237,7 @@ export async function run(
   const engine = { concurrency, signal: controller.signal };
   const tasks =
     pool.tasks && !pool.inline
-      ? await taskRunner(ctx, pool, config.name, settings.runId, log, engine).catch((err) => {
+      ? await taskRunner(ctx, pool, config, settings.runId, log, engine).catch((err) => {
           stopListening();
           throw usageOrBug(err);
         })
@@ -248,14 +252,7 @@ export async function run(
       if (unit.source.kind !== "item") throw new Error(`unit ${unit.id} is not an item`);
       return runItemUnit(model, unit.source.item, { maxOutputTokens: cap, temperature, retry, signal });
     });
-  const live = tasks && {
-    tasks: pool.tasks!,
-    paths: ctx.paths,
-    config,
-    runId: settings.runId,
-    runDir: files.dir,
-    log,
-  };
+  const live = tasks?.live;
   const result = await runTriage({
     files,
     settings,
@@ -267,8 +264,6 @@ export async function run(
     runUnit,
     concurrency,
     provider: config.provider,
-    // a task unit's trial engine retries it by kind already
-    unitRetries: tasks ? 0 : runSettingDefault("retries", "triage"),
     signal: controller.signal,
     pricing: config.pricing,
     admit: ceiling?.admit,
@@ -282,8 +277,8 @@ export async function run(
         ? inlineUnitRunner(inline, true)
         : resolveItemRunner(model, temperature, retry),
   })
-    .catch((err: Error) => {
-      throw new UsageError(err.message);
+    .catch((err: unknown) => {
+      throw usageOrBug(err);
     })
     .finally(async () => {
       stopListening();

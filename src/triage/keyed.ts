@@ -30,6 +30,8 @@ interface Attempt<T> {
   key: string;
   value: T | null;
   error: TrialError | null;
+  /** Its retries were spent inside it (UnitFailure.spent): the engine does not retry it. */
+  spent?: boolean;
 }
 
 interface KeyedUnit extends EngineUnit {
@@ -74,6 +76,7 @@ export async function runKeyed<U extends KeyedUnit, T extends { costUsd: number 
     job: (unit, attempt, run) => ({ ...unit, ...run, attempt }),
     providerOf: () => input.provider ?? "model",
     errorOf: (a) => a.error,
+    spent: (a) => a.spent === true,
     outcomeOf: (a) => (a.value !== null ? outcome(a.value) : "infra"),
     crashed: (job, err) => {
       const error = internalError(err);
@@ -106,12 +109,13 @@ export async function runKeyed<U extends KeyedUnit, T extends { costUsd: number 
         return { key: job.key, value, error: null };
       } catch (err) {
         const error = failureOf(err, signal);
-        const retried = FAILURE_KINDS[error.kind].retried && !signal.aborted;
+        const spent = err instanceof UnitFailure && err.spent;
+        const retried = FAILURE_KINDS[error.kind].retried && !signal.aborted && !spent;
         input.log(
           `${phase === "phase0" ? "phase 0" : "plan"} ${job.key}: error (${error.kind}): ${error.message}${retried ? "" : " (left out; --resume retries it)"}`,
         );
         logged(job, error);
-        return { key: job.key, value: null, error };
+        return { key: job.key, value: null, error, spent };
       }
     },
   });

@@ -24,10 +24,17 @@ export type UnitRunner = (
   signal?: AbortSignal,
 ) => Promise<UnitOutcome>;
 
-/** A unit that did not run to an outcome, with the error of the closed taxonomy that stopped it. */
+/**
+ * A unit that did not run to an outcome, with the error of the closed taxonomy that stopped it;
+ * `spent`: its retries were spent already (a task unit's trial, retried by the trial engine), so the
+ * unit, or the plan it ran in, is not retried again.
+ */
 export class UnitFailure extends Error {
   override name = "UnitFailure";
-  constructor(readonly error: TrialError) {
+  constructor(
+    readonly error: TrialError,
+    readonly spent = false,
+  ) {
     super(`${error.kind}: ${error.message}`);
   }
 }

@@ -43,8 +43,6 @@ export interface TriageRunInput extends KeyedRunInput {
   resolveUnit?: UnitRunner;
   planner: ChatModel;
   retry: RetryPolicy;
-  /** Engine retries of a phase-0 unit whose failure kind is retried (default: the retries run setting's; 0 for task units, whose trial engine retries). */
-  unitRetries?: number;
   /** The configuration's prices: each unit's and plan's record states its cost. */
   pricing?: Pricing | null;
 }
@@ -74,7 +72,7 @@ async function phase0(input: TriageRunInput, done: Map<string, Phase0Record>) {
     input,
     "phase0",
     todo,
-    input.unitRetries ?? runSettingDefault("retries", "triage"),
+    runSettingDefault("retries", "triage"),
     async ({ unit }, signal) => {
       const outcome = await input.runUnit(unit, settings.unitCap, undefined, signal);
       const record: Phase0Record = {

@@ -11,11 +11,11 @@ import {
   type SystemPromptPolicy,
 } from "../agents/index.ts";
 import type { ProjectPaths } from "../project.ts";
-import { type Condition, outcomeOf as countedAs, trialError } from "../record/index.ts";
+import { type Condition, outcomeOf as countedAs } from "../record/index.ts";
 import type { LoadedTask } from "../task/index.ts";
-import { agentInfoOf, openSandboxRunner, readTrialRecords, TrialEngine } from "../trial/index.ts";
-import { UnitFailure, type UnitRunner } from "./live.ts";
-import { trialOutcome } from "./task-unit.ts";
+import { agentInfoOf, readTrialRecords, type SandboxRunner, type TrialEngine } from "../trial/index.ts";
+import type { UnitRunner } from "./live.ts";
+import { spentOrRecord, trialOutcome } from "./task-unit.ts";
 
 /** `live`: regime E live; `live-u`: regime U live (the limit is what is left of B); `resolve`: the re-solve. */
 export type TaskLiveMode = "live" | "live-u" | "resolve";
@@ -82,17 +82,22 @@ export interface TaskLiveContext {
   /** The triage run's folder. */
   runDir: string;
   log: (line: string) => void;
+  /** The triage session's one sandbox runner (image and sweep once; each limit's agent prepared once). */
+  sandbox: Pick<SandboxRunner, "add">;
+  /** The triage session's one trial engine (its concurrency and retries, shared with phase 0). */
+  engine: TrialEngine;
 }
 
 /**
  * Runs a planned task unit as a trial at `<run>/<mode>/<plan>/` with index = its position in the plan,
  * or returns that trial when a counted one of the same configuration (the same limit) is already
  * there; a trial at the same step with another limit (the plan was asked again and changed) is kept
- * and a new attempt runs after it. An infrastructure error throws (the plan fails and `--resume`
+ * and a new attempt runs after it. An infrastructure error throws, its retries spent by the session's
+ * trial engine (the plan fails, is not asked again, and `--resume`
  * asks it again).
  */
 export function taskLiveRunner(ctx: TaskLiveContext, mode: TaskLiveMode): UnitRunner {
-  return async (unit, limit, at, signal) => {
+  return async (unit, limit, at) => {
     if (unit.source.kind !== "task") throw new Error(`unit ${unit.id} is not a task`);
     if (!at) throw new Error(`unit ${unit.id}: a live task trial needs its plan and step`);
     const task = ctx.tasks.get(unit.source.task);
@@ -114,30 +119,17 @@ export function taskLiveRunner(ctx: TaskLiveContext, mode: TaskLiveMode): UnitRu
     const agent = createConfiguredAgent(ctx.paths, config, {
       log: (l) => ctx.log(`${config.name}: ${l}`),
     });
-    const sandbox = await openSandboxRunner({ paths: ctx.paths, agents: [agent], log: ctx.log });
-    try {
-      // the records' run id is the folder under runs/ that holds them: `<run>/live/<plan>`
-      const runId = `${ctx.runId}/${folder}`;
-      const engine = new TrialEngine({ runId, runDir, runner: sandbox.runner, concurrency: 1, signal });
+    await ctx.sandbox.add(agent);
+    const record = await ctx.engine.run({
+      task,
+      condition,
+      agent: agentInfoOf(agent),
+      index: at.step,
       // numbered after every attempt at this step, so trial ids stay unique in the folder
-      const previousAttempt = Math.max(0, ...atStep.map((r) => r.attempt));
-      const record = await engine.run({
-        task,
-        condition,
-        agent: agentInfoOf(agent),
-        index: at.step,
-        previousAttempt,
-      });
-      if (!record)
-        throw new UnitFailure(trialError("cancelled", "the run was cancelled before the trial started"));
-      if (countedAs(record) === "infra" && record.error)
-        throw new UnitFailure({
-          ...record.error,
-          message: `trial ${record.trialId}: ${record.error.message}`,
-        });
-      return found(record, false);
-    } finally {
-      await sandbox.close();
-    }
+      previousAttempt: Math.max(0, ...atStep.map((r) => r.attempt)),
+      // the records' run id is the folder under runs/ that holds them: `<run>/live/<plan>`
+      place: { runId: `${ctx.runId}/${folder}`, runDir },
+    });
+    return found(spentOrRecord(record), false);
   };
 }

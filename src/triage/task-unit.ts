@@ -121,9 +121,17 @@ export async function runTaskUnit(ctx: TaskTrialContext, unit: TriageUnit): Prom
     (r) => r.task.id === taskId && r.condition === condition,
   ).length;
   const record = await ctx.engine.run({ task, condition, agent: ctx.agent, index: earlier });
+  return trialOutcome(spentOrRecord(record), false);
+}
+
+/** The trial's record, or a spent UnitFailure (the trial engine retried it) when it did not count or never ran. */
+export function spentOrRecord(record: TrialRecord | null): TrialRecord {
   if (!record)
-    throw new UnitFailure(trialError("cancelled", "the run was cancelled before the trial started"));
+    throw new UnitFailure(trialError("cancelled", "the run was cancelled before the trial started"), true);
   if (countedAs(record) === "infra" && record.error)
-    throw new UnitFailure({ ...record.error, message: `trial ${record.trialId}: ${record.error.message}` });
-  return trialOutcome(record, false);
+    throw new UnitFailure(
+      { ...record.error, message: `trial ${record.trialId}: ${record.error.message}` },
+      true,
+    );
+  return record;
 }

@@ -31,6 +31,8 @@ export interface UnitKind<U extends EngineUnit, J extends U, R> {
   errorOf(record: R): TrialError | null;
   /** How the attempt counts: pass or fail, or left out (infra, unverified). */
   outcomeOf(record: R): Outcome;
+  /** The attempt already spent its retries inside (a unit over an engine's trial): not retried again. */
+  spent?(record: R): boolean;
   /** The record of an attempt whose runner threw (kgate's own bug, kind `internal`), written where the kind keeps records. */
   crashed(job: J, err: unknown): R;
 }
@@ -171,7 +173,11 @@ export class UnitEngine<U extends EngineUnit, J extends U, R> {
       this.written.push(record);
       const error = this.o.kind.errorOf(record);
       if (error?.kind === "internal") this.internal.push(record);
-      const retrying = retriedKind(error) && attempt - first < retries && !this.signal.aborted;
+      const retrying =
+        retriedKind(error) &&
+        !this.o.kind.spent?.(record) &&
+        attempt - first < retries &&
+        !this.signal.aborted;
       this.o.events?.finished?.(job, record, this.o.kind.outcomeOf(record), retrying);
       if (!retrying) return record;
     }

@@ -56,9 +56,18 @@ export interface SandboxRunner {
   runner: TrialRunner;
   provider: SandboxProvider;
   image: SandboxImage;
+  /**
+   * Prepares one more agent on this runner, once per configuration (its name and digest), e.g. a
+   * configuration changed for one trial; its trials name it by agentInfoOf(agent). Resolves with what
+   * its sandbox needs (a form other than runTrial's, e.g. an exam session, places it by that).
+   */
+  add(agent: Agent): Promise<SandboxRequirements>;
   /** Disposes every agent once and sweeps once more. */
   close(): Promise<void>;
 }
+
+/** An agent's configuration as the runner keys it: a name may come with several digests. */
+const keyOf = (agent: { name: string; digest: string }) => `${agent.name}\u0000${agent.digest}`;
 
 /** Prepares the provider's image and every agent; if any preparation fails, what was prepared is released. */
 export async function openSandboxRunner(o: SandboxRunnerOptions): Promise<SandboxRunner> {
@@ -68,8 +77,8 @@ export async function openSandboxRunner(o: SandboxRunnerOptions): Promise<Sandbo
   const reaped = sandboxesRemoved((await reapLeftovers(provider)).hosts);
   if (reaped > 0) log(`removed ${reaped} sandbox(es) left by kgate processes that are gone`);
   const image = await provider.prepareImage(o.paths, (line) => log(`sandbox: ${line}`));
-  const prepared = new Map<string, SandboxRequirements>();
-  const byName = new Map(o.agents.map((a) => [a.name, a]));
+  const prepared = new Map<string, Promise<SandboxRequirements>>();
+  const byKey = new Map<string, Agent>();
   const used: Agent[] = [];
   const limits = new AdaptiveLimits((level, key) => log(levelLine(level, key)));
   const close = async () => {
@@ -77,27 +86,37 @@ export async function openSandboxRunner(o: SandboxRunnerOptions): Promise<Sandbo
     // A container whose create request was in flight when a process died can appear after a sweep.
     await reapLeftovers(provider).catch(() => null);
   };
-  try {
-    for (const agent of byName.values()) {
+  const add = async (agent: Agent) => {
+    const key = keyOf(agent);
+    if (!prepared.has(key)) {
+      byKey.set(key, agent);
       used.push(agent);
-      prepared.set(agent.name, (await agent.prepare?.({ provider, limits })) ?? {});
+      prepared.set(key, agent.prepare?.({ provider, limits }).then((r) => r ?? {}) ?? Promise.resolve({}));
     }
+    return (await prepared.get(key))!;
+  };
+  try {
+    for (const agent of o.agents) await add(agent);
   } catch (err) {
     await close();
     throw err;
   }
   const runner: TrialRunner = async (job, signal) => {
-    const agent = byName.get(job.agent.name);
+    const agent = byKey.get(keyOf(job.agent));
     if (!agent) throw new Error(`no agent "${job.agent.name}" was prepared for this run`);
+    const requirements = await prepared.get(keyOf(job.agent));
     // A pool of hosts reserves the trial's slot (and loads its image there) before the trial's clock starts.
-    const ref = prepared.get(agent.name)?.image ?? image.ref;
-    return onPlacedHost(provider, [ref], signal, (placed) => runTrialOn(job, signal, agent, placed));
+    const ref = requirements?.image ?? image.ref;
+    return onPlacedHost(provider, [ref], signal, (placed) =>
+      runTrialOn(job, signal, agent, placed, requirements),
+    );
   };
   const runTrialOn = (
     job: Parameters<TrialRunner>[0],
     signal: AbortSignal,
     agent: Agent,
     placed: SandboxProvider,
+    requirements: SandboxRequirements | undefined,
   ) =>
     runTrial({
       paths: o.paths,
@@ -110,12 +129,12 @@ export async function openSandboxRunner(o: SandboxRunnerOptions): Promise<Sandbo
       attempt: job.attempt,
       provider: placed,
       image,
-      requirements: prepared.get(agent.name),
+      requirements,
       verify: o.verify,
       phases,
       followUp: o.followUp,
       prospective: o.prospectiveFor ? o.prospectiveFor(agent) : o.prospective,
       signal,
     });
-  return { runner, provider, image, close };
+  return { runner, provider, image, add, close };
 }

@@ -33,6 +33,8 @@ export interface TrialSlot extends EngineUnit {
   condition: Condition;
   agent: EngineAgentInfo;
   index: number;
+  /** Where this slot's attempts are recorded, when not in the engine's run (triage's live plans). */
+  place?: RunPlace;
 }
 
 /** One attempt of a slot, as a runner receives it (a caller's slot type may carry more, e.g. its cell). */
@@ -60,7 +62,7 @@ function trialKind<S extends TrialSlot>(): UnitKind<S, TrialJob<S>, TrialRecord>
   return {
     job: (slot, attempt, run) => ({
       ...slot,
-      ...run,
+      ...(slot.place ?? run),
       attempt,
       trialId: trialId(slot.task.id, slot.condition, slot.agent.name, slot.index, attempt),
     }),
