@@ -4,9 +4,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import {
-  AdaptiveLimits,
   type Agent,
-  levelLine,
   loadAgentConfigs,
   loadChatModel,
   type ResolvedAgentConfig,
@@ -14,7 +12,6 @@ import {
   resolveApiKey,
 } from "../agents/index.ts";
 import type { ProjectPaths } from "../project.ts";
-import { reapLeftovers, sandboxesRemoved, sandboxProviderFor } from "../sandbox/index.ts";
 import {
   formatProblem,
   type LoadedTask,
@@ -23,7 +20,7 @@ import {
   loadValidTask,
   sha256,
 } from "../task/index.ts";
-import { configuredPhaseBounds, defaultVerify, modelProviderOf } from "../trial/index.ts";
+import { configuredPhaseBounds, defaultVerify, modelProviderOf, openSandboxRunner } from "../trial/index.ts";
 import { type ExamBound, sessionBound, twoTurnBound } from "./cost.ts";
 import {
   inlineExamQuestions,
@@ -226,12 +223,10 @@ export async function taskRunner(
   const agent: Agent = await resolveAgent(paths, run.agent.name, { log });
   if (agent.harness !== "builtin")
     throw new Error(`a task exam needs a built-in-loop agent; "${agent.name}" runs ${agent.harness}`);
-  const provider = sandboxProviderFor(paths);
-  const requirements =
-    (await agent.prepare?.({ provider, limits: new AdaptiveLimits((l, k) => log(levelLine(l, k))) })) ?? {};
-  const reaped = sandboxesRemoved((await reapLeftovers(provider)).hosts);
-  if (reaped > 0) log(`removed ${reaped} sandbox(es) left by kgate processes that are gone`);
-  const image = await provider.prepareImage(paths, (line) => log(`sandbox: ${line}`));
+  // the sweep, the image and the agent in the order every sandboxed verb opens them
+  const sandbox = await openSandboxRunner({ paths, agents: [agent], log });
+  const { provider, image } = sandbox;
+  const requirements = await sandbox.add(agent);
   const context = {
     agent,
     tasks,
@@ -250,9 +245,6 @@ export async function taskRunner(
     agent: { name: agent.name, digest: agent.digest, harness: agent.harness, model: agent.model },
     provider: modelProviderOf(agent),
     runOne: (spec, attempt) => runTaskExam(spec, context, attempt),
-    dispose: async () => {
-      await agent.dispose?.();
-      await reapLeftovers(provider).catch(() => null);
-    },
+    dispose: sandbox.close,
   };
 }
