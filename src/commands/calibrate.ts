@@ -20,7 +20,7 @@ import {
 } from "../calibrate/index.ts";
 import { pc } from "../colours.ts";
 import { parseMaxCost } from "../cost/index.ts";
-import { EXIT_FAILED, EXIT_OK, InternalTrialErrors, UsageError } from "../errors.ts";
+import { EXIT_FAILED, EXIT_OK, InternalTrialErrors, UsageError, usageOrBug } from "../errors.ts";
 import { loadPayoffSchedule } from "../monitor/index.ts";
 import { relativeToProject } from "../project.ts";
 import { table1 } from "../report/index.ts";
@@ -121,7 +121,8 @@ function monitoringOf(o: CalibrateOptions): PlanMonitoring | null {
   try {
     if (o.prospective) prospective = loadPayoffSchedule(o.payoff);
   } catch (err) {
-    throw new UsageError(`--payoff: ${(err as Error).message}`);
+    const e = usageOrBug(err);
+    throw e instanceof UsageError ? new UsageError(`--payoff: ${e.message}`) : e;
   }
   return o.monitor || prospective ? { probes: o.monitor === true, prospective } : null;
 }
@@ -144,7 +145,7 @@ async function printEstimate(
     try {
       return loadValidTask(ctx.paths, id);
     } catch (err) {
-      throw new UsageError((err as Error).message);
+      throw usageOrBug(err);
     }
   };
   const tasks =
@@ -154,7 +155,7 @@ async function printEstimate(
     try {
       return expandCells(task, config.cells).cells;
     } catch (err) {
-      throw new UsageError((err as Error).message);
+      throw usageOrBug(err);
     }
   };
   const estimate = estimateCalibration({

@@ -197,7 +197,7 @@ function printEstimate(ctx: CommandContext, poolArg: string | undefined, o: Exam
       bound: pool.bound,
     });
   } catch (err) {
-    throw err instanceof UsageError ? err : new UsageError((err as Error).message);
+    throw usageOrBug(err);
   }
   ctx.stdout.write(
     o.json
@@ -235,7 +235,7 @@ export async function run(ctx: CommandContext, poolArg: string | undefined, o: E
           ? await inlineTaskRunner(ctx.paths, run)
           : await taskRunner(ctx.paths, run, log);
   } catch (err) {
-    throw err instanceof UsageError ? err : new UsageError((err as Error).message);
+    throw usageOrBug(err);
   }
   // the pool and the options are checked first: then the endpoint, before the first exam
   const judged = run.kind === "tasks" ? taskIds(ctx.paths, run.pool.source) : [];

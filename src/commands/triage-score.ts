@@ -17,8 +17,6 @@ import {
 import type { CommandContext } from "./context.ts";
 import { integerOption } from "./options.ts";
 
-const usage = (err: unknown) => (err instanceof UsageError ? err : new UsageError((err as Error).message));
-
 export interface ScoreOptions {
   phase0: string;
   plan: string;
@@ -100,7 +98,7 @@ function samplerOf(
     try {
       run = readSettings(files);
     } catch (err) {
-      throw usage(err);
+      throw usageOrBug(err);
     }
   }
   const shown = relativeToProject(ctx.paths, files.settings);
