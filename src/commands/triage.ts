@@ -9,7 +9,6 @@ import {
   type ResolvedAgentConfig,
   resolveAgent,
 } from "../agents/index.ts";
-import { runSettingDefault } from "../common/index.ts";
 import { EXIT_FAILED, EXIT_OK, InternalTrialErrors, UsageError, usageOrBug } from "../errors.ts";
 import { packageInfo } from "../package-info.ts";
 import { relativeToProject } from "../project.ts";
