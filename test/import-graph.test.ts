@@ -46,8 +46,8 @@ const ALLOWED: Record<string, string[]> = {
   // The verbs' registrations: commander and the run settings only, nothing of a verb's behaviour.
   cli: [ROOT, COMMON],
   // The library's API (package export "kgate") drives the same machinery as the commands.
-  api: ["calibrate", "audit", "monitor", ...PROTOCOL_BASE],
-  // The verbs parse argv and print; the work of run, calibrate, audit and report goes through api.
+  api: ["calibrate", "check", "audit", "monitor", ...PROTOCOL_BASE],
+  // The verbs parse argv and print; the work of run, calibrate, audit, check and report goes through api.
   commands: [
     "api",
     "calibrate",

@@ -61,7 +61,7 @@ function documentedExample(): string {
 
 /** Reads back the example's run and checks the rest of the surface: `node inspect.mjs <project> <run dir>`. */
 const INSPECT_JS = `
-import { audit, kgateVersion, listTasks, loadTask, openProject, readRecords, report, runTrials, verifyOutputs } from "kgate";
+import { audit, check, kgateVersion, listTasks, loadTask, openProject, readRecords, report, runTrials, verifyOutputs } from "kgate";
 import { parseCsv } from "kgate/verify";
 const project = openProject(process.argv[2]);
 const task = loadTask(project, "demo");
@@ -69,6 +69,7 @@ const right = await verifyOutputs(task, [{ path: "output/result.csv", content: "
 const wrong = await verifyOutputs(task, [{ path: "output/result.csv", content: "item,value\\nwidget,3.99\\ngadget,5.60\\n" }]);
 const read = readRecords(process.argv[3]);
 const audited = await audit(project);
+const checked = await check(project, { sandbox: false });
 const reported = report(project, process.argv[3]);
 const seen = [];
 const trials = await runTrials(project, { task: "demo", agent: "oracle", condition: "+A", n: 1, onTrial: (r) => seen.push(r.trialId) });
@@ -86,6 +87,7 @@ console.log(JSON.stringify({
   onTrial: seen.length === 1 && seen[0] === trials.records[0].trialId,
   written: readRecords(trials.runDir).records.length,
   audit: audited.tasks.map((t) => [t.id, t.status]),
+  check: [checked.runId, checked.tasks.map((t) => t.id), checked.summary.failed],
   report: [reported.summary.tasks.map((t) => t.decision), reported.written.length],
 }));
 `;
@@ -162,6 +164,8 @@ describe("the packed package, installed into a fresh project", () => {
     // audit(): the scaffolded demo task's files hold no gated value; report(): the example's run,
     // recomputed from its files (retained, as above), and its six report files written again.
     expect(out.audit).toEqual([["demo", "clean"]]);
+    // check() without a sandbox: no run of trials, the scaffolded demo task fails no check.
+    expect(out.check).toEqual([null, ["demo"], 0]);
     expect(out.report).toEqual([["retain"], 6]);
     expect(out.csv).toEqual({ ok: true, csv: { header: ["a"], records: [["1"]], lines: [2] } });
   }, 300_000);

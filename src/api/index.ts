@@ -24,6 +24,14 @@ export {
   calibrate,
 } from "./calibrate.ts";
 export {
+  type CheckOptions,
+  type CheckReport,
+  type CheckResult,
+  type CheckSummary,
+  check,
+  type TaskCheck,
+} from "./check.ts";
+export {
   listTasks,
   loadTask,
   type OutputFile,

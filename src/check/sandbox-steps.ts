@@ -20,9 +20,9 @@ const AGENTS: Record<SandboxCheckAgent, Agent> = { oracle: oracleAgent(), noop: 
 
 export function sandboxSession(
   paths: ProjectPaths,
-  options: { signal?: AbortSignal; progress?: (line: string) => void; concurrency: number },
+  options: { signal?: AbortSignal; progress?: (line: string) => void; concurrency: number; runId?: string },
 ): SandboxSession {
-  const runId = newRunId("check");
+  const runId = options.runId ?? newRunId("check");
   const runDir = runDirOf(paths, runId);
   let opened: Promise<{ sandbox: SandboxRunner; engine: TrialEngine }> | undefined;
   let engineSeen: TrialEngine | undefined;

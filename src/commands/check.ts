@@ -1,16 +1,10 @@
 // `kgate check [task...]`: the curator's pre-flight, one line per check, a summary, exit 1 on a failure.
 
-import {
-  type CheckResult,
-  checkTasks,
-  type SandboxSession,
-  sandboxSession,
-  summarise,
-  type TaskCheck,
-} from "../check/index.ts";
+import { type CheckReport, type CheckResult, check, type TaskCheck } from "../api/index.ts";
 import { pc } from "../colours.ts";
 import { EXIT_FAILED, EXIT_OK, InternalTrialErrors } from "../errors.ts";
 import { InterruptedError, removeOnInterrupt } from "../sandbox/index.ts";
+import { newRunId } from "../trial/index.ts";
 import type { CommandContext } from "./context.ts";
 import { integerOption } from "./options.ts";
 import { selectTaskIds } from "./task-ids.ts";
@@ -63,36 +57,34 @@ export async function run(
       : integerOption("--judge-repeats", options.judgeRepeats, { min: 1, max: 20 });
 
   const controller = new AbortController();
-  let session: SandboxSession | undefined;
-  let dispose = () => {};
-  if (options.sandbox !== false && ids.length > 0) {
-    // The session's runner sweeps what dead kgate processes left on the configured provider when it opens.
-    session = sandboxSession(ctx.paths, { signal: controller.signal, progress: log, concurrency });
-    dispose = removeOnInterrupt(ctx.paths, session.runId, controller, log);
-  }
-
-  let checked: Awaited<ReturnType<typeof checkTasks>>;
+  const sandbox = options.sandbox !== false && ids.length > 0;
+  const runId = sandbox ? newRunId("check") : undefined;
+  const dispose = runId ? removeOnInterrupt(ctx.paths, runId, controller, log) : () => {};
+  let report: CheckReport;
   try {
-    checked = await checkTasks(ctx.paths, ids, {
-      concurrency,
-      signal: controller.signal,
-      progress: log,
-      sandbox: session,
-      ...(judgeRepeats === undefined ? {} : { judgeRepeats }),
-      ...(options.ping === false ? { ping: false } : {}),
-      checked: (result) => {
-        if (!options.json) printTask(ctx, result);
+    report = await check(
+      { paths: ctx.paths },
+      {
+        tasks: ids,
+        sandbox,
+        concurrency,
+        ...(runId ? { runId } : {}),
+        ...(judgeRepeats === undefined ? {} : { judgeRepeats }),
+        ...(options.ping === false ? { ping: false } : {}),
+        signal: controller.signal,
+        onProgress: log,
+        onTask: (result) => {
+          if (!options.json) printTask(ctx, result);
+        },
       },
-    });
+    );
   } finally {
     dispose();
-    await session?.close();
   }
-  const { results } = checked;
-  const summary = summarise(results);
+  const { tasks: results, summary } = report;
   if (options.json) {
     ctx.stdout.write(
-      `${JSON.stringify({ root: ctx.paths.root, runId: session?.runId ?? null, tasks: results, summary }, null, 2)}\n`,
+      `${JSON.stringify({ root: ctx.paths.root, runId: report.runId, tasks: results, summary }, null, 2)}\n`,
     );
   } else if (ids.length === 0) {
     ctx.stdout.write(`no tasks in ${ctx.paths.tasks} (create one with: kgate new <id>)\n`);
@@ -109,8 +101,7 @@ export async function run(
       `${summary.tasks} task(s): ${summary.passed} passed, ${warnings}, ${failed}, ${summary.unavailable} not available, ${summary.skipped} skipped\n`,
     );
   }
-  const internal = [...checked.bugs, ...(session?.internal() ?? [])];
-  if (internal.length > 0) throw new InternalTrialErrors(internal);
+  if (report.internalErrors.length > 0) throw new InternalTrialErrors(report.internalErrors);
   const reason = controller.signal.reason;
   if (reason instanceof InterruptedError) return reason.exitCode;
   return summary.failed > 0 ? EXIT_FAILED : EXIT_OK;

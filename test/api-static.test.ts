@@ -1,10 +1,12 @@
-// The library's audit and report (src/api/, package export "kgate"): typed results as the CLI's
-// verbs print them, and the errors a caller can catch (UsageError, GitError) with the CLI's messages.
+// The library's audit, check (without a sandbox) and report (src/api/, package export "kgate"): typed
+// results as the CLI's verbs print them, the check's per-task event and abort, and the errors a caller
+// can catch (UsageError, GitError) with the CLI's messages.
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { audit, GitError, openProject, report, UsageError } from "../src/api/index.ts";
+import { audit, check, GitError, openProject, report, type TaskCheck, UsageError } from "../src/api/index.ts";
 import { corpusFile, writeAuditTask } from "./support/audit-task.ts";
+import { copyLibraryTask } from "./support/library-task.ts";
 import { paperRun } from "./support/paper-run.ts";
 import { tempProject } from "./support/project.ts";
 
@@ -36,6 +38,45 @@ describe("audit()", () => {
     await expect(unknown).rejects.toBeInstanceOf(UsageError);
     await expect(unknown).rejects.toThrow(/nope/);
     await expect(audit(project, { staged: true })).rejects.toBeInstanceOf(GitError);
+  });
+});
+
+describe("check()", () => {
+  it("checks the named tasks, each handed to onTask as it is done; no sandbox, no run", async () => {
+    const paths = tempProject();
+    copyLibraryTask(paths, "mortgage-escrow");
+    const seen: TaskCheck[] = [];
+    const result = await check(openProject(paths.root), {
+      tasks: ["mortgage-escrow"],
+      sandbox: false,
+      onTask: (t) => seen.push(t),
+    });
+    expect(result.runId).toBeNull();
+    expect(result.interrupted).toBe(false);
+    expect(result.internalErrors).toEqual([]);
+    expect(seen).toEqual(result.tasks);
+    const [task] = result.tasks;
+    expect(task!.id).toBe("mortgage-escrow");
+    // Without a sandbox, the oracle and noop trials are not run: those two checks are unavailable.
+    const status = (id: string) => task!.checks.find((c) => c.id === id)?.status;
+    expect([status("oracle"), status("noop")]).toEqual(["unavailable", "unavailable"]);
+    const { summary } = result;
+    expect(summary.tasks).toBe(1);
+    expect(summary.failed).toBe(0);
+    // Every check is counted once, under its status.
+    const total = summary.passed + summary.warnings + summary.failed + summary.unavailable + summary.skipped;
+    expect(total).toBe(task!.checks.length);
+  });
+
+  it("starts no task once aborted, and names an unknown task", async () => {
+    const paths = tempProject();
+    copyLibraryTask(paths, "mortgage-escrow");
+    const project = openProject(paths.root);
+    const controller = new AbortController();
+    controller.abort();
+    const stopped = await check(project, { sandbox: false, signal: controller.signal });
+    expect(stopped).toMatchObject({ tasks: [], interrupted: true, summary: { tasks: 0 } });
+    await expect(check(project, { tasks: ["nope"], sandbox: false })).rejects.toThrow(UsageError);
   });
 });
 
