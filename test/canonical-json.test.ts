@@ -20,7 +20,15 @@ describe("canonical JSON", () => {
     expect(canonicalDigest(two)).toBe(createHash("sha256").update(text).digest("hex"));
   });
 
+  it("orders keys by UTF-16 code units, not code points, and writes undefined in an array as null", () => {
+    // U+1F600 is the surrogate pair D83D DE00 in UTF-16; U+FB01 is one unit FB01: D83D < FB01, so the
+    // emoji key comes first (by code point, 0x1F600 > 0xFB01, it would come last).
+    const value = { "\uFB01": 1, "\u{1F600}": [undefined, 2] };
+    expect(canonicalJson(value)).toBe('{"\u{1F600}":[null,2],"\uFB01":1}');
+  });
+
   it("refuses a value with no JSON text", () => {
     expect(() => canonicalJson(undefined)).toThrow(/no JSON text/);
+    expect(() => canonicalJson(() => 1)).toThrow(/no JSON text/);
   });
 });
