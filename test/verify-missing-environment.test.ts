@@ -5,13 +5,14 @@
 import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { deadRuleStep } from "../src/check/convention-steps.ts";
 import { checkTask } from "../src/check/index.ts";
 import { schemaStep } from "../src/check/static-steps.ts";
 import { deterministicStep, verifierStep } from "../src/check/verifier-steps.ts";
 import { copyLibraryTask } from "./support/library-task.ts";
 import { tempProject } from "./support/project.ts";
 
-const STEPS = [schemaStep, verifierStep, deterministicStep];
+const STEPS = [schemaStep, verifierStep, deterministicStep, deadRuleStep];
 
 describe("a removed environment file", () => {
   it("is named by the verifier's failure, with the task's other files and the fix", async () => {
@@ -29,6 +30,16 @@ describe("a removed environment file", () => {
         "parts.csv, prices.csv): restore it (the task's data generator writes the environment) or stop " +
         `reading it in verifiers/bom-costing.ts; then verifiers/bom-costing.ts:${line}: solve() threw under ` +
         "the artefact conventions: bom.csv: no header line",
+    );
+    // the dead-rules step runs the solver itself (under each convention's default): the same sentence
+    const deadRules = result.checks.find((c) => c.id === "dead-rules")!;
+    expect(deadRules.status).toBe("fail");
+    expect(deadRules.detail).toContain(
+      "environment/bom.csv is missing from tasks/bom-costing (the solver reads it; the environment has " +
+        "parts.csv, prices.csv)",
+    );
+    expect(deadRules.detail).toContain(
+      `verifiers/bom-costing.ts:${line}: solve() threw under the artefact conventions`,
     );
   });
 

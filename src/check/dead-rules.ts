@@ -12,6 +12,7 @@ import {
   type LoadedVerifier,
   readEnvironment,
   renderAnswers,
+  solveOrExplain,
   VerifierError,
   verifyWith,
 } from "../verify/index.ts";
@@ -59,18 +60,17 @@ export function conventionWeights(
       return Reflect.get(target, key, receiver);
     },
   });
-  const reference = loaded.verifier.solve(environment, watched);
+  const reference = solveOrExplain(task, loaded, environment, watched, "under the artefact conventions");
   const judged = rubricJudged(task, loaded);
   return Object.keys(artefact).map((name) => {
     const mixed = { ...artefact, [name]: defaults[name] };
-    let answer: Record<string, unknown>;
-    try {
-      answer = loaded.verifier.solve(environment, mixed);
-    } catch (err) {
-      throw new VerifierError(
-        `${loaded.file}: solve() threw with convention "${name}" at its default: ${(err as Error).message}`,
-      );
-    }
+    const answer = solveOrExplain(
+      task,
+      loaded,
+      environment,
+      mixed,
+      `with convention "${name}" at its default`,
+    );
     const changed = changedValues(reference, answer);
     const sameAsDefault = isDeepStrictEqual(artefact[name], defaults[name]);
     const weight = {

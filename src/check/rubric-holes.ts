@@ -10,9 +10,9 @@ import {
   type OutputForVerification,
   readEnvironment,
   renderAnswers,
+  solveOrExplain,
   solveRaw,
   type Verdict,
-  VerifierError,
   verifyWith,
   withoutJudges,
 } from "../verify/index.ts";
@@ -67,14 +67,15 @@ function wrongAnswers(
   ];
   if (isRecord(artefact) && isRecord(defaults)) {
     for (const name of Object.keys(artefact)) {
-      try {
-        const answers = loaded.verifier.solve(environment, { ...artefact, [name]: defaults[name] });
-        out.push({ label: `default:${name}`, convention: name, answers });
-      } catch (err) {
-        throw new VerifierError(
-          `${loaded.file}: solve() threw with convention "${name}" at its default: ${(err as Error).message}`,
-        );
-      }
+      const mixed = { ...artefact, [name]: defaults[name] };
+      const answers = solveOrExplain(
+        task,
+        loaded,
+        environment,
+        mixed,
+        `with convention "${name}" at its default`,
+      );
+      out.push({ label: `default:${name}`, convention: name, answers });
     }
   }
   for (const variant of task.variants) {

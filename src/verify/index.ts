@@ -52,6 +52,7 @@ export {
   expectedOutputs,
   parseAnswers,
   readEnvironment,
+  solveOrExplain,
   solveRaw,
   VerifierError,
 } from "./reference.ts";

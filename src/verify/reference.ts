@@ -38,6 +38,30 @@ export function conventionsOf(loaded: LoadedVerifier, set: ConventionSet): unkno
   return conventions.variants[name];
 }
 
+/**
+ * The task's solver on an environment under a set of conventions; a throw becomes a VerifierError
+ * naming a missing environment file (when the solver asked for one), the verifier's line of the
+ * throw, and `when` ("under the artefact conventions", "with convention \"rate\" at its default").
+ */
+export function solveOrExplain(
+  task: LoadedTask,
+  loaded: LoadedVerifier,
+  environment: EnvironmentFiles,
+  conventions: unknown,
+  when: string,
+): Record<string, unknown> {
+  try {
+    return loaded.verifier.solve(environment, conventions);
+  } catch (err) {
+    // the line of the throw when it is in the verifier's own file (not a library it calls)
+    const site = throwSite(err, loaded.file) ?? loaded.file;
+    throw new VerifierError(
+      `${missingFilesSentence(task, loaded.file, environment)}${site}: solve() threw ${when}: ${(err as Error).message}`,
+      { cause: err },
+    );
+  }
+}
+
 /** Runs the solver (uncached) and returns its raw answers, checking they cover exactly the outputs. */
 export function solveRaw(
   task: LoadedTask,
@@ -45,19 +69,13 @@ export function solveRaw(
   set: ConventionSet,
   environment: EnvironmentFiles = readEnvironment(task),
 ): Record<string, unknown> {
-  let answers: Record<string, unknown>;
-  try {
-    answers = loaded.verifier.solve(environment, conventionsOf(loaded, set));
-  } catch (err) {
-    // the line of the throw when it is in the verifier's own file (not a library it calls)
-    const site = throwSite(err, loaded.file) ?? loaded.file;
-    throw new VerifierError(
-      `${missingFilesSentence(task, loaded.file, environment)}${site}: solve() threw under the ${set} conventions: ${(err as Error).message}`,
-      {
-        cause: err,
-      },
-    );
-  }
+  const answers = solveOrExplain(
+    task,
+    loaded,
+    environment,
+    conventionsOf(loaded, set),
+    `under the ${set} conventions`,
+  );
   if (typeof answers !== "object" || answers === null) {
     throw new VerifierError(`${loaded.file}: solve() must return an object keyed by output path`);
   }
