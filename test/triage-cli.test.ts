@@ -411,7 +411,11 @@ describe("kgate triage on an item pool", () => {
     try {
       const paths = project(server.anthropicUrl);
       const args = ["triage", "mini", "--agent", "planner", "--alpha", "0.5", "--framing", "neutral,agent"];
-      const ran = await kgateAsync([...args, "--resolve", "--run-id", "r1", "--json"], paths.root);
+      // one unit and plan at a time: the calls below are asserted in the order the walk makes them
+      const ran = await kgateAsync(
+        [...args, "--resolve", "--concurrency", "1", "--run-id", "r1", "--json"],
+        paths.root,
+      );
       expect(ran.code).toBe(0);
       const summary = TriageSummary.parse(JSON.parse(ran.stdout));
       // after phase 0 (6 items): neutral plan (1 call) + its 2 re-solves; agent plan (2 calls) + 4 re-solves
