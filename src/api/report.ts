@@ -4,7 +4,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { runDir, summariseRun, writeReports } from "../calibrate/index.ts";
-import { UsageError } from "../errors.ts";
+import { isBug, UsageError } from "../errors.ts";
 import type { RunSummary } from "../report/index.ts";
 import type { Project } from "./project.ts";
 
@@ -30,6 +30,7 @@ export function report(project: Project, run: string, options: ReportOptions = {
   try {
     summary = summariseRun(dir);
   } catch (err) {
+    if (isBug(err)) throw err; // kgate's own bug keeps its type and stack
     // A `kgate run` directory has trials but no plan: its trials are read with `kgate show`.
     const trialsOnly = existsSync(dir.trials) && !existsSync(dir.plan);
     const pointer = trialsOnly

@@ -2,7 +2,7 @@
 // summary of its records (decisions, passes/runs and Wilson bounds per cell), computed from the
 // run's files as `kgate report` computes it. A run that cannot be read is a usage error.
 import { readPlan, runDir, summariseRun } from "../calibrate/index.ts";
-import { UsageError } from "../errors.ts";
+import { isBug, UsageError } from "../errors.ts";
 import { type CalibrationFacts, calibrationFacts } from "../export/index.ts";
 import type { ProjectPaths } from "../project.ts";
 
@@ -11,6 +11,7 @@ export function readCalibration(paths: ProjectPaths, run: string): CalibrationFa
   try {
     return calibrationFacts(summariseRun(dir), readPlan(dir).tasks);
   } catch (err) {
+    if (isBug(err)) throw err; // kgate's own bug keeps its type and stack
     throw new UsageError(`--from ${run}: ${(err as Error).message}`);
   }
 }

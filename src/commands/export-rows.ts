@@ -4,7 +4,7 @@
 // tasks a model grades (judge criteria: no offline reward) are left out, said on stderr.
 import path from "node:path";
 import { pc } from "../colours.ts";
-import { EXIT_FAILED, EXIT_OK, UsageError } from "../errors.ts";
+import { EXIT_FAILED, EXIT_OK, UsageError, usageOrBug } from "../errors.ts";
 import {
   calibratedIds,
   exportRows,
@@ -33,12 +33,15 @@ export interface RowsCommandOptions {
   json?: boolean;
 }
 
-/** Runs `what`; its error becomes a usage error (exit 2): a bad option value, not a failed export. */
+/**
+ * Runs `what`; its error becomes a usage error (exit 2): a bad option value, not a failed export.
+ * kgate's own bug (a TypeError ...) stays what it is, with its stack.
+ */
 export function usage<T>(what: () => T): T {
   try {
     return what();
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    throw usageOrBug(err);
   }
 }
 
@@ -85,8 +88,8 @@ export async function rows(ctx: CommandContext, tasks: string[], o: RowsCommandO
     force: o.force,
     kgateVersion: packageInfo().version,
     onProgress: (line) => ctx.stderr.write(`${pc.dim(line)}\n`),
-  }).catch((err: Error) => {
-    throw new UsageError(err.message);
+  }).catch((err: unknown) => {
+    throw usageOrBug(err);
   });
   const failed = result.tasks.filter((t) => !t.ok);
   if (o.json) ctx.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
