@@ -31,6 +31,7 @@ export {
   check,
   type TaskCheck,
 } from "./check.ts";
+export { pingBeforeTrials } from "./ping.ts";
 export {
   listTasks,
   loadTask,

@@ -1,17 +1,10 @@
 // The library's trials: the CLI's `kgate run` as a function. N trials of one task, condition and
 // agent in the project's sandbox, each recorded in runs/<id>/trials.jsonl, with an event per
 // finished trial and an AbortSignal that cancels them; and a run's records read back, schema-checked.
-import {
-  BuiltinAgent,
-  InstalledAgent,
-  resolveAgent,
-  unansweredEndpoints,
-  unansweredMessage,
-} from "../agents/index.ts";
+import { BuiltinAgent, InstalledAgent, resolveAgent } from "../agents/index.ts";
 import { runSettingDefault } from "../common/index.ts";
 import { UsageError, usageOrBug } from "../errors.ts";
 import { askRetrospectiveQuestions, type PayoffSchedule, prospectiveHook } from "../monitor/index.ts";
-import { relativeToProject } from "../project.ts";
 import type { Condition, TrialRecord } from "../record/index.ts";
 import { conditionFileSet, type LoadedTask, loadValidTask, parseCondition } from "../task/index.ts";
 import {
@@ -21,9 +14,9 @@ import {
   readTrialRecords,
   runDirOf,
   TrialEngine,
-  taskJudgeBounds,
 } from "../trial/index.ts";
 import { sweepAfterAbort } from "./abort.ts";
+import { pingBeforeTrials } from "./ping.ts";
 import type { Project } from "./project.ts";
 
 /** Where a progress line comes from: the agent's set-up, the sandbox's, or the run itself. */
@@ -87,14 +80,8 @@ async function agentOf(project: Project, task: LoadedTask, o: RunTrialsOptions, 
       throw usageOrBug(err);
     },
   );
-  if (o.ping !== false) {
-    // The agent's endpoint and the judges the task's judge criteria name (a verifier that does not
-    // load names none: its trials say why).
-    const judges = (await taskJudgeBounds(task).catch(() => [])).map((b) => b.config);
-    const unanswered = await unansweredEndpoints(paths, [...new Set([o.agent, ...judges])]);
-    if (unanswered.length > 0)
-      throw new UsageError(unansweredMessage(relativeToProject(paths, paths.config), unanswered));
-  }
+  // The agent's endpoint and the judges the task's judge criteria name.
+  if (o.ping !== false) await pingBeforeTrials(paths, [o.agent], [task]);
   if (o.monitor && !(agent instanceof BuiltinAgent) && !(agent instanceof InstalledAgent))
     log(
       `warning: --monitor: the questions need a model configuration (built-in loop or installed harness); ${agent.name} runs ${agent.harness}`,
