@@ -4,7 +4,6 @@
 // Trials come from the in-process scripted runner (fixed costs per record), not a model.
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import {
   type Backend,
@@ -23,14 +22,7 @@ import { readTrialRecords } from "../src/trial/index.ts";
 import { agentInfo, fakeRunner, jobFor, recordFor, scaffoldTasks } from "./support/calibrate-fixtures.ts";
 import { kgate } from "./support/cli.ts";
 import { tempProject } from "./support/project.ts";
-
-class Sink extends Writable {
-  text = "";
-  override _write(chunk: Buffer, _e: string, done: () => void) {
-    this.text += chunk.toString();
-    done();
-  }
-}
+import { TextSink } from "./support/text-sink.ts";
 
 const backend: Backend = {
   agents: async (names) =>
@@ -101,7 +93,7 @@ describe("--max-cost in a session", () => {
     const paths = tempProject();
     scaffoldTasks(paths, ["alpha"]);
     const config = CalibrationConfig.parse({ curtail: false, concurrency: 1 });
-    const stderr = new Sink();
+    const stderr = new TextSink();
     const base = { paths, config, taskIds: [], stderr, live: false };
     const first = await calibrate({ ...base, runId: "b1", maxCost: { ceilingUsd: 0.3, caps } }, backend);
     // Each record costs $0.01 (the fixture's default). One at a time, trial k+1 starts while
@@ -151,7 +143,7 @@ describe("--max-cost in a session", () => {
     const paths = tempProject();
     scaffoldTasks(paths, ["alpha"]);
     const config = CalibrationConfig.parse({ curtail: false, concurrency: 1 });
-    const base = { paths, config, taskIds: [], stderr: new Sink(), live: false };
+    const base = { paths, config, taskIds: [], stderr: new TextSink(), live: false };
     // 0 + 0.25 <= 0.255 starts frontier+A #0; then 0.01 + 0.25 = 0.26 > 0.255: nothing else fits.
     const run = await calibrate({ ...base, runId: "b3", maxCost: { ceilingUsd: 0.255, caps } }, backend);
     expect(run.engine.written).toHaveLength(1);
@@ -193,7 +185,7 @@ describe("--max-cost in a session", () => {
     const paths = tempProject();
     scaffoldTasks(paths, ["alpha"]);
     const config = CalibrationConfig.parse({ concurrency: 1 });
-    const base = { paths, config, taskIds: [], stderr: new Sink(), live: false };
+    const base = { paths, config, taskIds: [], stderr: new TextSink(), live: false };
     // Curtailment runs the task's judged cells one trial at a time: the first fits ($0.25 <= $0.255),
     // then $0.01 + $0.25 = $0.26 does not, whichever cell is next: the other 19 of 4 x 5 are held.
     const run = await calibrate({ ...base, runId: "b4", maxCost: { ceilingUsd: 0.255, caps } }, backend);
@@ -212,7 +204,7 @@ describe("--max-cost in a session", () => {
   it("refuses a ceiling it cannot keep: an agent configuration without prices, named", async () => {
     const paths = tempProject();
     scaffoldTasks(paths, ["alpha"]);
-    const stderr = new Sink();
+    const stderr = new TextSink();
     const run = calibrate(
       {
         paths,

@@ -2,7 +2,6 @@
 // every cell; the control sentence states its test; spent and latest-attempt tokens and cost; the
 // report's notes on retained-set intervals and per-task "= 0" bounds; plan.json's settings digest.
 import { readFileSync, writeFileSync } from "node:fs";
-import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import {
   type Backend,
@@ -31,14 +30,7 @@ import {
 } from "./support/calibrate-fixtures.ts";
 import { kgateInProcess } from "./support/cli-in-process.ts";
 import { tempProject } from "./support/project.ts";
-
-class Sink extends Writable {
-  text = "";
-  override _write(chunk: Buffer, _e: string, done: () => void) {
-    this.text += chunk.toString();
-    done();
-  }
-}
+import { TextSink } from "./support/text-sink.ts";
 
 /** Agents frontier (anthropic) and mid (openai); each trial by the fake runner options `pick` gives it. */
 function backend(pick: (job: CellJob) => FakeRunnerOptions): Backend {
@@ -57,7 +49,7 @@ function backend(pick: (job: CellJob) => FakeRunnerOptions): Backend {
 }
 
 function options(paths: ProjectPaths, config: CalibrationConfigInput, extra: Record<string, unknown> = {}) {
-  const stderr = new Sink();
+  const stderr = new TextSink();
   return {
     stderr,
     options: {

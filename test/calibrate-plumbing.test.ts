@@ -3,7 +3,6 @@
 // summary.json, the Markdown and HTML reports and Table 1's decisions say it checks the plumbing.
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import {
   applyOverrides,
@@ -15,14 +14,7 @@ import {
 import { RunSummary, table1 } from "../src/report/index.ts";
 import { agentInfo, fakeRunner, scaffoldTasks } from "./support/calibrate-fixtures.ts";
 import { tempProject } from "./support/project.ts";
-
-class Sink extends Writable {
-  text = "";
-  override _write(chunk: Buffer, _e: string, done: () => void) {
-    this.text += chunk.toString();
-    done();
-  }
-}
+import { TextSink } from "./support/text-sink.ts";
 
 /** The built-in agents run their own harness (oracle, noop); any other name a model's (claude-code). */
 function backend(): Backend {
@@ -41,7 +33,7 @@ function backend(): Backend {
 async function run(agents: { frontier?: string; mid?: string }) {
   const paths = tempProject();
   scaffoldTasks(paths, ["one"]);
-  const stderr = new Sink();
+  const stderr = new TextSink();
   const result = await calibrate(
     {
       paths,

@@ -1,18 +1,10 @@
 // The progress line's cost (issue 47 item 5): `$0.00+?` said nothing of what the `+?` was; a trial
 // whose configuration has no pricing is now counted and named as unpriced, as the report's cost is.
-import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { buildPlan, CalibrationConfig, Progress, tallyRecords } from "../src/calibrate/index.ts";
 import { jobFor, recordFor, resolver, scaffoldTasks } from "./support/calibrate-fixtures.ts";
 import { tempProject } from "./support/project.ts";
-
-class Capture extends Writable {
-  text = "";
-  override _write(chunk: Buffer, _enc: string, done: () => void) {
-    this.text += chunk.toString();
-    done();
-  }
-}
+import { TextSink } from "./support/text-sink.ts";
 
 describe("the progress line's cost", () => {
   it("names the trials it cannot price, and why", () => {
@@ -24,7 +16,7 @@ describe("the progress line's cost", () => {
       tasks,
       resolveAgent: resolver(),
     });
-    const stream = new Capture();
+    const stream = new TextSink();
     const progress = new Progress(plan, tallyRecords(plan, []), { stream, live: false });
     const byId = new Map(tasks.map((t) => [t.id, t]));
     const [first, second] = plan.cells;

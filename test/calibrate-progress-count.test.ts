@@ -2,20 +2,12 @@
 // a word: a retried attempt showed one trial fewer, and two trials ending before the scheduler counted
 // again showed one more. Now it moves only when the trials left change for a reason, and the line
 // after the move says which (sequential screening added trials; curtailment dropped some).
-import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { buildPlan, CalibrationConfig, Progress, tallyRecords } from "../src/calibrate/index.ts";
 import type { Outcome } from "../src/record/index.ts";
 import { jobFor, recordFor, resolver, scaffoldTasks } from "./support/calibrate-fixtures.ts";
 import { tempProject } from "./support/project.ts";
-
-class Capture extends Writable {
-  text = "";
-  override _write(chunk: Buffer, _enc: string, done: () => void) {
-    this.text += chunk.toString();
-    done();
-  }
-}
+import { TextSink } from "./support/text-sink.ts";
 
 describe("the progress line's count of trials", () => {
   it("moves only for a reason, and the line after the move says it", () => {
@@ -27,7 +19,7 @@ describe("the progress line's count of trials", () => {
       tasks,
       resolveAgent: resolver(),
     });
-    const stream = new Capture();
+    const stream = new TextSink();
     const progress = new Progress(plan, tallyRecords(plan, []), { stream, live: false });
     const byId = new Map(tasks.map((t) => [t.id, t]));
     const [a, b, c] = plan.cells;

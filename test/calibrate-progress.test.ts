@@ -2,7 +2,6 @@
 // in place on a TTY, with passes, infrastructure errors, tokens, cost and an ETA.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import {
   buildPlan,
@@ -13,21 +12,11 @@ import {
 } from "../src/calibrate/index.ts";
 import { fakeRunner, resolver, scaffoldTasks } from "./support/calibrate-fixtures.ts";
 import { tempProject } from "./support/project.ts";
+import { TextSink } from "./support/text-sink.ts";
 
 const ESC = String.fromCharCode(27);
 
-class Capture extends Writable {
-  text = "";
-  constructor(readonly isTTY: boolean) {
-    super();
-  }
-  override _write(chunk: Buffer, _enc: string, done: () => void) {
-    this.text += chunk.toString();
-    done();
-  }
-}
-
-async function calibrateWith(stream: Capture, live: boolean) {
+async function calibrateWith(stream: TextSink, live: boolean) {
   const paths = tempProject();
   const tasks = scaffoldTasks(paths, ["alpha"]);
   const plan = buildPlan({
@@ -59,7 +48,7 @@ async function calibrateWith(stream: Capture, live: boolean) {
 
 describe("progress", () => {
   it("writes one plain line per trial and a total when not on a TTY", async () => {
-    const stream = new Capture(false);
+    const stream = new TextSink(false);
     await calibrateWith(stream, false);
     const lines = stream.text.trimEnd().split("\n");
     expect(lines).toHaveLength(9);
@@ -72,7 +61,7 @@ describe("progress", () => {
   });
 
   it("redraws a block in place on a TTY", async () => {
-    const stream = new Capture(true);
+    const stream = new TextSink(true);
     await calibrateWith(stream, true);
     // Each redraw moves the cursor up over the block ("ESC [ n F") and clears to the end ("ESC [ J").
     const redraws = stream.text.split(`${ESC}[J`);

@@ -3,7 +3,6 @@
 // refuses drifted digests with a clear message, and a lock against a second process.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import {
   type Backend,
@@ -22,14 +21,7 @@ import {
   scaffoldTasks,
 } from "./support/calibrate-fixtures.ts";
 import { tempProject } from "./support/project.ts";
-
-class Sink extends Writable {
-  text = "";
-  override _write(chunk: Buffer, _e: string, done: () => void) {
-    this.text += chunk.toString();
-    done();
-  }
-}
+import { TextSink } from "./support/text-sink.ts";
 
 /** Agents frontier (anthropic) and mid (openai); trials by the fake runner, per task if a function is given. */
 function backend(
@@ -63,7 +55,7 @@ function session(
   config: CalibrationConfigInput = {},
   extra: Partial<Parameters<typeof calibrate>[0]> = {},
 ) {
-  const stderr = new Sink();
+  const stderr = new TextSink();
   return {
     stderr,
     options: {

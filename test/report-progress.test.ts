@@ -3,7 +3,6 @@
 // included), and a trial's number is its 0-based index, as in its id and the HTML report.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import {
   buildPlan,
@@ -14,14 +13,7 @@ import {
 } from "../src/calibrate/index.ts";
 import { fakeRunner, recordsFromScript, resolver, scaffoldTasks } from "./support/calibrate-fixtures.ts";
 import { tempProject } from "./support/project.ts";
-
-class Capture extends Writable {
-  text = "";
-  override _write(chunk: Buffer, _enc: string, done: () => void) {
-    this.text += chunk.toString();
-    done();
-  }
-}
+import { TextSink } from "./support/text-sink.ts";
 
 describe("progress of a resumed run", () => {
   it("shows the run's tokens and cost, the budget's count, 0-based trial numbers", async () => {
@@ -39,7 +31,7 @@ describe("progress of a resumed run", () => {
     earlier[0] = { ...earlier[0]!, usage: { ...earlier[0]!.usage, cacheReadTokens: 500 } };
     const runDir = path.join(paths.runs, "run-r");
     mkdirSync(runDir, { recursive: true });
-    const stream = new Capture();
+    const stream = new TextSink();
     const progress = new Progress(plan, tallyRecords(plan, earlier), { stream, live: false });
     await runCalibration({
       plan,
